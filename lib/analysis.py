@@ -1,0 +1,57 @@
+"""Analyses of eNTK matrices: leading vectors per output and their cluster structure (SPEC sections 3-4).
+
+Two variants of the leading-vector analysis:
+
+* ``"principled"`` (our default): the eNTK over training x training inputs; per output the
+  leading *left* singular vector (largest singular value), signed so that its entries sum
+  to a non-negative number.
+* ``"authors"`` (the authors' code): the eNTK with rows over test inputs and columns over
+  training inputs; per output ``np.linalg.eig`` of the transposed matrix and the *first
+  returned* eigenvector (LAPACK order, not sorted by eigenvalue), real part.
+
+Both return one loading per row pattern of the eNTK, i.e. per evaluated input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.metrics import silhouette_score
+
+from .validation import check_choice, check_int
+
+VECTOR_METHODS = ("principled", "authors")
+
+
+def _fix_sign(vector: np.ndarray) -> np.ndarray:
+    """Sign convention: non-negative sum; ties broken by the entry of largest magnitude."""
+    total = vector.sum()
+    if np.isclose(total, 0.0, atol=1e-12 * np.abs(vector).sum()):
+        total = vector[np.argmax(np.abs(vector))]
+    return vector if total >= 0 else -vector
+
+
+def leading_vector(matrix: np.ndarray, method: str = "principled") -> np.ndarray:
+    """(N,) leading vector of one (N, M) eNTK matrix (see module docstring)."""
+    check_choice("method", method, VECTOR_METHODS)
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if method == "principled":
+        left, _, _ = np.linalg.svd(matrix, full_matrices=False)
+        return _fix_sign(left[:, 0])
+    if matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"method='authors' needs a square eNTK (test x train of equal size), got {matrix.shape}")
+    _, vectors = np.linalg.eig(matrix.T)
+    return np.real(vectors[:, 0])
+
+
+def leading_vectors(entk: np.ndarray, method: str = "principled") -> np.ndarray:
+    """(N, K) loadings: the leading vector of each output's (N, M) eNTK, stacked as columns."""
+    return np.stack([leading_vector(m, method) for m in np.asarray(entk)], axis=1)
+
+
+def silhouette_of_loadings(loadings: np.ndarray, n_clusters: int = 12, seed: int = 10) -> float:
+    """Silhouette score of k-means clusters of the (N, K) loading matrix (authors: 12 clusters,
+    ``n_init=10``, ``random_state=10``)."""
+    check_int("n_clusters", n_clusters, minimum=2)
+    labels = KMeans(n_clusters=n_clusters, n_init=10, random_state=seed).fit_predict(loadings)
+    return float(silhouette_score(loadings, labels))

@@ -1,0 +1,214 @@
+"""Empirical tangent kernels: NTK, the loss-weighted eNTK and its path integral, the ePNTK.
+
+Definitions (SPEC section 3; paper Eq. 3-6, App A.3-A.4), with theta the trainable weights:
+
+* NTK:   ``ntk[n, m, k, l] = dy_k(x_n)/dtheta . dy_l(x_m)/dtheta``              shape (N, M, K, K)
+* eNTK:  ``entk[k, n, m] = dy_k(x_n)/dtheta . dL_m/dtheta
+                         = sum_l ntk[n, m, k, l] * dL/dy_l(x_m)``                   shape (K, N, M)
+  where ``L_m`` is pattern m's share of the training loss. One full-batch gradient step
+  changes the outputs by ``-lr * entk.sum(axis=2).T + O(lr^2)`` (:func:`predicted_change`).
+* ePNTK: ``P = -lr * sum_t entk(theta_t)`` over the steps of training (forward Euler), so
+  that ``P.sum(axis=2).T ~= y(t) - y(0)``.
+
+Three implementations of the same numbers:
+
+* ``*_structured`` for :class:`~lib.models.MultitaskNet`: closed-form layer-wise products
+  that never build the (N, K, P) Jacobian; O(N M H K) work for the eNTK.
+* ``*_jacobian``: any model, by contracting full Jacobians (``jax.jacrev``).
+* ``*_neural_tangents``: the reference, ``neural_tangents.empirical_ntk_fn`` (imported lazily:
+  it pulls in TensorFlow).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+from jax.flatten_util import ravel_pytree
+
+from .losses import REDUCTIONS, output_loss_gradient, squared_error
+from .models import Model, MultitaskNet, Params
+from .training import check_schedule
+from .validation import check_choice, check_positive_float
+
+
+# --- generic (any model) ---------------------------------------------------------------
+def flat_jacobian(model: Model, params: Params, x: jax.Array) -> jax.Array:
+    """(N, K, P) Jacobian of the outputs w.r.t. the raveled parameters."""
+    flat, unravel = ravel_pytree(params)
+    return jax.jacrev(lambda f: model.apply(unravel(f), x))(flat)
+
+
+def ntk_jacobian(model: Model, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
+    """(N, M, K, K) NTK by Jacobian contraction."""
+    return jnp.einsum("nkp,mlp->nmkl", flat_jacobian(model, params, x1), flat_jacobian(model, params, x2))
+
+
+def loss_weighted(ntk: jax.Array, loss_gradient: jax.Array) -> jax.Array:
+    """(K, N, M) eNTK from an (N, M, K, K) NTK and the (M, K) loss sensitivities dL/dy."""
+    return jnp.einsum("nmkl,ml->knm", ntk, loss_gradient)
+
+
+def entk_jacobian(
+    model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array, y_train: jax.Array, reduction: str = "sum"
+) -> jax.Array:
+    """(K, N, M) eNTK by Jacobian contraction, for any model."""
+    j_eval = flat_jacobian(model, params, x_eval)
+    j_train = flat_jacobian(model, params, x_train)
+    eps = output_loss_gradient(model.apply(params, x_train), y_train, reduction)
+    loss_grads = jnp.einsum("mlp,ml->mp", j_train, eps)  # (M, P) dL_m/dtheta
+    return jnp.einsum("nkp,mp->knm", j_eval, loss_grads)
+
+
+# --- structured (MultitaskNet) ------------------------------------------------------------
+def _multitask_terms(net: MultitaskNet, params: Params, x: jax.Array):
+    """Activities and activation derivatives: z=[h; x_task] (N, H+T), y (N, K),
+    sigmoid'(hidden) (N, H), sigmoid'(output) (N, K)."""
+    h = net.hidden(params, x)
+    z = jnp.concatenate([h, net.task_input(x)], axis=1)
+    y = jax.nn.sigmoid(z @ params["w_output"].T + net.bias_output)
+    return z, y, h * (1.0 - h), y * (1.0 - y)
+
+
+def entk_structured(
+    net: MultitaskNet,
+    params: Params,
+    x_eval: jax.Array,
+    x_train: jax.Array,
+    y_train: jax.Array,
+    reduction: str = "sum",
+) -> jax.Array:
+    """(K, N, M) eNTK of the multitask network without materializing the Jacobian.
+
+    With g_m = dL_m/d(output pre-activation) (M, K) and b_m = dL_m/d(hidden pre-activation)
+    (M, H), the gradient dot products factor layer by layer:
+
+        entk[k, n, m] = s'_k(n) [ g_mk (z_n . z_m) + (x_n . x_m) sum_i W_o[k, i] h'_i(n) b_mi ]
+    """
+    z_e, _, dh_e, dy_e = _multitask_terms(net, params, x_eval)
+    z_t, y_t, dh_t, dy_t = _multitask_terms(net, params, x_train)
+    w_out_hidden = params["w_output"][:, : net.n_hidden]  # (K, H)
+    g_t = output_loss_gradient(y_t, y_train, reduction) * dy_t  # (M, K)
+    b_t = dh_t * (g_t @ w_out_hidden)  # (M, H)
+    output_layer = g_t.T[:, None, :] * (z_e @ z_t.T)[None]  # (K, N, M)
+    hidden_layer = jnp.einsum("nh,kh,mh->knm", dh_e, w_out_hidden, b_t) * (x_eval @ x_train.T)[None]
+    return dy_e.T[:, :, None] * (output_layer + hidden_layer)
+
+
+def ntk_structured(net: MultitaskNet, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
+    """(N, M, K, K) NTK of the multitask network, layer by layer:
+
+    ntk[n, m, k, l] = s'_k(n) s'_l(m) [ delta_kl (z_n . z_m) + (x_n . x_m) sum_i W_o[k,i] W_o[l,i] h'_i(n) h'_i(m) ]
+    """
+    z1, _, dh1, dy1 = _multitask_terms(net, params, x1)
+    z2, _, dh2, dy2 = _multitask_terms(net, params, x2)
+    w = params["w_output"][:, : net.n_hidden]
+    hidden = jnp.einsum("nki,mli->nmkl", dh1[:, None, :] * w[None], dh2[:, None, :] * w[None])
+    hidden = hidden * (x1 @ x2.T)[:, :, None, None]
+    output = (z1 @ z2.T)[:, :, None, None] * jnp.eye(net.n_outputs, dtype=z1.dtype)
+    return dy1[:, None, :, None] * dy2[None, :, None, :] * (output + hidden)
+
+
+# --- dispatch ----------------------------------------------------------------------------
+@partial(jax.jit, static_argnames=("model", "reduction"))
+def entk(
+    model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array, y_train: jax.Array, reduction: str = "sum"
+) -> jax.Array:
+    """(K, N_eval, M_train) eNTK; the structured implementation where one exists."""
+    if isinstance(model, MultitaskNet):
+        return entk_structured(model, params, x_eval, x_train, y_train, reduction)
+    return entk_jacobian(model, params, x_eval, x_train, y_train, reduction)
+
+
+@partial(jax.jit, static_argnames=("model",))
+def ntk(model: Model, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
+    """(N, M, K, K) NTK; the structured implementation where one exists."""
+    if isinstance(model, MultitaskNet):
+        return ntk_structured(model, params, x1, x2)
+    return ntk_jacobian(model, params, x1, x2)
+
+
+def predicted_change(entk_matrix: jax.Array, learning_rate: float) -> jax.Array:
+    """(N, K) first-order change of the outputs in one full-batch step: -lr * sum_m entk[k, n, m]."""
+    return -learning_rate * entk_matrix.sum(axis=2).T
+
+
+# --- reference ---------------------------------------------------------------------------
+NT_IMPLEMENTATIONS = (1, 2)  # 3 (structured derivatives) fails in neural-tangents 0.6.5 on jax 0.5.3
+
+
+def ntk_neural_tangents(
+    model: Model, params: Params, x1: jax.Array, x2: jax.Array, implementation: int = 1
+) -> jax.Array:
+    """(N, M, K, K) NTK from ``neural_tangents.empirical_ntk_fn`` (1: Jacobian contraction,
+    2: NTK-vector products)."""
+    check_choice("implementation", implementation, NT_IMPLEMENTATIONS)
+    import neural_tangents as nt  # lazy: imports TensorFlow (~7 s)
+
+    kernel_fn = nt.empirical_ntk_fn(
+        model.apply, trace_axes=(), vmap_axes=0, implementation=nt.NtkImplementation(implementation)
+    )
+    return jax.jit(kernel_fn)(x1, x2, params)
+
+
+def entk_neural_tangents(
+    model: Model,
+    params: Params,
+    x_eval: jax.Array,
+    x_train: jax.Array,
+    y_train: jax.Array,
+    reduction: str = "sum",
+    implementation: int = 1,
+) -> jax.Array:
+    """(K, N, M) eNTK from the neural-tangents NTK, weighted by the loss sensitivities."""
+    eps = output_loss_gradient(model.apply(params, x_train), y_train, reduction)
+    return loss_weighted(ntk_neural_tangents(model, params, x_eval, x_train, implementation), eps)
+
+
+# --- path integral -------------------------------------------------------------------------
+@partial(jax.jit, static_argnames=("model", "n_iterations", "n_snapshots", "reduction"))
+def _epntk(model, params, x_eval, x_train, y_train, learning_rate, n_iterations, n_snapshots, reduction):
+    steps_per_snapshot = n_iterations // (n_snapshots - 1)
+    loss = lambda p: squared_error(model.apply(p, x_train), y_train, reduction)
+
+    def step(carry, _):
+        p, path = carry
+        path = path - learning_rate * entk(model, p, x_eval, x_train, y_train, reduction)
+        p = jax.tree.map(lambda w, g: w - learning_rate * g, p, jax.grad(loss)(p))
+        return (p, path), None
+
+    def segment(carry, _):
+        carry, _ = jax.lax.scan(step, carry, None, length=steps_per_snapshot)
+        return carry, carry[1]
+
+    k = model.apply(params, x_eval[:1]).shape[1]
+    zero = jnp.zeros((k, x_eval.shape[0], x_train.shape[0]), x_eval.dtype)
+    (final, _), paths = jax.lax.scan(segment, (params, zero), None, length=n_snapshots - 1)
+    return final, jnp.concatenate([zero[None], paths])
+
+
+def epntk(
+    model: Model,
+    params: Params,
+    x_eval: jax.Array,
+    x_train: jax.Array,
+    y_train: jax.Array,
+    learning_rate: float,
+    n_iterations: int,
+    n_snapshots: int = 2,
+    reduction: str = "sum",
+) -> tuple[Params, jax.Array]:
+    """Train by full-batch gradient descent while accumulating the ePNTK.
+
+    Returns:
+        (final params, (n_snapshots, K, N_eval, M_train) ePNTK at iterations
+        0, n_iterations/(n_snapshots-1), ..., n_iterations). ``P.sum(axis=-1)`` estimates
+        the change of every output since iteration 0, with an O(lr) error at fixed lr * t.
+    """
+    check_positive_float("learning_rate", learning_rate)
+    check_schedule(n_iterations, n_snapshots)
+    check_choice("reduction", reduction, REDUCTIONS)
+    return _epntk(model, params, x_eval, x_train, y_train, learning_rate, n_iterations, n_snapshots, reduction)
+
+

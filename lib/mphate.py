@@ -1,0 +1,31 @@
+"""M-PHATE (Gigante et al. 2019) of hidden activity over training, via ``m_phate.M_PHATE``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import check_int
+
+
+def embed_over_time(
+    activity: np.ndarray, n_components: int = 2, interslice_knn: int = 25, seed: int = 0, n_jobs: int = 1
+) -> np.ndarray:
+    """Embed grouped hidden activity of shape (T snapshots, G groups, H units) into
+    (T, G, n_components) with M-PHATE. Needs T > ``interslice_knn``."""
+    import m_phate  # imported here: it is slow to import and only this function needs it
+
+    activity = np.asarray(activity, dtype=np.float64)
+    if activity.ndim != 3:
+        raise ValueError(f"activity must be (snapshots, groups, units), got shape {activity.shape}")
+    n_slices = activity.shape[0]
+    check_int("interslice_knn", interslice_knn, minimum=1)
+    if n_slices <= interslice_knn:
+        raise ValueError(
+            f"M-PHATE needs more snapshots than interslice_knn: got {n_slices} snapshots and "
+            f"interslice_knn={interslice_knn}; lower interslice_knn or record more snapshots"
+        )
+    operator = m_phate.M_PHATE(
+        n_components=n_components, interslice_knn=interslice_knn, random_state=seed, n_jobs=n_jobs, verbose=0
+    )
+    embedding = operator.fit_transform(activity)
+    return np.asarray(embedding).reshape(n_slices, activity.shape[1], n_components)

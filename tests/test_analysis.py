@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+
+from lib import analysis
+from lib.mphate import embed_over_time
+
+
+def test_principled_vector_recovers_rank_one_structure_with_sign_convention():
+    rng = np.random.default_rng(0)
+    u = rng.normal(size=30)
+    u = u / np.linalg.norm(u) * np.sign(u.sum())
+    v = rng.normal(size=20)
+    matrix = -5.0 * np.outer(u, v) + 1e-3 * rng.normal(size=(30, 20))
+    vec = analysis.leading_vector(matrix)
+    np.testing.assert_allclose(vec, u, atol=1e-3)
+    assert vec.sum() > 0
+
+
+def test_authors_vector_is_first_unsorted_eigenvector():
+    matrix = np.diag([1.0, 5.0, 3.0])  # eig returns eigenvalue 1 first: not the leading one
+    np.testing.assert_allclose(np.abs(analysis.leading_vector(matrix, "authors")), [1, 0, 0])
+    np.testing.assert_allclose(np.abs(analysis.leading_vector(matrix, "principled")), [0, 1, 0])
+    with pytest.raises(ValueError, match="square"):
+        analysis.leading_vector(np.ones((3, 4)), "authors")
+
+
+def test_leading_vectors_stack_per_output():
+    entk = np.stack([np.outer(np.arange(1.0, 6.0), np.ones(4)) * (k + 1) for k in range(3)])
+    loadings = analysis.leading_vectors(entk)
+    assert loadings.shape == (5, 3)
+    np.testing.assert_allclose(loadings[:, 0], np.arange(1.0, 6.0) / np.linalg.norm(np.arange(1.0, 6.0)))
+
+
+def test_silhouette_separates_clustered_from_uniform():
+    rng = np.random.default_rng(1)
+    centers = rng.normal(size=(12, 9)) * 10
+    clustered = np.repeat(centers, 40, axis=0) + rng.normal(size=(480, 9)) * 0.1
+    uniform = rng.uniform(size=(480, 9))
+    assert analysis.silhouette_of_loadings(clustered) > 0.9
+    assert analysis.silhouette_of_loadings(uniform) < 0.4
+
+
+def test_mphate_runs_on_paper_sized_tensor():
+    rng = np.random.default_rng(0)
+    drift = np.cumsum(rng.normal(size=(101, 1, 200)) * 0.1, axis=0)
+    activity = drift + rng.normal(size=(101, 12, 200)) * 0.5
+    embedding = embed_over_time(activity)
+    assert embedding.shape == (101, 12, 2)
+    assert np.isfinite(embedding).all() and embedding.std() > 0
+    with pytest.raises(ValueError, match="interslice_knn"):
+        embed_over_time(activity[:20])

@@ -1,0 +1,54 @@
+import json
+
+import numpy as np
+import pytest
+
+from lib import results
+
+
+def test_cached_computes_once_and_records_provenance(results_tmp):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"a": np.arange(3.0), "b/c": np.ones((2, 2))}
+
+    params = {"seed": 1, "schedule": "ET", "sizes": (3, 4)}
+    first = results.cached("demo", params, compute)
+    second = results.cached("demo", params, compute)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(first["b/c"], second["b/c"])
+    meta = results.metadata_of("demo", params)
+    assert meta["parameters"] == {"seed": 1, "schedule": "ET", "sizes": [3, 4]}
+    assert meta["provenance"]["packages"]["jax"] and "commit" in meta["provenance"]
+    assert meta["wall_time_s"] >= 0
+    results.cached("demo", {**params, "seed": 2}, compute)
+    assert len(calls) == 2
+
+
+def test_mismatched_metadata_is_an_error_not_an_overwrite(results_tmp):
+    params = {"seed": 1}
+    results.cached("demo", params, lambda: {"a": np.zeros(2)})
+    json_path = next((results_tmp / "demo").glob("*.json"))
+    meta = json.loads(json_path.read_text())
+    meta["parameters"] = {"seed": 99}
+    json_path.write_text(json.dumps(meta))
+    with pytest.raises(results.CacheError, match="records parameters"):
+        results.cached("demo", params, lambda: {"a": np.ones(2)})
+    assert json.loads(json_path.read_text())["parameters"] == {"seed": 99}  # untouched
+
+
+def test_corrupt_archive_is_reported(results_tmp):
+    params = {"seed": 3}
+    results.cached("demo", params, lambda: {"a": np.zeros(2)})
+    npz_path = next((results_tmp / "demo").glob("*.npz"))
+    npz_path.write_bytes(b"not a zip file")
+    with pytest.raises(results.CacheError, match="corrupt"):
+        results.cached("demo", params, lambda: {"a": np.ones(2)})
+    with pytest.raises(results.CacheError, match="refusing to overwrite"):
+        results.save("demo", params, {"a": np.ones(2)}, 0.0)
+
+
+def test_parameter_hash_is_order_independent():
+    assert results.parameter_hash({"a": 1, "b": 2}) == results.parameter_hash({"b": 2, "a": 1})
+    assert results.parameter_hash({"a": 1}) != results.parameter_hash({"a": 2})
