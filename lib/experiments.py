@@ -153,3 +153,27 @@ def params_of(result: dict[str, np.ndarray], which: str) -> Params:
     check_choice("which", which, ("params_initial", "params_final"))
     prefix = which + "/"
     return {k[len(prefix) :]: v for k, v in result.items() if k.startswith(prefix)}
+
+
+ENTK_VARIANTS = ("principled", "authors")
+
+
+def entk_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], pair: int, init: str, variant: str = "principled"):
+    """(K, N, M) t=0 eNTK of one network of a :func:`run_pairs` result, in float32.
+
+    ``variant="principled"``: rows and columns over the training inputs (SPEC section 3).
+    ``variant="authors"``: rows over the test inputs, columns over the training inputs.
+    """
+    from .kernels import entk  # kernels imports training; keep this module light to import
+
+    check_choice("variant", variant, ENTK_VARIANTS)
+    check_choice("init", init, INITS)
+    n_pairs = result["x_train"].shape[0]
+    if not (isinstance(pair, (int, np.integer)) and 0 <= pair < n_pairs):
+        raise ValueError(f"pair must be an integer in 0..{n_pairs - 1}, got {pair!r}")
+    n_hidden = result["params_initial/w_hidden"].shape[2]
+    net = MultitaskNet.for_environment(env, n_hidden)
+    params = {k: jnp.asarray(v[pair, INITS.index(init)]) for k, v in params_of(result, "params_initial").items()}
+    x_eval = result["x_train" if variant == "principled" else "x_test"][pair]
+    return np.asarray(entk(net, params, jnp.asarray(x_eval), jnp.asarray(result["x_train"][pair]),
+                           jnp.asarray(result["y_train"][pair])))

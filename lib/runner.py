@@ -1,0 +1,92 @@
+"""Execute the book's notebooks with papermill, in order, with a profile's parameters.
+
+    python -m lib.runner --profile full            # paper scale (the book)
+    python -m lib.runner --profile quick           # small parameters (CI)
+    python -m lib.runner --only 00_quickstart -p n_iterations=1000 --output-dir sweeps/x
+
+The percent-format ``notebooks/<name>.py`` is read with jupytext, parameters are injected
+by papermill, and the executed notebook is written to ``book/executed/<name>.ipynb`` (the
+file the book renders) unless ``--output-dir`` is given. A failing cell stops the run with
+a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .results import REPO_ROOT
+
+NOTEBOOKS = ("00_quickstart",)
+
+# parameters overriding each notebook's ``parameters`` cell, per profile
+PROFILES: dict[str, dict[str, dict]] = {
+    "full": {},
+    "quick": {
+        "00_quickstart": {"n_iterations": 500},
+    },
+}
+
+EXECUTED_DIR = REPO_ROOT / "book" / "executed"
+
+
+def execute(name: str, parameters: dict, output_dir: Path) -> Path:
+    """Run ``notebooks/<name>.py`` with ``parameters`` into ``output_dir/<name>.ipynb``."""
+    import jupytext
+    import papermill
+
+    source = REPO_ROOT / "notebooks" / f"{name}.py"
+    if not source.exists():
+        raise ValueError(f"notebook must be one of {list(NOTEBOOKS)} (notebooks/<name>.py), got {name!r}")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    output = output_dir / f"{name}.ipynb"
+    with tempfile.TemporaryDirectory() as tmp:
+        unexecuted = Path(tmp) / f"{name}.ipynb"
+        jupytext.write(jupytext.read(source), unexecuted)
+        papermill.execute_notebook(
+            str(unexecuted),
+            str(output),
+            parameters=parameters,
+            kernel_name="python3",
+            cwd=str(REPO_ROOT / "notebooks"),
+            progress_bar=True,
+        )
+    return output
+
+
+def parse_assignment(text: str) -> tuple[str, object]:
+    """``name=value`` with a Python literal value (``n=3``, ``schedule='LR'``, ``seeds=[0,1]``)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"parameters are given as name=value, got {text!r}")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value  # a bare string
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Execute the book's notebooks with papermill.")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="full")
+    parser.add_argument("--only", nargs="+", choices=NOTEBOOKS, help="run only these notebooks")
+    parser.add_argument("-p", "--parameter", action="append", type=parse_assignment, default=[],
+                        help="override a parameter: name=value (repeatable)")
+    parser.add_argument("--output-dir", type=Path, default=EXECUTED_DIR)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    for name in args.only or NOTEBOOKS:
+        parameters = {**PROFILES[args.profile].get(name, {}), **dict(args.parameter)}
+        print(f"[runner] {name} ({args.profile}) {parameters}", flush=True)
+        t0 = time.perf_counter()
+        execute(name, parameters, args.output_dir)
+        print(f"[runner] {name} done in {time.perf_counter() - t0:.1f} s", flush=True)
+    print(f"[runner] all notebooks executed in {time.perf_counter() - start:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""Notebook hygiene: paired files in sync, a parameters cell, and a runner that knows them all."""
+
+from pathlib import Path
+
+import jupytext
+import pytest
+
+from lib.runner import NOTEBOOKS, PROFILES, parse_assignment
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+SOURCES = sorted(NOTEBOOK_DIR.glob("*.py"))
+
+
+def test_runner_lists_every_notebook():
+    assert sorted(p.stem for p in SOURCES) == sorted(NOTEBOOKS)
+    assert set(PROFILES["quick"]) <= set(NOTEBOOKS)
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_paired_ipynb_matches_py_source(source):
+    py, ipynb = jupytext.read(source), jupytext.read(source.with_suffix(".ipynb"))
+    assert [c.source for c in py.cells] == [c.source for c in ipynb.cells], "run jupytext --sync"
+    assert all(not c.get("outputs") for c in ipynb.cells if c.cell_type == "code"), "commit .ipynb without outputs"
+    tagged = [c for c in py.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1
+
+
+def test_parse_assignment():
+    assert parse_assignment("seed=3") == ("seed", 3)
+    assert parse_assignment("seeds=[0, 1]") == ("seeds", [0, 1])
+    assert parse_assignment("schedule=LR") == ("schedule", "LR")
+
+
+def test_bad_notebook_parameter_stops_with_a_clear_message(tmp_path):
+    import papermill
+
+    from lib.runner import execute
+
+    with pytest.raises(papermill.PapermillExecutionError, match="schedule must be one of \\['ET', 'LR'\\]"):
+        execute("00_quickstart", {"schedule": "XX"}, tmp_path)
