@@ -55,3 +55,11 @@ def silhouette_of_loadings(loadings: np.ndarray, n_clusters: int = 12, seed: int
     check_int("n_clusters", n_clusters, minimum=2)
     labels = KMeans(n_clusters=n_clusters, n_init=10, random_state=seed).fit_predict(loadings)
     return float(silhouette_score(loadings, labels))
+
+
+def loglog_slope(x: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of log(y) against log(x): the order of a power law y ~ x^slope."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.size < 2 or (x <= 0).any() or (y <= 0).any():
+        raise ValueError("x and y must be equal-length arrays of >= 2 positive numbers")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])

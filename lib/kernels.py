@@ -134,6 +134,19 @@ def predicted_change(entk_matrix: jax.Array, learning_rate: float) -> jax.Array:
     return -learning_rate * entk_matrix.sum(axis=2).T
 
 
+def one_step_change(
+    model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array, y_train: jax.Array,
+    learning_rate: float, reduction: str = "sum",
+) -> tuple[jax.Array, jax.Array]:
+    """(actual, predicted), each (N_eval, K): the change of the outputs in one full-batch
+    gradient step, and its eNTK prediction. Their difference is O(lr^2)."""
+    loss = lambda p: squared_error(model.apply(p, x_train), y_train, reduction)
+    stepped = jax.tree.map(lambda w, g: w - learning_rate * g, params, jax.grad(loss)(params))
+    actual = model.apply(stepped, x_eval) - model.apply(params, x_eval)
+    predicted = predicted_change(entk(model, params, x_eval, x_train, y_train, reduction), learning_rate)
+    return actual, predicted
+
+
 # --- reference ---------------------------------------------------------------------------
 NT_IMPLEMENTATIONS = (1, 2)  # 3 (structured derivatives) fails in neural-tangents 0.6.5 on jax 0.5.3
 

@@ -21,13 +21,16 @@ from pathlib import Path
 
 from .results import REPO_ROOT
 
-NOTEBOOKS = ("00_quickstart",)
+NOTEBOOKS = ("00_quickstart", "01_one_step_entk", "02_smg_validation", "03_epntk")
 
 # parameters overriding each notebook's ``parameters`` cell, per profile
 PROFILES: dict[str, dict[str, dict]] = {
     "full": {},
     "quick": {
         "00_quickstart": {"n_iterations": 500},
+        "01_one_step_entk": {"n_iterations": 200, "n_learning_rates": 4},
+        "02_smg_validation": {"n_sweep_seeds": 3},
+        "03_epntk": {"n_halvings": 2},
     },
 }
 

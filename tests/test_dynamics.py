@@ -12,11 +12,15 @@ from lib.tasks import TaskEnvironment
 
 
 def one_step_error(model, params, x_eval, x_train, y_train, lr, reduction="sum"):
-    """max |actual change - eNTK prediction| and max |actual change| after one GD step."""
+    """max |actual change - eNTK prediction| and max |actual change| after one GD step.
+    The actual step is taken here, independently of lib: params - lr * grad(loss)."""
     grads = jax.grad(lambda p: squared_error(model.apply(p, x_train), y_train, reduction))(params)
     stepped = jax.tree.map(lambda w, g: w - lr * g, params, grads)
     actual = model.apply(stepped, x_eval) - model.apply(params, x_eval)
     predicted = kernels.predicted_change(kernels.entk(model, params, x_eval, x_train, y_train, reduction), lr)
+    lib_actual, lib_predicted = kernels.one_step_change(model, params, x_eval, x_train, y_train, lr, reduction)
+    np.testing.assert_allclose(lib_actual, actual, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(lib_predicted, predicted, rtol=1e-12, atol=1e-15)
     return float(jnp.abs(actual - predicted).max()), float(jnp.abs(actual).max())
 
 

@@ -1,0 +1,223 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The path-integrated eNTK (ePNTK)
+#
+# The eNTK describes one step. Summed along the whole training path it accounts for
+# *everything* the network has learned (paper App A.3, after Domingos 2020). This chapter
+# derives that sum, discretizes it as the paper does, and checks it on the SMG network of
+# the previous chapter.
+#
+# ## From gradient flow to a path kernel
+#
+# Under gradient flow $\dot\theta = -\sum_m \partial L_m / \partial\theta$ the output for
+# any input $x$ evolves as
+#
+# $$
+# \frac{d y_k(x)}{dt} = \frac{\partial y_k(x)}{\partial\theta}\cdot\frac{d\theta}{dt}
+# = -\sum_m \underbrace{\frac{\partial y_k(x)}{\partial\theta}\cdot\frac{\partial L_m}{\partial\theta}}_{K_k(x, x_m; t)},
+# \qquad K_k(x, x_m; t) = \sum_l \Theta_{kl}(x, x_m; t)\, \epsilon_{ml}(t),
+# $$
+#
+# with $\Theta$ the NTK and $\epsilon_{ml} = \partial L / \partial y_l(x_m)$ the loss
+# sensitivities. Integrating from $0$ to $t$,
+#
+# $$
+# y_k(x, t) = y_k(x, 0) + \sum_m P_k(x, x_m; t), \qquad
+# P_k(x, x_m; t) = -\int_0^t K_k(x, x_m; t')\, dt'.
+# $$
+#
+# $P$ is the path kernel: it attributes the whole change of the output at $x$ to the
+# training points. It is only a *pseudo*-kernel: its weights $\epsilon$ change along the path.
+#
+# ## Forward-Euler discretization
+#
+# Gradient descent with step $\eta$ visits $\theta_0, \theta_1, \dots$; the paper's ePNTK
+# is the left Riemann sum
+#
+# $$
+# P_k(x, x_m; T) = -\eta \sum_{s=0}^{T-1} K_k(x, x_m; \theta_s).
+# $$
+#
+# Each term predicts its step's change to $O(\eta^2)$ (previous chapters), so over $T$
+# steps with $\eta T$ fixed the error of $y(x, 0) + \sum_m P(x, x_m)$ is $O(\eta)$: halving
+# the step and doubling the steps should halve it. `lib.kernels.epntk` accumulates this
+# sum inside the training scan.
+#
+# ## Per input dimension, and the learned map (App A.3.2)
+#
+# For the linear network $y = W x$, $W = W_2 W_1$, $\partial y(x)/\partial\theta$ is linear
+# in $x$, hence so are $K$ and $P$ in their first argument:
+# $P_k(x, x_m) = \sum_i x[i]\, P_k(e_i, x_m)$. The paper splits each input into its
+# dimensions $x[i]$ and divides by $x[i]$; this is the same as evaluating at the basis
+# inputs $e_i$. Summing over the training points gives an estimate of the learned change
+# of the whole map,
+#
+# $$
+# \widehat{\Delta W}[k, i](t) = \sum_m P_k(e_i, x_m; t) \approx W(t) - W(0),
+# $$
+#
+# exact up to the Euler error. (The paper's final expression, with only the first-order
+# products $\langle \Delta W_1, W_2\rangle + \langle W_1, \Delta W_2\rangle$, is the
+# one-step version of the same statement.)
+#
+# **Parameters**
+#
+# | name | meaning | allowed |
+# |---|---|---|
+# | `seed` | SMG problem and initialization seed (as in the previous chapter) | integer >= 0 |
+# | `learning_rate` | gradient-descent step | > 0 |
+# | `n_iterations` | training length | multiple of `record_every` |
+# | `record_every` | iterations between recorded ePNTKs | integer >= 1 |
+# | `analysis_times` | the paper's two analysis iterations | recorded iterations |
+# | `n_halvings` | learning-rate halvings in the convergence study | integer >= 2 |
+
+# %% tags=["parameters"]
+seed = 0
+learning_rate = 0.2
+n_iterations = 2500
+record_every = 10
+analysis_times = [190, 770]
+n_halvings = 4
+
+# %% tags=["remove-cell"]
+import jax
+
+jax.config.update("jax_enable_x64", True)
+
+from lib.validation import check_int, check_positive_float
+
+check_int("seed", seed, minimum=0)
+check_positive_float("learning_rate", learning_rate)
+check_int("record_every", record_every, minimum=1)
+check_int("n_iterations", n_iterations, minimum=record_every)
+if n_iterations % record_every:
+    raise ValueError(f"n_iterations must be a multiple of record_every ({record_every}), got {n_iterations}")
+if len(analysis_times) != 2 or any(t % record_every or not 0 < t <= n_iterations for t in analysis_times):
+    raise ValueError(f"analysis_times must be two recorded iterations (multiples of {record_every} "
+                     f"in 1..{n_iterations}), got {analysis_times!r}")
+check_int("n_halvings", n_halvings, minimum=2)
+
+# %% tags=["hide-input"]
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from myst_nb import glue
+
+from lib import analysis, plotting, smg
+
+problem, path = smg.cached_epntk(seed, learning_rate, n_iterations, record_every)
+_, run = smg.cached_run(seed, learning_rate, n_iterations, record_every)
+times, loss = path["times"], path["loss"]
+index = {t: int(np.flatnonzero(times == t)[0]) for t in (*analysis_times, n_iterations)}
+map_estimate = path["path_basis"].sum(axis=3)  # (S, n_out, n_in): sum over training points
+rel = lambda a, b: np.linalg.norm(a - b) / np.linalg.norm(b)
+map_errors = pd.DataFrame(
+    {"||W(t) - W(0)||": [np.linalg.norm(path["map_change"][i]) for i in index.values()],
+     "relative error of the ePNTK estimate": [rel(map_estimate[i], path["map_change"][i]) for i in index.values()]},
+    index=[f"t = {t}" for t in index])
+assert (map_errors["relative error of the ePNTK estimate"] < 0.05).all(), map_errors  # regression check
+glue("epntk_map_error_t2", f"{map_errors.iloc[1, 1]:.2%}", display=False)
+map_errors.style.format({"||W(t) - W(0)||": "{:.2f}", "relative error of the ePNTK estimate": "{:.2%}"})
+
+# %% [markdown]
+# The ePNTK recovers the learned change of the map to within
+# {glue:text}`epntk_map_error_t2` at $t = 770$, from the kernel alone.
+#
+# ## Which modes have been learned (Fig 11)
+#
+# Singular vectors (input side) of the target map against those of the eNTK's one-step
+# map change (what is being learned at $t$) and of the ePNTK's accumulated map change
+# (what has been learned by $t$); each cell is $\big||V_\text{target}| - |V_\text{kernel}|\big|$.
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-fig11", "caption": "Fig 11 of the paper: absolute differences between the input-side singular vectors of the target map and those of the eNTK one-step map change (left) and of the ePNTK map estimate (right), at the two analysis times. A dark column is a mode the kernel does not (yet) contain."}}
+entk_change = smg.entk_predicted_map_change(problem, run)
+target_vectors = np.abs(problem.v_in)
+panels = {}
+for t in analysis_times:
+    for name, maps in (("eNTK", entk_change), ("ePNTK", map_estimate)):
+        vectors, _ = smg.input_singular_vectors(maps[index[t]][None])
+        panels[f"{name}, t = {t}"] = np.abs(target_vectors - np.abs(vectors[0]))
+plotting.plot_singular_vector_differences(panels)
+plt.show()
+
+# %% [markdown]
+# ## The ePNTK over the training inputs (Fig 12)
+#
+# By linearity the data-by-data ePNTK summed over outputs is
+# $\sum_k P_k(x_n, x_m) = \sum_{k,i} x_n[i]\, P_k(e_i, x_m)$. Its left singular vectors
+# against the inputs' projections on the target modes ($|r|$):
+
+# %% tags=["hide-input"]
+projections = problem.input_projections
+rows, vectors12 = {}, {}
+for t in analysis_times:
+    data_kernel = problem.x @ path["path_basis"][index[t]].sum(axis=0)  # (P, P)
+    left, _, _ = np.linalg.svd(data_kernel)
+    vectors12[t] = left[:, :2]
+    for k in range(2):
+        rows[f"t={t}, singular vector {k + 1}"] = [abs(np.corrcoef(left[:, k], projections[:, a])[0, 1])
+                                                   for a in range(projections.shape[1])]
+fig12 = pd.DataFrame(rows, index=[f"mode {a + 1}" for a in range(projections.shape[1])]).T.round(3)
+fig12
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-fig12", "caption": "Fig 12 of the paper: first singular vector of the output-summed ePNTK over the training inputs (blue) against the inputs' projection on mode 1 (orange, scaled), at the two analysis times: the first mode, once learned, stays in the accumulated kernel."}}
+fig, axes = plt.subplots(1, 2, figsize=(11, 3))
+for ax, t in zip(axes, analysis_times):
+    plotting.plot_vector_vs_projection(vectors12[t][:, 0], projections[:, 0],
+                                       f"t={t}: ePNTK 1st vector vs mode 1, |r|={fig12.loc[f't={t}, singular vector 1', 'mode 1']:.3f}", ax)
+fig.tight_layout()
+plt.show()
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-fig13", "caption": "Fig 13 of the paper: the three largest singular values of the ePNTK map estimate (left axis, log scale) and the loss (grey). Each jump in a singular value coincides with a drop of the loss: the accumulated kernel records how much of each mode has been learned."}}
+_, singular_values = smg.input_singular_vectors(map_estimate)
+plotting.plot_curves_vs_loss(times, singular_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
+                             loss, "ePNTK map singular value", marks=analysis_times, log_curves=True)
+plt.show()
+print("target singular values:", problem.singular_values,
+      "| ePNTK map singular values at the end:", np.round(singular_values[-1], 2))
+
+# %% [markdown]
+# ## Convergence in the step size
+#
+# Finally, the reconstruction of the outputs, $y(x_n, t) - y(x_n, 0) \approx \sum_m P(x_n, x_m; t)$
+# over the 250 training inputs, and of the map, for learning rates halved while the number
+# of steps doubles ($\eta \times$ steps fixed at the second analysis time).
+
+# %% tags=["hide-input", "remove-stderr"]
+total_time = learning_rate * analysis_times[1]
+rates = learning_rate * 2.0 ** -np.arange(n_halvings)
+convergence = pd.DataFrame(smg.cached_epntk_convergence(seed, rates, total_time)).rename(
+    columns={"learning_rate": "learning rate"})
+slope = analysis.loglog_slope(convergence["learning rate"], convergence["output_error"])
+assert 0.8 < slope < 1.2, convergence  # regression check: first-order (forward Euler) convergence
+glue("epntk_slope", f"{slope:.2f}", display=False)
+glue("epntk_output_error", f"{convergence['output_error'].iloc[0]:.2%}", display=False)
+convergence.rename(columns={"map_error": "relative error, W estimate",
+                            "output_error": "relative error, y(t) - y(0)"}).style.format(
+    {"learning rate": "{:.4f}", "relative error, W estimate": "{:.3%}", "relative error, y(t) - y(0)": "{:.3%}"})
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-convergence", "caption": "Relative error of the ePNTK reconstruction of y(t) - y(0) over the training inputs and of W(t) - W(0), against the learning rate at fixed lr x steps, with an lr^1 guide."}}
+plotting.plot_convergence(convergence["learning rate"], {"y(t) - y(0)": convergence["output_error"],
+                                                         "W(t) - W(0)": convergence["map_error"]})
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# At the paper's step size the reconstruction error of the outputs is
+# {glue:text}`epntk_output_error`, and it falls with slope {glue:text}`epntk_slope` in the
+# learning rate: the ePNTK is a first-order (forward-Euler) path integral, exact in the
+# limit of gradient flow.
