@@ -26,3 +26,14 @@ def test_different_seeds_differ_and_finetune_continues():
     np.testing.assert_array_equal(tuned["params_initial/w_output"], a["params_final/w_output"])
     assert (tuned["tasks_train"].sum(axis=-1) > 1).any()  # multitask data
     assert (tuned["loss_train"][..., -1] < tuned["loss_train"][..., 0]).all()  # it learns
+
+
+def test_progress_chunks_do_not_change_results(monkeypatch):
+    import lib.training
+
+    env = TaskEnvironment()
+    chunked = run_pairs(env, "ET", [2], **KW)
+    monkeypatch.setattr(lib.training, "N_PROGRESS_CHUNKS", 1)
+    whole = run_pairs(env, "ET", [2], **KW)
+    for key in chunked:
+        np.testing.assert_array_equal(chunked[key], whole[key], err_msg=key)
