@@ -1,0 +1,152 @@
+"""Correlations between t=0 eNTK structure and later performance, with controls (SPEC section 4).
+
+All functions take per-network values arranged as (P pairs, 2 inits) arrays, column 0 the
+standard and column 1 the large init of the same pair. A pair's *relative* loss is its own
+final loss minus its partner's, so the two entries of a pair are +d and -d: any variable
+that separates the two inits (the init label itself) correlates with relative loss through
+the sign of d alone. The controls below measure how much a predictor adds beyond that.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import check_int
+
+STANDARD, LARGE = 0, 1
+
+
+def _pairs(name: str, values: np.ndarray) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2 or values.shape[1] != 2 or values.shape[0] < 2:
+        raise ValueError(f"{name} must be an array of shape (pairs >= 2, 2), got {values.shape}")
+    return values
+
+
+def relative_to_partner(values: np.ndarray) -> np.ndarray:
+    """(P, 2) own value minus the partner's: column 0 is std - large, column 1 is large - std."""
+    values = _pairs("values", values)
+    return values - values[:, ::-1]
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson r of two equal-size arrays (flattened); nan if either is constant."""
+    x, y = np.ravel(np.asarray(x, dtype=np.float64)), np.ravel(np.asarray(y, dtype=np.float64))
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _batch_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(B,) Pearson r of the rows of x and y, each (B, n); nan where a row is constant."""
+    xc, yc = x - x.mean(axis=1, keepdims=True), y - y.mean(axis=1, keepdims=True)
+    denom = np.sqrt((xc**2).sum(axis=1) * (yc**2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, (xc * yc).sum(axis=1) / denom, np.nan)
+
+
+def init_label(n_pairs: int) -> np.ndarray:
+    """(P, 2) condition label: 1 for standard init, 0 for large init."""
+    return np.tile([1.0, 0.0], (n_pairs, 1))
+
+
+def bootstrap_ci(x: np.ndarray, y: np.ndarray, n_resamples: int = 10_000, seed: int = 0, level: float = 0.95):
+    """Percentile bootstrap interval of r, resampling whole pairs (both members together)."""
+    x, y = _pairs("x", x), _pairs("y", y)
+    check_int("n_resamples", n_resamples, minimum=100)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(len(x), size=(n_resamples, len(x)))
+    rs = _batch_pearson(x[idx].reshape(n_resamples, -1), y[idx].reshape(n_resamples, -1))
+    lo, hi = np.nanpercentile(rs, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def permutation_within_condition(x: np.ndarray, y: np.ndarray, n_permutations: int = 10_000, seed: int = 0):
+    """Null distribution of r when ``x`` is shuffled among networks of the same init.
+
+    Keeps every between-condition difference of ``x`` and destroys its within-condition
+    pairing with ``y``. Returns (null r values, two-sided p of |r_observed| under the null)."""
+    x, y = _pairs("x", x), _pairs("y", y)
+    check_int("n_permutations", n_permutations, minimum=100)
+    rng = np.random.default_rng(seed)
+    observed = abs(pearson(x, y))
+    order = np.argsort(rng.random((n_permutations, len(x), 2)), axis=1)  # independent shuffles per column
+    shuffled = np.take_along_axis(np.broadcast_to(x, order.shape), order, axis=1)
+    null = _batch_pearson(shuffled.reshape(n_permutations, -1), np.broadcast_to(y.ravel(), (n_permutations, y.size)))
+    p = (1 + np.sum(np.abs(null) >= observed - 1e-12)) / (n_permutations + 1)
+    return null, float(p)
+
+
+def within_condition(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(r among standard-init networks, r among large-init networks)."""
+    x, y = _pairs("x", x), _pairs("y", y)
+    return pearson(x[:, STANDARD], y[:, STANDARD]), pearson(x[:, LARGE], y[:, LARGE])
+
+
+def correlation_report(predictor: np.ndarray, outcome: np.ndarray, n_resamples: int = 10_000, seed: int = 0) -> dict:
+    """r(predictor, outcome) with a bootstrap interval, the label-only r, within-condition r
+    and the within-condition permutation p-value; all inputs (P, 2)."""
+    predictor, outcome = _pairs("predictor", predictor), _pairs("outcome", outcome)
+    lo, hi = bootstrap_ci(predictor, outcome, n_resamples, seed)
+    _, p = permutation_within_condition(predictor, outcome, n_resamples, seed)
+    r_std, r_large = within_condition(predictor, outcome)
+    return {
+        "r": pearson(predictor, outcome),
+        "ci_low": lo,
+        "ci_high": hi,
+        "r_label": pearson(init_label(len(predictor)), outcome),
+        "r_within_standard": r_std,
+        "r_within_large": r_large,
+        "p_within_permutation": p,
+    }
+
+
+def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 0) -> list[dict]:
+    """One row per (quantity, phase, schedule) of :data:`lib.paper.PAPER_CORRELATIONS`.
+
+    Args:
+        by_schedule: schedule name -> dict with ``silhouette`` (P, 2) and final test losses
+            ``single`` and ``finetune`` (P, 2). "combined" pools all schedules' pairs.
+    """
+    from .paper import PAPER_CORRELATIONS
+
+    pooled = {key: np.concatenate([d[key] for d in by_schedule.values()]) for key in ("silhouette", "single", "finetune")}
+    rows = []
+    for (quantity, phase, schedule), paper_r in PAPER_CORRELATIONS.items():
+        data = pooled if schedule == "combined" else by_schedule.get(schedule)
+        if data is None:
+            continue
+        outcome = relative_to_partner(data[phase]) if quantity == "relative" else data[phase]
+        report = correlation_report(data["silhouette"], outcome, n_resamples, seed)
+        rows.append({"quantity": quantity, "phase": phase, "schedule": schedule, "paper_r": paper_r,
+                     "n_networks": int(np.size(outcome)), **report})
+    return rows
+
+
+def paired_trajectory_summary(iterations: np.ndarray, losses: np.ndarray) -> dict:
+    """Summary of standard - large test-loss differences over training.
+
+    Args:
+        iterations: (S,) snapshot iterations.
+        losses: (P, 2, S) test losses.
+
+    Returns: final mean loss per init, pairs in which standard init ends lower, the share
+    of snapshots (after 0) at which the mean difference favours standard init, and the
+    iteration after which the mean difference keeps its final sign (nan if it never changes).
+    """
+    losses = np.asarray(losses, dtype=np.float64)
+    diff = losses[:, 0] - losses[:, 1]
+    mean = diff.mean(axis=0)
+    final_sign = np.sign(mean[-1])
+    other = np.flatnonzero(np.sign(mean[1:]) != final_sign)
+    settle = float(iterations[1:][other[-1] + 1]) if len(other) else float("nan")
+    return {
+        "final_standard": float(losses[:, 0, -1].mean()),
+        "final_large": float(losses[:, 1, -1].mean()),
+        "pairs_standard_better_at_end": int((diff[:, -1] < 0).sum()),
+        "n_pairs": int(losses.shape[0]),
+        "share_standard_better": float((mean[1:] < 0).mean()),
+        "settles_at": settle,
+    }
