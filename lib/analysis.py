@@ -1,15 +1,22 @@
 """Analyses of eNTK matrices: leading vectors per output and their cluster structure (SPEC sections 3-4).
 
-Two variants of the leading-vector analysis:
+Two variants of the leading-vector analysis of an eNTK matrix ``A[n, m]`` (rows n: the
+inputs whose outputs change; columns m: the training inputs whose loss drives the change):
 
 * ``"principled"`` (our default): the eNTK over training x training inputs; per output the
-  leading *left* singular vector (largest singular value), signed so that its entries sum
-  to a non-negative number.
+  leading *right* singular vector (largest singular value), signed so that its entries sum
+  to a non-negative number. Its entry m is ``sum_n A[n, m] u_n / s``: a weight per
+  training pattern, as the paper describes its figures.
 * ``"authors"`` (the authors' code): the eNTK with rows over test inputs and columns over
   training inputs; per output ``np.linalg.eig`` of the transposed matrix and the *first
-  returned* eigenvector (LAPACK order, not sorted by eigenvalue), real part.
+  returned* eigenvector (LAPACK order, not sorted by eigenvalue), real part. It solves
+  ``v_m = sum_n A[n, m] v_n / lambda`` — the same column-side relation, so its entries also
+  weight training patterns (with test and training patterns identified by position).
 
-Both return one loading per row pattern of the eNTK, i.e. per evaluated input.
+Both return one loading per *training* pattern, with the same sign convention (an
+eigenvector's sign is arbitrary; flipping a whole output's column changes no silhouette,
+but averages over networks need a convention). The left singular vector (``side="left"``)
+is offered for comparison: a loading per evaluated pattern.
 """
 
 from __future__ import annotations
@@ -31,22 +38,28 @@ def _fix_sign(vector: np.ndarray) -> np.ndarray:
     return vector if total >= 0 else -vector
 
 
-def leading_vector(matrix: np.ndarray, method: str = "principled") -> np.ndarray:
-    """(N,) leading vector of one (N, M) eNTK matrix (see module docstring)."""
+SIDES = ("right", "left")
+
+
+def leading_vector(matrix: np.ndarray, method: str = "principled", side: str = "right") -> np.ndarray:
+    """Leading vector of one (N, M) eNTK matrix (see module docstring): (M,) for the right
+    side, (N,) for the left side of the principled method."""
     check_choice("method", method, VECTOR_METHODS)
+    check_choice("side", side, SIDES)
     matrix = np.asarray(matrix, dtype=np.float64)
     if method == "principled":
-        left, _, _ = np.linalg.svd(matrix, full_matrices=False)
-        return _fix_sign(left[:, 0])
+        left, _, right_t = np.linalg.svd(matrix, full_matrices=False)
+        return _fix_sign(right_t[0] if side == "right" else left[:, 0])
     if matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"method='authors' needs a square eNTK (test x train of equal size), got {matrix.shape}")
     _, vectors = np.linalg.eig(matrix.T)
-    return np.real(vectors[:, 0])
+    return _fix_sign(np.real(vectors[:, 0]))
 
 
-def leading_vectors(entk: np.ndarray, method: str = "principled") -> np.ndarray:
-    """(N, K) loadings: the leading vector of each output's (N, M) eNTK, stacked as columns."""
-    return np.stack([leading_vector(m, method) for m in np.asarray(entk)], axis=1)
+def leading_vectors(entk: np.ndarray, method: str = "principled", side: str = "right") -> np.ndarray:
+    """(M, K) loadings (or (N, K) for ``side="left"``): the leading vector of each output's
+    (N, M) eNTK, stacked as columns."""
+    return np.stack([leading_vector(m, method, side) for m in np.asarray(entk)], axis=1)
 
 
 def silhouette_of_loadings(loadings: np.ndarray, n_clusters: int = 12, seed: int = 10) -> float:

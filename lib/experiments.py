@@ -67,9 +67,30 @@ def pair_datasets(
     return [env.make_data(s, n_train, n_test, split, multitask=multitask, stream=stream) for s in seeds]
 
 
+def pair_data_arrays(datasets: list[tuple[Dataset, Dataset]]) -> dict[str, np.ndarray]:
+    """Per-pair arrays (P, ...) ``x_*``, ``y_*``, ``stimulus_*``, ``tasks_*`` for train and test."""
+    out = {}
+    for i, split_name in enumerate(("train", "test")):
+        for attr in ("x", "y", "stimulus", "tasks"):
+            out[f"{attr}_{split_name}"] = np.stack([getattr(d[i], attr) for d in datasets])
+    return out
+
+
+def initial_pairs(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int = 500,
+                  split: str = "iid") -> dict[str, np.ndarray]:
+    """Untrained pairs: ``params_initial/*`` (P, 2, ...) and the single-task data of each pair,
+    exactly as :func:`run_pairs` starts from them (no training)."""
+    seeds = check_seeds("seeds", seeds)
+    net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
+    params = pair_initial_params(net, seeds)
+    out = {f"params_initial/{k}": np.asarray(v).reshape((len(seeds), 2) + v.shape[1:]) for k, v in params.items()}
+    return out | pair_data_arrays(pair_datasets(env, seeds, "single", n_train, n_test, split))
+
+
 @lru_cache(maxsize=None)
-def observe_pairs(net: MultitaskNet, record_hidden: bool):
-    """Snapshot function: train/test summed squared error, and hidden activity on the training set."""
+def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = False):
+    """Snapshot function: train/test summed squared error, hidden activity on the training
+    set, and group-averaged hidden activity on probe patterns (``probe_average @ h(x_probe)``)."""
 
     def observe(params: Params, data: dict) -> dict:
         out = {
@@ -78,6 +99,8 @@ def observe_pairs(net: MultitaskNet, record_hidden: bool):
         }
         if record_hidden:
             out["hidden_train"] = net.hidden(params, data["x_train"])
+        if record_probe:
+            out["hidden_groups"] = data["probe_average"] @ net.hidden(params, data["x_probe"])
         return out
 
     return observe
@@ -96,6 +119,8 @@ def run_pairs(
     n_iterations: int | None = None,
     n_snapshots: int = 101,
     record_hidden: bool = False,
+    probe: tuple[np.ndarray, np.ndarray] | None = None,
+    progress: bool = False,
 ) -> dict[str, np.ndarray]:
     """Train standard/large pairs, one per seed, all in one vmapped scan.
 
@@ -109,6 +134,9 @@ def run_pairs(
         n_iterations: override the schedule's iteration count (quick profiles).
         record_hidden: also store hidden activity on the training set at every snapshot
             (pairs x 2 x snapshots x n_train x n_hidden floats).
+        probe: optional (x_probe (Q, D), averaging matrix (G, Q)): record ``hidden_groups``
+            (P, 2, S, G, H), the group means of hidden activity on the probe patterns.
+        progress: show a tqdm bar over iterations.
 
     Returns:
         numpy arrays with leading axes (pairs, 2 inits): ``loss_train``/``loss_test``
@@ -133,17 +161,18 @@ def run_pairs(
         for i, split_name in enumerate(("train", "test"))
         for name, attr in ((f"x_{split_name}", "x"), (f"y_{split_name}", "y"))
     }
+    if probe is not None:
+        for name, value in zip(("x_probe", "probe_average"), probe):
+            data[name] = jnp.broadcast_to(jnp.asarray(value, jnp.float32), (2 * len(seeds),) + np.shape(value))
     lrs = jnp.asarray([sched.learning_rate(init) for _ in seeds for init in INITS], jnp.float32)
-    final, snaps = train_many(net, params, data, lrs, n_iterations, n_snapshots, observe_pairs(net, record_hidden))
+    observe = observe_pairs(net, record_hidden, probe is not None)
+    final, snaps = train_many(net, params, data, lrs, n_iterations, n_snapshots, observe,
+                              progress=f"{schedule} {phase}, {len(seeds)} pairs" if progress else None)
     pairs = lambda a: np.asarray(a).reshape((len(seeds), 2) + a.shape[1:])
     out = {k: pairs(v) for k, v in snaps.items()}
     out |= {f"params_initial/{k}": pairs(v) for k, v in params.items()}
     out |= {f"params_final/{k}": pairs(v) for k, v in final.items()}
-    for i, split_name in enumerate(("train", "test")):
-        out[f"x_{split_name}"] = np.stack([d[i].x for d in datasets])
-        out[f"y_{split_name}"] = np.stack([d[i].y for d in datasets])
-        out[f"stimulus_{split_name}"] = np.stack([d[i].stimulus for d in datasets])
-        out[f"tasks_{split_name}"] = np.stack([d[i].tasks for d in datasets])
+    out |= pair_data_arrays(datasets)
     out["iterations"] = np.linspace(0, n_iterations, n_snapshots).round().astype(int)
     return out
 
@@ -177,3 +206,142 @@ def entk_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], pair: int,
     x_eval = result["x_train" if variant == "principled" else "x_test"][pair]
     return np.asarray(entk(net, params, jnp.asarray(x_eval), jnp.asarray(result["x_train"][pair]),
                            jnp.asarray(result["y_train"][pair])))
+
+
+def loadings_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], variant: str) -> np.ndarray:
+    """(P, 2, N, K) leading-vector loadings of every network's t=0 eNTK (see :mod:`lib.analysis`)."""
+    from .analysis import leading_vectors
+
+    method = "principled" if variant == "principled" else "authors"
+    n_pairs = result["x_train"].shape[0]
+    return np.stack([
+        np.stack([leading_vectors(entk_at_init(env, result, p, init, variant), method) for init in INITS])
+        for p in range(n_pairs)
+    ])
+
+
+def silhouettes(loadings: np.ndarray, n_clusters: int = 12, seed: int = 10) -> np.ndarray:
+    """(P, 2) silhouette score of k-means on each network's (N, K) loadings."""
+    from .analysis import silhouette_of_loadings
+
+    return np.array([[silhouette_of_loadings(net, n_clusters, seed) for net in pair] for pair in loadings])
+
+
+def run_schedule(
+    env: TaskEnvironment,
+    schedule: str,
+    seeds,
+    n_iterations: int | None = None,
+    n_hidden: int = 200,
+    n_train: int = 500,
+    n_test: int = 500,
+    split: str = "iid",
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """The paper's Sec 5 experiment for one schedule: single-task training of standard/large
+    pairs, then multitask fine-tuning from the trained weights.
+
+    Returns arrays keyed ``single/<key>`` and ``finetune/<key>``: losses (P, 2, S) and the
+    data metadata (stimulus, tasks) of each phase, plus ``iterations`` (S,).
+    """
+    common = dict(n_hidden=n_hidden, n_train=n_train, n_test=n_test, split=split, n_iterations=n_iterations,
+                  progress=progress)
+    single = run_pairs(env, schedule, seeds, phase="single", **common)
+    finetune = run_pairs(env, schedule, seeds, phase="finetune", start_params=params_of(single, "params_final"),
+                         **common)
+    keep = ("loss_train", "loss_test", "stimulus_train", "tasks_train", "stimulus_test", "tasks_test")
+    out = {f"{phase}/{k}": result[k] for phase, result in (("single", single), ("finetune", finetune)) for k in keep}
+    out["iterations"] = single["iterations"]
+    return out
+
+
+def run_initial_entk(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int = 500,
+                     split: str = "iid") -> dict[str, np.ndarray]:
+    """The t=0 eNTK analysis of the pairs :func:`run_schedule` trains (it does not depend on the
+    schedule): ``loadings/<variant>`` (P, 2, N_train, K) and ``silhouette/<variant>`` (P, 2)
+    for both variants, with the pairs' ``stimulus_train``/``tasks_train``."""
+    from tqdm import tqdm
+
+    pairs = initial_pairs(env, seeds, n_hidden, n_train, n_test, split)
+    out = {k: pairs[k] for k in ("stimulus_train", "tasks_train")}
+    for variant in tqdm(ENTK_VARIANTS, desc="t=0 eNTK"):
+        loadings = loadings_at_init(env, pairs, variant)
+        out[f"loadings/{variant}"] = loadings.astype(np.float32)
+        out[f"silhouette/{variant}"] = silhouettes(loadings)
+    return out
+
+
+def cached_initial_entk(env: TaskEnvironment, seeds, n_hidden: int = 200, split: str = "iid") -> dict[str, np.ndarray]:
+    """:func:`run_initial_entk` through the on-disk results cache."""
+    from . import results
+
+    seeds = check_seeds("seeds", seeds)
+    parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], seeds=list(seeds), n_hidden=n_hidden,
+                      split=split, version=2)
+    return results.cached("initial_entk", parameters, lambda: run_initial_entk(env, seeds, n_hidden, split=split))
+
+
+def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
+                        n_hidden: int = 200, split: str = "iid") -> dict:
+    """The cache key of :func:`cached_schedule` (validated)."""
+    seeds = check_seeds("seeds", seeds)
+    n_iterations = get_schedule(schedule).n_iterations if n_iterations is None else n_iterations
+    return dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
+                n_iterations=check_int("n_iterations", n_iterations, minimum=1), n_hidden=n_hidden, split=split,
+                version=2)
+
+
+def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
+                    n_hidden: int = 200, split: str = "iid") -> dict[str, np.ndarray]:
+    """:func:`run_schedule` through the on-disk results cache (wall time in its metadata)."""
+    from . import results
+
+    parameters = schedule_parameters(env, schedule, seeds, n_iterations, n_hidden, split)
+    return results.cached("schedule", parameters, lambda: run_schedule(
+        env, schedule, parameters["seeds"], parameters["n_iterations"], n_hidden, split=split))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: run (or load) one schedule's experiment into the results cache."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description="Run the Sec 5 experiment for one schedule (cached).")
+    parser.add_argument("--schedule", choices=sorted(SCHEDULES), required=True)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--pairs", type=int, default=10)
+    parser.add_argument("--iterations", type=int, default=None, help="override the schedule's iteration count")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    out = cached_schedule(TaskEnvironment(), args.schedule, range(args.first_seed, args.first_seed + args.pairs),
+                          args.iterations)
+    final = out["single/loss_test"][:, :, -1].mean(axis=0).round(2)
+    print(f"{args.schedule}: mean final single-task test loss standard/large = {final}; "
+          f"{time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+def check_schedule_parameters(n_pairs, first_seeds, iterations) -> dict[str, tuple[tuple[int, ...], int]]:
+    """Validate the notebooks' schedule parameters; return schedule -> (seeds, n_iterations).
+
+    ``first_seeds`` and ``iterations`` are dicts keyed by schedule name ("ET", "LR"); seeds of
+    different schedules must not overlap (fresh networks per schedule)."""
+    check_int("n_pairs", n_pairs, minimum=2)
+    for name, value in (("first_seeds", first_seeds), ("iterations", iterations)):
+        if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
+            raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
+    plan = {}
+    for schedule in SCHEDULES:
+        first = check_int(f"first_seeds[{schedule!r}]", first_seeds[schedule], minimum=0)
+        n_it = check_int(f"iterations[{schedule!r}]", iterations[schedule], minimum=100)
+        if n_it % 100:
+            raise ValueError(f"iterations[{schedule!r}] must be a multiple of 100 (101 snapshots), got {n_it}")
+        plan[schedule] = (tuple(range(first, first + n_pairs)), n_it)
+    seeds = [set(s) for s, _ in plan.values()]
+    if seeds[0] & seeds[1]:
+        raise ValueError(f"first_seeds must give disjoint seed ranges for the schedules, got {first_seeds!r}")
+    return plan

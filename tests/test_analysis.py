@@ -11,9 +11,21 @@ def test_principled_vector_recovers_rank_one_structure_with_sign_convention():
     u = u / np.linalg.norm(u) * np.sign(u.sum())
     v = rng.normal(size=20)
     matrix = -5.0 * np.outer(u, v) + 1e-3 * rng.normal(size=(30, 20))
-    vec = analysis.leading_vector(matrix)
+    vec = analysis.leading_vector(matrix, side="left")
     np.testing.assert_allclose(vec, u, atol=1e-3)
     assert vec.sum() > 0
+    right = analysis.leading_vector(matrix)  # default: the training-pattern (column) side
+    np.testing.assert_allclose(np.abs(right), np.abs(v) / np.linalg.norm(v), atol=1e-3)
+    assert right.shape == (20,) and right.sum() >= 0
+
+
+def test_authors_vector_weights_columns():
+    """eig(A^T) solves v_m = sum_n A[n, m] v_n / lambda: for a matrix whose columns differ in
+    scale only, the eigenvector follows the column scales (the training-pattern side)."""
+    column_scale = np.array([1.0, 2.0, 3.0])
+    matrix = np.ones((3, 3)) * column_scale[None, :]
+    vec = analysis.leading_vector(matrix, "authors")
+    np.testing.assert_allclose(np.abs(vec) / np.abs(vec).max(), column_scale / 3.0, atol=1e-12)
 
 
 def test_authors_vector_is_first_unsorted_eigenvector():
@@ -26,7 +38,9 @@ def test_authors_vector_is_first_unsorted_eigenvector():
 
 def test_leading_vectors_stack_per_output():
     entk = np.stack([np.outer(np.arange(1.0, 6.0), np.ones(4)) * (k + 1) for k in range(3)])
-    loadings = analysis.leading_vectors(entk)
+    assert analysis.leading_vectors(entk).shape == (4, 3)
+    np.testing.assert_allclose(analysis.leading_vectors(entk)[:, 0], 0.5)
+    loadings = analysis.leading_vectors(entk, side="left")
     assert loadings.shape == (5, 3)
     np.testing.assert_allclose(loadings[:, 0], np.arange(1.0, 6.0) / np.linalg.norm(np.arange(1.0, 6.0)))
 
