@@ -221,3 +221,15 @@ plt.show()
 # {glue:text}`epntk_output_error`, and it falls with slope {glue:text}`epntk_slope` in the
 # learning rate: the ePNTK is a first-order (forward-Euler) path integral, exact in the
 # limit of gradient flow.
+
+# %% tags=["remove-cell"]
+from lib import summary
+
+summary.record("03_epntk", dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations,
+                                n_halvings=n_halvings), [
+    summary.row(f"ePNTK estimate of W(t) - W(0) at t={analysis_times[1]}: relative error",
+                "'closely tracks' the true change", f"{map_errors.iloc[1, 1]:.2%}", map_errors.iloc[1, 1] < 0.05,
+                "below 5%"),
+    summary.row("ePNTK reconstruction of y(t) - y(0): order of convergence in the learning rate", "-",
+                f"error ~ lr^{slope:.2f}", 0.8 < slope < 1.2, "first order (forward Euler): slope in [0.8, 1.2]"),
+])

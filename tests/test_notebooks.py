@@ -38,3 +38,14 @@ def test_bad_notebook_parameter_stops_with_a_clear_message(tmp_path):
 
     with pytest.raises(papermill.PapermillExecutionError, match="schedule must be one of \\['ET', 'LR'\\]"):
         execute("00_quickstart", {"schedule": "XX"}, tmp_path)
+
+
+def test_grid_points_and_folders():
+    from lib.runner import grid_points, parse_grid, point_folder
+
+    grids = [parse_grid("seed=0,1"), parse_grid("schedule=ET,LR")]
+    points = grid_points(grids)
+    assert points == [{"seed": 0, "schedule": "ET"}, {"seed": 0, "schedule": "LR"},
+                      {"seed": 1, "schedule": "ET"}, {"seed": 1, "schedule": "LR"}]
+    assert point_folder(points[1]) == "seed-0_schedule-LR"
+    assert grid_points([]) == [{}]
