@@ -8,7 +8,7 @@ REQ_HASH := $(shell sha256sum requirements.txt pyproject.toml | sha256sum | cut 
 STAMP := $(VENV)/.installed-$(REQ_HASH)
 JB_FLAGS := -W --keep-going
 
-.PHONY: setup book test notebooks notebooks-quick build-book benchmark clean-results clean
+.PHONY: setup browser book test sweep benchmark clean-results clean
 
 $(STAMP):
 	rm -f $(VENV)/.installed-*
@@ -19,6 +19,11 @@ $(STAMP):
 
 setup: $(STAMP)
 
+## Headless Chromium and its driver from Debian, for the browser test of the built book.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
 ## The main job: execute every notebook at paper scale, then build the HTML book.
 book: setup
 	@start=$$(date +%s); \
@@ -26,11 +31,18 @@ book: setup
 	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) && \
 	echo "[book] built _build/html/index.html in $$(( $$(date +%s) - start )) s"
 
-## The tests: unit tests, then every notebook in the quick profile and a book build.
-test: setup
+## The tests: every notebook in the quick profile, a book build, then pytest (unit tests and
+## the browser test of that build; screenshots in _build/quick/_build/screenshots).
+test: setup browser
 	$(PY) -m lib.runner --profile quick --output-dir book/executed
 	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) --path-output _build/quick
-	$(PY) -m pytest tests
+	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest tests
+
+## A papermill sweep of one notebook over a grid, into sweeps/ (the book is untouched), e.g.
+##   make sweep NOTEBOOK=00_quickstart GRID="seed=0,1,2"
+sweep: setup
+	@test -n "$(NOTEBOOK)" -a -n "$(GRID)" || { echo 'usage: make sweep NOTEBOOK=<name> GRID="param=v1,v2 [param2=...]"'; exit 2; }
+	$(PY) -m lib.runner --only $(NOTEBOOK) $(foreach g,$(GRID),--grid $(g)) --output-dir sweeps/$(NOTEBOOK)
 
 benchmark: setup
 	$(PY) benchmarks/entk_speed.py
