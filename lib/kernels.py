@@ -35,9 +35,12 @@ from .validation import check_choice, check_positive_float
 
 # --- generic (any model) ---------------------------------------------------------------
 def flat_jacobian(model: Model, params: Params, x: jax.Array) -> jax.Array:
-    """(N, K, P) Jacobian of the outputs w.r.t. the raveled parameters."""
+    """(N, K, P) Jacobian of the outputs w.r.t. the raveled parameters: forward mode when
+    there are fewer parameters than outputs (P JVPs), reverse mode otherwise (N K VJPs)."""
     flat, unravel = ravel_pytree(params)
-    return jax.jacrev(lambda f: model.apply(unravel(f), x))(flat)
+    f = lambda w: model.apply(unravel(w), x)
+    n_outputs = jax.eval_shape(f, flat).size
+    return (jax.jacfwd if flat.size < n_outputs else jax.jacrev)(f)(flat)
 
 
 def ntk_jacobian(model: Model, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
