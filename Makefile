@@ -48,8 +48,9 @@ benchmark: setup
 	$(PY) benchmarks/entk_speed.py
 	$(PY) benchmarks/train_speed.py
 
+## Force recomputation: the results cache and the executed notebooks built from it.
 clean-results:
-	rm -rf results
+	rm -rf results book/executed
 
 clean:
 	rm -rf _build book/executed

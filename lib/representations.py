@@ -157,6 +157,13 @@ def ari_curves(env: TaskEnvironment, hidden_groups: np.ndarray, seed: int = 0) -
     return out
 
 
+def cached_ari_curves(env: TaskEnvironment, recorded: dict[str, np.ndarray], key: dict) -> dict[str, np.ndarray]:
+    """:func:`ari_curves` of a :func:`cached_grouped_hidden` result through the cache, keyed by ``key``."""
+    from . import results
+
+    return results.cached("ari_curves", {**key, "version": 1}, lambda: ari_curves(env, recorded["hidden_groups"]))
+
+
 def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dict) -> dict[str, np.ndarray]:
     """M-PHATE embeddings (S, G, 2) of one pair's grouped activity (2, S, 69, H), per
     "<init>/<grouping>", cached under ``key`` (the parameters that produced the activity)."""

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import itertools
+import json
 import os
 import sys
 import tempfile
@@ -55,17 +57,51 @@ PROFILES: dict[str, dict[str, dict]] = {
 EXECUTED_DIR = REPO_ROOT / "book" / "executed"
 
 
-def execute(name: str, parameters: dict, output_dir: Path) -> Path:
-    """Run ``notebooks/<name>.py`` with ``parameters`` into ``output_dir/<name>.ipynb``."""
+def execution_key(name: str, parameters: dict) -> str:
+    """Hash of everything an executed notebook depends on: its source, the parameters, the
+    code in ``lib/`` and the pinned requirements."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps(parameters, sort_keys=True).encode())
+    sources = [REPO_ROOT / "notebooks" / f"{name}.py", REPO_ROOT / "requirements.txt",
+               *sorted((REPO_ROOT / "lib").glob("*.py"))]
+    for path in sources:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def up_to_date(name: str, output: Path, key: str, summary_dir: Path) -> bool:
+    """Whether ``output`` was executed with ``key`` and the summary record it writes (if any) exists."""
+    import nbformat
+
+    if not output.exists():
+        return False
+    try:
+        recorded = nbformat.read(output, as_version=4).metadata.get("repro", {}).get("execution_key")
+    except (OSError, ValueError):
+        return False
+    writes_summary = "summary.record(" in (REPO_ROOT / "notebooks" / f"{name}.py").read_text()
+    return recorded == key and (not writes_summary or (summary_dir / f"{name}.json").exists())
+
+
+def execute(name: str, parameters: dict, output_dir: Path, force: bool = False) -> Path:
+    """Run ``notebooks/<name>.py`` with ``parameters`` into ``output_dir/<name>.ipynb``, unless
+    that file was already executed from the same inputs (see :func:`execution_key`)."""
     import jupytext
+    import nbformat
     import papermill
 
-    os.environ["REPRO_SUMMARY_DIR"] = str(Path(output_dir).resolve() / "summary")  # inherited by the kernel
+    summary_dir = Path(output_dir).resolve() / "summary"
+    os.environ["REPRO_SUMMARY_DIR"] = str(summary_dir)  # inherited by the kernel
     source = REPO_ROOT / "notebooks" / f"{name}.py"
     if not source.exists():
         raise ValueError(f"notebook must be one of {list(NOTEBOOKS)} (notebooks/<name>.py), got {name!r}")
     output_dir.mkdir(parents=True, exist_ok=True)
     output = output_dir / f"{name}.ipynb"
+    key = execution_key(name, parameters)
+    if not force and up_to_date(name, output, key, summary_dir):
+        print(f"[runner] {name}: up to date (same source, parameters, lib and requirements)", flush=True)
+        return output
     with tempfile.TemporaryDirectory() as tmp:
         unexecuted = Path(tmp) / f"{name}.ipynb"
         jupytext.write(jupytext.read(source), unexecuted)
@@ -77,6 +113,9 @@ def execute(name: str, parameters: dict, output_dir: Path) -> Path:
             cwd=str(REPO_ROOT / "notebooks"),
             progress_bar=True,
         )
+    executed = nbformat.read(output, as_version=4)
+    executed.metadata["repro"] = {"execution_key": key, "parameters": parameters}
+    nbformat.write(executed, output)
     return output
 
 
@@ -119,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="sweep a parameter: name=v1,v2,... (repeatable; the cartesian product is run, "
                              "each point into its own sub-folder of --output-dir)")
     parser.add_argument("--output-dir", type=Path, default=EXECUTED_DIR)
+    parser.add_argument("--force", action="store_true", help="execute even notebooks that are up to date")
     args = parser.parse_args(argv)
     if args.grid and args.output_dir.resolve() == EXECUTED_DIR.resolve():
         parser.error("--grid needs an --output-dir outside book/executed (sweeps never overwrite the book)")
@@ -129,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             parameters = {**PROFILES[args.profile].get(name, {}), **dict(args.parameter), **point}
             print(f"[runner] {name} ({args.profile}) {parameters} -> {output_dir}", flush=True)
             t0 = time.perf_counter()
-            execute(name, parameters, output_dir)
+            execute(name, parameters, output_dir, force=args.force)
             print(f"[runner] {name} done in {time.perf_counter() - t0:.1f} s", flush=True)
     print(f"[runner] all notebooks executed in {time.perf_counter() - start:.1f} s", flush=True)
     return 0

@@ -362,3 +362,17 @@ def cached_epntk_convergence(seed: int, learning_rates, total_time: float) -> di
 
     parameters = dict(seed=seed, learning_rates=learning_rates, total_time=total_time, version=1)
     return results.cached("smg_epntk_convergence", parameters, compute)
+
+
+def check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times) -> None:
+    """Validate the SMG chapters' shared parameters (ValueError naming the parameter)."""
+    check_int("seed", seed, minimum=0)
+    check_positive_float("learning_rate", learning_rate)
+    check_int("record_every", record_every, minimum=1)
+    check_int("n_iterations", n_iterations, minimum=record_every)
+    if n_iterations % record_every:
+        raise ValueError(f"n_iterations must be a multiple of record_every ({record_every}), got {n_iterations}")
+    if (not isinstance(analysis_times, (list, tuple)) or len(analysis_times) != 2
+            or any(not isinstance(t, int) or t % record_every or not 0 < t <= n_iterations for t in analysis_times)):
+        raise ValueError(f"analysis_times must be two recorded iterations (multiples of {record_every} "
+                         f"in 1..{n_iterations}), got {analysis_times!r}")

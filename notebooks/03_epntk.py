@@ -98,17 +98,10 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
-from lib.validation import check_int, check_positive_float
+from lib.smg import check_notebook_parameters
+from lib.validation import check_int
 
-check_int("seed", seed, minimum=0)
-check_positive_float("learning_rate", learning_rate)
-check_int("record_every", record_every, minimum=1)
-check_int("n_iterations", n_iterations, minimum=record_every)
-if n_iterations % record_every:
-    raise ValueError(f"n_iterations must be a multiple of record_every ({record_every}), got {n_iterations}")
-if len(analysis_times) != 2 or any(t % record_every or not 0 < t <= n_iterations for t in analysis_times):
-    raise ValueError(f"analysis_times must be two recorded iterations (multiples of {record_every} "
-                     f"in 1..{n_iterations}), got {analysis_times!r}")
+check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times)
 check_int("n_halvings", n_halvings, minimum=2)
 
 # %% tags=["hide-input"]

@@ -39,20 +39,32 @@ if not isinstance(chapters, list) or not chapters or any(c not in NOTEBOOKS for 
 
 # %% tags=["hide-input"]
 import pandas as pd
+from IPython.display import Markdown, display
 from myst_nb import glue
 
 from lib import summary
 
 rows, parameters = summary.load(chapters)
 table = pd.DataFrame(rows)
-verdict = {True: "yes", False: "no", None: ""}
-table["agrees"] = table["agrees"].map(verdict)
-compared = table[table["agrees"] != ""]
-glue("summary_agree", f"{(compared['agrees'] == 'yes').sum()} of {len(compared)}", display=False)
-glue("summary_disagree", ", ".join(compared.loc[compared["agrees"] == "no", "quantity"]) or "none", display=False)
-table.rename(columns={"chapter": "chapter", "quantity": "quantity", "paper": "paper", "ours": "this reproduction",
-                      "interval": "interval / note", "agrees": "agrees?", "criterion": "criterion"}).style.hide(
-    axis="index")
+verdict = {True: "**yes**", False: "**no**", None: "–"}
+compared = table[table["agrees"].notna()]
+glue("summary_agree", f"{int(compared['agrees'].sum())} of {len(compared)}", display=False)
+glue("summary_disagree", "; ".join(compared.loc[~compared["agrees"].astype(bool), "quantity"]) or "none",
+     display=False)
+
+
+def cell(value) -> str:
+    return str(value).replace("|", "\\|")
+
+
+lines = []
+for chapter, group in table.groupby("chapter", sort=False):
+    lines += [f"### {{doc}}`{chapter}`", "",
+              "| quantity | paper | this reproduction | agrees? | criterion; interval |", "|---|---|---|---|---|"]
+    lines += [f"| {cell(r.quantity)} | {cell(r.paper)} | {cell(r.ours)} | {verdict[r.agrees]} | "
+              f"{cell(r.criterion)}{'; ' + cell(r.interval) if r.interval else ''} |" for r in group.itertuples()]
+    lines.append("")
+display(Markdown("\n".join(lines)))
 
 # %% [markdown]
 # By the stated criteria, {glue:text}`summary_agree` comparisons agree with the paper.
@@ -63,5 +75,5 @@ table.rename(columns={"chapter": "chapter", "quantity": "quantity", "paper": "pa
 # ## Parameters of this build
 
 # %% tags=["hide-input"]
-pd.DataFrame([{"chapter": c, "parameters": ", ".join(f"{k}={v}" for k, v in p.items())}
-              for c, p in parameters.items()]).style.hide(axis="index")
+display(Markdown("\n".join(["| chapter | parameters |", "|---|---|"] + [
+    f"| {c} | {cell(', '.join(f'{k}={v}' for k, v in p.items()))} |" for c, p in parameters.items()])))

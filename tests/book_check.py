@@ -41,8 +41,11 @@ def book_pages(html_root: Path) -> list[str]:
 @contextmanager
 def serve(directory: Path):
     """Serve ``directory`` on 127.0.0.1 (a free port) for the duration of the block; yields the base URL."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(directory))
-    handler.log_message = lambda *args: None
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # no request log on stderr
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -49,3 +49,17 @@ def test_grid_points_and_folders():
                       {"seed": 1, "schedule": "ET"}, {"seed": 1, "schedule": "LR"}]
     assert point_folder(points[1]) == "seed-0_schedule-LR"
     assert grid_points([]) == [{}]
+
+
+def test_up_to_date_notebooks_are_not_re_executed(tmp_path, capsys):
+    from lib.runner import execute, execution_key
+
+    params = {"n_iterations": 100, "n_hidden": 8}
+    output = execute("00_quickstart", params, tmp_path)
+    first = output.stat().st_mtime_ns
+    execute("00_quickstart", params, tmp_path)
+    assert output.stat().st_mtime_ns == first
+    assert "up to date" in capsys.readouterr().out
+    assert execution_key("00_quickstart", params) != execution_key("00_quickstart", {**params, "seed": 1})
+    execute("00_quickstart", {**params, "seed": 1}, tmp_path)
+    assert output.stat().st_mtime_ns != first

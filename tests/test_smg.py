@@ -80,3 +80,16 @@ def test_bad_smg_parameters(problem):
     run = smg.run_smg(problem, n_iterations=20)
     with pytest.raises(ValueError, match="t must be one of the recorded iterations"):
         smg.params_at(run, 15)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(analysis_times=[190, 775]), "analysis_times must be two recorded iterations"),
+    (dict(analysis_times=[190]), "analysis_times must be two recorded iterations"),
+    (dict(n_iterations=2505), "n_iterations must be a multiple of record_every"),
+    (dict(learning_rate=0), "learning_rate must be a positive"),
+    (dict(seed=-2), "seed must be an integer >= 0"),
+])
+def test_notebook_parameters_are_checked(kwargs, message):
+    params = dict(seed=0, learning_rate=0.2, n_iterations=2500, record_every=10, analysis_times=[190, 770]) | kwargs
+    with pytest.raises(ValueError, match=message):
+        smg.check_notebook_parameters(**params)
