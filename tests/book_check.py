@@ -45,8 +45,12 @@ def serve(directory: Path):
         def log_message(self, *args):  # no request log on stderr
             pass
 
+    class QuietServer(http.server.ThreadingHTTPServer):
+        def handle_error(self, request, client_address):  # the browser may drop connections it no longer needs
+            pass
+
     handler = functools.partial(QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
