@@ -178,8 +178,9 @@ def run_pairs(
 
 
 def params_of(result: dict[str, np.ndarray], which: str) -> Params:
-    """The ``params_initial`` or ``params_final`` pytree of a :func:`run_pairs` result."""
-    check_choice("which", which, ("params_initial", "params_final"))
+    """The ``params_initial`` or ``params_final`` pytree of a :func:`run_pairs` result (or,
+    with a phase prefix such as ``"single/params_final"``, of a :func:`run_schedule` result)."""
+    check_choice("which", which.split("/")[-1], ("params_initial", "params_final"))
     prefix = which + "/"
     return {k[len(prefix) :]: v for k, v in result.items() if k.startswith(prefix)}
 
@@ -241,8 +242,11 @@ def run_schedule(
     """The paper's Sec 5 experiment for one schedule: single-task training of standard/large
     pairs, then multitask fine-tuning from the trained weights.
 
-    Returns arrays keyed ``single/<key>`` and ``finetune/<key>``: losses (P, 2, S) and the
-    data metadata (stimulus, tasks) of each phase, plus ``iterations`` (S,).
+    Returns arrays keyed ``single/<key>`` and ``finetune/<key>``: losses (P, 2, S), the data
+    metadata (stimulus, tasks) and the final weights ``<phase>/params_final/*`` (P, 2, ...)
+    of each phase — fine-tuning can be re-run from the saved single-task weights with
+    ``run_pairs(..., phase="finetune", start_params=params_of(result, "single/params_final"))`` —
+    plus ``iterations`` (S,).
     """
     common = dict(n_hidden=n_hidden, n_train=n_train, n_test=n_test, split=split, n_iterations=n_iterations,
                   progress=progress)
@@ -250,7 +254,8 @@ def run_schedule(
     finetune = run_pairs(env, schedule, seeds, phase="finetune", start_params=params_of(single, "params_final"),
                          **common)
     keep = ("loss_train", "loss_test", "stimulus_train", "tasks_train", "stimulus_test", "tasks_test")
-    out = {f"{phase}/{k}": result[k] for phase, result in (("single", single), ("finetune", finetune)) for k in keep}
+    out = {f"{phase}/{k}": result[k] for phase, result in (("single", single), ("finetune", finetune))
+           for k in keep + tuple(k for k in result if k.startswith("params_final/"))}
     out["iterations"] = single["iterations"]
     return out
 
@@ -288,7 +293,7 @@ def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations
     n_iterations = get_schedule(schedule).n_iterations if n_iterations is None else n_iterations
     return dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
                 n_iterations=check_int("n_iterations", n_iterations, minimum=1), n_hidden=n_hidden, split=split,
-                version=2)
+                version=3)
 
 
 def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,

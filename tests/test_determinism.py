@@ -37,3 +37,14 @@ def test_progress_chunks_do_not_change_results(monkeypatch):
     whole = run_pairs(env, "ET", [2], **KW)
     for key in chunked:
         np.testing.assert_array_equal(chunked[key], whole[key], err_msg=key)
+
+
+def test_finetuning_from_saved_schedule_weights_reproduces_the_schedule():
+    from lib.experiments import run_schedule
+
+    env = TaskEnvironment()
+    kw = dict(n_hidden=16, n_train=50, n_test=30, progress=False)
+    result = run_schedule(env, "LR", [3], n_iterations=100, **kw)
+    again = run_pairs(env, "LR", [3], phase="finetune", start_params=params_of(result, "single/params_final"),
+                      n_iterations=100, n_hidden=16, n_train=50, n_test=30)
+    np.testing.assert_array_equal(again["loss_test"], result["finetune/loss_test"])
