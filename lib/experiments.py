@@ -209,14 +209,15 @@ def entk_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], pair: int,
                            jnp.asarray(result["y_train"][pair])))
 
 
-def loadings_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], variant: str) -> np.ndarray:
-    """(P, 2, N, K) leading-vector loadings of every network's t=0 eNTK (see :mod:`lib.analysis`)."""
+def loadings_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], variant: str,
+                     side: str = "right") -> np.ndarray:
+    """(P, 2, N, K) leading-vector loadings of every network's t=0 eNTK (see :mod:`lib.analysis`);
+    ``side="left"`` (principled variant only) gives the row-side vectors instead."""
     from .analysis import leading_vectors
 
-    method = "principled" if variant == "principled" else "authors"
     n_pairs = result["x_train"].shape[0]
     return np.stack([
-        np.stack([leading_vectors(entk_at_init(env, result, p, init, variant), method) for init in INITS])
+        np.stack([leading_vectors(entk_at_init(env, result, p, init, variant), variant, side) for init in INITS])
         for p in range(n_pairs)
     ])
 
@@ -264,7 +265,8 @@ def run_initial_entk(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: 
                      split: str = "iid") -> dict[str, np.ndarray]:
     """The t=0 eNTK analysis of the pairs :func:`run_schedule` trains (it does not depend on the
     schedule): ``loadings/<variant>`` (P, 2, N_train, K) and ``silhouette/<variant>`` (P, 2)
-    for both variants, with the pairs' ``stimulus_train``/``tasks_train``."""
+    for both variants, ``loadings/principled_left`` (the row-side singular vectors, for
+    comparison), with the pairs' ``stimulus_train``/``tasks_train``."""
     from tqdm import tqdm
 
     pairs = initial_pairs(env, seeds, n_hidden, n_train, n_test, split)
@@ -273,6 +275,7 @@ def run_initial_entk(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: 
         loadings = loadings_at_init(env, pairs, variant)
         out[f"loadings/{variant}"] = loadings.astype(np.float32)
         out[f"silhouette/{variant}"] = silhouettes(loadings)
+    out["loadings/principled_left"] = loadings_at_init(env, pairs, "principled", side="left").astype(np.float32)
     return out
 
 
@@ -282,7 +285,7 @@ def cached_initial_entk(env: TaskEnvironment, seeds, n_hidden: int = 200, split:
 
     seeds = check_seeds("seeds", seeds)
     parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], seeds=list(seeds), n_hidden=n_hidden,
-                      split=split, version=2)
+                      split=split, version=3)
     return results.cached("initial_entk", parameters, lambda: run_initial_entk(env, seeds, n_hidden, split=split))
 
 
