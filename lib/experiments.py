@@ -155,12 +155,9 @@ def run_pairs(
         if start_params is None:
             raise ValueError("start_params is required when phase='finetune' (weights after single-task training)")
         params = jax.tree.map(lambda a: jnp.asarray(a).reshape((2 * len(seeds),) + a.shape[2:]), start_params)
-    datasets = pair_datasets(env, seeds, phase, n_train, n_test, split)
-    data = {
-        name: jnp.asarray(np.repeat(np.stack([getattr(d[i], attr) for d in datasets]), 2, axis=0), jnp.float32)
-        for i, split_name in enumerate(("train", "test"))
-        for name, attr in ((f"x_{split_name}", "x"), (f"y_{split_name}", "y"))
-    }
+    arrays = pair_data_arrays(pair_datasets(env, seeds, phase, n_train, n_test, split))
+    data = {k: jnp.asarray(np.repeat(v, 2, axis=0), jnp.float32)  # one copy per network of the pair
+            for k, v in arrays.items() if k[:2] in ("x_", "y_")}
     if probe is not None:
         for name, value in zip(("x_probe", "probe_average"), probe):
             data[name] = jnp.broadcast_to(jnp.asarray(value, jnp.float32), (2 * len(seeds),) + np.shape(value))
@@ -172,7 +169,7 @@ def run_pairs(
     out = {k: pairs(v) for k, v in snaps.items()}
     out |= {f"params_initial/{k}": pairs(v) for k, v in params.items()}
     out |= {f"params_final/{k}": pairs(v) for k, v in final.items()}
-    out |= pair_data_arrays(datasets)
+    out |= arrays
     out["iterations"] = np.linspace(0, n_iterations, n_snapshots).round().astype(int)
     return out
 
