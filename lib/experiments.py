@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .kernels import entk
 from .losses import squared_error
 from .models import INITS, MultitaskNet, Params
 from .tasks import Dataset, TaskEnvironment
@@ -67,6 +68,12 @@ def pair_datasets(
     return [env.make_data(s, n_train, n_test, split, multitask=multitask, stream=stream) for s in seeds]
 
 
+def by_pair(array, n_pairs: int) -> np.ndarray:
+    """(2P, ...) networks in standard, large, standard, ... order -> (P, 2, ...)."""
+    array = np.asarray(array)
+    return array.reshape((n_pairs, 2) + array.shape[1:])
+
+
 def pair_data_arrays(datasets: list[tuple[Dataset, Dataset]]) -> dict[str, np.ndarray]:
     """Per-pair arrays (P, ...) ``x_*``, ``y_*``, ``stimulus_*``, ``tasks_*`` for train and test."""
     out = {}
@@ -83,7 +90,7 @@ def initial_pairs(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int
     seeds = check_seeds("seeds", seeds)
     net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
     params = pair_initial_params(net, seeds)
-    out = {f"params_initial/{k}": np.asarray(v).reshape((len(seeds), 2) + v.shape[1:]) for k, v in params.items()}
+    out = {f"params_initial/{k}": by_pair(v, len(seeds)) for k, v in params.items()}
     return out | pair_data_arrays(pair_datasets(env, seeds, "single", n_train, n_test, split))
 
 
@@ -165,10 +172,9 @@ def run_pairs(
     observe = observe_pairs(net, record_hidden, probe is not None)
     final, snaps = train_many(net, params, data, lrs, n_iterations, n_snapshots, observe,
                               progress=f"{schedule} {phase}, {len(seeds)} pairs" if progress else None)
-    pairs = lambda a: np.asarray(a).reshape((len(seeds), 2) + a.shape[1:])
-    out = {k: pairs(v) for k, v in snaps.items()}
-    out |= {f"params_initial/{k}": pairs(v) for k, v in params.items()}
-    out |= {f"params_final/{k}": pairs(v) for k, v in final.items()}
+    out = {k: by_pair(v, len(seeds)) for k, v in snaps.items()}
+    out |= {f"params_initial/{k}": by_pair(v, len(seeds)) for k, v in params.items()}
+    out |= {f"params_final/{k}": by_pair(v, len(seeds)) for k, v in final.items()}
     out |= arrays
     out["iterations"] = np.linspace(0, n_iterations, n_snapshots).round().astype(int)
     return out
@@ -191,8 +197,6 @@ def entk_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], pair: int,
     ``variant="principled"``: rows and columns over the training inputs (SPEC section 3).
     ``variant="authors"``: rows over the test inputs, columns over the training inputs.
     """
-    from .kernels import entk  # kernels imports training; keep this module light to import
-
     check_choice("variant", variant, ENTK_VARIANTS)
     check_choice("init", init, INITS)
     n_pairs = result["x_train"].shape[0]

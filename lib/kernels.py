@@ -137,14 +137,20 @@ def predicted_change(entk_matrix: jax.Array, learning_rate: float) -> jax.Array:
     return -learning_rate * entk_matrix.sum(axis=2).T
 
 
+def gradient_step(model: Model, params: Params, x_train: jax.Array, y_train: jax.Array, learning_rate,
+                  reduction: str = "sum") -> Params:
+    """One full-batch gradient-descent step on the squared error: theta - lr * dL/dtheta."""
+    loss = lambda p: squared_error(model.apply(p, x_train), y_train, reduction)
+    return jax.tree.map(lambda w, g: w - learning_rate * g, params, jax.grad(loss)(params))
+
+
 def one_step_change(
     model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array, y_train: jax.Array,
     learning_rate: float, reduction: str = "sum",
 ) -> tuple[jax.Array, jax.Array]:
     """(actual, predicted), each (N_eval, K): the change of the outputs in one full-batch
     gradient step, and its eNTK prediction. Their difference is O(lr^2)."""
-    loss = lambda p: squared_error(model.apply(p, x_train), y_train, reduction)
-    stepped = jax.tree.map(lambda w, g: w - learning_rate * g, params, jax.grad(loss)(params))
+    stepped = gradient_step(model, params, x_train, y_train, learning_rate, reduction)
     actual = model.apply(stepped, x_eval) - model.apply(params, x_eval)
     predicted = predicted_change(entk(model, params, x_eval, x_train, y_train, reduction), learning_rate)
     return actual, predicted
@@ -186,13 +192,11 @@ def entk_neural_tangents(
 @partial(jax.jit, static_argnames=("model", "n_iterations", "n_snapshots", "reduction"))
 def _epntk(model, params, x_eval, x_train, y_train, learning_rate, n_iterations, n_snapshots, reduction):
     steps_per_snapshot = n_iterations // (n_snapshots - 1)
-    loss = lambda p: squared_error(model.apply(p, x_train), y_train, reduction)
 
     def step(carry, _):
         p, path = carry
         path = path - learning_rate * entk(model, p, x_eval, x_train, y_train, reduction)
-        p = jax.tree.map(lambda w, g: w - learning_rate * g, p, jax.grad(loss)(p))
-        return (p, path), None
+        return (gradient_step(model, p, x_train, y_train, learning_rate, reduction), path), None
 
     def segment(carry, _):
         carry, _ = jax.lax.scan(step, carry, None, length=steps_per_snapshot)

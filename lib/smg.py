@@ -19,12 +19,14 @@ decomposition divided by x[i]); the ePNTK at the basis inputs gives W(t) - W(0).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .kernels import entk, epntk, ntk
+from .losses import squared_error
 from .models import LinearNet, Params
 from .training import train
 from .validation import check_choice, check_int, check_positive_float
@@ -131,6 +133,24 @@ def aligned_params(problem: SMGProblem, u0: np.ndarray, n_hidden: int = 3, seed:
     return {"w1": jnp.asarray(w1), "w2": jnp.asarray(w2)}
 
 
+def initial_params(problem: SMGProblem, seed: int = 0, init_scale: float = 0.1, n_hidden: int = 3) -> Params:
+    """The authors' small random init of the SMG network (float64; x64 must be enabled)."""
+    if not jax.config.read("jax_enable_x64"):
+        raise RuntimeError("SMG runs need float64: call jax.config.update('jax_enable_x64', True) before any JAX work")
+    model = LinearNet(problem.x.shape[1], n_hidden, problem.y.shape[1])
+    return model.init(jax.random.PRNGKey(seed), scale=init_scale, dtype=jnp.float64)
+
+
+@lru_cache(maxsize=None)
+def _observe_params_and_loss(model: LinearNet):
+    """Snapshot function of :func:`run_smg` (one per model, so repeated runs reuse the compiled scan)."""
+
+    def observe(params, data):
+        return {"params": params, "loss": squared_error(model.apply(params, data["x_train"]), data["y_train"], "mean")}
+
+    return observe
+
+
 @dataclass(frozen=True)
 class SMGRun:
     """A training run with parameters recorded at ``times`` (T,)."""
@@ -158,24 +178,19 @@ def run_smg(
     ``init="aligned"``: its idealized twin, :func:`aligned_params` with the random draw's
     effective strengths :func:`initial_strengths` (the case SMG's closed form solves exactly).
     """
-    if not jax.config.read("jax_enable_x64"):
-        raise RuntimeError("SMG runs need float64: call jax.config.update('jax_enable_x64', True) before any JAX work")
     check_positive_float("learning_rate", learning_rate)
     check_int("record_every", record_every, minimum=1)
     check_int("n_iterations", n_iterations, minimum=record_every)
     check_choice("init", init, SMG_INITS)
     model = LinearNet(problem.x.shape[1], n_hidden, problem.y.shape[1])
-    params = model.init(jax.random.PRNGKey(seed), scale=init_scale, dtype=jnp.float64)
+    params = initial_params(problem, seed, init_scale, n_hidden)
     if init == "aligned":
         params = aligned_params(problem, initial_strengths(params, problem)[:n_hidden], n_hidden, seed)
     data = {"x_train": jnp.asarray(problem.x), "y_train": jnp.asarray(problem.y)}
-
-    def observe(p, d):
-        return {"params": p, "loss": jnp.mean((model.apply(p, d["x_train"]) - d["y_train"]) ** 2)}
-
     n_snapshots = n_iterations // record_every + 1
     _, snaps = train(model, params, data, learning_rate, n_snapshots=n_snapshots,
-                     n_iterations=(n_snapshots - 1) * record_every, observe=observe, reduction="mean")
+                     n_iterations=(n_snapshots - 1) * record_every, observe=_observe_params_and_loss(model),
+                     reduction="mean")
     times = np.arange(n_snapshots) * record_every
     return SMGRun(times, jax.tree.map(np.asarray, snaps["params"]), np.asarray(snaps["loss"]), learning_rate)
 
@@ -232,28 +247,20 @@ def mode_overlaps(vectors: np.ndarray, problem: SMGProblem) -> np.ndarray:
     return np.abs(np.einsum("tik,ia->tka", vectors, problem.v_in))
 
 
-def epntk_run(problem: SMGProblem, seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 2500,
-              record_every: int = 10, init_scale: float = 0.1) -> dict[str, np.ndarray]:
-    """Train from the authors' random init while accumulating the ePNTK at the basis inputs.
+def epntk_path(problem: SMGProblem, seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 2500,
+               record_every: int = 10, init_scale: float = 0.1) -> dict[str, np.ndarray]:
+    """The ePNTK at the basis inputs accumulated along training from the authors' random init
+    (the same trajectory as :func:`run_smg` with the same arguments).
 
-    Returns ``times`` (S,), ``path_basis`` (S, n_out, n_in, P) = ePNTK P_l(e_i, x_m) at each
-    recorded time, ``map_change`` (S, n_out, n_in) = the true W(t) - W(0) and ``loss`` (S,)."""
+    Returns ``times`` (S,) and ``path_basis`` (S, n_out, n_in, P) = P_l(e_i, x_m) at each
+    recorded time; ``path_basis.sum(axis=3)`` estimates W(t) - W(0)."""
     check_int("record_every", record_every, minimum=1)
     n_snapshots = n_iterations // record_every + 1
     model = LinearNet(problem.x.shape[1], 3, problem.y.shape[1])
-    params = model.init(jax.random.PRNGKey(seed), scale=init_scale, dtype=jnp.float64)
-    x, y = jnp.asarray(problem.x), jnp.asarray(problem.y)
-    _, path = epntk(model, params, jnp.eye(problem.x.shape[1]), x, y, learning_rate,
-                    (n_snapshots - 1) * record_every, n_snapshots, "mean")
-
-    def observe(p, d):
-        return {"map": model.end_to_end(p), "loss": jnp.mean((model.apply(p, d["x_train"]) - d["y_train"]) ** 2)}
-
-    _, snaps = train(model, params, {"x_train": x, "y_train": y}, learning_rate, (n_snapshots - 1) * record_every,
-                     n_snapshots, observe=observe, reduction="mean")
-    maps = np.asarray(snaps["map"])
-    return {"times": np.arange(n_snapshots) * record_every, "path_basis": np.asarray(path),
-            "map_change": maps - maps[0], "loss": np.asarray(snaps["loss"])}
+    params = initial_params(problem, seed, init_scale)
+    _, path = epntk(model, params, jnp.eye(problem.x.shape[1]), jnp.asarray(problem.x), jnp.asarray(problem.y),
+                    learning_rate, (n_snapshots - 1) * record_every, n_snapshots, "mean")
+    return {"times": np.arange(n_snapshots) * record_every, "path_basis": np.asarray(path)}
 
 
 def epntk_errors(problem: SMGProblem, seed: int, learning_rate: float, total_time: float,
@@ -264,7 +271,7 @@ def epntk_errors(problem: SMGProblem, seed: int, learning_rate: float, total_tim
     n_iterations = int(round(total_time / learning_rate))
     n_in = problem.x.shape[1]
     model = LinearNet(n_in, 3, problem.y.shape[1])
-    params = model.init(jax.random.PRNGKey(seed), scale=init_scale, dtype=jnp.float64)
+    params = initial_params(problem, seed, init_scale)
     x, y = jnp.asarray(problem.x), jnp.asarray(problem.y)
     x_eval = jnp.concatenate([jnp.eye(n_in), x])  # basis inputs, then the training inputs
     final, path = epntk(model, params, x_eval, x, y, learning_rate, n_iterations, 2, "mean")
@@ -299,14 +306,14 @@ def cached_run(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 25
 
 def cached_epntk(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 2500,
                  record_every: int = 10) -> tuple[SMGProblem, dict[str, np.ndarray]]:
-    """:func:`epntk_run` through the results cache."""
+    """:func:`epntk_path` through the results cache."""
     from . import results
 
     problem = make_smg_problem(seed)
     parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations,
-                      record_every=record_every, version=1)
+                      record_every=record_every, version=2)
     return problem, results.cached("smg_epntk", parameters,
-                                   lambda: epntk_run(problem, seed, learning_rate, n_iterations, record_every))
+                                   lambda: epntk_path(problem, seed, learning_rate, n_iterations, record_every))
 
 
 def half_times(problem: SMGProblem, run: SMGRun, n_modes: int = 3) -> np.ndarray:
@@ -316,19 +323,21 @@ def half_times(problem: SMGProblem, run: SMGRun, n_modes: int = 3) -> np.ndarray
                      for a in range(n_modes)])
 
 
-def closed_form_half_times(problem: SMGProblem, run: SMGRun, n_modes: int = 3) -> np.ndarray:
-    """(n_modes,) SMG half-times from the run's effective initial strengths (:func:`initial_strengths`)."""
+def _closed_form_inputs(problem: SMGProblem, run: SMGRun) -> tuple[np.ndarray, float]:
+    """The run's effective initial strengths (:func:`initial_strengths`) and SMG's tau."""
     first = {k: v[0] for k, v in run.params.items()}
-    u0 = initial_strengths(first, problem)
-    tau = time_constant(problem.x.shape[0], problem.y.shape[1], run.learning_rate)
+    return initial_strengths(first, problem), time_constant(problem.x.shape[0], problem.y.shape[1], run.learning_rate)
+
+
+def closed_form_half_times(problem: SMGProblem, run: SMGRun, n_modes: int = 3) -> np.ndarray:
+    """(n_modes,) SMG half-times from the run's effective initial strengths."""
+    u0, tau = _closed_form_inputs(problem, run)
     return np.array([half_time_closed_form(problem.singular_values[a], u0[a], tau) for a in range(n_modes)])
 
 
 def closed_form_strengths(problem: SMGProblem, run: SMGRun, n_modes: int = 3) -> np.ndarray:
     """(T, n_modes) SMG Eq. 12 at the recorded times, from the effective initial strengths."""
-    first = {k: v[0] for k, v in run.params.items()}
-    u0 = initial_strengths(first, problem)
-    tau = time_constant(problem.x.shape[0], problem.y.shape[1], run.learning_rate)
+    u0, tau = _closed_form_inputs(problem, run)
     return np.stack([mode_strength_closed_form(run.times, problem.singular_values[a], u0[a], tau)
                      for a in range(n_modes)], axis=1)
 

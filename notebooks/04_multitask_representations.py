@@ -122,13 +122,13 @@ entk_seeds = list(range(first_seed, first_seed + n_entk_pairs))
 entk0 = cached_initial_entk(env, entk_seeds)
 
 
-def row_patterns(variant, pair):
-    """The training patterns of a pair: both variants give one loading per training pattern."""
+def train_patterns(pair):
+    """The training patterns of a pair: every variant gives one loading per training pattern."""
     return env.encode(entk0["stimulus_train"][pair], entk0["tasks_train"][pair])
 
 
 variant = "authors"
-patterns = row_patterns(variant, 0)
+patterns = train_patterns(0)
 by_input = np.lexsort((patterns.task, env.relevant_input_unit(patterns)))
 by_task = np.lexsort((env.relevant_feature(patterns), patterns.task))
 loadings = entk0[f"loadings/{variant}"]
@@ -147,7 +147,7 @@ for i, init in enumerate(("standard", "large")):
     for grouping, n_groups, label in (("input", env.n_stimulus_units, "input unit"), ("task", env.n_tasks, "task")):
         per_pair = []
         for p in range(n_entk_pairs):
-            pats = row_patterns(variant, p)
+            pats = train_patterns(p)
             labels, _ = rep.group_labels(env, pats, grouping)
             per_pair.append(np.stack([np.bincount(labels, weights=loadings[p, i][:, k], minlength=n_groups)
                                       / np.maximum(np.bincount(labels, minlength=n_groups), 1)
@@ -178,9 +178,9 @@ plt.show()
 rows = []
 for v in (*ENTK_VARIANTS, "principled_left"):
     explained = np.array([[list(rep.loading_variance_explained(
-        entk0[f"loadings/{v}"][p, i], rep.loading_factors(env, row_patterns(v, p))).values())
+        entk0[f"loadings/{v}"][p, i], rep.loading_factors(env, train_patterns(p))).values())
         for i in range(2)] for p in range(n_entk_pairs)])  # (P, 2, factors)
-    factors = list(rep.loading_factors(env, row_patterns(v, 0)))
+    factors = list(rep.loading_factors(env, train_patterns(0)))
     diff = explained[:, 0] - explained[:, 1]
     half_width = scipy_stats.t.ppf(0.975, n_entk_pairs - 1) * diff.std(axis=0, ddof=1) / np.sqrt(n_entk_pairs)
     for j, factor in enumerate(factors):
