@@ -1,12 +1,21 @@
 """Tests run in float64 so that kernel comparisons can be tight; lib code that trains in
-float32 casts explicitly and is unaffected."""
+float32 casts explicitly and is unaffected.
+
+Nothing a test does may change what the book publishes: every test session gets its own
+results folder (``REPRO_RESULTS_DIR``) and summary folder, never ``results/`` or ``book/``.
+"""
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
-import jax
-import pytest
+_SESSION_DIR = Path(tempfile.mkdtemp(prefix="repro-tests-"))
+os.environ["REPRO_RESULTS_DIR"] = str(_SESSION_DIR / "results")
+os.environ["REPRO_SUMMARY_DIR"] = str(_SESSION_DIR / "summary")
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 jax.config.update("jax_enable_x64", True)

@@ -20,6 +20,7 @@ def test_cached_computes_once_and_records_provenance(results_tmp):
     np.testing.assert_array_equal(first["b/c"], second["b/c"])
     meta = results.metadata_of("demo", params)
     assert meta["parameters"] == {"seed": 1, "schedule": "ET", "sizes": [3, 4]}
+    assert meta["code"] == results.code_digest()
     assert meta["provenance"]["packages"]["jax"] and "commit" in meta["provenance"]
     assert meta["wall_time_s"] >= 0
     results.cached("demo", {**params, "seed": 2}, compute)
@@ -29,26 +30,22 @@ def test_cached_computes_once_and_records_provenance(results_tmp):
 def test_mismatched_metadata_is_an_error_not_an_overwrite(results_tmp):
     params = {"seed": 1}
     results.cached("demo", params, lambda: {"a": np.zeros(2)})
-    json_path = next((results_tmp / "demo").glob("*.json"))
-    meta = json.loads(json_path.read_text())
+    meta_path = next((results_tmp / "demo").glob("*/meta.json"))
+    meta = json.loads(meta_path.read_text())
     meta["parameters"] = {"seed": 99}
-    json_path.write_text(json.dumps(meta))
+    meta_path.write_text(json.dumps(meta))
     with pytest.raises(results.CacheError, match="records parameters"):
         results.cached("demo", params, lambda: {"a": np.ones(2)})
-    assert json.loads(json_path.read_text())["parameters"] == {"seed": 99}  # untouched
+    assert json.loads(meta_path.read_text())["parameters"] == {"seed": 99}  # untouched
 
 
-def test_corrupt_archive_is_reported(results_tmp):
-    params = {"seed": 3}
-    results.cached("demo", params, lambda: {"a": np.zeros(2)})
-    npz_path = next((results_tmp / "demo").glob("*.npz"))
-    npz_path.write_bytes(b"not a zip file")
-    with pytest.raises(results.CacheError, match="corrupt"):
-        results.cached("demo", params, lambda: {"a": np.ones(2)})
+def test_existing_entry_is_never_overwritten(results_tmp):
+    results.cached("demo", {"seed": 3}, lambda: {"a": np.zeros(2)})
     with pytest.raises(results.CacheError, match="refusing to overwrite"):
-        results.save("demo", params, {"a": np.ones(2)}, 0.0)
+        results.save("demo", {"seed": 3}, {"a": np.ones(2)}, 0.0)
 
 
 def test_parameter_hash_is_order_independent():
     assert results.parameter_hash({"a": 1, "b": 2}) == results.parameter_hash({"b": 2, "a": 1})
     assert results.parameter_hash({"a": 1}) != results.parameter_hash({"a": 2})
+    assert results.entry_key({"a": 1}, "code1") != results.entry_key({"a": 1}, "code2")
