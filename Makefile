@@ -8,7 +8,8 @@ REQ_HASH := $(shell sha256sum requirements.txt pyproject.toml | sha256sum | cut 
 STAMP := $(VENV)/.installed-$(REQ_HASH)
 JB_FLAGS := -W --keep-going
 
-.PHONY: setup browser book test sweep benchmark clean-results clean
+.PHONY: setup browser book test sweep benchmark prune-results clean-results clean
+export NOTEBOOK GRID
 
 $(STAMP):
 	rm -f $(VENV)/.installed-*
@@ -32,21 +33,28 @@ book: setup
 	echo "[book] built _build/html/index.html in $$(( $$(date +%s) - start )) s"
 
 ## The tests: every notebook in the quick profile, a book build, then pytest (unit tests and
-## the browser test of that build; screenshots in _build/quick/_build/screenshots).
+## the browser test of that build; screenshots in _build/quick/_build/screenshots). Everything
+## the quick profile writes (executed notebooks, summary records, results) stays in _build/quick/,
+## so make test never changes what make book publishes.
 test: setup browser
-	$(PY) -m lib.runner --profile quick --output-dir book/executed
-	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) --path-output _build/quick
+	$(PY) -m lib.runner --profile quick
+	$(VENV)/bin/jupyter-book build _build/quick/src $(JB_FLAGS) --path-output _build/quick
 	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest tests
 
 ## A papermill sweep of one notebook over a grid, into sweeps/ (the book is untouched), e.g.
-##   make sweep NOTEBOOK=00_quickstart GRID="seed=0,1,2"
+##   make sweep NOTEBOOK=00_quickstart GRID="seed=0,1,2 schedule=ET,LR"
+## GRID is passed through the environment, never expanded by make or the shell.
 sweep: setup
-	@test -n "$(NOTEBOOK)" -a -n "$(GRID)" || { echo 'usage: make sweep NOTEBOOK=<name> GRID="param=v1,v2 [param2=...]"'; exit 2; }
-	$(PY) -m lib.runner --only $(NOTEBOOK) $(foreach g,$(GRID),--grid $(g)) --output-dir sweeps/$(NOTEBOOK)
+	@test -n "$$NOTEBOOK" -a -n "$$GRID" || { echo 'usage: make sweep NOTEBOOK=<name> GRID="param=v1,v2 [param2=...]"'; exit 2; }
+	$(PY) -m lib.runner --only "$$NOTEBOOK" --grid-spec "$$GRID" --output-dir "sweeps/$$NOTEBOOK"
 
 benchmark: setup
 	$(PY) benchmarks/entk_speed.py
 	$(PY) benchmarks/train_speed.py
+
+## Remove cache entries written by other versions of lib/ or requirements.txt (never the current ones).
+prune-results: setup
+	$(PY) -m lib.results prune
 
 ## Force recomputation: the results cache and the executed notebooks built from it.
 clean-results:

@@ -1,17 +1,24 @@
 """Execute the book's notebooks with papermill, in order, with a profile's parameters.
 
-    python -m lib.runner --profile full            # paper scale (the book)
-    python -m lib.runner --profile quick           # small parameters (CI)
+    python -m lib.runner --profile full            # paper scale: the book (book/executed, results/)
+    python -m lib.runner --profile quick           # small parameters (tests, CI): all under _build/quick/
     python -m lib.runner --only 00_quickstart -p n_iterations=1000 --output-dir sweeps/x
-    python -m lib.runner --only 00_quickstart --grid seed=0,1,2 --grid schedule="'ET'","'LR'" \
+    python -m lib.runner --only 00_quickstart --grid seed=0,1,2 --grid "schedule='ET','LR'" \\
         --output-dir sweeps/quickstart        # one executed notebook per grid point
 
-The percent-format ``notebooks/<name>.py`` is read with jupytext, parameters are injected
-by papermill, and the executed notebook is written to ``book/executed/<name>.ipynb`` (the
-file the book renders) unless ``--output-dir`` is given. Chapters' headline numbers go to
-``<output-dir>/summary/`` (see :mod:`lib.summary`), so a sweep never touches the book's.
-Computed results are shared through the parameter-keyed cache in ``results/``. A failing
-cell stops the run with a non-zero exit code.
+Profiles never share outputs. ``full`` writes the executed notebooks the book renders to
+``book/executed/`` and its results to ``results/`` (or ``$REPRO_RESULTS_DIR``); ``quick`` writes
+executed notebooks, summary records and results under ``_build/quick/`` (with a copy of the
+book's sources there, so ``jupyter-book build _build/quick/src`` builds that book), so nothing
+``make test`` does changes what ``make book`` publishes.
+
+Parameters are checked before a kernel starts: every ``-p``/``--grid`` name must be one the
+notebook's ``parameters`` cell defines, and every value a Python literal of the default's type
+(lists, tuples, dicts allowed); ranges are checked by the notebook's first cell, still before
+any work. An executed notebook is written to a temporary file and renamed into place only if
+every cell succeeded, so a failed run never replaces a good chapter (the failed notebook is kept
+as ``<name>.failed.ipynb`` for inspection). A notebook whose source, parameters, ``lib/`` code,
+requirements and inputs (the summary records it reads) are unchanged is not re-executed.
 """
 
 from __future__ import annotations
@@ -22,13 +29,18 @@ import hashlib
 import itertools
 import json
 import os
+import re
+import shlex
+import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from .results import REPO_ROOT
+from .results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_env, results_dir
 
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 NOTEBOOKS = (
     "00_quickstart",
     "01_one_step_entk",
@@ -55,23 +67,204 @@ PROFILES: dict[str, dict[str, dict]] = {
 }
 
 EXECUTED_DIR = REPO_ROOT / "book" / "executed"
+QUICK_DIR = REPO_ROOT / "_build" / "quick"
+ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_ALLOW_LARGE = (
+    "REPRO_PROFILE", "REPRO_SUMMARY_DIR", "REPRO_SUMMARY_STAGING", "REPRO_EXECUTION_KEY", "REPRO_ALLOW_LARGE")
+BOOK_SOURCES = ("_config.yml", "_toc.yml", "book")
 
 
-def execution_key(name: str, parameters: dict) -> str:
-    """Hash of everything an executed notebook depends on: its source, the parameters, the
-    code in ``lib/`` and the pinned requirements."""
+class ParameterError(ValueError):
+    """A runner parameter (name, value or grid) that cannot be run; raised before any kernel starts."""
+
+
+@dataclass(frozen=True)
+class ProfileLayout:
+    """Where a profile's outputs go: executed notebooks, summary records, results cache."""
+
+    executed: Path
+    results: Path
+
+    @property
+    def summary(self) -> Path:
+        return self.executed / "summary"
+
+
+def profile_layout(profile: str, output_dir: Path | None = None) -> ProfileLayout:
+    """The output folders of ``profile`` (``output_dir`` replaces the executed-notebook folder)."""
+    if profile == "quick":
+        return ProfileLayout(Path(output_dir or QUICK_DIR / "src" / "book" / "executed").absolute(),
+                             QUICK_DIR / "results")
+    return ProfileLayout(Path(output_dir or EXECUTED_DIR).absolute(), results_dir())
+
+
+# ---------------------------------------------------------------- parameters
+
+
+def notebook_source(name: str) -> Path:
+    if name not in NOTEBOOKS:
+        raise ParameterError(f"notebook must be one of {list(NOTEBOOKS)}, got {name!r}")
+    return NOTEBOOK_DIR / f"{name}.py"
+
+
+def notebook_parameters(name: str) -> dict[str, object]:
+    """The defaults of ``notebooks/<name>.py``'s ``parameters`` cell (every ``name = literal``)."""
+    import jupytext
+
+    cells = [c for c in jupytext.read(notebook_source(name)).cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ParameterError(f"notebooks/{name}.py must have exactly one cell tagged 'parameters', found {len(cells)}")
+    defaults = {}
+    for statement in ast.parse(cells[0].source).body:
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            raise ParameterError(f"the parameters cell of notebooks/{name}.py may only hold 'name = literal' lines")
+        defaults[statement.targets[0].id] = ast.literal_eval(statement.value)
+    return defaults
+
+
+def parse_value(text: str) -> object:
+    """A Python literal (``3``, ``0.1``, ``'LR'``, ``[0, 1]``, ``{'ET': 0}``); a bare word is a string."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", text):
+            return text  # bare word: schedule=LR
+        raise ParameterError(f"{text!r} is not a Python literal (numbers, 'strings', [lists], (tuples), {{dicts}}, "
+                             "True/False/None)") from None
+
+
+def parse_assignment(text: str) -> tuple[str, object]:
+    """``name=value`` with a Python literal value (``n=3``, ``schedule='LR'``, ``seeds=[0,1]``)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise ParameterError(f"parameters are given as name=value, got {text!r}")
+    try:
+        return name, parse_value(value)
+    except ParameterError as err:
+        raise ParameterError(f"parameter {name}: {err}") from None
+
+
+def parse_grid(text: str) -> tuple[str, list]:
+    """``name=v1,v2,...``: the values as one Python literal list (so ``[0,1],[2,3]`` is two lists),
+    or comma-separated bare words (``schedule=ET,LR``)."""
+    name, sep, values = text.partition("=")
+    if not sep or not name.isidentifier() or not values.strip():
+        raise ParameterError(f"a grid is given as name=value1,value2,..., got {text!r}")
+    try:
+        parsed = ast.literal_eval(f"[{values}]")
+    except (ValueError, SyntaxError):
+        parsed = [parse_assignment(f"{name}={v.strip()}")[1] for v in values.split(",")]
+    if not parsed:
+        raise ParameterError(f"grid {name} has no values: {text!r}")
+    return name, parsed
+
+
+def parse_grid_spec(spec: str) -> list[tuple[str, list]]:
+    """Several grids in one shell-quoted string, ``"seed=0,1 schedule=ET,LR"`` (the Makefile's GRID)."""
+    try:
+        words = shlex.split(spec)
+    except ValueError as err:
+        raise ParameterError(f"GRID {spec!r} is not a valid list of name=values words ({err})") from None
+    return [parse_grid(w) for w in words]
+
+
+def _plain(value: object) -> object:
+    """Tuples as lists, recursively (papermill passes lists and dicts, not tuples)."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _type_name(value: object) -> str:
+    return {bool: "True/False", int: "an integer", float: "a number", str: "a string", list: "a list",
+            tuple: "a list", dict: "a dict"}.get(type(value), type(value).__name__)
+
+
+def _same_kind(default: object, value: object) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if isinstance(default, (list, tuple)):
+        return isinstance(value, (list, tuple))
+    if default is None:
+        return True
+    return type(value) is type(default)
+
+
+def check_parameters(name: str, parameters: dict) -> dict:
+    """``parameters`` checked against ``name``'s parameters cell (names and types), tuples as lists."""
+    defaults = notebook_parameters(name)
+    unknown = sorted(set(parameters) - set(defaults))
+    if unknown:
+        raise ParameterError(f"{name} has no parameter {', '.join(unknown)}; allowed: {', '.join(defaults)}")
+    for key, value in parameters.items():
+        if not _same_kind(defaults[key], value):
+            raise ParameterError(f"{name}: parameter {key} must be {_type_name(defaults[key])} like its default "
+                                 f"{defaults[key]!r}, got {value!r} ({type(value).__name__})")
+    return {k: _plain(v) for k, v in parameters.items()}
+
+
+def grid_points(grids: list[tuple[str, list]]) -> list[dict]:
+    """Every combination of the grids' values (one empty point without grids); a name twice is an error."""
+    names = [n for n, _ in grids]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ParameterError(f"grid parameter {', '.join(repeated)} given more than once; give all its values in "
+                             "one name=v1,v2,... word")
+    return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grids))]
+
+
+def point_folder(point: dict) -> str:
+    """A safe folder name for a grid point: readable ``name-value`` parts (other characters replaced
+    by ``_``) plus a hash of the exact values, so distinct points never share a folder."""
+    if not point:
+        return "default"
+    readable = "_".join(f"{k}-{v if isinstance(v, str) else json.dumps(v, sort_keys=True)}" for k, v in point.items())
+    readable = re.sub(r"[^A-Za-z0-9.=+-]+|\.{2,}", "_", readable).strip("._")[:80]
+    digest = hashlib.sha256(json.dumps(point, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{readable}_{digest}"
+
+
+def inside(folder: Path, parent: Path) -> Path:
+    """``folder`` resolved, if it lies inside ``parent``; else :class:`ParameterError`."""
+    resolved, root = folder.resolve(), parent.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise ParameterError(f"output folder {folder} would leave {parent}")
+    return resolved
+
+
+# ---------------------------------------------------------------- execution
+
+
+def reads_summaries(name: str) -> bool:
+    return "summary.load(" in notebook_source(name).read_text()
+
+
+def writes_summary(name: str) -> bool:
+    return "summary.record(" in notebook_source(name).read_text()
+
+
+def execution_key(name: str, parameters: dict, profile: str = "full", summary_dir: Path | None = None) -> str:
+    """Hash of everything an executed notebook depends on: its source, the parameters and profile,
+    the code (``lib/`` and requirements, :func:`lib.results.code_digest`) and, for a notebook that
+    reads summary records, the records it reads."""
     digest = hashlib.sha256()
-    digest.update(json.dumps(parameters, sort_keys=True).encode())
-    sources = [REPO_ROOT / "notebooks" / f"{name}.py", REPO_ROOT / "requirements.txt",
-               *sorted((REPO_ROOT / "lib").glob("*.py"))]
-    for path in sources:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+    digest.update(json.dumps({"parameters": _plain(parameters), "profile": profile}, sort_keys=True).encode())
+    digest.update(code_digest().encode())
+    digest.update(notebook_source(name).read_bytes())
+    if reads_summaries(name) and summary_dir is not None:
+        for record in sorted(Path(summary_dir).glob("*.json")):
+            if record.stem != name:
+                digest.update(record.name.encode() + b"\0" + record.read_bytes())
     return digest.hexdigest()[:20]
 
 
 def up_to_date(name: str, output: Path, key: str, summary_dir: Path) -> bool:
-    """Whether ``output`` was executed with ``key`` and the summary record it writes (if any) exists."""
+    """Whether ``output`` was executed with ``key`` and the summary record it writes (if any) came
+    from that same execution."""
     import nbformat
 
     if not output.exists():
@@ -80,97 +273,157 @@ def up_to_date(name: str, output: Path, key: str, summary_dir: Path) -> bool:
         recorded = nbformat.read(output, as_version=4).metadata.get("repro", {}).get("execution_key")
     except (OSError, ValueError):
         return False
-    writes_summary = "summary.record(" in (REPO_ROOT / "notebooks" / f"{name}.py").read_text()
-    return recorded == key and (not writes_summary or (summary_dir / f"{name}.json").exists())
+    if recorded != key:
+        return False
+    if not writes_summary(name):
+        return True
+    try:
+        return json.loads((summary_dir / f"{name}.json").read_text()).get("execution_key") == key
+    except (OSError, ValueError):
+        return False
 
 
-def execute(name: str, parameters: dict, output_dir: Path, force: bool = False) -> Path:
-    """Run ``notebooks/<name>.py`` with ``parameters`` into ``output_dir/<name>.ipynb``, unless
-    that file was already executed from the same inputs (see :func:`execution_key`)."""
+def stage_book_sources(destination: Path) -> None:
+    """Copy the book's configuration and prose pages (not the executed notebooks) to ``destination``."""
+    destination.mkdir(parents=True, exist_ok=True)
+    for item in BOOK_SOURCES:
+        source, target = REPO_ROOT / item, destination / item
+        if source.is_dir():
+            shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("executed", "__pycache__"))
+        else:
+            shutil.copy2(source, target)
+
+
+class NotebookFailed(RuntimeError):
+    """A cell raised; the message names the notebook, the error and where the failed copy is."""
+
+
+def _failure_message(name: str, err: Exception, failed_copy: Path) -> str:
+    ename, evalue = getattr(err, "ename", type(err).__name__), getattr(err, "evalue", str(err))
+    return f"{name} failed: {ename}: {evalue}\n(the previous output is untouched; the failed run is in {failed_copy})"
+
+
+def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, profile: str = "full",
+            results: Path | None = None, allow_large: bool = False) -> Path:
+    """Run ``notebooks/<name>.py`` with ``parameters`` into ``output_dir/<name>.ipynb`` (atomically),
+    unless that file was already executed from the same inputs (see :func:`execution_key`)."""
     import jupytext
     import nbformat
     import papermill
 
-    summary_dir = Path(output_dir).resolve() / "summary"
-    os.environ["REPRO_SUMMARY_DIR"] = str(summary_dir)  # inherited by the kernel
-    source = REPO_ROOT / "notebooks" / f"{name}.py"
-    if not source.exists():
-        raise ValueError(f"notebook must be one of {list(NOTEBOOKS)} (notebooks/<name>.py), got {name!r}")
-    output_dir.mkdir(parents=True, exist_ok=True)
+    parameters = check_parameters(name, parameters)
+    output_dir = Path(output_dir).absolute()
+    summary_dir = output_dir / "summary"
     output = output_dir / f"{name}.ipynb"
-    key = execution_key(name, parameters)
+    key = execution_key(name, parameters, profile, summary_dir)
     if not force and up_to_date(name, output, key, summary_dir):
-        print(f"[runner] {name}: up to date (same source, parameters, lib and requirements)", flush=True)
+        print(f"[runner] {name}: up to date (same source, parameters, code and inputs)", flush=True)
         return output
-    with tempfile.TemporaryDirectory() as tmp:
-        unexecuted = Path(tmp) / f"{name}.ipynb"
-        jupytext.write(jupytext.read(source), unexecuted)
-        papermill.execute_notebook(
-            str(unexecuted),
-            str(output),
-            parameters=parameters,
-            kernel_name="python3",
-            cwd=str(REPO_ROOT / "notebooks"),
-            progress_bar=True,
-        )
-    executed = nbformat.read(output, as_version=4)
-    executed.metadata["repro"] = {"execution_key": key, "parameters": parameters}
-    nbformat.write(executed, output)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    summary_dir.mkdir(parents=True, exist_ok=True)
+    failed_copy = output_dir / f"{name}.failed.ipynb"
+    with tempfile.TemporaryDirectory(dir=output_dir, prefix=f".run-{name}-") as tmp:
+        unexecuted, executed_tmp, staged_summary = Path(tmp) / "in.ipynb", Path(tmp) / "out.ipynb", Path(tmp) / "summary"
+        jupytext.write(jupytext.read(notebook_source(name)), unexecuted)
+        kernel_env = {ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary), ENV_PROFILE: profile, ENV_KEY: key,
+                      ENV_ALLOW_LARGE: "1" if allow_large else "0",
+                      **({RESULTS_ENV: str(Path(results).absolute())} if results is not None else {})}
+        saved_env = {k: os.environ.get(k) for k in kernel_env}
+        os.environ.update(kernel_env)  # inherited by the kernel
+        try:
+            papermill.execute_notebook(str(unexecuted), str(executed_tmp), parameters=parameters,
+                                       kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=True)
+        except Exception as err:
+            if executed_tmp.exists():
+                os.replace(executed_tmp, failed_copy)
+            raise NotebookFailed(_failure_message(name, err, failed_copy)) from err
+        finally:
+            for k, v in saved_env.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        executed = nbformat.read(executed_tmp, as_version=4)
+        executed.metadata["repro"] = {"execution_key": key, "parameters": parameters, "profile": profile}
+        nbformat.write(executed, executed_tmp)
+        records = sorted(staged_summary.glob("*.json")) if staged_summary.exists() else []
+        if writes_summary(name) and not records:
+            raise NotebookFailed(f"{name} ran but wrote no summary record; the previous output is untouched")
+        for record in records:  # the record first: an output without its record is re-run, never trusted
+            os.replace(record, summary_dir / record.name)
+        os.replace(executed_tmp, output)
+    failed_copy.unlink(missing_ok=True)
     return output
 
 
-def parse_assignment(text: str) -> tuple[str, object]:
-    """``name=value`` with a Python literal value (``n=3``, ``schedule='LR'``, ``seeds=[0,1]``)."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.isidentifier():
-        raise argparse.ArgumentTypeError(f"parameters are given as name=value, got {text!r}")
-    try:
-        return name, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return name, value  # a bare string
+# ---------------------------------------------------------------- command line
 
 
-def parse_grid(text: str) -> tuple[str, list]:
-    """``name=v1,v2,...`` with Python literal values."""
-    name, sep, values = text.partition("=")
-    if not sep or not name.isidentifier() or not values:
-        raise argparse.ArgumentTypeError(f"a grid is given as name=value1,value2,..., got {text!r}")
-    return name, [parse_assignment(f"{name}={v}")[1] for v in values.split(",")]
-
-
-def grid_points(grids: list[tuple[str, list]]) -> list[dict]:
-    """Every combination of the grids' values (one empty point without grids)."""
-    names = [n for n, _ in grids]
-    return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grids))]
-
-
-def point_folder(point: dict) -> str:
-    return "_".join(f"{k}-{v}" for k, v in point.items()) or "default"
+def plan_runs(args: argparse.Namespace, layout: ProfileLayout) -> list[tuple[str, dict, Path]]:
+    """Every (notebook, parameters, output folder) to run, all checked before the first kernel starts."""
+    grids = [parse_grid(g) for g in args.grid] + (parse_grid_spec(args.grid_spec) if args.grid_spec else [])
+    points = grid_points(grids)
+    assignments = [parse_assignment(p) for p in args.parameter]
+    overrides = dict(assignments)
+    repeated = sorted({n for n, _ in assignments if [m for m, _ in assignments].count(n) > 1})
+    if repeated:
+        raise ParameterError(f"parameter {', '.join(repeated)} given more than once with -p")
+    both = sorted(set(overrides) & {n for n, _ in grids})
+    if both:
+        raise ParameterError(f"parameter {', '.join(both)} given both with -p and as a grid")
+    runs = []
+    for point in points:
+        output_dir = inside(layout.executed / point_folder(point), layout.executed) if grids else layout.executed
+        for name in args.only or NOTEBOOKS:
+            parameters = {**PROFILES[args.profile].get(name, {}), **overrides, **point}
+            runs.append((name, check_parameters(name, parameters), output_dir))
+    return runs
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Execute the book's notebooks with papermill.")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="full")
     parser.add_argument("--only", nargs="+", choices=NOTEBOOKS, help="run only these notebooks")
-    parser.add_argument("-p", "--parameter", action="append", type=parse_assignment, default=[],
-                        help="override a parameter: name=value (repeatable)")
-    parser.add_argument("--grid", action="append", type=parse_grid, default=[],
+    parser.add_argument("-p", "--parameter", action="append", default=[],
+                        help="override a parameter: name=value, value a Python literal (repeatable)")
+    parser.add_argument("--grid", action="append", default=[],
                         help="sweep a parameter: name=v1,v2,... (repeatable; the cartesian product is run, "
                              "each point into its own sub-folder of --output-dir)")
-    parser.add_argument("--output-dir", type=Path, default=EXECUTED_DIR)
+    parser.add_argument("--grid-spec", default="", help="several grids in one string: \"seed=0,1 schedule=ET,LR\"")
+    parser.add_argument("--output-dir", type=Path, default=None,
+                        help="where executed notebooks go (default: the profile's book folder)")
     parser.add_argument("--force", action="store_true", help="execute even notebooks that are up to date")
-    args = parser.parse_args(argv)
-    if args.grid and args.output_dir.resolve() == EXECUTED_DIR.resolve():
-        parser.error("--grid needs an --output-dir outside book/executed (sweeps never overwrite the book)")
-    start = time.perf_counter()
-    for point in grid_points(args.grid):
-        output_dir = args.output_dir / point_folder(point) if args.grid else args.output_dir
-        for name in args.only or NOTEBOOKS:
-            parameters = {**PROFILES[args.profile].get(name, {}), **dict(args.parameter), **point}
-            print(f"[runner] {name} ({args.profile}) {parameters} -> {output_dir}", flush=True)
-            t0 = time.perf_counter()
-            execute(name, parameters, output_dir, force=args.force)
-            print(f"[runner] {name} done in {time.perf_counter() - t0:.1f} s", flush=True)
+    parser.add_argument("--allow-large", action="store_true",
+                        help="run sizes and iteration counts above the notebooks' sane bounds (may take days)")
+    try:
+        args = parser.parse_args(argv)
+        layout = profile_layout(args.profile, args.output_dir)
+        default_book = profile_layout(args.profile).executed
+        if (args.grid or args.grid_spec) and layout.executed == default_book:
+            raise ParameterError("a grid needs an --output-dir of its own (sweeps never overwrite the book)")
+        if args.profile != "full" and args.output_dir and layout.executed == EXECUTED_DIR.absolute():
+            raise ParameterError(f"the {args.profile} profile never writes into {EXECUTED_DIR} (the published book)")
+        runs = plan_runs(args, layout)
+    except ParameterError as err:
+        print(f"[runner] error: {err}", file=sys.stderr)
+        return 2
+    resolve_results_env()
+    results = layout.results if args.profile != "full" else None
+    if args.profile == "quick" and not args.output_dir:
+        stage_book_sources(QUICK_DIR / "src")
+    start, times = time.perf_counter(), []
+    for name, parameters, output_dir in runs:
+        print(f"[runner] {name} ({args.profile}) {parameters} -> {output_dir}", flush=True)
+        t0 = time.perf_counter()
+        try:
+            execute(name, parameters, output_dir, force=args.force, profile=args.profile, results=results,
+                    allow_large=args.allow_large)
+        except NotebookFailed as err:
+            print(f"[runner] error: {err}", file=sys.stderr)
+            return 1
+        times.append((name, output_dir, time.perf_counter() - t0))
+        print(f"[runner] {name} done in {times[-1][2]:.1f} s", flush=True)
+    print("[runner] time per notebook: " + ", ".join(f"{n} {s:.0f} s" for n, _, s in times), flush=True)
     print(f"[runner] all notebooks executed in {time.perf_counter() - start:.1f} s", flush=True)
     return 0
 
