@@ -20,7 +20,7 @@ from .losses import squared_error
 from .models import INITS, MultitaskNet, Params
 from .tasks import Dataset, TaskEnvironment
 from .training import train_many
-from .validation import check_choice, check_int, check_seeds
+from .validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
 
@@ -339,14 +339,15 @@ def check_schedule_parameters(n_pairs, first_seeds, iterations) -> dict[str, tup
 
     ``first_seeds`` and ``iterations`` are dicts keyed by schedule name ("ET", "LR"); seeds of
     different schedules must not overlap (fresh networks per schedule)."""
-    check_int("n_pairs", n_pairs, minimum=2)
+    check_size("n_pairs", n_pairs, minimum=2, sane_maximum=200)
     for name, value in (("first_seeds", first_seeds), ("iterations", iterations)):
         if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
             raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
     plan = {}
     for schedule in SCHEDULES:
-        first = check_int(f"first_seeds[{schedule!r}]", first_seeds[schedule], minimum=0)
-        n_it = check_int(f"iterations[{schedule!r}]", iterations[schedule], minimum=100)
+        first = check_seed(f"first_seeds[{schedule!r}]", first_seeds[schedule])
+        check_seed(f"first_seeds[{schedule!r}] + n_pairs - 1", first + n_pairs - 1)
+        n_it = check_size(f"iterations[{schedule!r}]", iterations[schedule], minimum=100, sane_maximum=100_000)
         if n_it % 100:
             raise ValueError(f"iterations[{schedule!r}] must be a multiple of 100 (101 snapshots), got {n_it}")
         plan[schedule] = (tuple(range(first, first + n_pairs)), n_it)

@@ -133,7 +133,7 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
         return {k: out[k] for k in ("hidden_groups", "iterations", "loss_test")}
 
     parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
-                      n_iterations=n_iterations, n_hidden=n_hidden, version=1)
+                      n_iterations=n_iterations, n_hidden=n_hidden)
     return results.cached("grouped_hidden", parameters, compute)
 
 

@@ -29,7 +29,7 @@ from .kernels import entk, epntk, ntk
 from .losses import squared_error
 from .models import LinearNet, Params
 from .training import train
-from .validation import check_choice, check_int, check_positive_float
+from .validation import check_choice, check_int, check_positive_float, check_seed, check_size
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def make_smg_problem(
 ) -> SMGProblem:
     """Random orthonormal singular vectors with the given singular values; Gaussian inputs,
     centred and whitened so that ``x.T @ x = I`` (as in the authors' script)."""
-    check_int("seed", seed, minimum=0)
+    check_seed("seed", seed)
     check_int("n_samples", n_samples, minimum=n_in + 1)
     s = np.asarray(singular_values, dtype=np.float64)
     if s.ndim != 1 or len(s) != min(n_in, n_out) or (s <= 0).any():
@@ -296,7 +296,7 @@ def cached_run(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 25
 
     problem = make_smg_problem(seed)
     parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations,
-                      record_every=record_every, init=init, version=1)
+                      record_every=record_every, init=init)
     arrays = results.cached("smg_run", parameters, lambda: _run_arrays(
         run_smg(problem, seed, learning_rate, n_iterations, record_every, init=init)))
     run = SMGRun(arrays["times"], {"w1": arrays["w1"], "w2": arrays["w2"]}, arrays["loss"],
@@ -311,7 +311,7 @@ def cached_epntk(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 
 
     problem = make_smg_problem(seed)
     parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations,
-                      record_every=record_every, version=2)
+                      record_every=record_every)
     return problem, results.cached("smg_epntk", parameters,
                                    lambda: epntk_path(problem, seed, learning_rate, n_iterations, record_every))
 
@@ -369,16 +369,16 @@ def cached_epntk_convergence(seed: int, learning_rates, total_time: float) -> di
         rows = [epntk_errors(problem, seed, lr, total_time) for lr in tqdm(learning_rates, desc="ePNTK runs")]
         return {"learning_rate": np.asarray(learning_rates), **{k: np.asarray([r[k] for r in rows]) for k in rows[0]}}
 
-    parameters = dict(seed=seed, learning_rates=learning_rates, total_time=total_time, version=1)
+    parameters = dict(seed=seed, learning_rates=learning_rates, total_time=total_time)
     return results.cached("smg_epntk_convergence", parameters, compute)
 
 
 def check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times) -> None:
     """Validate the SMG chapters' shared parameters (ValueError naming the parameter)."""
-    check_int("seed", seed, minimum=0)
+    check_seed("seed", seed)
     check_positive_float("learning_rate", learning_rate)
     check_int("record_every", record_every, minimum=1)
-    check_int("n_iterations", n_iterations, minimum=record_every)
+    check_size("n_iterations", n_iterations, minimum=record_every, sane_maximum=100_000)
     if n_iterations % record_every:
         raise ValueError(f"n_iterations must be a multiple of record_every ({record_every}), got {n_iterations}")
     if (not isinstance(analysis_times, (list, tuple)) or len(analysis_times) != 2

@@ -23,7 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .validation import check_choice, check_int
+from .validation import check_choice, check_int, check_seed
 
 SPLITS = ("iid", "disjoint")
 
@@ -240,7 +240,7 @@ class TaskEnvironment:
         ``split="disjoint"``: no pattern appears in both.
         """
         check_choice("split", split, SPLITS)
-        check_int("seed", seed, minimum=0)
+        check_seed("seed", seed)
         check_int("stream", stream, minimum=0)
         rng = np.random.default_rng((seed, stream))
         if split == "iid":

@@ -1,15 +1,19 @@
-"""Parameter checks that fail early with a message naming the parameter.
+"""Parameter checks that fail early with a message naming the parameter and the allowed values.
 
-Every public entry point of :mod:`lib` (and every notebook ``parameters`` cell)
-validates its inputs with these helpers, so that a bad value gives one clear
-``ValueError`` instead of a stack trace from deep inside JAX.
+Every public entry point of :mod:`lib` (and every notebook's first cell, right after its
+``parameters`` cell) validates its inputs with these helpers, so that a bad value gives one
+clear ``ValueError`` before any work starts instead of a stack trace from deep inside JAX.
 """
 
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Iterable
 from typing import Any
+
+SEED_LIMIT = 2**32  # JAX's PRNGKey (without x64) and NumPy's legacy seeding take seeds in [0, 2**32)
+ALLOW_LARGE_ENV = "REPRO_ALLOW_LARGE"
 
 
 def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -20,32 +24,56 @@ def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
     return value
 
 
-def check_int(name: str, value: Any, minimum: int | None = None) -> int:
-    """Return ``value`` as ``int`` if it is an integer (not bool) >= ``minimum``."""
+def check_int(name: str, value: Any, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as ``int`` if it is an integer (not bool) in [``minimum``, ``maximum``]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        low = "" if minimum is None else f" >= {minimum}"
+        high = "" if maximum is None else f"{' and' if low else ''} <= {maximum}"
+        raise ValueError(f"{name} must be an integer{low}{high}, got {value!r}")
     return int(value)
 
 
-def check_positive_float(name: str, value: Any) -> float:
-    """Return ``value`` as ``float`` if it is a finite real number > 0."""
+def check_seed(name: str, value: Any) -> int:
+    """A seed: an integer in [0, 2**32) (larger ones would alias or overflow in JAX and NumPy)."""
+    return check_int(name, value, minimum=0, maximum=SEED_LIMIT - 1)
+
+
+def large_runs_allowed() -> bool:
+    """Whether sizes above the sane bounds were confirmed (runner ``--allow-large``)."""
+    return os.environ.get(ALLOW_LARGE_ENV, "0") == "1"
+
+
+def check_size(name: str, value: Any, minimum: int, sane_maximum: int) -> int:
+    """An integer size or iteration count >= ``minimum``; above ``sane_maximum`` (a run of hours to
+    days on a laptop) only when confirmed with the runner's ``--allow-large`` (``REPRO_ALLOW_LARGE=1``)."""
+    value = check_int(name, value, minimum=minimum)
+    if value > sane_maximum and not large_runs_allowed():
+        raise ValueError(f"{name} must be an integer in [{minimum}, {sane_maximum}] (larger values run for hours "
+                         f"or days), got {value!r}; to run it anyway pass --allow-large to python -m lib.runner "
+                         f"(or set {ALLOW_LARGE_ENV}=1)")
+    return value
+
+
+def check_positive_float(name: str, value: Any, maximum: float | None = None) -> float:
+    """Return ``value`` as ``float`` if it is a finite real number in (0, ``maximum``]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a positive number, got {value!r} ({type(value).__name__})")
     value = float(value)
-    if not (value > 0.0 and value < float("inf")):
-        raise ValueError(f"{name} must be a positive finite number (> 0), got {value!r}")
+    if not (value > 0.0 and value < float("inf")) or (maximum is not None and value > maximum):
+        bound = f" and <= {maximum}" if maximum is not None else ""
+        raise ValueError(f"{name} must be a positive finite number (> 0{bound}), got {value!r}")
     return value
 
 
 def check_seeds(name: str, value: Any) -> tuple[int, ...]:
-    """Return a tuple of non-negative integer seeds from an int or a sequence of ints."""
+    """Return a tuple of seeds in [0, 2**32) from an int or a sequence of ints."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = [value]
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise ValueError(f"{name} must be a non-negative integer or a list of them, got {value!r}")
-    seeds = tuple(check_int(f"{name}[{i}]", s, minimum=0) for i, s in enumerate(value))
+        raise ValueError(f"{name} must be an integer in [0, {SEED_LIMIT}) or a list of them, got {value!r}")
+    seeds = tuple(check_seed(f"{name}[{i}]", s) for i, s in enumerate(value))
     if not seeds:
         raise ValueError(f"{name} must contain at least one seed, got {value!r}")
     return seeds

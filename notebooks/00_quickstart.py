@@ -1,7 +1,10 @@
 # ---
 # jupyter:
+#   chapter:
+#     figures: 2
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: chapter
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -44,12 +47,12 @@ entk_variant = "principled"
 
 # %% tags=["remove-cell"]
 from lib.experiments import ENTK_VARIANTS, SCHEDULES
-from lib.validation import check_choice, check_int
+from lib.validation import check_choice, check_seed, check_size
 
-check_int("seed", seed, minimum=0)
+check_seed("seed", seed)
 check_choice("schedule", schedule, SCHEDULES)
-check_int("n_iterations", n_iterations, minimum=100)
-check_int("n_hidden", n_hidden, minimum=1)
+check_size("n_iterations", n_iterations, minimum=100, sane_maximum=100_000)
+check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
 check_choice("entk_variant", entk_variant, ENTK_VARIANTS)
 
 # %% tags=["hide-input"]
@@ -61,7 +64,7 @@ from lib.experiments import entk_at_init, run_pairs
 from lib.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
-run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden, version=1)
+run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden)
 pair = results.cached(
     "quickstart_pair",
     run_parameters,

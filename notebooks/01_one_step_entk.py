@@ -1,7 +1,10 @@
 # ---
 # jupyter:
+#   chapter:
+#     figures: 2
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: chapter
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -55,14 +58,15 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the error study goes far below float32 precision
 
-from lib.validation import check_int, check_positive_float
+from lib.validation import check_positive_float, check_seed, check_size
 
-check_int("seed", seed, minimum=0)
-check_int("n_hidden", n_hidden, minimum=1)
-check_int("n_train", n_train, minimum=1)
+check_seed("seed", seed)
+check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
+check_size("n_train", n_train, minimum=1, sane_maximum=10_000)
 check_positive_float("learning_rate", learning_rate)
-check_int("n_iterations", n_iterations, minimum=1)
-check_int("n_learning_rates", n_learning_rates, minimum=3)
+check_size("n_iterations", n_iterations, minimum=1, sane_maximum=1_000_000)
+check_size("n_learning_rates", n_learning_rates, minimum=3, sane_maximum=20)
+run_parameters = dict(seed=seed, n_hidden=n_hidden, n_train=n_train, learning_rate=learning_rate, n_iterations=n_iterations, n_learning_rates=n_learning_rates)
 
 # %% tags=["hide-input"]
 import jax.numpy as jnp
@@ -71,7 +75,7 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib import analysis, kernels, plotting
+from lib import analysis, kernels, plotting, summary
 from lib.models import ReluNet1D
 from lib.training import train
 
@@ -116,7 +120,8 @@ for lr in learning_rates:
 errors = pd.DataFrame(rows)
 slope_train = analysis.loglog_slope(errors["learning rate"], errors["max |true - eNTK|, training points"])
 slope_grid = analysis.loglog_slope(errors["learning rate"], errors["max |true - eNTK|, grid"])
-assert 1.8 < slope_train < 2.2, errors  # regression check: second-order error where the network is smooth
+summary.check_headline("01_one_step_entk", run_parameters, "one-step error order in the learning rate (training "
+                       "points)", slope_train, 1.8, 2.2)  # second order where the network is smooth
 relative = errors["max |true - eNTK|, grid"].iloc[0] / errors["max |true change|, grid"].iloc[0]
 glue("one_step_slope", f"{slope_train:.2f}", display=False)
 glue("one_step_slope_grid", f"{slope_grid:.2f}", display=False)
@@ -141,9 +146,7 @@ plt.show()
 # next chapters is needed for longer horizons outside the kernel regime.
 
 # %% tags=["remove-cell"]
-from lib import summary
-
-summary.record("01_one_step_entk", dict(seed=seed, n_hidden=n_hidden, n_train=n_train, learning_rate=learning_rate), [
+summary.record("01_one_step_entk", run_parameters, [
     summary.row("one-step eNTK prediction (Fig 1): error order in the learning rate",
                 "'perfectly matches' the state at t=1", f"error ~ lr^{slope_train:.2f}", 1.8 < slope_train < 2.2,
                 "second order at the training points: fitted slope in [1.8, 2.2]"),

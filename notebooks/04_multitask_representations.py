@@ -1,7 +1,10 @@
 # ---
 # jupyter:
+#   chapter:
+#     figures: 7
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: chapter
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -46,17 +49,18 @@ show_swapped_architecture = True
 
 # %% tags=["remove-cell"]
 from lib.experiments import SCHEDULES
-from lib.validation import check_choice, check_int
+from lib.validation import check_choice, check_seed, check_size
 
 ARCHITECTURES = {"4x3": (4, 3, 3), "3x4": (3, 4, 3)}
 check_choice("architecture", architecture, ARCHITECTURES)
 check_choice("schedule", schedule, SCHEDULES)
-check_int("n_iterations", n_iterations, minimum=100)
+check_size("n_iterations", n_iterations, minimum=100, sane_maximum=100_000)
 if n_iterations % 100:
     raise ValueError(f"n_iterations must be a multiple of 100 (101 snapshots), got {n_iterations}")
-check_int("n_entk_pairs", n_entk_pairs, minimum=2)
-check_int("n_ari_pairs", n_ari_pairs, minimum=2)
-check_int("first_seed", first_seed, minimum=0)
+check_size("n_entk_pairs", n_entk_pairs, minimum=2, sane_maximum=200)
+check_size("n_ari_pairs", n_ari_pairs, minimum=2, sane_maximum=100)
+check_seed("first_seed", first_seed)
+check_seed("first_seed + n_entk_pairs - 1", first_seed + max(n_entk_pairs, n_ari_pairs) - 1)
 check_choice("show_swapped_architecture", show_swapped_architecture, (True, False))
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-network", "caption": "Fig 6 of the paper, redrawn. (A) The network: stimulus pools (green) and task units (purple) project to 200 sigmoid hidden units; hidden and task units project to the output pools (red). All biases are fixed at -2. (B) The tasks: each maps one input pool to one output pool (numbers: task index)."}}

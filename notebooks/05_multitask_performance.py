@@ -1,7 +1,10 @@
 # ---
 # jupyter:
+#   chapter:
+#     figures: 4
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: chapter
 #     text_representation:
 #       extension: .py
 #       format_name: percent

@@ -1,7 +1,10 @@
 # ---
 # jupyter:
+#   chapter:
+#     figures: 0
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: chapter
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -19,7 +22,7 @@
 # Every row below was saved by the chapter that computed it, in the same build (see
 # `lib.summary`); nothing here is typed in. "Agrees" applies the criterion stated in the
 # row; an empty cell marks a number the paper does not report. The parameters each chapter
-# ran with are listed at the end — a quick-profile build (CI) says so there.
+# ran with are listed at the end; rows from different build profiles are never mixed.
 #
 # **Parameters**
 #
@@ -44,7 +47,8 @@ from myst_nb import glue
 
 from lib import summary
 
-rows, parameters = summary.load(chapters)
+rows, parameters, profile = summary.load(chapters)
+glue("summary_profile", profile, display=False)
 table = pd.DataFrame(rows)
 verdict = {True: "**yes**", False: "**no**", None: "–"}
 compared = table[table["agrees"].notna()]
@@ -67,6 +71,8 @@ for chapter, group in table.groupby("chapter", sort=False):
 display(Markdown("\n".join(lines)))
 
 # %% [markdown]
+# All rows come from one build profile, {glue:text}`summary_profile` (`full` is the paper
+# scale; `quick` is the small test build), with the parameters listed at the end.
 # By the stated criteria, {glue:text}`summary_agree` comparisons agree with the paper.
 # Those that do not: {glue:text}`summary_disagree`. Each chapter discusses its
 # disagreements; the largest caveat is in {doc}`06_correlation_analysis`: the reported
