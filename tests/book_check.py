@@ -94,8 +94,19 @@ return {images, figures, tracebacks, hasTracebackText: text.includes('Traceback 
 """
 
 
-def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_pages: int = 2) -> tuple[list[str], dict]:
-    """Problems found on every page (empty list: all good), and per-page counts."""
+def expected_figures(notebook_dir: Path) -> dict[str, int]:
+    """Chapter page -> the number of figures its notebook declares (``chapter: figures:`` in the
+    notebook's header), so that a chapter that failed to execute fails the check."""
+    import jupytext
+
+    return {f"book/executed/{source.stem}.html": int(jupytext.read(source).metadata["chapter"]["figures"])
+            for source in sorted(Path(notebook_dir).glob("*.py"))}
+
+
+def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_pages: int = 2,
+               expected: dict[str, int] | None = None) -> tuple[list[str], dict]:
+    """Problems found on every page (empty list: all good), and per-page counts. ``expected``
+    maps pages to their least number of figures; a missing page or a short one is a problem."""
     html_root = Path(html_root)
     problems, counts = [], {}
     pages = book_pages(html_root)
@@ -124,9 +135,13 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
                     problems.append(f"{page}: figure {fig_id} has no caption")
             if report["tracebacks"] or report["hasTracebackText"]:
                 problems.append(f"{page}: a cell output contains a traceback")
+            if expected and page in expected and len(report["figures"]) < expected[page]:
+                problems.append(f"{page}: {len(report['figures'])} figures, expected at least {expected[page]}")
             if screenshot_dir is not None and i < screenshot_pages + 1 and page != "index.html":
                 screenshot_dir.mkdir(parents=True, exist_ok=True)
                 driver.save_screenshot(str(screenshot_dir / (page.replace("/", "_") + ".png")))
+    for page in sorted(set(expected or {}) - set(pages)):
+        problems.append(f"{page}: missing from the built book")
     return problems, counts
 
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.book_check import book_pages, browser_available, check_book
+from tests.book_check import book_pages, browser_available, check_book, expected_figures
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 BOOK = os.environ.get("REPRO_BOOK_HTML")
 needs_browser = pytest.mark.skipif(not browser_available() and not BOOK,
@@ -21,12 +23,21 @@ needs_browser = pytest.mark.skipif(not browser_available() and not BOOK,
 def test_every_page_loads_with_its_figures_and_no_tracebacks():
     html_root = Path(BOOK)
     screenshots = Path(os.environ.get("REPRO_SCREENSHOTS", html_root.parent / "screenshots"))
-    problems, counts = check_book(html_root, screenshots)
+    expected = expected_figures(NOTEBOOKS)
+    problems, counts = check_book(html_root, screenshots, expected=expected)
     assert not problems, "\n".join(problems)
-    chapters = [p for p in counts if p.startswith("book/executed/")]
-    assert len(chapters) >= 7, counts
-    assert sum(c["figures"] for c in counts.values()) >= 20, counts  # the chapters' captioned figures
+    assert set(expected) <= set(counts), counts  # every chapter rendered
     assert len(list(screenshots.glob("*.png"))) >= 2
+
+
+def test_every_chapter_declares_its_figures():
+    """The declaration matches the notebook: one figure per cell with figure metadata."""
+    import jupytext
+
+    for source in sorted(NOTEBOOKS.glob("*.py")):
+        cells = jupytext.read(source).cells
+        figure_cells = sum(1 for c in cells if "figure" in c.metadata.get("mystnb", {}))
+        assert expected_figures(NOTEBOOKS)[f"book/executed/{source.stem}.html"] == figure_cells, source.name
 
 
 @needs_browser
@@ -43,8 +54,10 @@ def test_checker_reports_a_missing_figure_and_a_traceback(tmp_path):
         "<div class='output traceback'><pre>Traceback (most recent call last):\nValueError</pre></div>"
         "</body></html>")
     assert book_pages(tmp_path) == ["book/page.html", "index.html"]
-    problems, _ = check_book(tmp_path)
+    problems, _ = check_book(tmp_path, expected={"book/page.html": 3, "book/gone.html": 1})
     assert any("missing.png" in p for p in problems), problems
+    assert "book/page.html: 2 figures, expected at least 3" in problems, problems
+    assert "book/gone.html: missing from the built book" in problems, problems
     assert any("figure gone has no rendered image" in p for p in problems), problems
     assert any("traceback" in p for p in problems), problems
     assert not any("figure good" in p for p in problems), problems

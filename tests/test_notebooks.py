@@ -32,11 +32,9 @@ def test_parse_assignment():
 
 
 def test_bad_notebook_parameter_stops_with_a_clear_message(tmp_path):
-    import papermill
+    from lib.runner import NotebookFailed, execute
 
-    from lib.runner import execute
-
-    with pytest.raises(papermill.PapermillExecutionError, match="schedule must be one of \\['ET', 'LR'\\]"):
+    with pytest.raises(NotebookFailed, match="schedule must be one of \\['ET', 'LR'\\]"):
         execute("00_quickstart", {"schedule": "XX"}, tmp_path)
 
 
@@ -47,7 +45,8 @@ def test_grid_points_and_folders():
     points = grid_points(grids)
     assert points == [{"seed": 0, "schedule": "ET"}, {"seed": 0, "schedule": "LR"},
                       {"seed": 1, "schedule": "ET"}, {"seed": 1, "schedule": "LR"}]
-    assert point_folder(points[1]) == "seed-0_schedule-LR"
+    assert point_folder(points[1]).startswith("seed-0_schedule-LR_")
+    assert len({point_folder(p) for p in points}) == 4
     assert grid_points([]) == [{}]
 
 
