@@ -58,6 +58,10 @@ class PointError(RuntimeError):
         return f"point {self.parameters} failed: {self.error}"
 
 
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot run the sweep (no workers, or workers without the results folder)."""
+
+
 @dataclass(frozen=True)
 class Failure:
     """A point that did not finish: its grid parameters, the error and its traceback."""
@@ -236,8 +240,15 @@ def run_point(name: str, key: dict, point: dict, target: FunctionPoint | Noteboo
     try:
         results.cached(name, key, compute)
     except Exception as err:  # reported with the point, other points go on
-        raise PointError(point, f"{type(err).__name__}: {err}", traceback.format_exc()) from None
+        raise PointError(point, describe_error(err), traceback.format_exc()) from None
     return bool(computed)
+
+
+def describe_error(err: BaseException) -> str:
+    """One line: the exception type and message (for a failed notebook, the failing cell's exception)."""
+    if hasattr(err, "ename") and hasattr(err, "evalue"):  # papermill.PapermillExecutionError
+        return f"{type(err).__name__}: {err.ename}: {err.evalue}"
+    return f"{type(err).__name__}: {err}"
 
 
 def local_worker_count() -> int:
@@ -259,7 +270,8 @@ def dask_client(scheduler: str | None = None, n_workers: int | None = None) -> I
             yield client
         return
     n_workers = local_worker_count() if n_workers is None else n_workers
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": "localhost:0"}) as cluster, \
             Client(cluster) as client:
         yield client
 
@@ -280,9 +292,9 @@ def check_shared_results(client) -> None:
         probe.unlink()
     blind = sorted(worker for worker, ok in seen.items() if not ok)
     if not seen:
-        raise RuntimeError("the Dask cluster has no workers")
+        raise ClusterError("the Dask cluster has no workers")
     if blind:
-        raise RuntimeError(f"workers {blind} do not see the results folder {folder}: mount it on every worker "
+        raise ClusterError(f"workers {blind} do not see the results folder {folder}: mount it on every worker "
                            "and point REPRO_RESULTS_DIR at it there")
 
 
@@ -349,7 +361,7 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
                 report.failures.append(Failure(point, err.error, err.traceback_text))
             except Exception as err:  # KilledWorker (its worker died too often), lost scheduler, ...
                 text = "".join(traceback.format_exception(type(err), err, err.__traceback__))
-                report.failures.append(Failure(point, f"{type(err).__name__}: {err}", text))
+                report.failures.append(Failure(point, describe_error(err), text))
             else:
                 report.computed.append(point)
             bar.set_postfix(failed=len(report.failures), refresh=False)
@@ -361,6 +373,7 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
+        prog="python -m lib.sweep",
         description="Run a parameter grid on Dask (a local cluster by default), caching every point.")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--function", help="point function 'package.module:function' (params dict -> arrays)")
@@ -387,7 +400,11 @@ def main(argv: list[str] | None = None) -> int:
         plan = plan_sweep(check_grid(args.grid), args.function, args.notebook, args.output_dir, args.name)
     except ValueError as err:
         parser.error(str(err))
-    report = run_plan(plan, args.scheduler, args.workers, args.retries)
+    try:
+        report = run_plan(plan, args.scheduler, args.workers, args.retries)
+    except ClusterError as err:
+        print(f"[sweep] error: {err}", file=sys.stderr, flush=True)
+        return 2
     print(f"[sweep] {report.name}: {len(report.points)} points, {len(report.skipped)} already cached, "
           f"{len(report.computed)} computed, {len(report.failures)} failed (results in {results.results_dir()})",
           flush=True)

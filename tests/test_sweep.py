@@ -129,7 +129,7 @@ def test_workers_must_see_the_results_folder(client, tmp_path):
     sweep.check_shared_results(client)
     client.run(_set_results_dir, str(tmp_path / "elsewhere"), workers=[next(iter(client.scheduler_info()["workers"]))])
     try:
-        with pytest.raises(RuntimeError, match=r"workers \['tcp://.*'\] do not see the results folder"):
+        with pytest.raises(sweep.ClusterError, match=r"workers \['tcp://.*'\] do not see the results folder"):
             sweep.check_shared_results(client)
     finally:
         client.run(_set_results_dir, os.environ["REPRO_RESULTS_DIR"])
