@@ -220,6 +220,10 @@ def plan_sweep(points: list[dict], function: str | PointFunction | None = None, 
     out = Path(output_dir if output_dir is not None else REPO_ROOT / "sweeps" / notebook).resolve()
     if out == (REPO_ROOT / "book" / "executed").resolve():
         raise ValueError("output_dir must be outside book/executed (a sweep never overwrites the book)")
+    folders = [point_folder(p) for p in points]
+    clashing = sorted({f for f in folders if folders.count(f) > 1})
+    if clashing:
+        raise ValueError(f"points must have distinct output folders, got {clashing} more than once")
     source = notebook_source_hash(notebook)
     keys = [{"notebook": notebook, "source": source, "output_dir": str(out), "parameters": dict(p)} for p in points]
     return Plan(name or f"notebook_{notebook}", NotebookPoint(notebook, str(out)), list(points), keys)
@@ -228,20 +232,13 @@ def plan_sweep(points: list[dict], function: str | PointFunction | None = None, 
 # --- execution ----------------------------------------------------------------------------------
 
 
-def run_point(name: str, key: dict, point: dict, target: FunctionPoint | NotebookPoint) -> bool:
-    """Worker side: compute one point through the results cache. Returns whether it computed
-    (``False``: another sweep had finished it meanwhile). Raises :class:`PointError`."""
-    computed = []
-
-    def compute():
-        computed.append(True)
-        return target(point)
-
+def run_point(name: str, key: dict, point: dict, target: FunctionPoint | NotebookPoint) -> None:
+    """Worker side: compute one point through the results cache (under ``key``); a point that
+    raises becomes a :class:`PointError` carrying ``point`` and the formatted traceback."""
     try:
-        results.cached(name, key, compute)
+        results.cached(name, key, lambda: target(point))
     except Exception as err:  # reported with the point, other points go on
         raise PointError(point, describe_error(err), traceback.format_exc()) from None
-    return bool(computed)
 
 
 def describe_error(err: BaseException) -> str:

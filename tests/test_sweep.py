@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lib import results, sweep
+from lib import sweep
 from lib.sweep_points import check_pair_parameters, pair_final_losses
 
 CALLS_ENV = "REPRO_SWEEP_TEST_CALLS"
@@ -146,6 +146,7 @@ def test_workers_must_see_the_results_folder(client, tmp_path):
     (["--notebook", "00_quickstart", "--grid", "sead=1"], "has parameters ['seed'"),
     (["--notebook", "nope", "--grid", "seed=1"], "notebook must be one of ['00_quickstart'"),
     (["--notebook", "00_quickstart", "--grid", "seed=1", "--output-dir", "book/executed"], "outside book/executed"),
+    (["--notebook", "00_quickstart", "--grid", "schedule='E T','ET'"], "distinct output folders"),
     (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=1", "--workers", "0"], "--workers"),
 ])
 def test_bad_input_fails_before_any_cluster_starts(argv, message, capsys, monkeypatch):
