@@ -1,0 +1,160 @@
+"""The Dask sweep engine on a 2-worker LocalCluster: same numbers as serial runs, killed
+workers retried, failing points reported while the others finish, resumption from the cache.
+
+The point functions below run in the worker processes, which import them from this module;
+each call leaves a file in ``$REPRO_SWEEP_TEST_CALLS`` so that tests can count computations
+across processes.
+"""
+
+import os
+import signal
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lib import sweep
+from lib.sweep_points import check_pair_parameters, pair_final_losses
+
+CALLS_ENV = "REPRO_SWEEP_TEST_CALLS"
+
+
+def _record_call(tag: str, x) -> None:
+    (Path(os.environ[CALLS_ENV]) / f"{tag}-{x}-{uuid.uuid4().hex}").touch()
+
+
+def _calls(tag: str, x) -> int:
+    return len(list(Path(os.environ[CALLS_ENV]).glob(f"{tag}-{x}-*")))
+
+
+def square(parameters: dict) -> dict:
+    _record_call("square", parameters["x"])
+    return {"square": np.array(parameters["x"] ** 2)}
+
+
+def raises_on_two(parameters: dict) -> dict:
+    _record_call("raises", parameters["x"])
+    if parameters["x"] == 2:
+        raise ArithmeticError(f"refusing x={parameters['x']}")
+    return {"x": np.array(parameters["x"])}
+
+
+def killed_on_first_attempt(parameters: dict) -> dict:
+    """Point x=1 SIGKILLs its own worker process the first time it runs (marker file)."""
+    _record_call("killed", parameters["x"])
+    marker = Path(os.environ[CALLS_ENV]) / f"killed-marker-{parameters['x']}"
+    if parameters["x"] == 1 and not marker.exists():
+        marker.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"x": np.array(parameters["x"])}
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    """A LocalCluster of 2 single-threaded worker processes that inherit the temporary
+    results and call-count folders from this process's environment."""
+    folders = {"REPRO_RESULTS_DIR": tmp_path_factory.mktemp("results"), CALLS_ENV: tmp_path_factory.mktemp("calls")}
+    saved = {k: os.environ.get(k) for k in folders}
+    os.environ.update({k: str(v) for k, v in folders.items()})
+    try:
+        with sweep.dask_client(n_workers=2) as dask_client:
+            assert len(dask_client.scheduler_info()["workers"]) == 2
+            yield dask_client
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def test_results_equal_serial_execution_bit_for_bit(client):
+    points = [{"seed": s, "n_hidden": 16, "n_iterations": 20, "schedule": sc} for s in (0, 1) for sc in ("ET", "LR")]
+    report = sweep.sweep(points, "lib.sweep_points:pair_final_losses", client=client, progress=False)
+    assert report.ok and len(report.computed) == 4 and not report.skipped
+    for point, swept in zip(points, report.load()):
+        serial = pair_final_losses(point)
+        assert sorted(swept) == sorted(serial)
+        for key in serial:
+            np.testing.assert_array_equal(swept[key], serial[key])
+    assert report.cache_parameters[0] == check_pair_parameters(points[0])  # defaults are part of the key
+
+
+def test_worker_killed_mid_task_is_retried_and_every_point_finishes(client):
+    points = [{"x": x} for x in range(4)]
+    report = sweep.sweep(points, killed_on_first_attempt, name="killed", client=client, progress=False)
+    assert report.ok, [f.format() for f in report.failures]
+    assert sorted(p["x"] for p in report.computed) == [0, 1, 2, 3]
+    assert _calls("killed", 1) == 2  # the first attempt really died
+    assert [int(r["x"]) for r in report.load()] == [0, 1, 2, 3]
+
+
+def test_failing_point_is_reported_with_parameters_and_others_finish(client):
+    points = [{"x": x} for x in range(4)]
+    report = sweep.sweep(points, raises_on_two, name="raises", client=client, retries=1, progress=False)
+    assert [f.parameters for f in report.failures] == [{"x": 2}]
+    failure = report.failures[0]
+    assert failure.error == "ArithmeticError: refusing x=2"
+    assert "raises_on_two" in failure.traceback and "ArithmeticError" in failure.traceback
+    assert sorted(p["x"] for p in report.computed) == [0, 1, 3]
+    assert _calls("raises", 2) == 2  # first attempt + one retry
+    loaded = report.load()
+    assert loaded[2] is None and [int(loaded[i]["x"]) for i in (0, 1, 3)] == [0, 1, 3]
+
+
+def test_command_line_prints_failures_and_exits_nonzero(client, capsys, monkeypatch):
+    monkeypatch.setenv(sweep.SCHEDULER_ENV, client.scheduler.address)
+    code = sweep.main(["--function", "tests.test_sweep:raises_on_two", "--grid", "x=1,2", "--name", "raises_cli"])
+    out = capsys.readouterr()
+    assert code == 1
+    assert "2 points, 0 already cached, 1 computed, 1 failed" in out.out
+    assert "FAILED point {'x': 2}: ArithmeticError: refusing x=2" in out.err and "Traceback" in out.err
+
+
+def test_resume_computes_only_missing_points(client):
+    first = sweep.sweep([{"x": x} for x in (0, 1)], square, name="resume", client=client, progress=False)
+    assert len(first.computed) == 2
+    second = sweep.sweep([{"x": x} for x in range(4)], square, name="resume", client=client, progress=False)
+    assert second.skipped == [{"x": 0}, {"x": 1}] and sorted(p["x"] for p in second.computed) == [2, 3]
+    assert [_calls("square", x) for x in range(4)] == [1, 1, 1, 1]
+    assert [int(r["square"]) for r in second.load()] == [0, 1, 4, 9]
+
+
+def _set_results_dir(path: str) -> None:
+    os.environ["REPRO_RESULTS_DIR"] = path
+
+
+def test_workers_must_see_the_results_folder(client, tmp_path):
+    sweep.check_shared_results(client)
+    client.run(_set_results_dir, str(tmp_path / "elsewhere"), workers=[next(iter(client.scheduler_info()["workers"]))])
+    try:
+        with pytest.raises(sweep.ClusterError, match=r"workers \['tcp://.*'\] do not see the results folder"):
+            sweep.check_shared_results(client)
+    finally:
+        client.run(_set_results_dir, os.environ["REPRO_RESULTS_DIR"])
+    sweep.check_shared_results(client)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--function", "lib.nope:fn", "--grid", "seed=1"], "cannot import module 'lib.nope'"),
+    (["--function", "lib.sweep_points:no_such", "--grid", "seed=1"], "has no function 'no_such'"),
+    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=0,-1"], "seed must be an integer >= 0"),
+    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=0", "--grid", "sead=1"], "unknown ['sead']"),
+    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=0", "--grid", "seed=1"], "distinct"),
+    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed"], "name=value1,value2"),
+    (["--notebook", "00_quickstart", "--grid", "sead=1"], "has parameters ['seed'"),
+    (["--notebook", "nope", "--grid", "seed=1"], "notebook must be one of ['00_quickstart'"),
+    (["--notebook", "00_quickstart", "--grid", "seed=1", "--output-dir", "book/executed"], "outside book/executed"),
+    (["--notebook", "00_quickstart", "--grid", "schedule='E T','ET'"], "distinct output folders"),
+    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=1", "--workers", "0"], "--workers"),
+])
+def test_bad_input_fails_before_any_cluster_starts(argv, message, capsys, monkeypatch):
+    def no_cluster(*args, **kwargs):
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(sweep, "dask_client", no_cluster)
+    with pytest.raises(SystemExit) as exit_info:
+        sweep.main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
