@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(REQ_HASH)
 JB_FLAGS := -W --keep-going
 
 .PHONY: setup browser book test sweep benchmark prune-results clean-results clean
-export NOTEBOOK GRID
+export NOTEBOOK FUNCTION GRID WORKERS SCHEDULER
 
 $(STAMP):
 	rm -f $(VENV)/.installed-*
@@ -41,16 +41,20 @@ test: setup browser
 	$(VENV)/bin/jupyter-book build _build/quick/src $(JB_FLAGS) --path-output _build/quick
 	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest tests
 
-## A papermill sweep of one notebook over a grid, into sweeps/ (the book is untouched), e.g.
-##   make sweep NOTEBOOK=00_quickstart GRID="seed=0,1,2 schedule=ET,LR"
-## GRID is passed through the environment, never expanded by make or the shell.
+## A sweep on Dask (python -m lib.sweep): a LocalCluster on this machine unless SCHEDULER (or
+## $$REPRO_DASK_SCHEDULER) names one; every point is cached, so a re-run resumes. E.g.
+##   make sweep NOTEBOOK=00_quickstart GRID="seed=0,1,2"
+##   make sweep FUNCTION=lib.sweep_points:pair_final_losses GRID="seed=0,1,2,3 n_hidden=50,200" [WORKERS=2] [SCHEDULER=tcp://host:8786]
+## User input goes through the environment, never expanded by make or the shell.
 sweep: setup
-	@test -n "$$NOTEBOOK" -a -n "$$GRID" || { echo 'usage: make sweep NOTEBOOK=<name> GRID="param=v1,v2 [param2=...]"'; exit 2; }
-	$(PY) -m lib.runner --only "$$NOTEBOOK" --grid-spec "$$GRID" --output-dir "sweeps/$$NOTEBOOK"
+	@test -n "$$NOTEBOOK$$FUNCTION" -a -n "$$GRID" || { echo 'usage: make sweep NOTEBOOK=<name> | FUNCTION=<module:function> GRID="param=v1,v2 [param2=...]" [WORKERS=n] [SCHEDULER=address]'; exit 2; }
+	$(PY) -m lib.sweep $${FUNCTION:+--function "$$FUNCTION"} $${NOTEBOOK:+--notebook "$$NOTEBOOK" --output-dir "sweeps/$$NOTEBOOK"} --grid-spec "$$GRID" $${WORKERS:+--workers "$$WORKERS"} $${SCHEDULER:+--scheduler "$$SCHEDULER"}
 
 benchmark: setup
 	$(PY) benchmarks/entk_speed.py
 	$(PY) benchmarks/train_speed.py
+	$(PY) benchmarks/sweep_speed.py
+	$(PY) benchmarks/network_memory.py
 
 ## Remove cache entries written by other versions of lib/ or requirements.txt (never the current ones).
 prune-results: setup

@@ -24,7 +24,6 @@ at the end if any point failed.
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import importlib
 import os
@@ -41,7 +40,7 @@ import numpy as np
 
 from . import results
 from .results import REPO_ROOT
-from .runner import grid_points, parse_grid
+from .runner import check_parameters, grid_points, parse_grid, parse_grid_spec, point_folder
 
 SCHEDULER_ENV = "REPRO_DASK_SCHEDULER"
 PointFunction = Callable[[dict], Mapping[str, np.ndarray]]
@@ -132,27 +131,6 @@ class FunctionPoint:
         return arrays
 
 
-def notebook_parameter_names(notebook: str) -> list[str]:
-    """Names assigned in the ``parameters`` cell of ``notebooks/<notebook>.py``."""
-    source_path = REPO_ROOT / "notebooks" / f"{notebook}.py"
-    if not source_path.exists():
-        available = sorted(p.stem for p in (REPO_ROOT / "notebooks").glob("[0-9]*.py"))
-        raise ValueError(f"notebook must be one of {available}, got {notebook!r}")
-    cells = re.split(r"^# %%", source_path.read_text(), flags=re.M)
-    cell = next((c for c in cells if c.startswith(' tags=["parameters"]')), None)
-    if cell is None:
-        raise ValueError(f"notebook {notebook!r} has no cell tagged 'parameters'")
-    tree = ast.parse(cell.split("\n", 1)[1])
-    return [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
-            if isinstance(t, ast.Name)]
-
-
-def point_folder(point: dict) -> str:
-    """Sub-folder name of a point: ``seed-0_schedule-LR`` (``default`` for the empty point)."""
-    name = "_".join(f"{k}-{v}" for k, v in point.items()) or "default"
-    return re.sub(r"[^A-Za-z0-9_.=-]", "", name.replace(" ", ""))
-
-
 @dataclass(frozen=True)
 class NotebookPoint:
     """Executes a notebook with the point's parameters into ``output_dir/<point_folder>``."""
@@ -185,15 +163,6 @@ class Plan:
     cache_parameters: list[dict]
 
 
-def check_grid(grids: list[tuple[str, list]]) -> list[dict]:
-    """The grid's points; a parameter named twice is an error."""
-    names = [n for n, _ in grids]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise ValueError(f"grid parameters must be distinct, got {repeated} more than once")
-    return grid_points(grids)
-
-
 def plan_sweep(points: list[dict], function: str | PointFunction | None = None, notebook: str | None = None,
                output_dir: str | Path | None = None, name: str | None = None) -> Plan:
     """Check a sweep before running it: exactly one of ``function`` / ``notebook``; every point
@@ -212,11 +181,7 @@ def plan_sweep(points: list[dict], function: str | PointFunction | None = None, 
             except ValueError as err:
                 raise ValueError(f"point {point}: {err}") from err
         return Plan(name or function_name(resolved), FunctionPoint(function), list(points), keys)
-    allowed = notebook_parameter_names(notebook)
-    for point in points:
-        unknown = sorted(set(point) - set(allowed))
-        if unknown:
-            raise ValueError(f"notebook {notebook!r} has parameters {allowed}; got unknown {unknown}")
+    points = [check_parameters(notebook, dict(p)) for p in points]  # names and types, as the runner checks them
     out = Path(output_dir if output_dir is not None else REPO_ROOT / "sweeps" / notebook).resolve()
     if out == (REPO_ROOT / "book" / "executed").resolve():
         raise ValueError("output_dir must be outside book/executed (a sweep never overwrites the book)")
@@ -375,8 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--function", help="point function 'package.module:function' (params dict -> arrays)")
     target.add_argument("--notebook", help="notebook name (notebooks/<name>.py), executed with papermill")
-    parser.add_argument("--grid", action="append", type=parse_grid, default=[],
+    parser.add_argument("--grid", action="append", default=[],
                         help="name=v1,v2,... with Python literal values (repeatable; the cartesian product is run)")
+    parser.add_argument("--grid-spec", default="", help="several grids in one string: \"seed=0,1 n_hidden=50,200\"")
     parser.add_argument("--output-dir", type=Path,
                         help="notebooks only: one executed notebook per point in a sub-folder (default sweeps/<name>)")
     parser.add_argument("--name", help="results-cache name (default: module.function or notebook_<name>)")
@@ -394,9 +360,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers is not None and (args.scheduler or os.environ.get(SCHEDULER_ENV)):
         parser.error("--workers sizes the local cluster; it cannot be combined with --scheduler/$" + SCHEDULER_ENV)
     try:  # every check before any cluster starts
-        plan = plan_sweep(check_grid(args.grid), args.function, args.notebook, args.output_dir, args.name)
-    except ValueError as err:
-        parser.error(str(err))
+        grids = [parse_grid(g) for g in args.grid] + parse_grid_spec(args.grid_spec)
+        plan = plan_sweep(grid_points(grids), args.function, args.notebook, args.output_dir, args.name)
+    except ValueError as err:  # ParameterError included
+        print(f"[sweep] error: {err}", file=sys.stderr, flush=True)
+        return 2
     try:
         report = run_plan(plan, args.scheduler, args.workers, args.retries)
     except ClusterError as err:
