@@ -1,4 +1,4 @@
-"""Analyses of eNTK matrices: leading vectors per output and their cluster structure (SPEC sections 3-4).
+"""Analyses of eNTK matrices: leading vectors per output and their cluster structure.
 
 Two variants of the leading-vector analysis of an eNTK matrix ``A[n, m]`` (rows n: the
 inputs whose outputs change; columns m: the training inputs whose loss drives the change):

@@ -3,7 +3,7 @@
 Each *pair* shares one seed: one weight draw (standard, and the same draw x10 for large)
 and one dataset. All pairs of a run are trained together, vmapped, in one compiled scan.
 Phase ``"single"`` trains from initialization on single-task data; phase ``"finetune"``
-continues from given weights on fresh multitask data (SPEC section 2).
+continues from given weights on fresh multitask data.
 """
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ ENTK_VARIANTS = ("principled", "authors")
 def entk_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], pair: int, init: str, variant: str = "principled"):
     """(K, N, M) t=0 eNTK of one network of a :func:`run_pairs` result, in float32.
 
-    ``variant="principled"``: rows and columns over the training inputs (SPEC section 3).
+    ``variant="principled"``: rows and columns over the training inputs.
     ``variant="authors"``: rows over the test inputs, columns over the training inputs.
     """
     check_choice("variant", variant, ENTK_VARIANTS)

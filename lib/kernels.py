@@ -1,11 +1,10 @@
 """Empirical tangent kernels: NTK, the loss-weighted eNTK and its path integral, the ePNTK.
 
-Definitions (SPEC section 3; paper Eq. 3-6, App A.3-A.4), with theta the trainable weights:
+Definitions (paper Eq. 3-6, App A.3-A.4), with theta the trainable weights:
 
 * NTK:   ``ntk[n, m, k, l] = dy_k(x_n)/dtheta . dy_l(x_m)/dtheta``              shape (N, M, K, K)
-* eNTK:  ``entk[k, n, m] = dy_k(x_n)/dtheta . dL_m/dtheta
-                         = sum_l ntk[n, m, k, l] * dL/dy_l(x_m)``                   shape (K, N, M)
-  where ``L_m`` is pattern m's share of the training loss. One full-batch gradient step
+* eNTK:  ``entk[k, n, m] = dy_k(x_n)/dtheta . dL_m/dtheta = sum_l ntk[n, m, k, l] * dL/dy_l(x_m)``
+  shape (K, N, M), where ``L_m`` is pattern m's share of the training loss. One full-batch gradient step
   changes the outputs by ``-lr * entk.sum(axis=2).T + O(lr^2)`` (:func:`predicted_change`).
 * ePNTK: ``P = -lr * sum_t entk(theta_t)`` over the steps of training (forward Euler), so
   that ``P.sum(axis=2).T ~= y(t) - y(0)``.

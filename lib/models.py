@@ -1,4 +1,4 @@
-"""Networks as pure functions of a parameter pytree (SPEC section 2 and 5).
+"""Networks as pure functions of a parameter pytree.
 
 Every model exposes ``init(key, ...) -> params`` and ``apply(params, x) -> y`` with
 ``x`` of shape (N, n_inputs) and ``y`` of shape (N, n_outputs). Parameters are only the

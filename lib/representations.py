@@ -1,4 +1,4 @@
-"""Grouped hidden representations and how well the t=0 eNTK predicts their structure (SPEC section 4).
+"""Grouped hidden representations and how well the t=0 eNTK predicts their structure.
 
 Hidden activity is probed on every single-task pattern of the environment (81 stimuli x 12
 tasks = 972 for the 4x3 environment), so every group below is complete and balanced, and

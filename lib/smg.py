@@ -1,4 +1,4 @@
-"""The Saxe-McClelland-Ganguli (2013) validation problem (SPEC section 5; paper Sec 3, App A.3).
+"""The Saxe-McClelland-Ganguli (2013) validation problem (paper Sec 3, App A.3).
 
 A bias-free linear network y = W_2 W_1 x (4 -> 3 -> 5) learns a target map
 ``W_target = U diag(s) V^T`` from whitened inputs (sum_n x_n x_n^T = I) with the mean
@@ -107,7 +107,7 @@ def crossing_time(times: np.ndarray, values: np.ndarray, level: float) -> float:
 
 
 def initial_strengths(params: Params, problem: SMGProblem) -> np.ndarray:
-    """(r,) effective initial mode strengths |a_a| |b_a|: the product of the norms of the
+    """(r,) effective initial mode strengths ``|a_a| |b_a|``: the product of the norms of the
     first layer's projection on v_a and the second layer's projection on u_a. From a small
     random init the hidden directions align within a few iterations, after which SMG's
     balanced solution applies with this u0 (the signed u^T W(0) v can be ~0 or negative)."""
@@ -243,7 +243,7 @@ def input_singular_vectors(maps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mode_overlaps(vectors: np.ndarray, problem: SMGProblem) -> np.ndarray:
-    """(T, k, r) |cos| between k vectors (T, n_in, k) and the target's r input singular vectors."""
+    """(T, k, r) ``|cos|`` between k vectors (T, n_in, k) and the target's r input singular vectors."""
     return np.abs(np.einsum("tik,ia->tka", vectors, problem.v_in))
 
 

@@ -1,4 +1,4 @@
-"""Correlations between t=0 eNTK structure and later performance, with controls (SPEC section 4).
+"""Correlations between t=0 eNTK structure and later performance, with controls.
 
 All functions take per-network values arranged as (P pairs, 2 inits) arrays, column 0 the
 standard and column 1 the large init of the same pair. A pair's *relative* loss is its own
@@ -67,7 +67,7 @@ def permutation_within_condition(x: np.ndarray, y: np.ndarray, n_permutations: i
     """Null distribution of r when ``x`` is shuffled among networks of the same init.
 
     Keeps every between-condition difference of ``x`` and destroys its within-condition
-    pairing with ``y``. Returns (null r values, two-sided p of |r_observed| under the null)."""
+    pairing with ``y``. Returns (null r values, two-sided p of ``|r_observed|`` under the null)."""
     x, y = _pairs("x", x), _pairs("y", y)
     check_int("n_permutations", n_permutations, minimum=100)
     rng = np.random.default_rng(seed)

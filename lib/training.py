@@ -1,4 +1,4 @@
-"""Full-batch gradient descent with optax, compiled as ``lax.scan`` (SPEC section 2).
+"""Full-batch gradient descent with optax, compiled as ``lax.scan``.
 
 ``train`` runs one network; ``train_many`` vmaps it over a leading axis of parameters,
 data and learning rates (seeds, standard/large pairs). Snapshots are taken at
