@@ -1,11 +1,19 @@
-"""Figures, each drawn by one ``plot_*`` function from saved results (matplotlib only)."""
+"""Figures, each drawn by one ``plot_*`` function from saved results (matplotlib only).
+
+Importing this module applies the book's figure style (:func:`lib.plot_style.use_book_style`):
+font sizes, the colour-blind-safe palette and the image resolution come from there.
+"""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-INIT_COLORS = {"standard": "tab:blue", "large": "tab:orange"}
+from .plot_style import PALETTE, use_book_style
+
+use_book_style()
+
+INIT_COLORS = {"standard": PALETTE["blue"], "large": PALETTE["orange"]}
 
 
 def plot_pair_losses(iterations: np.ndarray, loss_test: np.ndarray, loss_train: np.ndarray | None = None, ax=None):
@@ -43,7 +51,7 @@ def plot_entk_loadings(loadings: np.ndarray, order: np.ndarray, title: str, ax=N
     return ax
 
 
-MODE_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
+MODE_COLORS = (PALETTE["blue"], PALETTE["orange"], PALETTE["bluish green"], PALETTE["vermillion"])
 
 
 def _mark_times(ax, marks):
@@ -75,7 +83,7 @@ def plot_mode_strengths(times, simulated, closed_form, singular_values, ax=None,
             ax.plot(times, closed_form[:, a], color=color, ls="--", lw=1)
     ax.set_xlabel("iteration")
     ax.set_ylabel("mode strength $u_a^T W v_a$")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False)
     if title:
         ax.set_title(title)
     return ax
@@ -88,16 +96,17 @@ def plot_vector_vs_projection(vector, projection, title, ax=None):
         _, ax = plt.subplots(figsize=(6, 3))
     scale = np.linalg.norm(vector) / np.linalg.norm(projection)
     sign = np.sign(vector @ projection) or 1.0
-    ax.plot(sign * vector, color="tab:blue", lw=1, label="kernel singular vector")
-    ax.plot(projection * scale, color="tab:orange", lw=1, alpha=0.8, label="input projection (scaled)")
+    ax.plot(sign * vector, color=PALETTE["blue"], lw=1, label="kernel singular vector")
+    ax.plot(projection * scale, color=PALETTE["orange"], lw=1, alpha=0.8, label="input projection (scaled)")
     ax.set_xlabel("training input")
-    ax.set_title(title, fontsize=10)
-    ax.legend(frameon=False, fontsize=8)
+    ax.set_ylabel("entry (unit-norm vector)")
+    ax.set_title(title)
+    ax.legend(frameon=False)
     return ax
 
 
 def plot_mode_overlaps(times, overlaps, labels, marks=(), axes=None):
-    """Fig 4: |cos| between kernel singular vectors (one panel each) and the target's modes."""
+    """Fig 4: ``|cos|`` between kernel singular vectors (one panel each) and the target's modes."""
     if axes is None:
         _, axes = plt.subplots(len(labels), 1, figsize=(6, 2.4 * len(labels)), sharex=True)
     for k, (ax, label) in enumerate(zip(np.atleast_1d(axes), labels)):
@@ -106,7 +115,7 @@ def plot_mode_overlaps(times, overlaps, labels, marks=(), axes=None):
         _mark_times(ax, marks)
         ax.set_ylabel(f"|cos|, {label}")
         ax.set_ylim(-0.02, 1.02)
-    np.atleast_1d(axes)[0].legend(frameon=False, fontsize=8, ncol=4)
+    np.atleast_1d(axes)[0].legend(frameon=False, ncol=4)
     np.atleast_1d(axes)[-1].set_xlabel("iteration")
     return axes
 
@@ -126,7 +135,7 @@ def plot_curves_vs_loss(times, curves, curve_labels, loss, ylabel, marks=(), ax=
     twin.plot(times, loss, color="0.5", lw=2, alpha=0.6, label="loss")
     twin.set_yscale("log")
     twin.set_ylabel("loss (grey)")
-    ax.legend(frameon=False, fontsize=8, loc="center right")
+    ax.legend(frameon=False, loc="center right")
     return ax
 
 
@@ -140,11 +149,11 @@ def plot_one_step_explainer(grid, x_train, y_train, y_start, y_next, y_final, in
     (a, b), (c, d) = axes
     colors = plt.cm.viridis(np.linspace(0, 0.95, len(x_train)))
     a.plot(grid, y_start, color="0.6", label="t = 0")
-    a.plot(grid, y_next, color="tab:blue", label="t = 1")
+    a.plot(grid, y_next, color=PALETTE["blue"], label="t = 1")
     a.plot(grid, y_final, color="k", ls="--", label="final")
     a.scatter(x_train, y_train, c=colors, zorder=3, label="training data")
     a.set_title("(a) model predictions")
-    a.legend(frameon=False, fontsize=8)
+    a.legend(frameon=False)
     for m, color in enumerate(colors):
         b.plot(grid, influence[:, m], color=color)
         c.plot(grid, contributions[:, m], color=color)
@@ -152,12 +161,13 @@ def plot_one_step_explainer(grid, x_train, y_train, y_start, y_next, y_final, in
     b.set_title(r"(b) influence $K(x, x_n)$ at t = 0")
     c.set_title(r"(c) contributions $-\eta\,\epsilon_n K(x, x_n)$")
     predicted = y_start + contributions.sum(axis=1)
-    d.plot(grid, y_next, color="tab:blue", lw=3, alpha=0.5, label="true t = 1")
+    d.plot(grid, y_next, color=PALETTE["blue"], lw=3, alpha=0.5, label="true t = 1")
     d.plot(grid, predicted, color="k", ls="--", lw=1, label="eNTK prediction")
     d.set_title("(d) one-step eNTK prediction")
-    d.legend(frameon=False, fontsize=8)
-    for ax in (a, b, c, d):
+    d.legend(frameon=False)
+    for ax, ylabel in zip((a, b, c, d), ("output y(x)", "K(x, x_n)", "contribution to y(x)", "output y(x)")):
         ax.set_xlabel("x")
+        ax.set_ylabel(ylabel)
     return axes
 
 
@@ -170,24 +180,24 @@ def plot_error_scaling(learning_rates, errors, slope, ax=None):
     ax.loglog(lrs, errors[0] * (lrs / lrs[0]) ** 2, "k:", label=r"$\propto \eta^2$")
     ax.set_xlabel(r"learning rate $\eta$")
     ax.set_ylabel("max |true - predicted| change")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False)
     return ax
 
 
 def plot_singular_vector_differences(panels: dict, axes=None):
-    """Fig 11: heat maps of | |V_target| - |V_kernel| | (rows: entry, columns: singular index)."""
+    """Fig 11: heat maps of ``| |V_target| - |V_kernel| |`` (rows: entry, columns: singular index)."""
     if axes is None:
         _, axes = plt.subplots(2, 2, figsize=(8, 6.5))
     vmax = max(float(np.max(v)) for v in panels.values())
     for ax, (title, diff) in zip(np.ravel(axes), panels.items()):
         image = ax.imshow(diff, cmap="magma_r", vmin=0, vmax=vmax)
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title)
         ax.set_xticks(range(diff.shape[1]), [str(k + 1) for k in range(diff.shape[1])])
         ax.set_yticks(range(diff.shape[0]), [str(k + 1) for k in range(diff.shape[0])])
         ax.set_xlabel("singular vector index")
         ax.set_ylabel("entry")
         for (i, j), value in np.ndenumerate(diff):
-            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center",
                     color="white" if value > 0.6 * vmax else "black")
     plt.colorbar(image, ax=axes, fraction=0.03)
     return axes
@@ -204,7 +214,7 @@ def plot_convergence(learning_rates, errors: dict, ax=None):
     ax.loglog(lrs, first[0] * lrs / lrs[0], "k:", label=r"$\propto \eta$")
     ax.set_xlabel(r"learning rate $\eta$ ($\eta \times$ steps fixed)")
     ax.set_ylabel("relative error")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False)
     return ax
 
 
@@ -232,11 +242,11 @@ def plot_phase_losses(iterations, losses: dict, title: str = "", axes=None):
         bottom.fill_between(iterations, mean - sd, mean + sd, color="0.5", alpha=0.3)
         bottom.axhline(0, color="0.3", lw=0.8, ls=":")
         top.set_yscale("log")
-        top.set_title(f"{title}{PHASE_TITLES.get(phase, phase)}", fontsize=10)
+        top.set_title(f"{title}{PHASE_TITLES.get(phase, phase)}")
         top.set_ylabel("test loss (summed sq. error)")
         bottom.set_ylabel("standard - large")
         bottom.set_xlabel("iteration")
-        top.legend(frameon=False, fontsize=8)
+        top.legend(frameon=False)
     return axes
 
 
@@ -255,7 +265,11 @@ def plot_individual_runs(iterations, losses: np.ndarray, ncols: int = 5, axes=No
         for i, color in enumerate(INIT_COLORS.values()):
             ax.plot(iterations, losses[p, i], color=color, lw=1)
         ax.set_yscale("log")
-        ax.set_title(f"pair {p + 1}", fontsize=9)
+        ax.set_title(f"pair {p + 1}")
+        if p % ncols == 0:
+            ax.set_ylabel("test loss")
+        if p >= (nrows - 1) * ncols:
+            ax.set_xlabel("iteration")
     return axes
 
 
@@ -269,10 +283,10 @@ def plot_train_test(iterations, train: dict, test: dict, axes=None):
             ax.plot(iterations, test[phase][:, i].mean(axis=0), color=color, label=f"{init} test")
             ax.plot(iterations, train[phase][:, i].mean(axis=0), color=color, ls=":", label=f"{init} train")
         ax.set_yscale("log")
-        ax.set_title(PHASE_TITLES.get(phase, phase), fontsize=10)
+        ax.set_title(PHASE_TITLES.get(phase, phase))
         ax.set_xlabel("iteration")
         ax.set_ylabel("summed squared error")
-        ax.legend(frameon=False, fontsize=8)
+        ax.legend(frameon=False)
     return axes
 
 
@@ -291,8 +305,8 @@ def plot_silhouette_scatter(silhouette: np.ndarray, outcome: np.ndarray, r: floa
                        label=f"{init} init" if g == np.unique(shapes)[0] else None)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(f"r = {r:.3f}", fontsize=10)
-    ax.legend(frameon=False, fontsize=8)
+    ax.set_title(f"r = {r:.3f}")
+    ax.legend(frameon=False)
     return ax
 
 
@@ -327,7 +341,7 @@ def plot_network_diagram(n_in_pools: int, n_out_pools: int, n_features: int, axe
     a.text(task_x.mean(), -0.35, f"task: {n_tasks} units", ha="center")
     a.text(hidden_x.max() + 1, 1, "hidden (200 sigmoid units)", va="center")
     a.text(out_x.mean(), 2.3, f"output: {n_out_pools} pools x {n_features} units", ha="center")
-    a.set_title("(A) network: biases fixed at -2; task units also feed the output", fontsize=10)
+    a.set_title("(A) network: biases fixed at -2; task units also feed the output")
     a.axis("off")
     a.set_ylim(-0.6, 2.6)
     in_pos = np.arange(n_in_pools) * 1.0
@@ -335,13 +349,13 @@ def plot_network_diagram(n_in_pools: int, n_out_pools: int, n_features: int, axe
     for k in range(n_tasks):
         i, o = k // n_out_pools, k % n_out_pools
         b.plot([in_pos[i], out_pos[o]], [0, 1], color=plt.cm.tab20(k % 20), lw=2)
-        b.text(0.7 * in_pos[i] + 0.3 * out_pos[o], 0.3, str(k), fontsize=7, ha="center",
+        b.text(0.7 * in_pos[i] + 0.3 * out_pos[o], 0.3, str(k), ha="center",
                bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"))
     b.scatter(in_pos, np.zeros(n_in_pools), s=300, color="tab:green", edgecolor="k", zorder=3)
     b.scatter(out_pos, np.ones(n_out_pools), s=300, color="tab:red", edgecolor="k", zorder=3)
     b.text(in_pos.mean(), -0.2, "input pools", ha="center")
     b.text(out_pos.mean(), 1.15, "output pools", ha="center")
-    b.set_title(f"(B) the {n_tasks} tasks: input pool -> output pool", fontsize=10)
+    b.set_title(f"(B) the {n_tasks} tasks: input pool -> output pool")
     b.axis("off")
     b.set_ylim(-0.35, 1.3)
     return axes
@@ -366,7 +380,7 @@ def plot_mphate_grid(embeddings: dict, final_labels: dict, inset: tuple | None =
             emb = embeddings[f"{init}/{grouping}"]
             n_slices = emb.shape[0]
             for g in range(emb.shape[1]):
-                ax.plot(emb[:, g, 0], emb[:, g, 1], color="tab:blue", lw=0.3, alpha=0.5)
+                ax.plot(emb[:, g, 0], emb[:, g, 1], color=PALETTE["blue"], lw=0.3, alpha=0.5)
             progress = np.repeat(np.linspace(0, 100, n_slices), emb.shape[1])
             image = ax.scatter(emb[:, :, 0].ravel(), emb[:, :, 1].ravel(), c=progress, cmap="viridis", s=6)
             for cls in np.unique(final_labels[grouping]):
@@ -392,7 +406,7 @@ def plot_mphate_grid(embeddings: dict, final_labels: dict, inset: tuple | None =
             zoom.scatter(points[rows, 0], points[rows, 1], marker=markers[int(cls) % len(markers)], s=14)
         zoom.set_xticks([])
         zoom.set_yticks([])
-        zoom.set_title(f"slice {index}", fontsize=7)
+        zoom.set_title(f"slice {index}")
     return axes
 
 
@@ -400,17 +414,16 @@ def plot_loading_heatmaps(panels: dict, n_features: int, axes=None):
     """Fig 15 / 16: loadings (N patterns, K outputs) per panel title, patterns already sorted
     (x axis), output units grouped by pool (y axis)."""
     if axes is None:
-        _, axes = plt.subplots(len(panels), 1, figsize=(11, 1.6 * len(panels)), squeeze=False)
+        _, axes = plt.subplots(len(panels), 1, figsize=(11, 1.6 * len(panels)), squeeze=False, sharex=True)
     for ax, (title, loadings) in zip(np.ravel(axes), panels.items()):
         lim = np.abs(loadings).max()
         ax.imshow(loadings.T, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
         for y in range(n_features, loadings.shape[1], n_features):
             ax.axhline(y - 0.5, color="k", lw=0.6)
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title)
         ax.set_ylabel("output unit")
         ax.set_yticks(range(loadings.shape[1]))
-        ax.tick_params(axis="y", labelsize=6)
-    np.ravel(axes)[-1].set_xlabel("training pattern (sorted)")
+        np.ravel(axes)[-1].set_xlabel("training pattern (sorted)")
     return axes
 
 
@@ -424,10 +437,12 @@ def plot_group_means(panels: dict, group_labels: dict, n_features: int, axes=Non
         image = ax.imshow(means, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim)
         for y in range(n_features, means.shape[0], n_features):
             ax.axhline(y - 0.5, color="k", lw=0.6)
-        ax.set_xticks(range(means.shape[1]), group_labels[title], fontsize=6, rotation=90)
+        ax.set_xticks(range(means.shape[1]), group_labels[title], rotation=90)
         ax.set_yticks(range(means.shape[0]), [f"pool {k // n_features}, m={k % n_features}"
-                                              for k in range(means.shape[0])], fontsize=6)
-        ax.set_title(title, fontsize=9)
+                                              for k in range(means.shape[0])])
+        ax.set_title(title)
+        ax.set_xlabel("pattern group")
+        ax.set_ylabel("output unit")
         plt.colorbar(image, ax=ax, fraction=0.04)
     return axes
 
@@ -443,9 +458,9 @@ def plot_ari(iterations, curves: dict, axes=None):
             mean, sd = values[:, i].mean(axis=0), values[:, i].std(axis=0)
             ax.plot(iterations, mean, color=color, label=f"{init} init")
             ax.fill_between(iterations, mean - sd, mean + sd, color=color, alpha=0.2)
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title)
         ax.set_xlabel("iteration")
         ax.set_ylim(-0.15, 1.05)
     np.atleast_1d(axes)[0].set_ylabel("adjusted Rand index")
-    np.atleast_1d(axes)[0].legend(frameon=False, fontsize=8)
+    np.atleast_1d(axes)[0].legend(frameon=False)
     return axes

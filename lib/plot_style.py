@@ -1,0 +1,70 @@
+"""The book's figure style: readable fonts at the book's column width, a colour-blind-safe
+palette, and images with at least as many pixels as the column is wide.
+
+:func:`use_book_style` is applied when :mod:`lib.plotting` is imported, so every figure of
+the book (drawn by ``lib.plotting`` or directly in a chapter) gets it.
+
+Sizes, for the book's theme at a 1400 px wide window (text column ~784 CSS px, body text
+16 px): figures are drawn at ``FIGURE_DPI`` CSS px per inch, so a figure up to
+``784 / FIGURE_DPI`` ~ 7.1 inches wide is shown at its own size, where a ``MIN_FONT_PT``
+label is ``MIN_FONT_PT * FIGURE_DPI / 72`` ~ 15 px high; wider figures are scaled down to
+the column. Notebook figures are sent as 2x ("retina") PNGs, so an image has
+``2 * FIGURE_DPI`` pixels per inch: a figure 3.6 inches or wider has at least 784 pixels.
+"""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+from cycler import cycler
+
+# Okabe & Ito (2008), "Color universal design": distinguishable with any colour-vision deficiency.
+PALETTE = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "bluish green": "#009E73",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "sky blue": "#56B4E9",
+    "yellow": "#F0E442",
+    "black": "#000000",
+}
+CYCLE = tuple(PALETTE.values())
+
+FIGURE_DPI = 110  # CSS px per figure inch in the book (images carry twice as many pixels)
+MIN_FONT_PT = 10  # the smallest text on any figure: tick labels, legends, annotations
+BASE_FONT_PT = 11  # axis labels and titles
+
+BOOK_STYLE = {
+    "axes.prop_cycle": cycler(color=CYCLE),
+    "image.cmap": "viridis",
+    "font.size": BASE_FONT_PT,
+    "axes.labelsize": BASE_FONT_PT,
+    "axes.titlesize": BASE_FONT_PT,
+    "figure.titlesize": BASE_FONT_PT + 1,
+    "xtick.labelsize": MIN_FONT_PT,
+    "ytick.labelsize": MIN_FONT_PT,
+    "legend.fontsize": MIN_FONT_PT,
+    "legend.title_fontsize": MIN_FONT_PT,
+    "lines.linewidth": 1.5,
+    "lines.markersize": 6,
+    "figure.dpi": FIGURE_DPI,
+    "savefig.dpi": 2 * FIGURE_DPI,
+    "savefig.bbox": "tight",
+}
+
+
+def use_book_style() -> None:
+    """Apply :data:`BOOK_STYLE` to matplotlib and, inside a Jupyter kernel, send figures as
+    2x PNGs (shown at ``FIGURE_DPI`` px per inch, sharp at the full column width)."""
+    mpl.rcParams.update(BOOK_STYLE)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: rcParams only
+        return
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return
+    from matplotlib_inline.config import InlineBackend
+
+    # applied now if the inline backend is active, else when it activates
+    InlineBackend.instance(parent=shell).figure_formats = {"retina"}

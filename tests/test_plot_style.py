@@ -1,0 +1,92 @@
+"""The book's figure style is applied by ``lib.plotting`` and every ``plot_*`` figure obeys it:
+no text below the minimum font size, a label on every axis that shows tick labels."""
+
+import inspect
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from lib import plot_style, plotting  # noqa: E402
+
+RNG = np.random.default_rng(0)
+T = np.arange(0, 100, 10)
+
+
+def _figures():
+    """Every plot_* function of lib.plotting, called on small synthetic inputs."""
+    r = RNG.random
+    return {
+        "plot_pair_losses": lambda: plotting.plot_pair_losses(T, r((2, 2, 10)) + 0.1, r((2, 2, 10)) + 0.1),
+        "plot_entk_loadings": lambda: plotting.plot_entk_loadings(r((12, 3)) - 0.5, np.arange(12), "t"),
+        "plot_smg_loss": lambda: plotting.plot_smg_loss(T, r(10) + 0.1, marks=(20,)),
+        "plot_mode_strengths": lambda: plotting.plot_mode_strengths(T, r((10, 3)), r((10, 3)), [3.0, 2.0, 1.0]),
+        "plot_vector_vs_projection": lambda: plotting.plot_vector_vs_projection(r(8), r(8), "t"),
+        "plot_mode_overlaps": lambda: plotting.plot_mode_overlaps(T, r((10, 2, 3)), ["a", "b"], marks=(20,)),
+        "plot_curves_vs_loss": lambda: plotting.plot_curves_vs_loss(T, r((10, 2)), ["a", "b"], r(10) + 0.1, "y"),
+        "plot_one_step_explainer": lambda: plotting.plot_one_step_explainer(
+            np.linspace(0, 1, 20), r(4), r(4), r(20), r(20), r(20), r((20, 4)), r((20, 4))),
+        "plot_error_scaling": lambda: plotting.plot_error_scaling([0.1, 0.2, 0.4], [1e-3, 4e-3, 1.6e-2], 2.0),
+        "plot_singular_vector_differences": lambda: plotting.plot_singular_vector_differences(
+            {f"p{i}": r((4, 3)) for i in range(4)}),
+        "plot_convergence": lambda: plotting.plot_convergence([0.1, 0.2], {"a": [0.01, 0.02]}),
+        "plot_phase_losses": lambda: plotting.plot_phase_losses(T, {"single": r((3, 2, 10)) + 0.1,
+                                                                   "finetune": r((3, 2, 10)) + 0.1}),
+        "plot_individual_runs": lambda: plotting.plot_individual_runs(T, r((7, 2, 10)) + 0.1),
+        "plot_train_test": lambda: plotting.plot_train_test(T, {"single": r((3, 2, 10)) + 0.1},
+                                                            {"single": r((3, 2, 10)) + 0.1}),
+        "plot_silhouette_scatter": lambda: plotting.plot_silhouette_scatter(r((6, 2)), r((6, 2)), 0.5, "x", "y"),
+        "plot_network_diagram": lambda: plotting.plot_network_diagram(4, 3, 3),
+        "plot_mphate_grid": lambda: plotting.plot_mphate_grid(
+            {f"{i}/{g}": r((5, 6, 2)) for i in ("standard", "large") for g in plotting.MPHATE_TITLES},
+            {g: np.arange(6) % 3 for g in plotting.MPHATE_TITLES}, inset=("large", "task", 2, np.arange(6) % 2)),
+        "plot_loading_heatmaps": lambda: plotting.plot_loading_heatmaps({"a": r((12, 9)), "b": r((12, 9))}, 3),
+        "plot_group_means": lambda: plotting.plot_group_means({f"p{i}": r((9, 4)) for i in range(4)},
+                                                              {f"p{i}": list("abcd") for i in range(4)}, 3),
+        "plot_ari": lambda: plotting.plot_ari(T, {"a": r((3, 2, 10)), "b": r((3, 2, 10))}),
+    }
+
+
+def test_every_plot_function_is_exercised():
+    names = {n for n, f in inspect.getmembers(plotting, inspect.isfunction)
+             if n.startswith("plot_") and f.__module__ == plotting.__name__}
+    assert names == set(_figures()), names ^ set(_figures())
+
+
+def test_importing_plotting_applies_the_book_style():
+    import matplotlib as mpl
+
+    plot_style.use_book_style()
+    assert [c.lower() for c in mpl.rcParams["axes.prop_cycle"].by_key()["color"]] == [c.lower() for c in plot_style.CYCLE]
+    for key in ("font.size", "xtick.labelsize", "ytick.labelsize", "legend.fontsize"):
+        assert mpl.font_manager.FontProperties(size=mpl.rcParams[key]).get_size_in_points() >= plot_style.MIN_FONT_PT
+    assert plot_style.FIGURE_DPI * 2 * 3.6 >= 784  # a 3.6 inch figure covers the column in pixels
+
+
+def legibility_problems(fig) -> list[str]:
+    """Text smaller than MIN_FONT_PT, and axes showing tick labels without an axis label."""
+    fig.canvas.draw()
+    problems = []
+    for text in fig.findobj(matplotlib.text.Text):
+        if text.get_visible() and text.get_text().strip() and text.get_fontsize() < plot_style.MIN_FONT_PT - 1e-9:
+            problems.append(f"text {text.get_text()!r} at {text.get_fontsize():.1f} pt")
+    for ax in fig.axes:
+        if not ax.axison or ax.get_label() == "<colorbar>":
+            continue
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            shows_ticks = axis.get_visible() and any(t.get_visible() and t.get_text() for t in axis.get_ticklabels())
+            if shows_ticks and not axis.get_label_text().strip():
+                problems.append(f"panel {ax.get_title()!r}: {name} axis has tick labels but no label")
+    return problems
+
+
+@pytest.mark.parametrize("name", sorted(_figures()))
+def test_figure_is_legible(name):
+    plot_style.use_book_style()
+    _figures()[name]()
+    problems = [p for num in plt.get_fignums() for p in legibility_problems(plt.figure(num))]
+    plt.close("all")
+    assert not problems, problems
