@@ -20,7 +20,7 @@ Three implementations of the same numbers:
 
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 
 import jax
 import jax.numpy as jnp
@@ -159,18 +159,24 @@ def one_step_change(
 NT_IMPLEMENTATIONS = (1, 2)  # 3 (structured derivatives) fails in neural-tangents 0.6.5 on jax 0.5.3
 
 
+@lru_cache(maxsize=32)
+def _neural_tangents_kernel_fn(model: Model, implementation: int):
+    """The jitted neural-tangents NTK function of ``model``, built once per (model, implementation)
+    so that repeated calls reuse the compiled kernel instead of tracing and compiling anew."""
+    import neural_tangents as nt  # lazy: imports TensorFlow (~7 s)
+
+    return jax.jit(nt.empirical_ntk_fn(
+        model.apply, trace_axes=(), vmap_axes=0, implementation=nt.NtkImplementation(implementation)
+    ))
+
+
 def ntk_neural_tangents(
     model: Model, params: Params, x1: jax.Array, x2: jax.Array, implementation: int = 1
 ) -> jax.Array:
     """(N, M, K, K) NTK from ``neural_tangents.empirical_ntk_fn`` (1: Jacobian contraction,
     2: NTK-vector products)."""
     check_choice("implementation", implementation, NT_IMPLEMENTATIONS)
-    import neural_tangents as nt  # lazy: imports TensorFlow (~7 s)
-
-    kernel_fn = nt.empirical_ntk_fn(
-        model.apply, trace_axes=(), vmap_axes=0, implementation=nt.NtkImplementation(implementation)
-    )
-    return jax.jit(kernel_fn)(x1, x2, params)
+    return _neural_tangents_kernel_fn(model, implementation)(x1, x2, params)
 
 
 def entk_neural_tangents(
