@@ -464,3 +464,23 @@ def plot_ari(iterations, curves: dict, axes=None):
     np.atleast_1d(axes)[0].set_ylabel("adjusted Rand index")
     np.atleast_1d(axes)[0].legend(frameon=False)
     return axes
+
+
+def plot_parity(panels: dict, xlabel: str, ylabel: str, axes=None):
+    """One scatter per panel title of ``(reference, ours)`` arrays (any equal shapes, flattened)
+    against the identity line, with the largest difference relative to the largest reference
+    entry in the legend."""
+    if axes is None:
+        _, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
+    for ax, (title, (reference, ours)) in zip(np.ravel(axes), panels.items()):
+        reference, ours = np.ravel(reference), np.ravel(ours)
+        lim = np.array([min(reference.min(), ours.min()), max(reference.max(), ours.max())])
+        ax.plot(lim, lim, color="0.5", lw=1, ls="--", label="identity", zorder=1)
+        relative = np.abs(ours - reference).max() / np.abs(reference).max()
+        ax.scatter(reference, ours, s=10, color=PALETTE["blue"], label=f"entries (max rel. diff. {relative:.1e})",
+                   zorder=2)
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.legend(frameon=False, loc="upper left")
+    return axes

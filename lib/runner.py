@@ -50,6 +50,7 @@ NOTEBOOKS = (
     "05_multitask_performance",
     "06_correlation_analysis",
     "07_reproduction_summary",
+    "09_your_own_network",
 )
 
 # parameters overriding each notebook's ``parameters`` cell, per profile
@@ -63,6 +64,8 @@ PROFILES: dict[str, dict[str, dict]] = {
         "04_multitask_representations": {"n_iterations": 1000, "n_entk_pairs": 3, "n_ari_pairs": 2},
         "05_multitask_performance": {"n_pairs": 3, "iterations": {"ET": 1000, "LR": 500}},
         "06_correlation_analysis": {"n_pairs": 3, "iterations": {"ET": 1000, "LR": 500}, "n_resamples": 500},
+        "09_your_own_network": {"mlp_width": 16, "n_regression": 10, "n_images": 16, "n_iterations": 200,
+                                "n_multitask_patterns": 50},
     },
 }
 

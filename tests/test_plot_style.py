@@ -46,6 +46,7 @@ def _figures():
         "plot_loading_heatmaps": lambda: plotting.plot_loading_heatmaps({"a": r((12, 9)), "b": r((12, 9))}, 3),
         "plot_group_means": lambda: plotting.plot_group_means({f"p{i}": r((9, 4)) for i in range(4)},
                                                               {f"p{i}": list("abcd") for i in range(4)}, 3),
+        "plot_parity": lambda: plotting.plot_parity({"a": (r(20), r(20)), "b": (r((3, 4)), r((3, 4)))}, "x", "y"),
         "plot_ari": lambda: plotting.plot_ari(T, {"a": r((3, 2, 10)), "b": r((3, 2, 10))}),
     }
 
