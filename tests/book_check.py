@@ -1,4 +1,7 @@
-"""Open every page of the built HTML book in headless Chromium and report what a reader would see broken.
+"""Open every page of the built HTML book in headless Chromium and report what a reader would see broken:
+pages that do not load, missing figures or captions, tracebacks, math left as raw TeX (MathJax
+must come from the book itself: any request leaving the local server is reported), figure
+images with fewer pixels than the text column is wide, and table cells that wrap a number.
 
 Used by ``test_book_browser.py``; also runnable by hand:
 
@@ -80,7 +83,23 @@ def chromium():
         shutil.rmtree(profile, ignore_errors=True)
 
 
-PAGE_REPORT_JS = """
+# MathJax typesets asynchronously: wait for its startup promise (pages without math do not load it)
+WAIT_FOR_MATH_JS = """
+const done = arguments[arguments.length - 1];
+const started = Date.now();
+(function poll() {
+  if (window.MathJax && window.MathJax.startup && window.MathJax.startup.promise) {
+    window.MathJax.startup.promise.then(() => done(true), () => done(false));
+  } else if (document.querySelector('script[src*="mathjax"]') && Date.now() - started < 20000
+             && (document.readyState !== 'complete' || window.MathJax)) {
+    setTimeout(poll, 100);  // MathJax is loading or starting (a script that failed to load: done)
+  } else {
+    done(false);
+  }
+})();
+"""
+
+PAGE_REPORT_JS = r"""
 const images = Array.from(document.images).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth]);
 const figures = Array.from(document.querySelectorAll('figure')).map(f => {
   const img = f.querySelector('img');
@@ -89,8 +108,47 @@ const figures = Array.from(document.querySelectorAll('figure')).map(f => {
 });
 const tracebacks = document.querySelectorAll('.output.traceback, div.traceback, pre.traceback').length;
 const text = document.body ? document.body.innerText : '';
+
+// math: Sphinx marks every equation with class "math"; MathJax puts an mjx-container in it
+const mathElements = Array.from(document.querySelectorAll('.math'));
+const untypeset = mathElements.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.trim().slice(0, 60));
+const texErrors = Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent.slice(0, 60));
+// raw TeX in the visible text outside code listings
+let prose = '';
+if (document.body) {
+  const copy = document.body.cloneNode(true);
+  copy.querySelectorAll('pre, code, script, style, mjx-container, .highlight').forEach(e => e.remove());
+  prose = copy.textContent;
+}
+const rawTex = (prose.match(/\$\$|\\\(|\\\)|\\\[|\\\]|\\begin\{|\$[^$\n]*\\[A-Za-z]+[^$\n]*\$/g) || []).slice(0, 5);
+
+// the text column: the article's content box
+const article = document.querySelector('article.bd-article') || document.querySelector('article') || document.body;
+const style = getComputedStyle(article);
+const columnWidth = article.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+const figureImages = Array.from(document.querySelectorAll('figure img')).map(i => {
+  const f = i.closest('figure');
+  return [f.id || i.getAttribute('src'), i.naturalWidth, Math.round(i.getBoundingClientRect().width)];
+});
+
+// a table cell holding a number (or an interval of numbers) must fit on one line
+const numeric = /^[-+\u2212\u2013]?[\d.,]+(e[-+]?\d+)?%?(\s*(\u00b1|\+-|[\[(,;\])]|\u2013|to|x|\u00d7)\s*[-+\u2212\u2013]?[\d.,]*(e[-+]?\d+)?%?)*$/i;
+const wrapped = [];
+document.querySelectorAll('td, th').forEach(cell => {
+  const value = cell.innerText.trim();
+  if (!value || !/\d/.test(value) || !numeric.test(value)) return;
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const lines = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0 && r.height > 0)
+                                                       .map(r => Math.round(r.top)));
+  if (lines.size > 1) wrapped.push([value, lines.size]);
+});
+
+const remote = performance.getEntriesByType('resource').map(r => r.name)
+  .filter(u => !u.startsWith(location.origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
 return {images, figures, tracebacks, hasTracebackText: text.includes('Traceback (most recent call last)'),
-        title: document.title, readyState: document.readyState, textLength: text.length};
+        title: document.title, readyState: document.readyState, textLength: text.length,
+        math: mathElements.length, untypeset, texErrors, rawTex, columnWidth, figureImages, wrapped, remote};
 """
 
 
@@ -101,6 +159,27 @@ def expected_figures(notebook_dir: Path) -> dict[str, int]:
 
     return {f"book/executed/{source.stem}.html": int(jupytext.read(source).metadata["chapter"]["figures"])
             for source in sorted(Path(notebook_dir).glob("*.py"))}
+
+
+def page_problems(report: dict) -> list[str]:
+    """What the page report shows broken in math, figure resolution, tables and offline use."""
+    problems = []
+    if report["untypeset"]:
+        problems.append(f"{len(report['untypeset'])} of {report['math']} equations not typeset by MathJax "
+                        f"(first: {report['untypeset'][0]!r})")
+    for error in report["texErrors"]:
+        problems.append(f"MathJax error in {error!r}")
+    if report["rawTex"]:
+        problems.append(f"raw TeX in the text: {report['rawTex']}")
+    for name, natural, shown in report["figureImages"]:
+        if 0 < natural < report["columnWidth"]:
+            problems.append(f"figure {name}: image {natural} px wide, narrower than the {report['columnWidth']:.0f} px "
+                            "text column (blurry at full width)")
+    for value, lines in report["wrapped"]:
+        problems.append(f"table cell {value!r} wraps over {lines} lines")
+    for url in report["remote"]:
+        problems.append(f"loads {url} from the network (the book must work offline)")
+    return problems
 
 
 def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_pages: int = 2,
@@ -121,8 +200,11 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
             if status != 200:
                 problems.append(f"{page}: HTTP {status}")
             driver.get(url)
+            driver.execute_async_script(WAIT_FOR_MATH_JS)
             report = driver.execute_script(PAGE_REPORT_JS)
-            counts[page] = {"images": len(report["images"]), "figures": len(report["figures"])}
+            counts[page] = {"images": len(report["images"]), "figures": len(report["figures"]), "math": report["math"],
+                            "column_width": report["columnWidth"],
+                            "narrowest_figure": min((w for _, w, _ in report["figureImages"]), default=None)}
             if report["readyState"] != "complete" or report["textLength"] < 50:
                 problems.append(f"{page}: did not load (readyState {report['readyState']}, {report['textLength']} chars)")
             for src, complete, width in report["images"]:
@@ -135,6 +217,7 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
                     problems.append(f"{page}: figure {fig_id} has no caption")
             if report["tracebacks"] or report["hasTracebackText"]:
                 problems.append(f"{page}: a cell output contains a traceback")
+            problems.extend(f"{page}: {problem}" for problem in page_problems(report))
             if expected and page in expected and len(report["figures"]) < expected[page]:
                 problems.append(f"{page}: {len(report['figures'])} figures, expected at least {expected[page]}")
             if screenshot_dir is not None and i < screenshot_pages + 1 and page != "index.html":
@@ -154,6 +237,7 @@ if __name__ == "__main__":
     args = parser.parse_args()
     found, per_page = check_book(args.html_root, args.screenshots)
     for page, c in per_page.items():
-        print(f"{page}: {c['images']} images, {c['figures']} figures")
+        print(f"{page}: {c['images']} images, {c['figures']} figures, {c['math']} equations, column "
+              f"{c['column_width']:.0f} px, narrowest figure image {c['narrowest_figure']} px")
     print("\n".join(found) if found else "no problems")
     raise SystemExit(1 if found else 0)

@@ -5,6 +5,7 @@ and sets it, so there this test must run. Without it (pytest alone) the test is 
 """
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -40,12 +41,18 @@ def test_every_chapter_declares_its_figures():
         assert expected_figures(NOTEBOOKS)[f"book/executed/{source.stem}.html"] == figure_cells, source.name
 
 
+def wide_png(path: Path, width: int = 1600) -> None:
+    """A white PNG ``width`` pixels wide (wider than any text column)."""
+    from PIL import Image
+
+    Image.new("RGB", (width, 20), "white").save(path)
+
+
 @needs_browser
 def test_checker_reports_a_missing_figure_and_a_traceback(tmp_path):
     """The checker can fail: a page with a broken figure and an error output is reported."""
     (tmp_path / "book").mkdir()
-    good_png = Path(__file__).with_name("data") / "pixel.png"
-    shutil.copy(good_png, tmp_path / "book" / "ok.png")
+    wide_png(tmp_path / "book" / "ok.png")
     (tmp_path / "index.html").write_text("<html><body><p>" + "index page text " * 10 + "</p></body></html>")
     (tmp_path / "book" / "page.html").write_text(
         "<html><head><title>t</title></head><body><p>" + "some text " * 20 + "</p>"
@@ -61,3 +68,40 @@ def test_checker_reports_a_missing_figure_and_a_traceback(tmp_path):
     assert any("figure gone has no rendered image" in p for p in problems), problems
     assert any("traceback" in p for p in problems), problems
     assert not any("figure good" in p for p in problems), problems
+
+
+@needs_browser
+def test_checker_reports_untypeset_math_small_figures_wrapped_numbers_and_network_use(tmp_path):
+    """The checker can fail on each reader-facing defect: equations MathJax never typeset (as when the
+    MathJax script cannot be loaded, e.g. from a CDN offline), TeX left in the text, a figure image with
+    fewer pixels than the column, a table cell wrapping an interval, and a request to another
+    origin; a page without these defects passes."""
+    (tmp_path / "book").mkdir()
+    shutil.copy(Path(__file__).with_name("data") / "pixel.png", tmp_path / "book" / "tiny.png")
+    wide_png(tmp_path / "book" / "wide.png")
+    text = "<p>" + "some text " * 20 + "</p>"
+    (tmp_path / "index.html").write_text(
+        f"<html><body>{text}<figure id='fine'><img src='book/wide.png'><figcaption>wide</figcaption></figure>"
+        "<table><tr><td style='white-space: nowrap'>0.12 [0.03, 0.21]</td><td>a long text cell " + "that may wrap " * 20 + "</td></tr></table>"
+        "</body></html>")
+    (tmp_path / "book" / "math.html").write_text(
+        f"<html><head><script defer src='../_static/mathjax/absent.js'></script></head><body>{text}"
+        "<p>inline <span class='math notranslate nohighlight'>\\(x^2\\)</span> and a display</p>"
+        "<div class='math notranslate nohighlight'>\\[y = \\frac{1}{2}\\]</div>"
+        "<p>and raw $$z = 1$$ left by the parser</p></body></html>")
+    (tmp_path / "book" / "layout.html").write_text(
+        f"<html><body>{text}<figure id='small'><img src='tiny.png'><figcaption>tiny</figcaption></figure>"
+        "<table><tr><td style='width: 40px; max-width: 40px'>0.123 [0.045, 0.678]</td><td>text</td></tr></table>"
+        "<script>document.write(`<img src='${location.href.replace('127.0.0.1', 'localhost')}/../tiny.png'>`);</script>"
+        "</body></html>")
+    problems, counts = check_book(tmp_path)
+    math = [p for p in problems if p.startswith("book/math.html")]
+    assert any("2 of 2 equations not typeset" in p for p in math), problems
+    assert any("raw TeX" in p and "$$" in p for p in math), problems
+    layout = [p for p in problems if p.startswith("book/layout.html")]
+    assert any(re.search(r"figure small: image \d px wide, narrower than the \d+ px text column", p)
+               for p in layout), problems
+    assert any("table cell '0.123 [0.045, 0.678]' wraps" in p for p in layout), problems
+    assert any("from the network" in p and "localhost" in p for p in layout), problems
+    assert not [p for p in problems if p.startswith("index.html")], problems
+    assert counts["book/math.html"]["math"] == 2 and counts["index.html"]["narrowest_figure"] == 1600
