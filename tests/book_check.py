@@ -128,7 +128,9 @@ const style = getComputedStyle(article);
 const columnWidth = article.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
 const figureImages = Array.from(document.querySelectorAll('figure img')).map(i => {
   const f = i.closest('figure');
-  return [f.id || i.getAttribute('src'), i.naturalWidth, Math.round(i.getBoundingClientRect().width)];
+  const box = i.getBoundingClientRect();
+  return [f.id || i.getAttribute('src'), i.naturalWidth, Math.round(box.width),
+          i.naturalHeight > 0 && box.height > 0 ? (box.width / box.height) / (i.naturalWidth / i.naturalHeight) : 1];
 });
 
 // a table cell holding a number (or an interval of numbers) must fit on one line
@@ -137,11 +139,17 @@ const wrapped = [];
 document.querySelectorAll('td, th').forEach(cell => {
   const value = cell.innerText.trim();
   if (!value || !/\d/.test(value) || !numeric.test(value)) return;
-  const range = document.createRange();
-  range.selectNodeContents(cell);
-  const lines = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0 && r.height > 0)
-                                                       .map(r => Math.round(r.top)));
-  if (lines.size > 1) wrapped.push([value, lines.size]);
+  // one rectangle per line of each text node (element boxes such as a <p> are not lines)
+  const tops = [];
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    Array.from(range.getClientRects()).filter(r => r.width > 0 && r.height > 0).forEach(r => tops.push(r.top));
+  }
+  tops.sort((a, b) => a - b);
+  const lines = tops.filter((top, i) => i === 0 || top - tops[i - 1] > 3).length;
+  if (lines > 1) wrapped.push([value, lines]);
 });
 
 const remote = performance.getEntriesByType('resource').map(r => r.name)
@@ -171,10 +179,12 @@ def page_problems(report: dict) -> list[str]:
         problems.append(f"MathJax error in {error!r}")
     if report["rawTex"]:
         problems.append(f"raw TeX in the text: {report['rawTex']}")
-    for name, natural, shown in report["figureImages"]:
+    for name, natural, shown, stretch in report["figureImages"]:
         if 0 < natural < report["columnWidth"]:
             problems.append(f"figure {name}: image {natural} px wide, narrower than the {report['columnWidth']:.0f} px "
                             "text column (blurry at full width)")
+        if abs(stretch - 1) > 0.02:
+            problems.append(f"figure {name}: shown with its aspect ratio changed by a factor {stretch:.2f}")
     for value, lines in report["wrapped"]:
         problems.append(f"table cell {value!r} wraps over {lines} lines")
     for url in report["remote"]:
@@ -204,7 +214,7 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
             report = driver.execute_script(PAGE_REPORT_JS)
             counts[page] = {"images": len(report["images"]), "figures": len(report["figures"]), "math": report["math"],
                             "column_width": report["columnWidth"],
-                            "narrowest_figure": min((w for _, w, _ in report["figureImages"]), default=None)}
+                            "narrowest_figure": min((w for _, w, _, _ in report["figureImages"]), default=None)}
             if report["readyState"] != "complete" or report["textLength"] < 50:
                 problems.append(f"{page}: did not load (readyState {report['readyState']}, {report['textLength']} chars)")
             for src, complete, width in report["images"]:

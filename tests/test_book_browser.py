@@ -74,7 +74,7 @@ def test_checker_reports_a_missing_figure_and_a_traceback(tmp_path):
 def test_checker_reports_untypeset_math_small_figures_wrapped_numbers_and_network_use(tmp_path):
     """The checker can fail on each reader-facing defect: equations MathJax never typeset (as when the
     MathJax script cannot be loaded, e.g. from a CDN offline), TeX left in the text, a figure image with
-    fewer pixels than the column, a table cell wrapping an interval, and a request to another
+    fewer pixels than the column, a distorted image, a table cell wrapping an interval, and a request to another
     origin; a page without these defects passes."""
     (tmp_path / "book").mkdir()
     shutil.copy(Path(__file__).with_name("data") / "pixel.png", tmp_path / "book" / "tiny.png")
@@ -91,6 +91,7 @@ def test_checker_reports_untypeset_math_small_figures_wrapped_numbers_and_networ
         "<p>and raw $$z = 1$$ left by the parser</p></body></html>")
     (tmp_path / "book" / "layout.html").write_text(
         f"<html><body>{text}<figure id='small'><img src='tiny.png'><figcaption>tiny</figcaption></figure>"
+        "<figure id='squeezed'><img src='wide.png' style='width: 400px; height: 200px'><figcaption>s</figcaption></figure>"
         "<table><tr><td style='width: 40px; max-width: 40px'>0.123 [0.045, 0.678]</td><td>text</td></tr></table>"
         "<script>document.write(`<img src='${location.href.replace('127.0.0.1', 'localhost')}/../tiny.png'>`);</script>"
         "</body></html>")
@@ -102,6 +103,7 @@ def test_checker_reports_untypeset_math_small_figures_wrapped_numbers_and_networ
     assert any(re.search(r"figure small: image \d px wide, narrower than the \d+ px text column", p)
                for p in layout), problems
     assert any("table cell '0.123 [0.045, 0.678]' wraps" in p for p in layout), problems
+    assert any("figure squeezed: shown with its aspect ratio changed by a factor 0.03" in p for p in layout), problems
     assert any("from the network" in p and "localhost" in p for p in layout), problems
     assert not [p for p in problems if p.startswith("index.html")], problems
     assert counts["book/math.html"]["math"] == 2 and counts["index.html"]["narrowest_figure"] == 1600
