@@ -81,6 +81,8 @@ def plot_mode_strengths(times, simulated, closed_form, singular_values, ax=None,
         ax.plot(times, simulated[:, a], color=color, label=f"mode {a + 1} (s={s:g})")
         if closed_form is not None and a < closed_form.shape[1]:
             ax.plot(times, closed_form[:, a], color=color, ls="--", lw=1)
+    if closed_form is not None:
+        ax.plot([], [], color="0.3", ls="--", lw=1, label="closed form (dashed)")
     ax.set_xlabel("iteration")
     ax.set_ylabel("mode strength $u_a^T W v_a$")
     ax.legend(frameon=False)
@@ -187,7 +189,7 @@ def plot_error_scaling(learning_rates, errors, slope, ax=None):
 def plot_singular_vector_differences(panels: dict, axes=None):
     """Fig 11: heat maps of ``| |V_target| - |V_kernel| |`` (rows: entry, columns: singular index)."""
     if axes is None:
-        _, axes = plt.subplots(2, 2, figsize=(8, 6.5))
+        _, axes = plt.subplots(2, 2, figsize=(8, 7), gridspec_kw={"hspace": 0.45})
     vmax = max(float(np.max(v)) for v in panels.values())
     for ax, (title, diff) in zip(np.ravel(axes), panels.items()):
         image = ax.imshow(diff, cmap="magma_r", vmin=0, vmax=vmax)
@@ -291,9 +293,10 @@ def plot_train_test(iterations, train: dict, test: dict, axes=None):
 
 
 def plot_silhouette_scatter(silhouette: np.ndarray, outcome: np.ndarray, r: float, xlabel: str, ylabel: str,
-                            ax=None, markers=None):
+                            ax=None, markers=None, marker_labels=None):
     """Silhouette (x) against an outcome (y) per network, coloured by init; ``markers`` (P,)
-    optional per-pair marker group (e.g. schedule)."""
+    optional per-pair marker group (e.g. schedule), named in the legend by ``marker_labels``
+    (group -> name)."""
     if ax is None:
         _, ax = plt.subplots(figsize=(4.2, 3.6))
     shapes = np.asarray(markers) if markers is not None else np.zeros(len(silhouette), dtype=int)
@@ -306,6 +309,8 @@ def plot_silhouette_scatter(silhouette: np.ndarray, outcome: np.ndarray, r: floa
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(f"r = {r:.3f}")
+    for g in np.unique(shapes) if marker_labels else ():
+        ax.scatter([], [], facecolor="none", edgecolor="0.3", marker=symbols[int(g) % 4], s=22, label=marker_labels[g])
     ax.legend(frameon=False)
     return ax
 

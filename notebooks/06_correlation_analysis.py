@@ -163,7 +163,8 @@ fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.8))
 for ax, phase in zip(axes, ("single", "finetune")):
     relative = stats.relative_to_partner(np.concatenate([runs[n][f"{phase}/loss_test"][:, :, -1] for n in runs]))
     plotting.plot_silhouette_scatter(pooled_sil, relative, stats.pearson(pooled_sil, relative),
-                                     "silhouette at t=0", f"relative final test loss ({phase})", ax, markers)
+                                     "silhouette at t=0", f"relative final test loss ({phase})", ax, markers,
+                                     marker_labels=dict(enumerate(runs)))
 fig.tight_layout()
 plt.show()
 

@@ -38,7 +38,8 @@ def _figures():
         "plot_individual_runs": lambda: plotting.plot_individual_runs(T, r((7, 2, 10)) + 0.1),
         "plot_train_test": lambda: plotting.plot_train_test(T, {"single": r((3, 2, 10)) + 0.1},
                                                             {"single": r((3, 2, 10)) + 0.1}),
-        "plot_silhouette_scatter": lambda: plotting.plot_silhouette_scatter(r((6, 2)), r((6, 2)), 0.5, "x", "y"),
+        "plot_silhouette_scatter": lambda: plotting.plot_silhouette_scatter(
+            r((6, 2)), r((6, 2)), 0.5, "x", "y", markers=np.arange(6) % 2, marker_labels={0: "ET", 1: "LR"}),
         "plot_network_diagram": lambda: plotting.plot_network_diagram(4, 3, 3),
         "plot_mphate_grid": lambda: plotting.plot_mphate_grid(
             {f"{i}/{g}": r((5, 6, 2)) for i in ("standard", "large") for g in plotting.MPHATE_TITLES},
