@@ -1,6 +1,6 @@
 """The "your own network" chapter at small size: lib's generic NTK, eNTK and ePNTK of a
 user-defined MLP and CNN (models as a user writes them: a frozen dataclass with ``apply``)
-against neural-tangents and against the real change of the outputs."""
+against neural-tangents and against the real change of the outputs (float64: conftest enables x64)."""
 
 from dataclasses import dataclass
 
@@ -38,12 +38,6 @@ class CNN:
     def apply(self, params, x):
         h = jax.lax.conv_general_dilated(x, params[0], (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
         return jnp.tanh(h).mean(axis=(1, 2)) @ params[1]
-
-
-@pytest.fixture(autouse=True)
-def float64():
-    with jax.experimental.enable_x64():
-        yield
 
 
 def problems():
