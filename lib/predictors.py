@@ -564,3 +564,24 @@ def binary_comparison(single_test: np.ndarray, finetune_test: np.ndarray, single
         out[f"{phase}/not_converged_standard"] = int(bad[:, 0].sum())
         out[f"{phase}/not_converged_large"] = int(bad[:, 1].sum())
     return out
+
+
+def robustness_runs(env: TaskEnvironment, plan: dict, n_hidden: int = 200) -> dict[str, dict[str, np.ndarray]]:
+    """Per schedule: the Sec 5 experiment (:func:`lib.experiments.cached_schedule`) of the
+    seeds and iterations in ``plan`` (schedule -> (seeds, n_iterations), as
+    :func:`lib.experiments.check_schedule_parameters` returns it) and the principled t=0
+    silhouette of every network (cached), as ``silhouette`` (P, 2), final test losses
+    ``single``/``finetune`` (P, 2) and training curves ``single_train``/``finetune_train`` (P, 2, S)."""
+    from . import results
+    from .experiments import cached_schedule
+
+    out = {}
+    for schedule, (seeds, n_iterations) in plan.items():
+        run = cached_schedule(env, schedule, seeds, n_iterations, n_hidden)
+        key = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], seeds=list(seeds), n_hidden=n_hidden)
+        sil = results.cached("pair_silhouettes", key,
+                             lambda: {"silhouette": pair_silhouettes(env, seeds, n_hidden)})["silhouette"]
+        out[schedule] = {"silhouette": sil, "single": run["single/loss_test"][:, :, -1],
+                         "finetune": run["finetune/loss_test"][:, :, -1], "single_train": run["single/loss_train"],
+                         "finetune_train": run["finetune/loss_train"]}
+    return out
