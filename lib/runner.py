@@ -50,6 +50,7 @@ NOTEBOOKS = (
     "05_multitask_performance",
     "06_correlation_analysis",
     "07_reproduction_summary",
+    "10_rich_lazy_continuum",
 )
 
 # parameters overriding each notebook's ``parameters`` cell, per profile
@@ -63,6 +64,11 @@ PROFILES: dict[str, dict[str, dict]] = {
         "04_multitask_representations": {"n_iterations": 1000, "n_entk_pairs": 3, "n_ari_pairs": 2},
         "05_multitask_performance": {"n_pairs": 3, "iterations": {"ET": 1000, "LR": 500}},
         "06_correlation_analysis": {"n_pairs": 3, "iterations": {"ET": 1000, "LR": 500}, "n_resamples": 500},
+        "10_rich_lazy_continuum": {"n_scales": 3, "hidden_scales": [10.0], "n_seeds": 3, "n_lr_seeds": 1,
+                                   "lr_candidates": [0.01, 0.1],
+                                   "iterations": {"single": 100, "finetune": 50, "route": 50, "lr_choice": 100},
+                                   "n_pairs": 3, "robustness_iterations": {"ET": 100, "LR": 100},
+                                   "n_resamples": 200},
     },
 }
 
