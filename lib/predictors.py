@@ -395,27 +395,27 @@ def correlations_with_intervals(x: np.ndarray, y: np.ndarray, groups: np.ndarray
     x, y, groups = x[keep], y[keep], groups[keep]
     check_int("n_resamples", n_resamples, minimum=100)
     rng = np.random.default_rng(seed)
-    labels = np.unique(groups)
-    members = [np.flatnonzero(groups == g) for g in labels]
+    members = [np.flatnonzero(groups == g) for g in np.unique(groups)]
+    blocks = np.cumsum([0] + [len(m) for m in members])
+    # every row of ``idx`` lists the networks of group 0, then group 1, ...: one resample each
     idx = np.concatenate([m[rng.integers(len(m), size=(n_resamples, len(m)))] for m in members], axis=1)
-    log_g = np.log(groups)
+    idx = np.concatenate([np.concatenate(members)[None], idx])  # row 0: the observed sample
+    design = np.stack([np.ones(len(idx[0])), np.log(groups[idx[0]])], axis=1)
+    projection = np.eye(len(design)) - design @ np.linalg.pinv(design)  # residuals after a line in log g
 
-    def stats(ix):
-        xs, ys, gs, lg = x[ix], y[ix], groups[ix], log_g[ix]
-        return {"across": _batch_pearson(xs, ys),
-                "within": _batch_pearson(within_group_residuals(xs, gs), within_group_residuals(ys, gs)),
-                "partial": _batch_pearson(partial_residuals(xs, lg), partial_residuals(ys, lg))}
+    def centered(values):
+        return np.concatenate([values[:, a:b] - values[:, a:b].mean(axis=1, keepdims=True)
+                               for a, b in zip(blocks[:-1], blocks[1:])], axis=1)
 
-    observed = stats(np.arange(len(x)))
+    xs, ys = x[idx], y[idx]
+    rs = {"across": _batch_pearson(xs, ys), "within": _batch_pearson(centered(xs), centered(ys)),
+          "partial": _batch_pearson(xs @ projection.T, ys @ projection.T)}
     out = {"n": int(len(x))}
-    boot = {k: [] for k in observed}
-    for row in idx:
-        for k, v in stats(row).items():
-            boot[k].append(v)
     tail = 100 * (1 - level) / 2
-    for k, v in observed.items():
-        lo, hi = np.nanpercentile(boot[k], [tail, 100 - tail]) if np.isfinite(boot[k]).any() else (np.nan, np.nan)
-        out |= {f"r_{k}": float(v), f"lo_{k}": float(lo), f"hi_{k}": float(hi)}
+    for k, v in rs.items():
+        boot = v[1:]
+        lo, hi = np.nanpercentile(boot, [tail, 100 - tail]) if np.isfinite(boot).any() else (np.nan, np.nan)
+        out |= {f"r_{k}": float(v[0]), f"lo_{k}": float(lo), f"hi_{k}": float(hi)}
     return out
 
 

@@ -372,8 +372,8 @@ summary_rows = [
                 f"{hyp['r_within']:+.2f}", hyp["hi_within"] < 0, "95% CI below 0",
                 f"[{hyp['lo_within']:+.2f}, {hyp['hi_within']:+.2f}]"),
 ]
-summary.record("10_rich_lazy_continuum", dict(g_min=g_min, g_max=g_max, n_scales=n_scales, hidden_scales=hidden_scales,
-                                               n_seeds=n_seeds, n_lr_seeds=n_lr_seeds, lr_candidates=lr_candidates,
-                                               iterations=iterations, n_train=n_train, n_pairs=n_pairs,
-                                               first_seeds=first_seeds,
-                                               robustness_iterations=robustness_iterations), summary_rows)
+_ = summary.record("10_rich_lazy_continuum",
+                   dict(g_min=g_min, g_max=g_max, n_scales=n_scales, hidden_scales=hidden_scales, n_seeds=n_seeds,
+                        n_lr_seeds=n_lr_seeds, lr_candidates=lr_candidates, iterations=iterations, n_train=n_train,
+                        n_pairs=n_pairs, first_seeds=first_seeds, robustness_iterations=robustness_iterations),
+                   summary_rows)

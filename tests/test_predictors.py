@@ -254,3 +254,25 @@ def test_crossing_scale_and_medians():
             "x": np.array([1.0, 3.0, 5.0, 7.0])}
     gs, med = predictors.medians_by_scale(nets, "x", "both", "paper")
     np.testing.assert_array_equal(gs, [1.0, 2.0]) and np.testing.assert_array_equal(med, [2.0, 6.0])
+
+
+def test_vectorized_bootstrap_matches_a_loop_over_resamples():
+    """The intervals equal those of an explicit loop over the same stratified resamples."""
+    rng = np.random.default_rng(5)
+    groups = rng.permutation(np.repeat([0.5, 2.0, 8.0], 12))
+    x = rng.normal(size=36) + np.log(groups)
+    y = 0.5 * x + rng.normal(size=36)
+    out = predictors.correlations_with_intervals(x, y, groups, n_resamples=300, seed=3)
+    r = np.random.default_rng(3)
+    members = [np.flatnonzero(groups == g) for g in np.unique(groups)]
+    idx = np.concatenate([m[r.integers(len(m), size=(300, len(m)))] for m in members], axis=1)
+    within, partial = [], []
+    for row in idx:
+        xs, ys, gs = x[row], y[row], groups[row]
+        within.append(np.corrcoef(predictors.within_group_residuals(xs, gs), predictors.within_group_residuals(ys, gs))[0, 1])
+        lg = np.log(gs)
+        partial.append(np.corrcoef(predictors.partial_residuals(xs, lg), predictors.partial_residuals(ys, lg))[0, 1])
+    np.testing.assert_allclose([out["lo_within"], out["hi_within"]], np.percentile(within, [2.5, 97.5]), atol=1e-10)
+    np.testing.assert_allclose([out["lo_partial"], out["hi_partial"]], np.percentile(partial, [2.5, 97.5]), atol=1e-10)
+    assert out["r_partial"] == pytest.approx(np.corrcoef(predictors.partial_residuals(x, np.log(groups)),
+                                                         predictors.partial_residuals(y, np.log(groups)))[0, 1])
