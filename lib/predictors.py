@@ -587,20 +587,6 @@ def robustness_runs(env: TaskEnvironment, plan: dict, n_hidden: int = 200) -> di
     return out
 
 
-def crossing_scale(scales: np.ndarray, values: np.ndarray, level: float) -> float:
-    """The init scale at which ``values`` (one per scale, e.g. medians) first crosses ``level``,
-    interpolated linearly in log g; nan if it never crosses."""
-    scales, values = np.asarray(scales, np.float64), np.asarray(values, np.float64)
-    order = np.argsort(scales)
-    scales, values = scales[order], values[order] - level
-    for i in range(len(scales) - 1):
-        a, b = values[i], values[i + 1]
-        if np.isfinite(a) and np.isfinite(b) and a * b <= 0 and a != b:
-            t = a / (a - b)
-            return float(np.exp(np.log(scales[i]) + t * (np.log(scales[i + 1]) - np.log(scales[i]))))
-    return float("nan")
-
-
 def medians_by_scale(networks: dict[str, np.ndarray], column: str, scaling: str, lr_kind: str):
     """(scales, median of ``column`` per scale) for one scaling and learning-rate kind."""
     rows = (networks["scaling"] == scaling) & (networks["lr_kind"] == lr_kind)

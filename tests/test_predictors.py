@@ -247,9 +247,7 @@ def test_points_run_end_to_end_and_are_deterministic():
         np.testing.assert_array_equal(b[k], c[k])
 
 
-def test_crossing_scale_and_medians():
-    assert predictors.crossing_scale([1.0, 10.0, 100.0], [1.0, 0.6, 0.2], 0.4) == pytest.approx(np.sqrt(1000.0))
-    assert np.isnan(predictors.crossing_scale([1.0, 10.0], [1.0, 0.9], 0.4))
+def test_medians_by_scale():
     nets = {"scaling": np.array(["both"] * 4), "lr_kind": np.array(["paper"] * 4), "g": np.array([1.0, 1, 2, 2]),
             "x": np.array([1.0, 3.0, 5.0, 7.0])}
     gs, med = predictors.medians_by_scale(nets, "x", "both", "paper")
