@@ -251,7 +251,8 @@ def test_medians_by_scale():
     nets = {"scaling": np.array(["both"] * 4), "lr_kind": np.array(["paper"] * 4), "g": np.array([1.0, 1, 2, 2]),
             "x": np.array([1.0, 3.0, 5.0, 7.0])}
     gs, med = predictors.medians_by_scale(nets, "x", "both", "paper")
-    np.testing.assert_array_equal(gs, [1.0, 2.0]) and np.testing.assert_array_equal(med, [2.0, 6.0])
+    np.testing.assert_array_equal(gs, [1.0, 2.0])
+    np.testing.assert_array_equal(med, [2.0, 6.0])
 
 
 def test_vectorized_bootstrap_matches_a_loop_over_resamples():
