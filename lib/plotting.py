@@ -489,3 +489,87 @@ def plot_parity(panels: dict, xlabel: str, ylabel: str, axes=None):
         ax.set_ylabel(ylabel)
         ax.legend(frameon=False, loc="upper left")
     return axes
+
+
+CONTINUUM_STYLES = {("both", "paper"): ("tab:blue", "-"), ("both", "tuned"): ("tab:blue", "--"),
+                    ("hidden", "paper"): ("tab:red", "-"), ("hidden", "tuned"): ("tab:red", "--")}
+
+
+def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
+    """Median (line) and interquartile range (band) of per-network values against init scale g,
+    one panel per column, one line per (scaling, learning-rate kind).
+
+    Args:
+        networks: column -> (rows,) arrays with ``scaling``, ``lr_kind``, ``g`` and the columns.
+        columns: column name -> panel title.
+    """
+    n = len(columns)
+    if axes is None:
+        nrows = -(-n // ncols)
+        _, axes = plt.subplots(nrows, ncols, figsize=(4 * ncols, 2.8 * nrows), squeeze=False)
+    axes = np.ravel(axes)
+    for ax, (column, title) in zip(axes, columns.items()):
+        for (scaling, kind), (color, ls) in CONTINUUM_STYLES.items():
+            rows = (networks["scaling"] == scaling) & (networks["lr_kind"] == kind)
+            if not rows.any():
+                continue
+            gs = np.unique(networks["g"][rows])
+            values = [np.asarray(networks[column][rows & (networks["g"] == g)], float) for g in gs]
+            q = np.array([np.nanpercentile(v, [25, 50, 75]) for v in values])
+            ax.plot(gs, q[:, 1], color=color, ls=ls, marker="o", ms=3,
+                    label=f"{'both layers' if scaling == 'both' else 'hidden layer only'}, {kind} lr")
+            ax.fill_between(gs, q[:, 0], q[:, 2], color=color, alpha=0.12)
+        ax.set_xscale("log")
+        ax.axvline(1.0, color="0.6", lw=0.8, ls=":")
+        ax.axvline(10.0, color="0.6", lw=0.8, ls=":")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("init scale g (x standard draw)")
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    axes[0].legend(frameon=False, fontsize=7)
+    return axes
+
+
+def plot_correlation_grid(rows: list[dict], predictors: list[str], outcomes: list[str], kind: str, title: str = "",
+                          ax=None):
+    """Heat map of r (``r_<kind>``) for every predictor (rows) and outcome (columns), each cell
+    annotated with r and its 95% interval; cells whose interval excludes 0 are framed."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.3 * len(outcomes) + 2.5, 0.5 * len(predictors) + 1.5))
+    lookup = {(r["predictor"], r["outcome"]): r for r in rows}
+    values = np.array([[lookup[(p, o)][f"r_{kind}"] for o in outcomes] for p in predictors])
+    ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+    for i, p in enumerate(predictors):
+        for j, o in enumerate(outcomes):
+            r = lookup[(p, o)]
+            ax.text(j, i, f"{r[f'r_{kind}']:.2f}\n[{r[f'lo_{kind}']:.2f}, {r[f'hi_{kind}']:.2f}]", ha="center",
+                    va="center", fontsize=6)
+            if r[f"lo_{kind}"] * r[f"hi_{kind}"] > 0:
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=1.5, color="k"))
+    ax.set_xticks(range(len(outcomes)), outcomes, rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(predictors)), predictors, fontsize=8)
+    ax.set_title(title, fontsize=10)
+    return ax
+
+
+def plot_win_counts(comparisons: dict, ax=None):
+    """Stacked bars: pairs won by standard and by large init in each phase, per schedule.
+
+    Args:
+        comparisons: schedule -> :func:`lib.predictors.binary_comparison` dict.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    labels, std, large = [], [], []
+    for schedule, c in comparisons.items():
+        for phase in ("single", "finetune"):
+            labels.append(f"{schedule}\n{phase}")
+            std.append(c[f"{phase}/standard_wins"])
+            large.append(c[f"{phase}/large_wins"])
+    x = np.arange(len(labels))
+    ax.bar(x, std, color=INIT_COLORS["standard"], label="standard init lower test loss")
+    ax.bar(x, large, bottom=std, color=INIT_COLORS["large"], label="large init lower test loss")
+    ax.set_xticks(x, labels)
+    ax.set_ylabel("pairs")
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    return ax
