@@ -12,7 +12,7 @@ Two methods train the same gradient descent (``train_many(..., method=...)``):
 * ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.models.Model`, one optax SGD
   step per iteration (the original implementation, kept as the reference).
 * ``"fast"``: the multitask network only (summed squared error). Hand-written backward pass
-  with the same arithmetic up to float32 rounding, measured ~2-4x faster on a 2-core CPU
+  with the same arithmetic up to float32 rounding, measured 2.1-2.5x faster on a 2-core CPU
   (``benchmarks/train_speed.py``): duplicate training patterns are trained once with their
   multiplicity as a weight (the summed loss and its gradient are unchanged); the output
   layer's hidden and task weights are kept apart (no concatenated ``[h; x_task]`` copy); the
@@ -20,7 +20,12 @@ Two methods train the same gradient descent (``train_many(..., method=...)``):
   elementwise fusion; the learning rate is folded into the output error so that every
   weight update is fused into its matmul; and on CPU it is compiled for XLA's classic
   runtime, whose elementwise kernels are several times faster than the default thunk
-  runtime's in JAX 0.5.3 (``_FAST_CPU_COMPILER_OPTIONS``).
+  runtime's in JAX 0.5.3 (``_FAST_CPU_COMPILER_OPTIONS``). Measured and not used, because
+  slower or no faster on that CPU: gathering the one-hot input's active weight rows instead
+  of the first-layer matmul, scatter-adds or segment sums for its gradient, the output
+  layer's matmuls as XLA reductions, the pair's shared inputs in one matmul, activations laid
+  out (H, U), blocks of patterns, networks in chunks (``lax.map``) instead of one vmap,
+  fast-math and vector-width flags.
 """
 
 from __future__ import annotations
