@@ -227,3 +227,27 @@ def cached_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, s
                       split=split, large_scaling=large_scaling, predictors=list(predictors), version=1)
     return results.cached("initial_structure", parameters, lambda: run_initial_structure(
         env, seeds, n_hidden, split=split, large_scaling=large_scaling, predictors=tuple(predictors)))
+
+
+def shares_explained(structure: dict, of: str, by: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """control -> (P, 2) share of the variance of ``loadings/<of>`` explained by ``loadings/<control>``
+    (:func:`explained_share`, averaged over outputs) for every network of an
+    :func:`run_initial_structure` result."""
+    target = structure[f"loadings/{of}"]
+    return {name: np.array([[np.nanmean(explained_share(target[p, i], structure[f"loadings/{name}"][p, i]))
+                             for i in range(target.shape[1])] for p in range(target.shape[0])])
+            for name in by}
+
+
+def shuffle_tests(loadings: np.ndarray, labels: list[np.ndarray], n_permutations: int = 1000,
+                  seed: int = 0) -> dict[str, np.ndarray]:
+    """:func:`eta_squared_permutation` for every network: ``loadings`` (P, 2, N, K), ``labels[p]``
+    (N,) the factor of pair p's patterns. Returns ``observed``, ``null_95`` (95th percentile of the
+    null) and ``p``, each (P, 2)."""
+    out = {"observed": [], "null_95": [], "p": []}
+    for p, pair in enumerate(loadings):
+        rows = [eta_squared_permutation(net, labels[p], n_permutations, seed) for net in pair]
+        out["observed"].append([r[0] for r in rows])
+        out["null_95"].append([float(np.percentile(r[1], 95)) for r in rows])
+        out["p"].append([r[2] for r in rows])
+    return {k: np.array(v) for k, v in out.items()}

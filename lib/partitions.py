@@ -27,15 +27,16 @@ from .tasks import TaskEnvironment
 from .validation import check_choice, check_int
 
 REFERENCE_PARTITIONS = {"input": ("feature",), "task": ("input_pool", "output_pool"),
-                        "task_by_input": ("output_pool",), "output": ("output_pool",)}
+                        "task_by_input": ("output_pool", "feature"), "output": ("output_pool", "feature")}
 
 
 def reference_partition(env: TaskEnvironment, grouping: str, by: str) -> tuple[np.ndarray, int]:
     """(G,) labels of the groups of ``grouping`` under a fixed partition, and its number of parts.
 
     ``input`` units (pool x feature) by ``feature`` position; ``task`` by ``input_pool`` or
-    ``output_pool``; ``task_by_input`` (task x relevant feature) and ``output`` units by
-    ``output_pool``. Group order is that of :mod:`lib.representations`.
+    ``output_pool``; ``task_by_input`` (task x relevant feature) and ``output`` units (pool x
+    position) by ``output_pool`` or ``feature`` position. Group order is that of
+    :mod:`lib.representations`.
     """
     check_choice("grouping", grouping, REFERENCE_PARTITIONS)
     check_choice("by", by, REFERENCE_PARTITIONS[grouping])
@@ -47,7 +48,11 @@ def reference_partition(env: TaskEnvironment, grouping: str, by: str) -> tuple[n
             return env.task_in_pool(tasks), env.n_in_pools
         return env.task_out_pool(tasks), env.n_out_pools
     if grouping == "task_by_input":
+        if by == "feature":
+            return np.tile(np.arange(env.n_features), env.n_tasks), env.n_features
         return env.task_out_pool(np.repeat(tasks, env.n_features)), env.n_out_pools
+    if by == "feature":
+        return np.arange(env.n_outputs) % env.n_features, env.n_features
     return np.arange(env.n_outputs) // env.n_features, env.n_out_pools
 
 

@@ -204,3 +204,26 @@ def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dic
                 for init, g in tqdm(jobs, desc="M-PHATE")}
 
     return results.cached("mphate", {**key, "version": 1}, compute)
+
+
+def task_distance_ratios(env: TaskEnvironment, task_means: np.ndarray) -> dict[str, np.ndarray]:
+    """How much closer tasks that share a pool lie: mean Euclidean distance between the hidden
+    means (..., G=n_tasks, H) of task pairs sharing their input pool, or their output pool, divided
+    by that of pairs sharing neither. 1: equidistant regardless of shared pools; < 1: shared
+    structure. Returns "same input pool" and "same output pool" -> (...) ratios."""
+    tasks = np.arange(env.n_tasks)
+    first, second = np.triu_indices(env.n_tasks, k=1)
+    same_in = env.task_in_pool(tasks)[first] == env.task_in_pool(tasks)[second]
+    same_out = env.task_out_pool(tasks)[first] == env.task_out_pool(tasks)[second]
+    means = np.asarray(task_means, dtype=np.float64)
+    distances = np.linalg.norm(means[..., first, :] - means[..., second, :], axis=-1)
+    neither = distances[..., ~same_in & ~same_out].mean(axis=-1)
+    return {"same input pool": distances[..., same_in].mean(axis=-1) / neither,
+            "same output pool": distances[..., same_out].mean(axis=-1) / neither}
+
+
+def onset(iterations: np.ndarray, curve: np.ndarray, level: float = 0.5) -> float:
+    """First iteration at which ``curve`` (S,) reaches ``level`` (linear interpolation); nan if never."""
+    from .smg import crossing_time
+
+    return crossing_time(np.asarray(iterations, dtype=float), np.asarray(curve, dtype=float), level)

@@ -1,4 +1,4 @@
-"""The Saxe-McClelland-Ganguli (2013) validation problem (SPEC section 5; paper Sec 3, App A.3).
+"""The Saxe-McClelland-Ganguli (2013) validation problem (paper Sec 3, App A.3).
 
 A bias-free linear network y = W_2 W_1 x (4 -> 3 -> 5) learns a target map
 ``W_target = U diag(s) V^T`` from whitened inputs (sum_n x_n x_n^T = I) with the mean
@@ -245,6 +245,21 @@ def input_singular_vectors(maps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def mode_overlaps(vectors: np.ndarray, problem: SMGProblem) -> np.ndarray:
     """(T, k, r) |cos| between k vectors (T, n_in, k) and the target's r input singular vectors."""
     return np.abs(np.einsum("tik,ia->tka", vectors, problem.v_in))
+
+
+def switch_times(times: np.ndarray, overlaps: np.ndarray, threshold: float = 0.9) -> np.ndarray:
+    """(r,) first time at which a kernel vector's best-matching target mode is mode a with |cos| >= ``threshold``.
+
+    ``overlaps``: (T, r) |cos| of one vector (e.g. the primary, ``mode_overlaps(...)[:, 0]``) with
+    each of the r modes. nan for a mode the vector never settles on."""
+    overlaps = np.asarray(overlaps)
+    best, value = overlaps.argmax(axis=1), overlaps.max(axis=1)
+    out = np.full(overlaps.shape[1], np.nan)
+    for a in range(overlaps.shape[1]):
+        hits = np.flatnonzero((best == a) & (value >= threshold))
+        if len(hits):
+            out[a] = float(np.asarray(times)[hits[0]])
+    return out
 
 
 def epntk_path(problem: SMGProblem, seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 2500,

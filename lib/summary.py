@@ -20,7 +20,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .results import _jsonable, results_dir
 
@@ -37,13 +37,29 @@ def profile() -> str:
     return os.environ.get("REPRO_PROFILE", "interactive")
 
 
+class Verdict(NamedTuple):
+    """A verdict (one of :data:`VERDICTS`) and, for "reproduced with qualification", the qualification
+    (for "not tested", optionally the reason)."""
+
+    verdict: str
+    qualification: str = ""
+
+
+def verdict_of(holds: bool, qualification: str | None = None) -> Verdict:
+    """"reproduced" if ``holds`` (or "reproduced with qualification" when a ``qualification`` applies),
+    else "not reproduced"."""
+    if not holds:
+        return Verdict("not reproduced")
+    return Verdict("reproduced with qualification", qualification) if qualification else Verdict("reproduced")
+
+
 def row(quantity: str, paper: Any, ours: Any, agrees: bool | None, criterion: str, interval: str = "", *,
-        claim: str | None = None, verdict: str | None = None, control: str = "", evidence: str = "") -> dict:
+        claim: str | None = None, verdict: Verdict | str | None = None, control: str = "", evidence: str = "") -> dict:
     """One comparison. ``agrees`` is None where there is nothing to agree with (a new number).
 
     A row judging a claim of the paper names it (``claim``, a key of :data:`lib.paper.CLAIMS`)
-    with its ``verdict`` (one of :data:`VERDICTS`), the ``control`` that could have failed it and
-    the ``evidence`` (from :func:`evidence`)."""
+    with its ``verdict`` (from :func:`verdict_of`, or "not tested"), the ``control`` that could
+    have failed it and the ``evidence`` (from :func:`evidence`)."""
     out = {"quantity": quantity, "paper": paper, "ours": ours, "interval": interval,
            "agrees": None if agrees is None else bool(agrees), "criterion": criterion}
     if claim is not None or verdict is not None:
@@ -51,18 +67,16 @@ def row(quantity: str, paper: Any, ours: Any, agrees: bool | None, criterion: st
 
         if claim not in CLAIMS:
             raise ValueError(f"claim must be one of {sorted(CLAIMS)}, got {claim!r}")
-        if verdict not in VERDICTS:
+        verdict = Verdict(verdict) if isinstance(verdict, str) else verdict
+        if not isinstance(verdict, Verdict) or verdict.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {list(VERDICTS)}, got {verdict!r}")
-        out |= {"claim": claim, "verdict": verdict, "control": control, "evidence": evidence}
+        needs = {"reproduced with qualification": True, "reproduced": False, "not reproduced": False}
+        if needs.get(verdict.verdict, bool(verdict.qualification)) != bool(verdict.qualification):
+            raise ValueError(f"a qualification is required for 'reproduced with qualification' (a reason for 'not "
+                             f"tested') and not allowed otherwise, got {verdict!r}")
+        out |= {"claim": claim, "verdict": verdict.verdict, "qualification": verdict.qualification,
+                "control": control, "evidence": evidence}
     return out
-
-
-def verdict_of(holds: bool, qualification: str | None = None) -> str:
-    """"reproduced" if ``holds`` (or "reproduced with qualification" when a ``qualification`` applies),
-    else "not reproduced"."""
-    if not holds:
-        return "not reproduced"
-    return "reproduced with qualification" if qualification else "reproduced"
 
 
 def evidence(label: str, text: str) -> str:
@@ -171,11 +185,11 @@ def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
                  "chapter": claim.chapter}
         if key in recorded:
             r = recorded[key][0]
-            entry |= {k: r.get(k, "") for k in ("verdict", "paper", "ours", "control", "evidence", "criterion",
-                                                 "interval")}
+            entry |= {k: r.get(k, "") for k in ("verdict", "qualification", "paper", "ours", "control", "evidence",
+                                                 "criterion", "interval")}
         else:
             reason = claim.untested or f"{claim.chapter} is not part of this build"
-            entry |= {"verdict": "not tested", "paper": "", "ours": "", "control": "", "evidence": "",
-                      "criterion": reason, "interval": ""}
+            entry |= {"verdict": "not tested", "qualification": reason, "paper": "", "ours": "", "control": "",
+                      "evidence": "", "criterion": "", "interval": ""}
         out.append(entry)
     return out

@@ -1,4 +1,4 @@
-"""The multitask environment of Pyle et al. (SPEC section 1; paper Sec 4.1.2, App A.1-A.2).
+"""The multitask environment of Pyle et al. (paper Sec 4.1.2, App A.1-A.2).
 
 Stimulus input: ``n_in_pools`` pools of ``n_features`` one-hot units (exactly one feature
 active per pool). Task input: ``n_in_pools * n_out_pools`` one-hot units; task ``k`` maps

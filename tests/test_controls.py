@@ -91,3 +91,17 @@ def test_initial_structure_verifies_the_limit_on_real_networks():
     assert out["limit_error"][0, 0] < 0.5 < out["limit_error"][0, 1]
     with pytest.raises(ValueError, match="predictors\\[\\] must be one of"):
         controls.run_initial_structure(ENV, [0], predictors=("kernel",))
+
+
+def test_shares_and_shuffle_tests_over_networks():
+    rng = np.random.default_rng(2)
+    labels = np.repeat(np.arange(6), 10)
+    eps = rng.normal(size=(2, 2, 60, 3))
+    structure = {"loadings/entk": 2 * eps + 0.01 * rng.normal(size=eps.shape), "loadings/epsilon": eps,
+                 "loadings/noise": rng.normal(size=eps.shape)}
+    shares = controls.shares_explained(structure, "entk", ("epsilon", "noise"))
+    assert shares["epsilon"].shape == (2, 2) and shares["epsilon"].min() > 0.99 and shares["noise"].max() < 0.3
+    planted = eps + (labels % 2)[None, None, :, None] * 3
+    tests = controls.shuffle_tests(planted, [labels, labels], n_permutations=100)
+    assert tests["p"].shape == (2, 2) and tests["p"].max() < 0.02
+    assert (tests["observed"] > tests["null_95"]).all()

@@ -26,6 +26,10 @@ def test_reference_partitions_hand_picked():
     assert n == 3 and list(labels) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     labels, n = partitions.reference_partition(ENV, "task_by_input", "output_pool")
     assert n == 3 and len(labels) == 36 and list(labels[:7]) == [0, 0, 0, 1, 1, 1, 2]
+    labels, n = partitions.reference_partition(ENV, "task_by_input", "feature")
+    assert n == 3 and len(labels) == 36 and list(labels[:7]) == [0, 1, 2, 0, 1, 2, 0]
+    labels, n = partitions.reference_partition(ENV, "output", "feature")
+    assert n == 3 and list(labels) == [0, 1, 2, 0, 1, 2, 0, 1, 2]
     with pytest.raises(ValueError, match="by must be one of \\['input_pool', 'output_pool'\\]"):
         partitions.reference_partition(ENV, "task", "feature")
 

@@ -94,3 +94,15 @@ def test_empty_group_is_an_error():
         rep.averaging_matrix(np.array([0, 0, 2]), 3)
     with pytest.raises(ValueError, match="grouping must be one of"):
         rep.group_labels(ENV, ENV.all_patterns(), "pool")
+
+
+def test_task_distance_ratios_known_geometry():
+    rng = np.random.default_rng(4)
+    in_pool, out_pool = np.arange(12) // 3, np.arange(12) % 3
+    shared = rng.normal(size=(4, 30))[in_pool] * 5 + rng.normal(size=(12, 30)) * 0.5
+    equidistant = np.eye(12, 30) * 3.0
+    ratios = rep.task_distance_ratios(ENV, np.stack([shared, equidistant]))
+    assert ratios["same input pool"][0] < 0.3 and ratios["same output pool"][0] == pytest.approx(1.0, abs=0.2)
+    np.testing.assert_allclose([ratios["same input pool"][1], ratios["same output pool"][1]], 1.0)
+    assert rep.onset(np.array([0, 100, 200]), np.array([0.0, 0.4, 0.8])) == pytest.approx(125.0)
+    assert np.isnan(rep.onset(np.array([0, 100]), np.array([0.0, 0.1])))

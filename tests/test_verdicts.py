@@ -14,12 +14,16 @@ def test_claim_rows_need_a_known_claim_and_verdict():
         summary.row("q", 1, 1, True, "c", claim="no-such-claim", verdict="reproduced")
     with pytest.raises(ValueError, match="verdict must be one of"):
         summary.row("q", 1, 1, True, "c", claim="smg-tiers", verdict="sort of")
+    with pytest.raises(ValueError, match="qualification is required"):
+        summary.row("q", 1, 1, True, "c", claim="smg-tiers", verdict="reproduced with qualification")
+    qualified = summary.row("q", 1, 1, True, "c", claim="smg-tiers", verdict=summary.verdict_of(True, "caveat"))
+    assert (qualified["verdict"], qualified["qualification"]) == ("reproduced with qualification", "caveat")
     with pytest.raises(ValueError, match="backticks"):
         summary.evidence("fig`x", "text")
     assert "claim" not in summary.row("q", 1, 1, None, "c")  # plain rows stay as they were
-    assert summary.verdict_of(True) == "reproduced"
-    assert summary.verdict_of(True, "only by construction") == "reproduced with qualification"
-    assert summary.verdict_of(False, "anything") == "not reproduced"
+    assert summary.verdict_of(True).verdict == "reproduced"
+    assert summary.verdict_of(True, "only by construction") == ("reproduced with qualification", "only by construction")
+    assert summary.verdict_of(False, "anything").verdict == "not reproduced"
 
 
 def rows_for(chapter):
@@ -33,7 +37,7 @@ def test_every_claim_gets_exactly_one_verdict():
     table = summary.claim_verdicts(rows, chapters)
     assert [t["claim"] for t in table] == list(CLAIMS)
     untested = [t for t in table if t["verdict"] == "not tested"]
-    assert untested and all(t["criterion"] == CLAIMS[t["claim"]].untested for t in untested)
+    assert untested and all(t["qualification"] == CLAIMS[t["claim"]].untested for t in untested)
     # a chapter left out of the build: its claims are listed as not tested, not dropped
     partial = summary.claim_verdicts(rows_for("02_smg_validation"), ["02_smg_validation"])
     assert len(partial) == len(CLAIMS)
