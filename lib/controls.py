@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from .analysis import leading_vectors, silhouette_of_loadings
-from .experiments import initial_pairs, params_of
+from .experiments import initial_pairs, params_of, test_set_size
 from .losses import output_loss_gradient
 from .models import INITS, LARGE_SCALINGS, MultitaskNet, Params
 from .tasks import TaskEnvironment
@@ -169,7 +169,7 @@ def network_structure(net: MultitaskNet, params: Params, x_train, y_train, x_tes
     return out
 
 
-def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int = 500,
+def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int | None = None,
                           split: str = "iid", large_scaling: str = "both_layers",
                           predictors=PREDICTORS) -> dict[str, np.ndarray]:
     """The t=0 structure of the standard/large pairs the schedules train (it does not depend on
@@ -192,6 +192,11 @@ def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_tr
     if not names:
         raise ValueError(f"predictors must name at least one of {list(PREDICTORS)}")
     check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
+    n_test = test_set_size(env, split, n_train, n_test)
+    if "entk_authors" in names and n_test != n_train:
+        raise ValueError(f"predictor 'entk_authors' needs as many test as training patterns (its eigenvectors are "
+                         f"those of a square test x train matrix), got {n_test} and {n_train} (split={split!r}); "
+                         "leave 'entk_authors' out of predictors")
     pairs = initial_pairs(env, seeds, n_hidden, n_train, n_test, split, large_scaling)
     net = MultitaskNet.for_environment(env, n_hidden)
     weights = params_of(pairs, "params_initial")

@@ -71,6 +71,15 @@ def pair_datasets(
     return [env.make_data(s, n_train, n_test, split, multitask=multitask, stream=stream) for s in seeds]
 
 
+def test_set_size(env: TaskEnvironment, split: str, n_train: int = 500, n_test: int | None = None) -> int:
+    """``n_test``, or by default 500 test patterns for ``split="iid"`` and, for ``"disjoint"``, every
+    single-task pattern not in the training set up to 500 (972 - 500 = 472 for the main network)."""
+    check_choice("split", split, SPLITS)
+    if n_test is not None:
+        return check_int("n_test", n_test, minimum=1)
+    return 500 if split == "iid" else min(500, len(env.all_stimuli) * env.n_tasks - n_train)
+
+
 def by_pair(array, n_pairs: int) -> np.ndarray:
     """(2P, ...) networks in standard, large, standard, ... order -> (P, 2, ...)."""
     array = np.asarray(array)
@@ -86,11 +95,12 @@ def pair_data_arrays(datasets: list[tuple[Dataset, Dataset]]) -> dict[str, np.nd
     return out
 
 
-def initial_pairs(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int = 500,
+def initial_pairs(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int | None = None,
                   split: str = "iid", large_scaling: str = "both_layers") -> dict[str, np.ndarray]:
     """Untrained pairs: ``params_initial/*`` (P, 2, ...) and the single-task data of each pair,
-    exactly as :func:`run_pairs` starts from them (no training)."""
+    exactly as :func:`run_schedule` starts from them (no training); ``n_test``: :func:`test_set_size`."""
     seeds = check_seeds("seeds", seeds)
+    n_test = test_set_size(env, split, n_train, n_test)
     net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
     params = pair_initial_params(net, seeds, large_scaling=large_scaling)
     out = {f"params_initial/{k}": by_pair(v, len(seeds)) for k, v in params.items()}
@@ -223,7 +233,7 @@ def run_schedule(
     n_iterations: int | None = None,
     n_hidden: int = 200,
     n_train: int = 500,
-    n_test: int = 500,
+    n_test: int | None = None,
     split: str = "iid",
     progress: bool = True,
     large_scaling: str = "both_layers",
@@ -235,8 +245,9 @@ def run_schedule(
     metadata (stimulus, tasks) and the final weights ``<phase>/params_final/*`` (P, 2, ...)
     of each phase — fine-tuning can be re-run from the saved single-task weights with
     ``run_pairs(..., phase="finetune", start_params=params_of(result, "single/params_final"))`` —
-    plus ``iterations`` (S,). ``large_scaling``: see :func:`run_pairs`.
+    plus ``iterations`` (S,). ``large_scaling``: see :func:`run_pairs`; ``n_test``: :func:`test_set_size`.
     """
+    n_test = test_set_size(env, split, n_train, n_test)
     common = dict(n_hidden=n_hidden, n_train=n_train, n_test=n_test, split=split, n_iterations=n_iterations,
                   progress=progress)
     single = run_pairs(env, schedule, seeds, phase="single", large_scaling=large_scaling, **common)

@@ -105,3 +105,12 @@ def test_shares_and_shuffle_tests_over_networks():
     tests = controls.shuffle_tests(planted, [labels, labels], n_permutations=100)
     assert tests["p"].shape == (2, 2) and tests["p"].max() < 0.02
     assert (tests["observed"] > tests["null_95"]).all()
+
+
+def test_disjoint_split_uses_the_remaining_patterns_and_refuses_the_authors_variant():
+    from lib.experiments import test_set_size
+
+    assert test_set_size(ENV, "iid") == 500 and test_set_size(ENV, "disjoint") == 472
+    assert test_set_size(ENV, "disjoint", n_test=100) == 100
+    with pytest.raises(ValueError, match="needs as many test as training patterns"):
+        controls.run_initial_structure(ENV, [0], split="disjoint", predictors=("entk_authors",))
