@@ -252,6 +252,7 @@ plt.show()
 
 # %% tags=["hide-input"]
 CONTROLS = ("epsilon", "output_error", "targets", "ntk")
+short_names = {"epsilon": "ε", "output_error": "ε·σ'"}
 shares = {v: controls.shares_explained(structure, f"entk_{v}", CONTROLS) for v in ("authors", "principled")}
 share_rows = {}
 for v, by_control in shares.items():
@@ -271,6 +272,22 @@ glue("limit_error_std", f"{limit_error[:, 0].mean():.2f}", display=False)
 glue("limit_error_large", f"{limit_error[:, 1].mean():.1f}", display=False)
 share_table = pd.DataFrame(share_rows, index=["standard init", "large init"]).T
 share_table
+
+# %% [markdown]
+# Per output unit (authors' variant): the squared correlation of the leading eNTK vector with
+# that output's $\epsilon_{\cdot k}$ and $(\epsilon\odot\sigma')_{\cdot k}$, mean over pairs (lowest pair in
+# brackets).
+
+# %% tags=["hide-input"]
+per_output = {}
+for i, init in enumerate(("standard", "large")):
+    for name in ("epsilon", "output_error"):
+        r2 = np.array([controls.explained_share(loadings[p, i], structure[f"loadings/{name}"][p, i])
+                       for p in range(n_entk_pairs)])  # (P, K)
+        per_output[f"{init}: {short_names[name]}"] = [f"{r2[:, k].mean():.3f} ({r2[:, k].min():.3f})"
+                                                     for k in range(env.n_outputs)]
+pd.DataFrame(per_output, index=[f"output {k} (pool {k // env.n_features}, m={k % env.n_features})"
+                                for k in range(env.n_outputs)])
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-controls", "caption": "What the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance."}}
 short = {"entk_authors": "eNTK (authors)", "entk_principled": "eNTK (principled)", "entk_left": "eNTK left",
@@ -539,6 +556,17 @@ else:
                  "other_task_output_pool"):
         glue(name, "not computed", display=False)
 order_holds = {arch: bool(o["task vs output_pool"] < o["task vs input_pool"]) for arch, o in onset_table.items()}
+if show_swapped_architecture:
+    other_factors = list(rep.loading_factors(env_other, train_patterns(0, structure_other, env_other)))
+    other_eta = np.array([[list(rep.loading_variance_explained(
+        structure_other["loadings/entk_authors"][p, i],
+        rep.loading_factors(env_other, train_patterns(p, structure_other, env_other))).values())
+        for i in range(2)] for p in range(n_swapped_pairs)])
+    print(f"{other} architecture, t=0 eNTK (authors' variant), mean over {n_swapped_pairs} pairs: silhouette "
+          f"{structure_other['silhouette/entk_authors'][:, 0].mean():.2f} (standard) / "
+          f"{structure_other['silhouette/entk_authors'][:, 1].mean():.2f} (large); η² by factor (standard / large): "
+          + "; ".join(f"{f} {other_eta[:, 0, j].mean():.2f} / {other_eta[:, 1, j].mean():.2f}"
+                      for j, f in enumerate(other_factors)))
 for arch, o in onset_table.items():
     for name, value in o.items():
         glue(f"onset_{arch}_{name.replace(' ', '_')}", "never" if np.isnan(value) else f"{value:.0f}", display=False)
