@@ -3,28 +3,35 @@
 The paper integrates the eNTK along training only for the 4-3-5 linear network and calls
 it too costly for anything larger (App A.3). Here the ePNTK
 
-    P(t) = -lr * sum_{s < t} eNTK(theta_s)                                   (K, N_eval, M_train)
+    P(t) = -lr * sum_{s < t} K(theta_s)                                      (K, N_eval, M_train)
 
-is accumulated inside one compiled scan over the same full-batch gradient descent as
-:mod:`lib.training`, holding O(K N M) numbers however long the run: the running sum and the
-eNTK at the current weights, never the eNTK of every step. At ``n_snapshots`` equally
-spaced iterations an ``observe(params, path, entk, data)`` function records only what an
-analysis needs (scalars, small matrices, the weights); the full P is returned at a few
-chosen snapshots only.
+is accumulated inside the same full-batch gradient descent as :mod:`lib.training`, holding
+O(K N M) numbers however long the run: the running sum and the kernel at the current
+weights, never the kernel of every step. Each stretch between two snapshots is one call of
+one compiled function (a loop over nodes and steps; the node spacing is traced, so one
+compilation serves every spacing); at each snapshot an ``observe(params, path, kernel,
+data)`` function records only what an analysis needs (scalars, small matrices, the
+weights), and the full P is returned at chosen snapshots only.
 
-**Time quadrature.** The every-step sum is the definition (forward Euler, first order in
-lr at fixed lr * t; :func:`lib.kernels.epntk`). With *nodes* every ``node_every = s`` steps
-(t_j = j s) and f_j = eNTK(theta_{t_j}),
+**The kernel K.** ``path_kernel="euler"`` is the paper's: the eNTK at the start of each step
+(:func:`lib.kernels.entk`); summed over the training patterns it reproduces y(t) - y(0) to
+first order in lr at fixed lr * t (forward Euler). ``path_kernel="step"`` averages the
+output gradient along each discrete step (:func:`step_entk`), which makes the per-pattern
+attribution of every step exact up to a Gauss-Legendre quadrature in the step, whatever lr.
+
+**Time quadrature.** The every-step sum is the definition. With *nodes* every
+``node_every = s`` steps (t_j = j s) and f_j = K(theta_{t_j}),
 
     P(t_J) ~= -lr * [ (s+1)/2 f_0 + s * sum_{0<j<J} f_j + (s-1)/2 f_J ],
 
-the trapezoid rule of the *left Riemann sum*: exact whenever the eNTK changes linearly
-between nodes, identical to the every-step sum for s = 1, and one eNTK per s steps. Its
-error against the every-step sum is measured by :func:`quadrature_check`.
+the trapezoid rule of the *left Riemann sum*: exact whenever the kernel changes linearly
+between nodes, identical to the every-step sum for s = 1, and one kernel per s steps. The
+spacing may change at snapshots (every step through a fast early phase, then sparser).
+Its error against the every-step sum is measured by :func:`validation_runs`.
 
 **Multitask experiments** (the chapter "The eNTK over training"): standard/large pairs as
-in :mod:`lib.experiments`, rows of the kernels over the training inputs followed by the
-test inputs, so one run serves both index sets of the eNTK analyses (``"principled"``: rows
+in :mod:`lib.experiments`, rows of the kernels over training inputs followed by test
+inputs, so one run serves both index sets of the eNTK analyses (``"principled"``: rows
 over training inputs; ``"authors"``: rows over test inputs; columns always the training
 inputs). Recorded per snapshot: the reconstruction error of y(t) - y(0), the split of the
 learned change into contributions of training patterns by how their task relates to the
@@ -36,7 +43,6 @@ the final ePNTK.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from functools import lru_cache, partial
 from typing import Any
@@ -52,7 +58,7 @@ from .kernels import entk
 from .losses import REDUCTIONS, output_loss_gradient, squared_error
 from .models import INITS, Model, MultitaskNet, Params
 from .tasks import TaskEnvironment
-from .training import N_PROGRESS_CHUNKS, check_schedule
+from .training import check_schedule
 from .validation import check_choice, check_int, check_positive_float, check_seeds
 
 Data = dict[str, jax.Array]
@@ -189,68 +195,66 @@ def _batch(fn, batched):
     return jax.vmap(fn) if batched else fn
 
 
-@partial(jax.jit, static_argnames=_CONFIG + ("node_every",))
-def _start(model, params, data, learning_rate, path_kernel, n_points, reduction, observe, batched, node_every):
+def _weights(learning_rate, node_every, like: jax.Array):
+    """:func:`quadrature_weights` for a traced integer ``node_every``, in the dtype of ``like``."""
+    return quadrature_weights(learning_rate, jnp.asarray(node_every).astype(like.dtype))
+
+
+@partial(jax.jit, static_argnames=_CONFIG)
+def _start(model, params, data, learning_rate, node_every, path_kernel, n_points, reduction, observe, batched):
     """Carry at iteration 0 and its snapshot (P(0) = 0)."""
 
     def one(params, data, learning_rate):
         kernel = _kernel(model, params, data, learning_rate, path_kernel, n_points, reduction)
-        _, end = quadrature_weights(learning_rate, node_every)
+        _, end = _weights(learning_rate, node_every, kernel)
         path_sum = -end * kernel  # path_sum + end * kernel = P(0) = 0; the first node gets weight (s+1)/2
         carry = (params, optax.sgd(learning_rate).init(params), kernel, path_sum)
-        return carry, observe(params, jnp.zeros_like(kernel), kernel, data)
+        return carry, observe(params, 0.0 * kernel, kernel, data)  # 0 * kernel: a literal zero is folded slowly
 
     return _batch(one, batched)(params, data, learning_rate)
 
 
-@partial(jax.jit, static_argnames=("node_every", "new_node_every", "batched"))
-def _path(carry, learning_rate, node_every, new_node_every=None, batched=False):
-    """The ePNTK at the carry's iteration, or (``new_node_every`` given) the carry re-based so
-    that nodes continue every ``new_node_every`` steps (the path does not change)."""
+@partial(jax.jit, static_argnames=("batched",))
+def _path(carry, learning_rate, node_every, new_node_every, batched=False):
+    """(the ePNTK at the carry's iteration, the carry re-based so that nodes continue every
+    ``new_node_every`` steps instead of ``node_every`` (the path does not change))."""
 
     def one(carry, learning_rate):
         params, opt_state, kernel, path_sum = carry
-        path = path_sum + quadrature_weights(learning_rate, node_every)[1] * kernel
-        if new_node_every is None:
-            return path
-        return params, opt_state, kernel, path - quadrature_weights(learning_rate, new_node_every)[1] * kernel
+        path = path_sum + _weights(learning_rate, node_every, kernel)[1] * kernel
+        return path, (params, opt_state, kernel, path - _weights(learning_rate, new_node_every, kernel)[1] * kernel)
 
     return _batch(one, batched)(carry, learning_rate)
 
 
-@partial(jax.jit, static_argnames=_CONFIG + ("node_every", "nodes_per_segment", "n_segments"))
-def _run(model, carry, data, learning_rate, path_kernel, n_points, reduction, observe, batched, node_every,
-         nodes_per_segment, n_segments):
-    """``n_segments`` snapshot segments of ``nodes_per_segment`` nodes of ``node_every`` steps.
+@partial(jax.jit, static_argnames=_CONFIG)
+def _segment(model, carry, data, learning_rate, node_every, nodes, path_kernel, n_points, reduction, observe, batched):
+    """One snapshot segment: ``nodes`` nodes of ``node_every`` steps (both traced: one compilation
+    serves every node spacing), then the observation.
 
     The carry holds (params, optimizer state, node kernel at params, running sum without that
     kernel). A node adds its kernel to the running sum and takes ``node_every`` steps; the next
-    node's kernel is computed where it is added (one pass over the K x N x M sum), except at a
+    node's kernel is computed where it is added (one pass over the K x N x M sum), except at the
     snapshot, where it also enters the end correction and is carried to the next segment."""
 
     def one(carry, data, learning_rate):
-        interior, end = quadrature_weights(learning_rate, node_every)
+        params, opt_state, kernel, path_sum = carry
+        interior, end = _weights(learning_rate, node_every, kernel)
         kernel_at = lambda p: _kernel(model, p, data, learning_rate, path_kernel, n_points, reduction)
 
         def steps(params, opt_state):
-            def gd(state, _):
-                return _gd_step(model, *state, data, learning_rate, reduction), None
+            gd = lambda _, state: _gd_step(model, *state, data, learning_rate, reduction)
+            return jax.lax.fori_loop(0, node_every, gd, (params, opt_state))
 
-            return jax.lax.scan(gd, (params, opt_state), None, length=node_every)[0]
-
-        def node(state, _):
+        def node(_, state):
             params, opt_state, path_sum = state
             path_sum = path_sum + interior * kernel_at(params)
-            return (*steps(params, opt_state), path_sum), None
+            return (*steps(params, opt_state), path_sum)
 
-        def segment(carry, _):
-            params, opt_state, kernel, path_sum = carry
-            state = (*steps(params, opt_state), path_sum + interior * kernel)
-            (params, opt_state, path_sum), _ = jax.lax.scan(node, state, None, length=nodes_per_segment - 1)
-            kernel = kernel_at(params)
-            return (params, opt_state, kernel, path_sum), observe(params, path_sum + end * kernel, kernel, data)
-
-        return jax.lax.scan(segment, carry, None, length=n_segments)
+        state = (*steps(params, opt_state), path_sum + interior * kernel)
+        params, opt_state, path_sum = jax.lax.fori_loop(0, nodes - 1, node, state)
+        kernel = kernel_at(params)
+        return (params, opt_state, kernel, path_sum), observe(params, path_sum + end * kernel, kernel, data)
 
     return _batch(one, batched)(carry, data, learning_rate)
 
@@ -300,14 +304,6 @@ def _check_stream(learning_rate, n_iterations, n_snapshots, node_every, path_ker
     else:
         check_positive_float("learning_rate", learning_rate)
     return spacing, phases, keep
-
-
-def _chunk_size(n_segments: int, boundaries: tuple[int, ...]) -> int:
-    """Segments per compiled call: every boundary (kept path, change of node spacing) ends a
-    call, all calls have one size, and there are about N_PROGRESS_CHUNKS of them."""
-    size = math.gcd(n_segments, *boundaries)
-    cap = max(1, -(-n_segments // N_PROGRESS_CHUNKS))
-    return max(d for d in range(1, size + 1) if size % d == 0 and d <= cap)
 
 
 def stream_epntk(
@@ -361,32 +357,34 @@ def stream_epntk(
                                           keep_paths, data, reduction, batched)
     config = dict(model=model, path_kernel=path_kernel, n_points=n_points, reduction=reduction,
                   observe=observe or observe_reconstruction(model), batched=batched)
-    learning_rate = jnp.asarray(learning_rate, jnp.result_type(float))
-    bounds = [until // spacing for until, _ in phases]
-    phases = [(s, b - a) for (_, s), a, b in zip(phases, [0] + bounds, bounds)]  # (spacing, segments)
-    size = _chunk_size(n_snapshots - 1, tuple(k for k in (*keep, *bounds) if k))
+    learning_rate = jnp.asarray(learning_rate) if batched else float(learning_rate)  # a float stays weakly typed
+    segment_spacing, start = [], 0
+    for until, s in phases:  # node spacing of every snapshot segment
+        segment_spacing += [s] * ((until - start) // spacing)
+        start = until
     axis = int(batched)
-    carry, first = _start(params=params, data=data, learning_rate=learning_rate, node_every=phases[0][0], **config)
-    recorded, paths, done = [jax.tree.map(lambda a: jnp.expand_dims(a, axis), first)], {}, 0
+    carry, first = _start(params=params, data=data, learning_rate=learning_rate, node_every=segment_spacing[0],
+                          **config)
+    recorded, paths = [first], {}
     bar = tqdm(total=n_iterations, desc=progress or "ePNTK", unit="it", disable=not progress, mininterval=1.0)
-    for i, (s, n_segments) in enumerate(phases):
-        if i:  # change of node spacing: same path, new end weight
-            carry = _path(carry, learning_rate, phases[i - 1][0], s, batched)
-        for _ in range(n_segments // size):
-            if done in keep:
-                paths[done] = np.asarray(_path(carry, learning_rate, s, batched=batched)) if done else np.zeros(
-                    np.shape(carry[2]), np.result_type(carry[2]))
-            carry, snaps = _run(carry=carry, data=data, learning_rate=learning_rate, node_every=s,
-                                nodes_per_segment=spacing // s, n_segments=size, **config)
-            recorded.append(snaps)
-            done += size
-            if progress:
-                jax.block_until_ready(carry)  # dispatch is asynchronous: wait so the bar tells the truth
-            bar.update(size * spacing)
+    for i, s in enumerate(segment_spacing):
+        previous = segment_spacing[max(i - 1, 0)]
+        if i in keep or s != previous:
+            path, rebased = _path(carry, learning_rate, previous, s, batched)
+            carry = rebased if s != previous else carry  # a new node spacing: same path, new end weight
+            if i in keep:
+                paths[i] = np.asarray(path) if i else np.zeros(np.shape(path), np.result_type(path))
+        carry, observed = _segment(carry=carry, data=data, learning_rate=learning_rate, node_every=s,
+                                   nodes=spacing // s, **config)
+        recorded.append(observed)
+        if progress:
+            jax.block_until_ready(carry)  # dispatch is asynchronous: wait so the bar tells the truth
+        bar.update(spacing)
     bar.close()
-    if done in keep:
-        paths[done] = np.asarray(_path(carry, learning_rate, phases[-1][0], batched=batched))
-    snapshots = jax.tree.map(lambda *parts: jnp.concatenate(parts, axis=axis), *recorded)
+    if n_snapshots - 1 in keep:
+        paths[n_snapshots - 1] = np.asarray(_path(carry, learning_rate, segment_spacing[-1], segment_spacing[-1],
+                                                  batched)[0])
+    snapshots = jax.tree.map(lambda *parts: jnp.stack(parts, axis=axis), *recorded)
     kept = np.stack([paths[k] for k in keep], axis=axis) if keep else np.zeros((0,), np.float32)
     return carry[0], snapshots, kept
 
@@ -398,27 +396,42 @@ def alignment(a: jax.Array, b: jax.Array) -> jax.Array:
     return num / jnp.sqrt(jnp.sum(a * a, axis=(1, 2)) * jnp.sum(b * b, axis=(1, 2)))
 
 
-def leading_right_vectors(kernel: jax.Array, n_iterations: int = 30, block: int = 4) -> jax.Array:
-    """(K, M) leading right singular vector of each output's (N, M) matrix, unit norm, signed
-    to a non-negative sum (the principled loading of :mod:`lib.analysis`).
+def _orthonormalize(block: jax.Array) -> jax.Array:
+    """(M, b) orthonormal columns spanning ``block``'s (modified Gram-Schmidt, b small)."""
+    columns = []
+    for j in range(block.shape[1]):
+        column = block[:, j]
+        for q in columns:
+            column = column - (q @ column) * q
+        columns.append(column / jnp.linalg.norm(column))
+    return jnp.stack(columns, axis=1)
 
-    Subspace iteration on A^T A with ``block`` vectors and a Rayleigh-Ritz step: O(N M block)
-    per iteration instead of an O(N M^2) SVD; converges like (s_{block+1} / s_1)^(2 n_iterations)."""
 
-    def one(a):
-        m = a.shape[1]
-        start = jnp.concatenate([jnp.ones((m, 1), a.dtype),
-                                 jax.random.normal(jax.random.PRNGKey(0), (m, block - 1), a.dtype)], axis=1)
+def subspace_iteration(kernel: jax.Array, start: jax.Array, n_iterations: int) -> tuple[jax.Array, jax.Array]:
+    """Leading right singular vectors of each output's (N, M) matrix of a (K, N, M) kernel by
+    subspace iteration on A^T A from the (K, M, b) block ``start``, with a Rayleigh-Ritz step:
+    O(N M b) per iteration instead of an SVD's O(N M^2); the error of the leading vector falls
+    like (s_{b+1} / s_1)^(2 n_iterations).
 
-        def power(_, v):
-            return jnp.linalg.qr(a.T @ (a @ v))[0]
+    Returns ((K, M) unit vectors signed to a non-negative sum (the principled loading of
+    :mod:`lib.analysis`), (K, M, b) the final block, to warm-start a nearby kernel)."""
 
-        v = jax.lax.fori_loop(0, n_iterations, power, jnp.linalg.qr(start)[0])
+    def one(a, v):
+        v = jax.lax.fori_loop(0, n_iterations, lambda _, v: _orthonormalize(a.T @ (a @ v)), _orthonormalize(v))
         _, _, wt = jnp.linalg.svd(a @ v, full_matrices=False)
         top = v @ wt[0]
-        return top * jnp.where(jnp.sum(top) < 0, -1.0, 1.0)
+        return top * jnp.where(jnp.sum(top) < 0, -1.0, 1.0), v
 
-    return jax.vmap(one)(kernel)
+    return jax.vmap(one)(kernel, start)
+
+
+def leading_right_vectors(kernel: jax.Array, n_iterations: int = 30, block: int = 4) -> jax.Array:
+    """(K, M) leading right singular vector of each output of a (K, N, M) kernel (see
+    :func:`subspace_iteration`), from an all-ones and ``block - 1`` fixed pseudo-random columns."""
+    k, _, m = kernel.shape
+    start = np.concatenate([np.ones((m, 1)), np.random.default_rng(0).normal(size=(m, block - 1))], axis=1)
+    return subspace_iteration(kernel, jnp.broadcast_to(jnp.asarray(start, kernel.dtype), (k, m, block)),
+                              n_iterations)[0]
 
 
 def task_profiles(rows_average: jax.Array, kernel: jax.Array) -> jax.Array:
@@ -468,7 +481,7 @@ def group_average(labels: np.ndarray, n_groups: int, n_columns: int, offset: int
 
 
 @lru_cache(maxsize=None)
-def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, similarity: bool = True):
+def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, statistics: bool = True):
     """Snapshot function of the multitask runs; rows ``:n_train`` of ``x_eval`` are the training
     inputs (index set "principled"), the rest the test inputs ("authors").
 
@@ -476,9 +489,10 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
     ``reconstruction_error`` |sum_m P - (y(t) - y(0))| / |y(t) - y(0)| (Frobenius over rows and
     outputs); ``sharing_signed`` (C,) each category's projection on the ePNTK estimate of the
     change, sum_{n,k} C_c[n,k] dy[n,k] / sum dy^2 (sums to 1); ``sharing_abs`` (C,) its share
-    of sum |C_c|; ``alignment_path_initial`` (K,) alignment of P(t) with eNTK(0); and, if
-    ``similarity``, ``kernel_similarity`` and ``hidden_similarity`` (G, G) over tasks. Plus
-    ``loss_train``, ``loss_test`` and the weights ``params``.
+    of sum |C_c|; ``alignment_path_initial`` (K,) alignment of -P(t) with eNTK(0) (1 while the
+    t=0 kernel describes everything learned so far: P = -lr t eNTK(0)); and, if
+    ``statistics``, ``kernel_similarity`` and ``hidden_similarity`` (G, G) over tasks and the
+    weights ``params``. Plus ``loss_train`` and ``loss_test``.
 
     ``data`` must hold ``y_eval`` (targets of the rows), ``y0_eval`` (outputs at iteration 0),
     ``sharing`` (N, M) int categories, ``entk_initial`` (K, N, M) and ``task_average``
@@ -492,7 +506,7 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
         contributions = jnp.stack([jnp.where(data["sharing"] == c, path, 0.0).sum(axis=2).T
                                    for c in range(n_categories)])  # (C, N, K)
         out = {"loss_train": squared_error(outputs[sets[0]], data["y_eval"][sets[0]]),
-               "loss_test": squared_error(outputs[sets[1]], data["y_eval"][sets[1]]), "params": params}
+               "loss_test": squared_error(outputs[sets[1]], data["y_eval"][sets[1]])}
         per_set = []
         for rows in sets:
             e, d, c = estimate[rows], change[rows], contributions[:, rows]
@@ -500,9 +514,10 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
             entry = {"reconstruction_error": jnp.sqrt(jnp.sum((e - d) ** 2) / jnp.sum(d**2)),
                      "sharing_signed": jnp.sum(c * e[None], axis=(1, 2)) / jnp.sum(e**2),
                      "sharing_abs": magnitude / magnitude.sum(),
-                     "alignment_path_initial": alignment(path[:, rows], data["entk_initial"][:, rows])}
+                     "alignment_path_initial": alignment(-path[:, rows], data["entk_initial"][:, rows])}
             per_set.append(entry)
-        if similarity:
+        if statistics:
+            out["params"] = params
             hidden = net.hidden(params, data["x_eval"])
             for i, entry in enumerate(per_set):
                 average = data["task_average"][i]
@@ -515,23 +530,33 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
 
 @partial(jax.jit, static_argnames=("net", "n_train", "n_vector_iterations"))
 def kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data, entk_initial: jax.Array,
-                         path_final: jax.Array, n_train: int, n_vector_iterations: int = 30) -> dict[str, jax.Array]:
+                         path_final: jax.Array, n_train: int, n_vector_iterations: int = 8) -> dict[str, jax.Array]:
     """eNTK(t) at every recorded snapshot, recomputed from its weights (one at a time), against
-    eNTK(0) and the final ePNTK, per index set: alignments and overlaps |v_k(t) . v_k| of the
-    leading right singular vectors per output. Each entry (S, 2, K)."""
+    eNTK(0) and the final ePNTK, per index set: alignments (with -P, the direction P = -lr sum
+    eNTK accumulates) and overlaps |v_k(t) . v_k| of the leading right singular vectors per
+    output (subspace iteration warm-started from the previous snapshot's block, 30 iterations
+    for eNTK(0) and the ePNTK). Each entry (S, 2, K)."""
     sets = (slice(0, n_train), slice(n_train, None))
-    vectors = lambda kernel: jnp.stack([leading_right_vectors(kernel[:, rows], n_vector_iterations) for rows in sets])
-    v_initial, v_final = vectors(entk_initial), vectors(path_final)
 
-    def one(params):
+    def vectors(kernel, starts, n_iterations):
+        found = [subspace_iteration(kernel[:, rows], start, n_iterations) for rows, start in zip(sets, starts)]
+        return jnp.stack([v for v, _ in found]), tuple(block for _, block in found)
+
+    k, _, m = entk_initial.shape
+    cold = np.concatenate([np.ones((m, 1)), np.random.default_rng(0).normal(size=(m, 3))], axis=1)
+    cold = (jnp.broadcast_to(jnp.asarray(cold, entk_initial.dtype), (k, m, 4)),) * len(sets)
+    v_initial, warm = vectors(entk_initial, cold, 30)
+    v_final, _ = vectors(path_final, cold, 30)
+
+    def one(blocks, params):
         kernel = entk(net, params, data["x_eval"], data["x_train"], data["y_train"])
-        v_now = vectors(kernel)
-        return {"alignment_initial": jnp.stack([alignment(kernel[:, r], entk_initial[:, r]) for r in sets]),
-                "alignment_final": jnp.stack([alignment(kernel[:, r], path_final[:, r]) for r in sets]),
-                "overlap_initial": jnp.abs(jnp.sum(v_now * v_initial, axis=2)),
-                "overlap_final": jnp.abs(jnp.sum(v_now * v_final, axis=2))}
+        v_now, blocks = vectors(kernel, blocks, n_vector_iterations)
+        return blocks, {"alignment_initial": jnp.stack([alignment(kernel[:, r], entk_initial[:, r]) for r in sets]),
+                        "alignment_final": jnp.stack([alignment(kernel[:, r], -path_final[:, r]) for r in sets]),
+                        "overlap_initial": jnp.abs(jnp.sum(v_now * v_initial, axis=2)),
+                        "overlap_final": jnp.abs(jnp.sum(v_now * v_final, axis=2))}
 
-    return jax.lax.map(one, snapshot_params)
+    return jax.lax.scan(one, warm, snapshot_params)[1]
 
 
 def pair_kernel_data(env: TaskEnvironment, seeds, n_train: int = 500, n_test: int = 500, split: str = "iid",
@@ -574,13 +599,14 @@ def run_kernel_dynamics(
     n_test: int = 500,
     split: str = "iid",
     n_rows: int | None = None,
-    similarity: bool = True,
+    statistics: bool = True,
     keep_final_path: bool = False,
     learning_rate_scale: float = 1.0,
     progress: bool = True,
 ) -> dict[str, np.ndarray]:
     """Single-task training of standard/large pairs (as :func:`lib.experiments.run_pairs`) with
-    the streamed ePNTK, one network at a time (memory O(K N M) whatever the number of pairs).
+    the streamed ePNTK, one network at a time (memory O(K N M) whatever the number of pairs;
+    on a 2-core CPU, vmapping the networks was not faster).
 
     Args:
         env, schedule, seeds, n_iterations, n_hidden, n_train, n_test, split: as ``run_pairs``.
@@ -588,8 +614,9 @@ def run_kernel_dynamics(
         node_every, path_kernel, n_points: the ePNTK's time quadrature and kernel, as in
             :func:`stream_epntk`.
         n_rows: kernel rows (half training, half test inputs); None: all training then all test inputs.
-        similarity: record task similarity matrices and the final task profiles (needs every task
-            among the rows of each index set).
+        statistics: also record the task similarity matrices, the final task profiles and the
+            eNTK-over-training statistics (needs every task among the rows of each index set);
+            False: only the losses, reconstruction, sharing and path alignment (checks).
         keep_final_path: also return the final ePNTK ``path_final`` (P, 2, K, N, M) (checks only).
         learning_rate_scale: multiplies the schedule's learning rates (convergence studies).
 
@@ -614,13 +641,13 @@ def run_kernel_dynamics(
     params = pair_initial_params(net, seeds)
     pair_data = pair_kernel_data(env, seeds, n_train, n_test, split, n_rows)
     n_train_rows = int(pair_data.pop("n_train_rows"))
-    if similarity:
+    if statistics:
         empty = [(p, i) for p in range(len(seeds)) for i in range(2)
                  if (pair_data["task_average"][p, i].sum(axis=1) == 0).any()]
         if empty:
-            raise ValueError(f"similarity=True needs every task among the kernel rows of each index set; "
-                             f"(pair, index set) {empty} lack one: use more rows (n_rows)")
-    observe = observe_kernel_dynamics(net, n_train_rows, len(SHARING_CATEGORIES), similarity)
+            raise ValueError(f"n_rows: the task statistics need every task among the kernel rows of each index set; "
+                             f"(pair, index set) {empty} lack one: use more rows")
+    observe = observe_kernel_dynamics(net, n_train_rows, len(SHARING_CATEGORIES), statistics)
     records = []
     jobs = [(p, i) for p in range(len(seeds)) for i in range(len(INITS))]
     for p, i in tqdm(jobs, desc=f"ePNTK {schedule}, {len(seeds)} pairs", disable=not progress):
@@ -628,19 +655,20 @@ def run_kernel_dynamics(
         weights = jax.tree.map(lambda a: a[2 * p + i], params)
         entk_initial, y0 = _initial(net, weights, data)
         data |= {"entk_initial": entk_initial, "y0_eval": y0}
+        keep = (n_snapshots - 1,) if statistics or keep_final_path else ()
         final, snaps, paths = stream_epntk(net, weights, data, sched.learning_rate(INITS[i]) * learning_rate_scale,
                                            n_iterations, n_snapshots, node_every, path_kernel, n_points, observe,
-                                           keep_paths=(n_snapshots - 1,))
-        path_final = jnp.asarray(paths[0])
-        snapshot_params = snaps.pop("params")
+                                           keep_paths=keep)
+        snapshot_params = snaps.pop("params", None)
         record = {k: np.asarray(v) for k, v in snaps.items()}
-        record |= {k: np.asarray(v) for k, v in kernel_over_training(
-            net, snapshot_params, data, entk_initial, path_final, n_train_rows).items()}
         masks = np.asarray(pair_data["sharing"][p])
         record["sharing_pattern_fraction"] = np.stack([
             np.bincount(masks[rows].ravel(), minlength=len(SHARING_CATEGORIES)) / masks[rows].size
             for rows in (slice(0, n_train_rows), slice(n_train_rows, None))])
-        if similarity:
+        if statistics:
+            path_final = jnp.asarray(paths[0])
+            record |= {k: np.asarray(v) for k, v in kernel_over_training(
+                net, snapshot_params, data, entk_initial, path_final, n_train_rows).items()}
             average = data["task_average"]
             for name, kernel in (("path_final", path_final), ("entk_initial", entk_initial)):
                 record[f"profiles_{name}"] = np.stack([np.asarray(task_profiles(a, kernel)) for a in average])
@@ -672,7 +700,7 @@ def validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, 
     ``alignment_path_initial``; and ``iterations``. ``run_options`` go to :func:`run_kernel_dynamics`.
     """
     common = dict(n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows,
-                  similarity=False, keep_final_path=True, progress=False, **run_options)
+                  statistics=False, keep_final_path=True, progress=False, **run_options)
     variants = {"euler": ("euler", 1), "step": ("step", 1), "step_quadrature": ("step", node_every)}
     runs = {name: run_kernel_dynamics(env, schedule, [seed], node_every=s, path_kernel=kernel, **common)
             for name, (kernel, s) in tqdm(variants.items(), desc=f"validation runs {schedule}", disable=not progress)}
@@ -705,8 +733,119 @@ def epntk_convergence(env: TaskEnvironment, schedule: str, seed: int, n_halvings
     errors = []
     for h in tqdm(range(n_halvings), desc=f"ePNTK convergence {schedule}", disable=not progress):
         run = run_kernel_dynamics(env, schedule, [seed], n_iterations=n_iterations * 2**h, n_snapshots=2,
-                                  path_kernel=path_kernel, n_points=n_points, n_rows=n_rows, similarity=False,
+                                  path_kernel=path_kernel, n_points=n_points, n_rows=n_rows, statistics=False,
                                   learning_rate_scale=0.5**h, progress=False, **run_options)
         errors.append(run["reconstruction_error"][0, :, -1])  # (2 inits, 2 index sets) at the end
     rates = np.array([[sched.learning_rate(init) * 0.5**h for h in range(n_halvings)] for init in INITS])
     return {"learning_rate": rates, "reconstruction_error": np.stack(errors, axis=1)}
+
+
+# --- cached runs (results cache) ---------------------------------------------------------------
+def _environment_key(env: TaskEnvironment) -> list[int]:
+    return [env.n_in_pools, env.n_out_pools, env.n_features]
+
+
+def kernel_dynamics_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations: int, n_snapshots: int,
+                               node_every, path_kernel: str = "step", n_points: int = 8, n_rows: int | None = None,
+                               n_hidden: int = 200, split: str = "iid") -> dict:
+    """The cache key of :func:`cached_kernel_dynamics` (validated)."""
+    seeds = check_seeds("seeds", seeds)
+    check_choice("schedule", schedule, ("ET", "LR"))
+    phases = node_phases(node_every, n_iterations, check_schedule(n_iterations, n_snapshots))
+    check_choice("path_kernel", path_kernel, PATH_KERNELS)
+    return dict(env=_environment_key(env), schedule=schedule, seeds=list(seeds), n_iterations=n_iterations,
+                n_snapshots=n_snapshots, node_every=[list(p) for p in phases], path_kernel=path_kernel,
+                n_points=check_int("n_points", n_points, minimum=1), n_rows=n_rows, n_hidden=n_hidden, split=split,
+                version=1)
+
+
+def cached_kernel_dynamics(env: TaskEnvironment, schedule: str, seeds, n_iterations: int, n_snapshots: int, node_every,
+                           path_kernel: str = "step", n_points: int = 8, n_rows: int | None = None,
+                           n_hidden: int = 200, split: str = "iid") -> dict[str, np.ndarray]:
+    """:func:`run_kernel_dynamics` through the on-disk results cache (wall time in its metadata)."""
+    from . import results
+
+    p = kernel_dynamics_parameters(env, schedule, seeds, n_iterations, n_snapshots, node_every, path_kernel, n_points,
+                                   n_rows, n_hidden, split)
+    return results.cached("kernel_dynamics", p, lambda: run_kernel_dynamics(
+        env, schedule, p["seeds"], n_iterations=n_iterations, n_snapshots=n_snapshots, node_every=p["node_every"],
+        path_kernel=path_kernel, n_points=n_points, n_hidden=n_hidden, split=split, n_rows=n_rows))
+
+
+def cached_validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, n_iterations: int,
+                           n_snapshots: int, n_points: int = 8, n_rows: int = 100) -> dict[str, np.ndarray]:
+    """:func:`validation_runs` through the results cache."""
+    from . import results
+
+    phases = node_phases(node_every, n_iterations, check_schedule(n_iterations, n_snapshots))
+    parameters = dict(env=_environment_key(env), schedule=schedule, seed=seed, node_every=[list(p) for p in phases],
+                      n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows, version=1)
+    return results.cached("epntk_validation", parameters, lambda: validation_runs(
+        env, schedule, seed, phases, n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points,
+        n_rows=n_rows))
+
+
+def cached_convergence(env: TaskEnvironment, schedule: str, seed: int, n_halvings: int, n_iterations: int,
+                       n_rows: int = 100) -> dict[str, np.ndarray]:
+    """:func:`epntk_convergence` of the paper's (Euler) ePNTK through the results cache."""
+    from . import results
+
+    parameters = dict(env=_environment_key(env), schedule=schedule, seed=seed, n_halvings=n_halvings,
+                      n_iterations=n_iterations, n_rows=n_rows, version=1)
+    return results.cached("epntk_convergence_multitask", parameters, lambda: epntk_convergence(
+        env, schedule, seed, n_halvings, n_iterations, n_rows=n_rows))
+
+
+# --- the chapter's parameters ---------------------------------------------------------------------
+def truncate_phases(phases, n_iterations: int) -> tuple[tuple[int, int], ...]:
+    """The node phases of a run cut at ``n_iterations`` (the last phase kept ends there)."""
+    out = []
+    for until, s in phases:
+        out.append((min(until, n_iterations), s))
+        if until >= n_iterations:
+            break
+    return tuple(out)
+
+
+def check_notebook_parameters(architecture, architectures, n_pairs, first_seeds, iterations, n_snapshots, node_every,
+                              path_kernel, n_points, n_rows, check_rows, check_iterations, n_halvings,
+                              convergence_iterations, window_threshold, index_set) -> dict:
+    """Validate the parameters of the chapter "The eNTK over training" before any work starts
+    (ValueError naming the parameter and the allowed values); return schedule -> (seeds,
+    iterations, node phases, check iterations, check node phases, check snapshots)."""
+    from .experiments import SCHEDULES, check_schedule_parameters
+
+    check_choice("architecture", architecture, architectures)
+    plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+    check_int("n_snapshots", n_snapshots, minimum=3)
+    check_choice("path_kernel", path_kernel, PATH_KERNELS)
+    check_int("n_points", n_points, minimum=1)
+    if n_rows is not None:
+        check_int("n_rows", n_rows, minimum=48)
+    check_int("check_rows", check_rows, minimum=2)
+    check_int("n_halvings", n_halvings, minimum=2)
+    check_int("convergence_iterations", convergence_iterations, minimum=1)
+    check_positive_float("window_threshold", window_threshold)
+    if window_threshold >= 1:
+        raise ValueError(f"window_threshold must be in (0, 1), got {window_threshold!r}")
+    check_choice("index_set", index_set, INDEX_SETS)
+    for name, value in (("node_every", node_every), ("check_iterations", check_iterations)):
+        if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
+            raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
+    out = {}
+    for schedule, (seeds, n_iterations) in plan.items():
+        if n_iterations % (n_snapshots - 1):
+            raise ValueError(f"iterations[{schedule!r}] ({n_iterations}) must be a multiple of n_snapshots - 1 "
+                             f"({n_snapshots - 1})")
+        spacing = n_iterations // (n_snapshots - 1)
+        try:
+            phases = node_phases(node_every[schedule], n_iterations, spacing)
+        except ValueError as err:
+            raise ValueError(f"node_every[{schedule!r}]: {err}") from None
+        n_check = check_int(f"check_iterations[{schedule!r}]", check_iterations[schedule], minimum=spacing)
+        if n_check % spacing or n_check > n_iterations:
+            raise ValueError(f"check_iterations[{schedule!r}] must be a multiple of the snapshot spacing {spacing} "
+                             f"in {spacing}..{n_iterations}, got {n_check}")
+        out[schedule] = (seeds, n_iterations, phases, n_check, truncate_phases(phases, n_check),
+                         n_check // spacing + 1)
+    return out
