@@ -187,7 +187,7 @@ def plot_error_scaling(learning_rates, errors, slope, ax=None):
 
 
 def plot_singular_vector_differences(panels: dict, axes=None, column_labels: dict | None = None):
-    """Fig 11: heat maps of | |V_target| - |V_kernel| | (rows: entry, columns: kernel singular
+    """Fig 11: heat maps of ``| |V_target| - |V_kernel| |`` (rows: entry, columns: kernel singular
     vector); ``column_labels[title]`` names the columns (e.g. the target mode each vector is matched to)."""
     if axes is None:
         _, axes = plt.subplots(2, 2, figsize=(8, 7), gridspec_kw={"hspace": 0.45})

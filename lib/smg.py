@@ -248,9 +248,9 @@ def mode_overlaps(vectors: np.ndarray, problem: SMGProblem) -> np.ndarray:
 
 
 def switch_times(times: np.ndarray, overlaps: np.ndarray, threshold: float = 0.9) -> np.ndarray:
-    """(r,) first time at which a kernel vector's best-matching target mode is mode a with |cos| >= ``threshold``.
+    """(r,) first time at which a kernel vector's best-matching target mode is mode a with ``|cos|`` >= ``threshold``.
 
-    ``overlaps``: (T, r) |cos| of one vector (e.g. the primary, ``mode_overlaps(...)[:, 0]``) with
+    ``overlaps``: (T, r) ``|cos|`` of one vector (e.g. the primary, ``mode_overlaps(...)[:, 0]``) with
     each of the r modes. nan for a mode the vector never settles on."""
     overlaps = np.asarray(overlaps)
     best, value = overlaps.argmax(axis=1), overlaps.max(axis=1)
