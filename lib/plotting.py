@@ -230,7 +230,7 @@ def plot_phase_losses(iterations, losses: dict, title: str = "", axes=None):
     losses: phase -> (P, 2, S) test loss."""
     phases = list(losses)
     if axes is None:
-        _, axes = plt.subplots(2, len(phases), figsize=(5.5 * len(phases), 6), sharex=True)
+        _, axes = plt.subplots(2, len(phases), figsize=(4.6 * len(phases), 6), sharex=True)
     axes = np.asarray(axes).reshape(2, len(phases))
     for j, phase in enumerate(phases):
         top, bottom = axes[0, j], axes[1, j]
@@ -257,7 +257,7 @@ def plot_individual_runs(iterations, losses: np.ndarray, ncols: int = 5, axes=No
     n = losses.shape[0]
     nrows = -(-n // ncols)
     if axes is None:
-        _, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 2.2 * nrows), sharex=True, sharey=True,
+        _, axes = plt.subplots(nrows, ncols, figsize=(2.0 * ncols, 2.0 * nrows), sharex=True, sharey=True,
                                squeeze=False)
     axes = np.asarray(axes).reshape(-1)
     for p, ax in enumerate(axes):
@@ -279,7 +279,7 @@ def plot_train_test(iterations, train: dict, test: dict, axes=None):
     """Fig 19: mean training (dotted) and test (solid) loss per init and phase."""
     phases = list(test)
     if axes is None:
-        _, axes = plt.subplots(1, len(phases), figsize=(5.5 * len(phases), 3.4))
+        _, axes = plt.subplots(1, len(phases), figsize=(4.6 * len(phases), 3.4))
     for ax, phase in zip(np.atleast_1d(axes), phases):
         for i, (init, color) in enumerate(INIT_COLORS.items()):
             ax.plot(iterations, test[phase][:, i].mean(axis=0), color=color, label=f"{init} test")
@@ -320,7 +320,7 @@ def plot_network_diagram(n_in_pools: int, n_out_pools: int, n_features: int, axe
     task units feed the output pools. (B) the task routes: task k maps input pool
     k // n_out_pools to output pool k % n_out_pools."""
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.4, 1]})
+        _, axes = plt.subplots(1, 2, figsize=(10.5, 4.2), gridspec_kw={"width_ratios": [1.4, 1]})
     a, b = axes
     n_tasks = n_in_pools * n_out_pools
 
@@ -377,7 +377,7 @@ def plot_mphate_grid(embeddings: dict, final_labels: dict, inset: tuple | None =
     inits = ["standard", "large"]
     groupings = list(MPHATE_TITLES)
     if axes is None:
-        _, axes = plt.subplots(2, 4, figsize=(15, 7))
+        _, axes = plt.subplots(2, 4, figsize=(10.5, 5.5))
     markers = "osD^v<>p"
     for r, init in enumerate(inits):
         for c, grouping in enumerate(groupings):
@@ -419,7 +419,7 @@ def plot_loading_heatmaps(panels: dict, n_features: int, axes=None):
     """Fig 15 / 16: loadings (N patterns, K outputs) per panel title, patterns already sorted
     (x axis), output units grouped by pool (y axis)."""
     if axes is None:
-        _, axes = plt.subplots(len(panels), 1, figsize=(11, 1.6 * len(panels)), squeeze=False, sharex=True)
+        _, axes = plt.subplots(len(panels), 1, figsize=(9, 1.9 * len(panels)), squeeze=False, sharex=True)
     for ax, (title, loadings) in zip(np.ravel(axes), panels.items()):
         lim = np.abs(loadings).max()
         ax.imshow(loadings.T, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
@@ -427,8 +427,9 @@ def plot_loading_heatmaps(panels: dict, n_features: int, axes=None):
             ax.axhline(y - 0.5, color="k", lw=0.6)
         ax.set_title(title)
         ax.set_ylabel("output unit")
-        ax.set_yticks(range(loadings.shape[1]))
-        np.ravel(axes)[-1].set_xlabel("training pattern (sorted)")
+        pools = range(loadings.shape[1] // n_features)
+        ax.set_yticks([p * n_features + (n_features - 1) / 2 for p in pools], [f"pool {p}" for p in pools])
+    np.ravel(axes)[-1].set_xlabel("training pattern (sorted)")
     return axes
 
 
@@ -436,7 +437,7 @@ def plot_group_means(panels: dict, group_labels: dict, n_features: int, axes=Non
     """Fig 8: mean loading of each output unit (rows, grouped by pool) per group of patterns
     (columns), one panel per title; ``group_labels[title]`` names the columns."""
     if axes is None:
-        _, axes = plt.subplots(2, 2, figsize=(11, 6.5))
+        _, axes = plt.subplots(2, 2, figsize=(9.5, 7.5))
     for ax, (title, means) in zip(np.ravel(axes), panels.items()):
         lim = np.abs(means).max()
         image = ax.imshow(means, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim)
@@ -457,7 +458,7 @@ def plot_ari(iterations, curves: dict, axes=None):
 
     curves: title -> (P, 2, S)."""
     if axes is None:
-        _, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.4), sharey=True)
+        _, axes = plt.subplots(1, len(curves), figsize=(3.5 * len(curves), 3.4), sharey=True)
     for ax, (title, values) in zip(np.atleast_1d(axes), curves.items()):
         for i, (init, color) in enumerate(INIT_COLORS.items()):
             mean, sd = values[:, i].mean(axis=0), values[:, i].std(axis=0)

@@ -47,13 +47,13 @@
 # | name | meaning | allowed |
 # |---|---|---|
 # | `seed` | weight draw and data | integer >= 0 |
-# | `mlp_width` | hidden units in each of the MLP's two tanh layers | 1 to 1024 |
-# | `n_regression` | training points of the toy regression | 2 to 2000 |
-# | `cnn_channels` | channels of the CNN's 3x3 convolution | 1 to 64 |
-# | `n_images` | training images of the bar task (8 x 8 pixels) | 2 to 2000 |
-# | `n_iterations` | full-batch gradient steps for the ePNTK | 1 to 100000 |
+# | `mlp_width` | hidden units in each of the MLP's two tanh layers | 1&nbsp;to&nbsp;1024 |
+# | `n_regression` | training points of the toy regression | 2&nbsp;to&nbsp;2000 |
+# | `cnn_channels` | channels of the CNN's 3x3 convolution | 1&nbsp;to&nbsp;64 |
+# | `n_images` | training images of the bar task (8 x 8 pixels) | 2&nbsp;to&nbsp;2000 |
+# | `n_iterations` | full-batch gradient steps for the ePNTK | 1&nbsp;to&nbsp;100000 |
 # | `mlp_learning_rate`, `cnn_learning_rate` | gradient-descent steps of the two networks | > 0 |
-# | `n_multitask_patterns` | patterns for the structured-vs-generic timing on the paper's network | 1 to 2000 |
+# | `n_multitask_patterns` | patterns for the structured-vs-generic timing on the paper's network | 1&nbsp;to&nbsp;2000 |
 #
 # Results are cached in `results/` under these parameters and a hash of the model cell's code.
 

@@ -69,9 +69,14 @@ def test_importing_plotting_applies_the_book_style():
 
 
 def legibility_problems(fig) -> list[str]:
-    """Text smaller than MIN_FONT_PT, and axes showing tick labels without an axis label."""
+    """Text smaller than MIN_FONT_PT, a figure so wide that the book shows that text below
+    MIN_TEXT_PX, and axes showing tick labels without an axis label."""
     fig.canvas.draw()
     problems = []
+    width = fig.get_size_inches()[0]
+    if width > plot_style.MAX_FIGURE_WIDTH_IN:
+        problems.append(f"figure {width:.1f} in wide: its smallest text would be shown at "
+                        f"{plot_style.MIN_FONT_PT / 72 * plot_style.COLUMN_PX / width:.1f} px")
     for text in fig.findobj(matplotlib.text.Text):
         if text.get_visible() and text.get_text().strip() and text.get_fontsize() < plot_style.MIN_FONT_PT - 1e-9:
             problems.append(f"text {text.get_text()!r} at {text.get_fontsize():.1f} pt")
