@@ -81,7 +81,7 @@ def legibility_problems(fig) -> list[str]:
         if text.get_visible() and text.get_text().strip() and text.get_fontsize() < plot_style.MIN_FONT_PT - 1e-9:
             problems.append(f"text {text.get_text()!r} at {text.get_fontsize():.1f} pt")
     for ax in fig.axes:
-        if not ax.axison or ax.get_label() == "<colorbar>":
+        if not ax.get_visible() or not ax.axison or ax.get_label() == "<colorbar>":
             continue
         for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
             shows_ticks = axis.get_visible() and any(t.get_visible() and t.get_text() for t in axis.get_ticklabels())
