@@ -10,27 +10,16 @@ implementation, the ratio, and the largest relative difference between them.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import jax
 import jax.numpy as jnp
 
 from lib import kernels
+from lib.kernel_reference import median_seconds
 from lib.models import MultitaskNet
 from lib.tasks import TaskEnvironment
 
 AUTHORS_PYTORCH_ENTK_S = 44.0  # the authors' script, t=0 eNTK of one standard/large pair, this machine kind
-
-
-def median_time(fn, repeats: int) -> float:
-    jax.block_until_ready(fn())
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn())
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -49,8 +38,8 @@ def main() -> None:
         impl: (lambda impl=impl: kernels.entk_neural_tangents(net, params, x_eval, x_train, y_train, implementation=impl))
         for impl in kernels.NT_IMPLEMENTATIONS
     }
-    t_structured = median_time(structured, args.repeats)
-    t_reference = {impl: median_time(fn, max(3, args.repeats // 2)) for impl, fn in reference.items()}
+    t_structured = median_seconds(structured, args.repeats)
+    t_reference = {impl: median_seconds(fn, max(3, args.repeats // 2)) for impl, fn in reference.items()}
     fastest = min(t_reference, key=t_reference.get)
     ours, theirs = structured(), reference[fastest]()
     rel = float(jnp.abs(ours - theirs).max() / jnp.abs(theirs).max())

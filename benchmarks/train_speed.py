@@ -1,11 +1,19 @@
-"""Training throughput: 10 vmapped standard/large pairs (20 networks), ET schedule (lr 0.01).
+"""Training throughput of the paper network: fast vs reference training vs a NumPy loop.
 
-Side by side in one run: ``lib.experiments.run_pairs`` (JAX, one compiled ``lax.scan``,
-vmapped over networks) and a plain NumPy full-batch gradient-descent loop of the same
-network, one network at a time. Prints medians of repeated runs in network-iterations
-per second and their ratio, and the ratio to the authors' PyTorch script.
+Side by side in one run, repeats interleaved so that a busy machine slows every
+implementation alike: ``lib.experiments.run_pairs`` with ``method="fast"`` (the default)
+and ``method="reference"`` (the original ``jax.grad`` + optax implementation), both one
+compiled ``lax.scan`` vmapped over the networks, and a plain NumPy full-batch
+gradient-descent loop of one network (BLAS on one thread). Workloads: 10 standard/large pairs (20 networks,
+single-task and fine-tuning phases) and 50 pairs (100 networks, single-task), ET learning
+rates, snapshots every 25 iterations (the LR schedule's spacing, the denser of the book's).
 
-    python benchmarks/train_speed.py [--iterations 1000] [--repeats 3]
+Prints medians of the repeats in network-iterations per second, the fast/reference and
+fast/NumPy ratios, and the GFLOP/s of the dense-equivalent work: the matmul FLOPs of one
+dense full-batch step on all 500 patterns, 2 N (2 D H + 2 (H + T) K + K H) per network and
+iteration (about 15.2 MFLOP), whatever shortcuts an implementation takes.
+
+    python benchmarks/train_speed.py [--iterations 1000] [--iterations-large 200] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -15,12 +23,14 @@ import statistics
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from lib.experiments import pair_initial_params, run_pairs
+from lib.experiments import initial_pairs, params_of, run_pairs
 from lib.models import MultitaskNet
 from lib.tasks import TaskEnvironment
 
-AUTHORS_PYTORCH_S_PER_PAIR_ITERATION = 0.63  # measured on this machine kind
+SNAPSHOT_SPACING = 25  # iterations between snapshots in the LR schedule (2500 / 100)
+AUTHORS_PYTORCH_S_PER_PAIR_ITERATION = 0.63  # the authors' script, measured on this machine kind
 
 
 def numpy_gd(w_h: np.ndarray, w_o: np.ndarray, x: np.ndarray, y: np.ndarray, lr: float, n: int, n_stim: int):
@@ -38,43 +48,80 @@ def numpy_gd(w_h: np.ndarray, w_o: np.ndarray, x: np.ndarray, y: np.ndarray, lr:
     return w_h, w_o
 
 
+def dense_flops_per_network_iteration(net: MultitaskNet, n_patterns: int) -> int:
+    """Matmul FLOPs of one dense full-batch GD step: forward, back-propagation, both weight gradients."""
+    d, h, t, k = net.n_inputs, net.n_hidden, net.n_tasks, net.n_outputs
+    return 2 * n_patterns * (2 * d * h + 2 * (h + t) * k + k * h)
+
+
+def time_numpy(env: TaskEnvironment, n_iterations: int) -> float:
+    """Seconds for ``n_iterations`` NumPy GD steps of one standard network (seed 0), BLAS on one
+    thread (with two, OpenBLAS slows down many-fold whenever the cores are shared)."""
+    pairs = initial_pairs(env, [0])
+    x, y = pairs["x_train"][0].astype(np.float32), pairs["y_train"][0].astype(np.float32)
+    w_h, w_o = (np.asarray(pairs[f"params_initial/{k}"][0, 0]) for k in ("w_hidden", "w_output"))
+    with threadpool_limits(1):
+        start = time.perf_counter()
+        numpy_gd(w_h, w_o, x, y, 0.01, n_iterations, env.n_stimulus_units)
+        return time.perf_counter() - start
+
+
+def benchmark(env: TaskEnvironment, label: str, n_pairs: int, phase: str, n_iterations: int, repeats: int,
+              n_numpy: int) -> dict[str, float]:
+    """Interleaved repeats of fast, reference and NumPy; returns medians in network-iterations/s."""
+    seeds = tuple(range(n_pairs))
+    kw = dict(n_iterations=n_iterations, n_snapshots=n_iterations // SNAPSHOT_SPACING + 1, phase=phase)
+    if phase == "finetune":
+        kw["start_params"] = params_of(initial_pairs(env, seeds), "params_initial")
+    n_networks = 2 * n_pairs
+    for method in ("fast", "reference"):
+        run_pairs(env, "ET", seeds, method=method, **kw)  # compile
+    seconds = {"fast": [], "reference": [], "numpy": []}
+    for _ in range(repeats):
+        for method in ("fast", "reference"):
+            start = time.perf_counter()
+            run_pairs(env, "ET", seeds, method=method, **kw)
+            seconds[method].append(time.perf_counter() - start)
+        seconds["numpy"].append(time_numpy(env, n_numpy))
+    rate = {m: n_networks * n_iterations / statistics.median(s) for m, s in seconds.items() if m != "numpy"}
+    rate["numpy"] = n_numpy / statistics.median(seconds["numpy"])
+    flops = dense_flops_per_network_iteration(MultitaskNet.for_environment(env), 500)
+    print(f"\n{label}: {n_networks} networks, {n_iterations} iterations, {phase} phase, {repeats} repeats")
+    print(f"  {'implementation':44s} {'median s':>9s} {'net-it/s':>10s} {'GFLOP/s':>8s}")
+    names = {"fast": "run_pairs(method='fast') (JAX, vmapped)", "reference": "run_pairs(method='reference') (JAX, vmapped)",
+             "numpy": f"NumPy loop, one network, 1 thread ({n_numpy} it)"}
+    for m in ("fast", "reference", "numpy"):
+        print(f"  {names[m]:44s} {statistics.median(seconds[m]):9.2f} {rate[m]:10.0f} {rate[m] * flops / 1e9:8.1f}")
+    print(f"  fast / reference = {rate['fast'] / rate['reference']:.2f}x   fast / NumPy = {rate['fast'] / rate['numpy']:.2f}x"
+          f"   reference / NumPy = {rate['reference'] / rate['numpy']:.2f}x")
+    return rate
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--iterations", type=int, default=1000, help="iterations for the 20-network runs")
+    parser.add_argument("--iterations-large", type=int, default=200, help="iterations for the 100-network run")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    env, seeds, n_it = TaskEnvironment(), tuple(range(10)), args.iterations
-    n_networks = 2 * len(seeds)
-
-    run_pairs(env, "ET", seeds, n_iterations=n_it, n_snapshots=101 if n_it % 100 == 0 else 2)  # compile
-    jax_times = []
-    for _ in range(args.repeats):
-        start = time.perf_counter()
-        run_pairs(env, "ET", seeds, n_iterations=n_it, n_snapshots=101 if n_it % 100 == 0 else 2)
-        jax_times.append(time.perf_counter() - start)
-
-    net = MultitaskNet.for_environment(env)
-    params = pair_initial_params(net, (0,))
-    train, _ = env.make_data(0)
-    x, y = train.x.astype(np.float32), train.y.astype(np.float32)
-    n_ref = max(10, n_it // 10)
-    ref_times = []
-    for _ in range(args.repeats):
-        start = time.perf_counter()
-        numpy_gd(np.asarray(params["w_hidden"][0]), np.asarray(params["w_output"][0]), x, y, 0.01, n_ref, env.n_stimulus_units)
-        ref_times.append(time.perf_counter() - start)
-
-    ours = n_networks * n_it / statistics.median(jax_times)
-    reference = n_ref / statistics.median(ref_times)
+    for n in (args.iterations, args.iterations_large):
+        if n % SNAPSHOT_SPACING:
+            parser.error(f"iterations must be multiples of {SNAPSHOT_SPACING}, got {n}")
+    env = TaskEnvironment()
+    flops = dense_flops_per_network_iteration(MultitaskNet.for_environment(env), 500)
+    print(f"training throughput, paper network (500 patterns), dense-equivalent work {flops / 1e6:.1f} MFLOP "
+          "per network-iteration; medians of interleaved repeats")
+    n_numpy = max(20, args.iterations // 10)
+    results = [
+        benchmark(env, "10 pairs", 10, "single", args.iterations, args.repeats, n_numpy),
+        benchmark(env, "10 pairs, fine-tuning (multitask data)", 10, "finetune", args.iterations, args.repeats, n_numpy),
+        benchmark(env, "50 pairs", 50, "single", args.iterations_large, args.repeats, n_numpy),
+    ]
+    et = 20 * 10_000 / results[0]["fast"]
     authors = 2 / AUTHORS_PYTORCH_S_PER_PAIR_ITERATION
-    print(f"training throughput, paper network, 500 patterns, {n_it} iterations x {n_networks} networks (10 pairs)")
-    print(f"{'implementation':48s} {'median s':>9s} {'net-it/s':>10s} {'ratio':>8s}")
-    print(f"{'lib.experiments.run_pairs (JAX, vmapped scan)':48s} {statistics.median(jax_times):9.2f} {ours:10.0f} {1.0:8.2f}")
-    print(f"{'NumPy loop, one network (' + str(n_ref) + ' iterations)':48s} {statistics.median(ref_times):9.2f} "
-          f"{reference:10.0f} {reference / ours:8.4f}")
-    print(f"{'authors PyTorch script (0.63 s/pair-iteration)':48s} {'':9s} {authors:10.1f} {authors / ours:8.4f}")
-    print(f"speed-up: {ours / reference:.1f}x over the NumPy loop, {ours / authors:.0f}x over the authors' script; "
-          f"10 pairs x 10000 ET iterations would take {n_networks * 10_000 / ours:.0f} s")
+    print(f"\n10 pairs x 10000 ET iterations (single-task phase): {et:.0f} s fast, "
+          f"{20 * 10_000 / results[0]['reference']:.0f} s reference; the authors' PyTorch script "
+          f"({AUTHORS_PYTORCH_S_PER_PAIR_ITERATION} s per pair-iteration) runs {authors:.1f} net-it/s, "
+          f"{results[0]['fast'] / authors:.0f}x slower than fast")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 Modules: ``tasks`` (environment), ``models`` (networks), ``losses``, ``training``
 (full-batch GD with optax + ``lax.scan``), ``kernels`` (NTK, eNTK, ePNTK), ``experiments``
-(paper schedules, standard/large pairs), ``analysis``, ``mphate``, ``plotting``,
-``results`` (on-disk cache with provenance), ``validation``.
+(paper schedules, standard/large pairs), ``analysis``, ``controls`` (the t=0 eNTK against
+kernel-free controls), ``partitions``, ``representations``, ``stats``, ``mphate``, ``plotting``,
+``results`` (on-disk cache with provenance), ``summary`` (verdict rows), ``paper`` (the paper's
+numbers and claims), ``validation``.
 """
 
 __version__ = "0.1.0"

@@ -3,7 +3,7 @@
 Each *pair* shares one seed: one weight draw (standard, and the same draw x10 for large)
 and one dataset. All pairs of a run are trained together, vmapped, in one compiled scan.
 Phase ``"single"`` trains from initialization on single-task data; phase ``"finetune"``
-continues from given weights on fresh multitask data.
+continues from given weights on fresh multitask data (paper Sec 5.1).
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ import numpy as np
 
 from .kernels import entk
 from .losses import squared_error
-from .models import INITS, MultitaskNet, Params
-from .tasks import Dataset, TaskEnvironment
-from .training import train_many
+from .models import INITS, LARGE_SCALINGS, MultitaskNet, Params
+from .tasks import SPLITS, Dataset, TaskEnvironment
+from .training import METHODS, multitask_loss, train_many, unique_patterns
 from .validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
+TRAINING_TAGS = {"fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
 
 
 @dataclass(frozen=True)
@@ -50,12 +51,15 @@ def get_schedule(name: str) -> Schedule:
     return SCHEDULES[check_choice("schedule", name, SCHEDULES)]
 
 
-def pair_initial_params(net: MultitaskNet, seeds: tuple[int, ...], dtype=jnp.float32) -> Params:
-    """Parameters with leading axis 2 * len(seeds): standard, large, standard, large, ..."""
+def pair_initial_params(net: MultitaskNet, seeds: tuple[int, ...], dtype=jnp.float32,
+                        large_scaling: str = "both_layers") -> Params:
+    """Parameters with leading axis 2 * len(seeds): standard, large, standard, large, ...; the large
+    network is its partner's draw scaled per layer by :data:`~lib.models.LARGE_SCALINGS`."""
+    multipliers = LARGE_SCALINGS[check_choice("large_scaling", large_scaling, LARGE_SCALINGS)]
     nets = []
     for seed in seeds:
         key = jax.random.PRNGKey(seed)
-        nets += [net.init(key, init, dtype=dtype) for init in INITS]
+        nets += [net.init(key, init, dtype=dtype, large_multipliers=multipliers) for init in INITS]
     return jax.tree.map(lambda *a: jnp.stack(a), *nets)
 
 
@@ -66,6 +70,15 @@ def pair_datasets(
     multitask = check_choice("phase", phase, PHASES) == "finetune"
     stream = PHASES.index(phase)
     return [env.make_data(s, n_train, n_test, split, multitask=multitask, stream=stream) for s in seeds]
+
+
+def test_set_size(env: TaskEnvironment, split: str, n_train: int = 500, n_test: int | None = None) -> int:
+    """``n_test``, or by default 500 test patterns for ``split="iid"`` and, for ``"disjoint"``, every
+    single-task pattern not in the training set up to 500 (972 - 500 = 472 for the main network)."""
+    check_choice("split", split, SPLITS)
+    if n_test is not None:
+        return check_int("n_test", n_test, minimum=1)
+    return 500 if split == "iid" else min(500, len(env.all_stimuli) * env.n_tasks - n_train)
 
 
 def by_pair(array, n_pairs: int) -> np.ndarray:
@@ -83,27 +96,36 @@ def pair_data_arrays(datasets: list[tuple[Dataset, Dataset]]) -> dict[str, np.nd
     return out
 
 
-def initial_pairs(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int = 500,
-                  split: str = "iid") -> dict[str, np.ndarray]:
+def initial_pairs(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int | None = None,
+                  split: str = "iid", large_scaling: str = "both_layers") -> dict[str, np.ndarray]:
     """Untrained pairs: ``params_initial/*`` (P, 2, ...) and the single-task data of each pair,
-    exactly as :func:`run_pairs` starts from them (no training)."""
+    exactly as :func:`run_schedule` starts from them (no training); ``n_test``: :func:`test_set_size`."""
     seeds = check_seeds("seeds", seeds)
+    n_test = test_set_size(env, split, n_train, n_test)
     net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
-    params = pair_initial_params(net, seeds)
+    params = pair_initial_params(net, seeds, large_scaling=large_scaling)
     out = {f"params_initial/{k}": by_pair(v, len(seeds)) for k, v in params.items()}
     return out | pair_data_arrays(pair_datasets(env, seeds, "single", n_train, n_test, split))
 
 
 @lru_cache(maxsize=None)
-def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = False):
+def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = False, method: str = "reference"):
     """Snapshot function: train/test summed squared error, hidden activity on the training
-    set, and group-averaged hidden activity on probe patterns (``probe_average @ h(x_probe)``)."""
+    set, and group-averaged hidden activity on probe patterns (``probe_average @ h(x_probe)``).
+
+    ``method="fast"`` computes the losses with :func:`lib.training.multitask_loss` on the
+    distinct patterns of each set weighted by their counts (``distinct_x_<set>``,
+    ``distinct_y_<set>``, ``distinct_counts_<set>`` in the data, see :func:`distinct_sets`):
+    the same sums up to float32 rounding, in about half the time."""
+    check_choice("method", method, METHODS)
+
+    def loss(params: Params, data: dict, name: str) -> jax.Array:
+        if method == "fast":
+            return multitask_loss(net, params, *(data[f"distinct_{k}_{name}"] for k in ("x", "y", "counts")))
+        return squared_error(net.apply(params, data[f"x_{name}"]), data[f"y_{name}"])
 
     def observe(params: Params, data: dict) -> dict:
-        out = {
-            "loss_train": squared_error(net.apply(params, data["x_train"]), data["y_train"]),
-            "loss_test": squared_error(net.apply(params, data["x_test"]), data["y_test"]),
-        }
+        out = {"loss_train": loss(params, data, "train"), "loss_test": loss(params, data, "test")}
         if record_hidden:
             out["hidden_train"] = net.hidden(params, data["x_train"])
         if record_probe:
@@ -111,6 +133,16 @@ def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = F
         return out
 
     return observe
+
+
+def distinct_sets(data: dict, names=("train", "test")) -> dict[str, jax.Array]:
+    """``distinct_x_<name>``, ``distinct_y_<name>``, ``distinct_counts_<name>`` (B, U, ...) from
+    the (B, N, ...) ``x_<name>``/``y_<name>`` of ``data`` (:func:`lib.training.unique_patterns`)."""
+    out = {}
+    for name in names:
+        arrays = unique_patterns(data[f"x_{name}"], data[f"y_{name}"])
+        out |= {f"distinct_{k}_{name}": jnp.asarray(a) for k, a in zip(("x", "y", "counts"), arrays)}
+    return out
 
 
 def run_pairs(
@@ -128,6 +160,8 @@ def run_pairs(
     record_hidden: bool = False,
     probe: tuple[np.ndarray, np.ndarray] | None = None,
     progress: bool = False,
+    method: str = "fast",
+    large_scaling: str = "both_layers",
 ) -> dict[str, np.ndarray]:
     """Train standard/large pairs, one per seed, all in one vmapped scan.
 
@@ -144,6 +178,10 @@ def run_pairs(
         probe: optional (x_probe (Q, D), averaging matrix (G, Q)): record ``hidden_groups``
             (P, 2, S, G, H), the group means of hidden activity on the probe patterns.
         progress: show a tqdm bar over iterations.
+        method: ``"fast"`` or ``"reference"`` training (:func:`lib.training.train_many`; equal
+            up to float32 rounding).
+        large_scaling: how the large init scales the standard draw (phase "single" only):
+            "both_layers" (x10, the paper's Sec 4.1.3) or "layer1_only" (its Sec 5 sentence).
 
     Returns:
         numpy arrays with leading axes (pairs, 2 inits): ``loss_train``/``loss_test``
@@ -154,10 +192,11 @@ def run_pairs(
     seeds = check_seeds("seeds", seeds)
     sched = get_schedule(schedule)
     check_choice("phase", phase, PHASES)
+    check_choice("method", method, METHODS)
     n_iterations = sched.n_iterations if n_iterations is None else check_int("n_iterations", n_iterations, 1)
     net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
     if phase == "single":
-        params = pair_initial_params(net, seeds)
+        params = pair_initial_params(net, seeds, large_scaling=large_scaling)
     else:
         if start_params is None:
             raise ValueError("start_params is required when phase='finetune' (weights after single-task training)")
@@ -168,10 +207,12 @@ def run_pairs(
     if probe is not None:
         for name, value in zip(("x_probe", "probe_average"), probe):
             data[name] = jnp.broadcast_to(jnp.asarray(value, jnp.float32), (2 * len(seeds),) + np.shape(value))
+    if method == "fast":
+        data |= distinct_sets(data)
     lrs = jnp.asarray([sched.learning_rate(init) for _ in seeds for init in INITS], jnp.float32)
-    observe = observe_pairs(net, record_hidden, probe is not None)
+    observe = observe_pairs(net, record_hidden, probe is not None, method)
     final, snaps = train_many(net, params, data, lrs, n_iterations, n_snapshots, observe,
-                              progress=f"{schedule} {phase}, {len(seeds)} pairs" if progress else None)
+                              progress=f"{schedule} {phase}, {len(seeds)} pairs" if progress else None, method=method)
     out = {k: by_pair(v, len(seeds)) for k, v in snaps.items()}
     out |= {f"params_initial/{k}": by_pair(v, len(seeds)) for k, v in params.items()}
     out |= {f"params_final/{k}": by_pair(v, len(seeds)) for k, v in final.items()}
@@ -194,7 +235,7 @@ ENTK_VARIANTS = ("principled", "authors")
 def entk_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], pair: int, init: str, variant: str = "principled"):
     """(K, N, M) t=0 eNTK of one network of a :func:`run_pairs` result, in float32.
 
-    ``variant="principled"``: rows and columns over the training inputs.
+    ``variant="principled"``: rows and columns over the training inputs (as the paper's text says).
     ``variant="authors"``: rows over the test inputs, columns over the training inputs.
     """
     check_choice("variant", variant, ENTK_VARIANTS)
@@ -210,26 +251,6 @@ def entk_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], pair: int,
                            jnp.asarray(result["y_train"][pair])))
 
 
-def loadings_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], variant: str,
-                     side: str = "right") -> np.ndarray:
-    """(P, 2, N, K) leading-vector loadings of every network's t=0 eNTK (see :mod:`lib.analysis`);
-    ``side="left"`` (principled variant only) gives the row-side vectors instead."""
-    from .analysis import leading_vectors
-
-    n_pairs = result["x_train"].shape[0]
-    return np.stack([
-        np.stack([leading_vectors(entk_at_init(env, result, p, init, variant), variant, side) for init in INITS])
-        for p in range(n_pairs)
-    ])
-
-
-def silhouettes(loadings: np.ndarray, n_clusters: int = 12, seed: int = 10) -> np.ndarray:
-    """(P, 2) silhouette score of k-means on each network's (N, K) loadings."""
-    from .analysis import silhouette_of_loadings
-
-    return np.array([[silhouette_of_loadings(net, n_clusters, seed) for net in pair] for pair in loadings])
-
-
 def run_schedule(
     env: TaskEnvironment,
     schedule: str,
@@ -237,22 +258,26 @@ def run_schedule(
     n_iterations: int | None = None,
     n_hidden: int = 200,
     n_train: int = 500,
-    n_test: int = 500,
+    n_test: int | None = None,
     split: str = "iid",
     progress: bool = True,
+    method: str = "fast",
+    large_scaling: str = "both_layers",
 ) -> dict[str, np.ndarray]:
     """The paper's Sec 5 experiment for one schedule: single-task training of standard/large
-    pairs, then multitask fine-tuning from the trained weights.
+    pairs, then multitask fine-tuning from the trained weights (``method``: ``"fast"`` or
+    ``"reference"`` training, see :func:`run_pairs`).
 
     Returns arrays keyed ``single/<key>`` and ``finetune/<key>``: losses (P, 2, S), the data
     metadata (stimulus, tasks) and the final weights ``<phase>/params_final/*`` (P, 2, ...)
     of each phase — fine-tuning can be re-run from the saved single-task weights with
     ``run_pairs(..., phase="finetune", start_params=params_of(result, "single/params_final"))`` —
-    plus ``iterations`` (S,).
+    plus ``iterations`` (S,). ``large_scaling``: see :func:`run_pairs`; ``n_test``: :func:`test_set_size`.
     """
+    n_test = test_set_size(env, split, n_train, n_test)
     common = dict(n_hidden=n_hidden, n_train=n_train, n_test=n_test, split=split, n_iterations=n_iterations,
-                  progress=progress)
-    single = run_pairs(env, schedule, seeds, phase="single", **common)
+                  progress=progress, method=method)
+    single = run_pairs(env, schedule, seeds, phase="single", large_scaling=large_scaling, **common)
     finetune = run_pairs(env, schedule, seeds, phase="finetune", start_params=params_of(single, "params_final"),
                          **common)
     keep = ("loss_train", "loss_test", "stimulus_train", "tasks_train", "stimulus_test", "tasks_test")
@@ -262,52 +287,30 @@ def run_schedule(
     return out
 
 
-def run_initial_entk(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int = 500,
-                     split: str = "iid") -> dict[str, np.ndarray]:
-    """The t=0 eNTK analysis of the pairs :func:`run_schedule` trains (it does not depend on the
-    schedule): ``loadings/<variant>`` (P, 2, N_train, K) and ``silhouette/<variant>`` (P, 2)
-    for both variants, ``loadings/principled_left`` (the row-side singular vectors, for
-    comparison), with the pairs' ``stimulus_train``/``tasks_train``."""
-    from tqdm import tqdm
-
-    pairs = initial_pairs(env, seeds, n_hidden, n_train, n_test, split)
-    out = {k: pairs[k] for k in ("stimulus_train", "tasks_train")}
-    for variant in tqdm(ENTK_VARIANTS, desc="t=0 eNTK"):
-        loadings = loadings_at_init(env, pairs, variant)
-        out[f"loadings/{variant}"] = loadings.astype(np.float32)
-        out[f"silhouette/{variant}"] = silhouettes(loadings)
-    out["loadings/principled_left"] = loadings_at_init(env, pairs, "principled", side="left").astype(np.float32)
-    return out
-
-
-def cached_initial_entk(env: TaskEnvironment, seeds, n_hidden: int = 200, split: str = "iid") -> dict[str, np.ndarray]:
-    """:func:`run_initial_entk` through the on-disk results cache."""
-    from . import results
-
-    seeds = check_seeds("seeds", seeds)
-    parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], seeds=list(seeds), n_hidden=n_hidden,
-                      split=split, version=3)
-    return results.cached("initial_entk", parameters, lambda: run_initial_entk(env, seeds, n_hidden, split=split))
-
-
 def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
-                        n_hidden: int = 200, split: str = "iid") -> dict:
-    """The cache key of :func:`cached_schedule` (validated)."""
+                        n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
+                        method: str = "fast") -> dict:
+    """The cache key of :func:`cached_schedule` (validated); ``training`` names the training
+    method and its version (:data:`TRAINING_TAGS`), so results of different methods never mix."""
     seeds = check_seeds("seeds", seeds)
+    training = TRAINING_TAGS[check_choice("method", method, METHODS)]
     n_iterations = get_schedule(schedule).n_iterations if n_iterations is None else n_iterations
     return dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
-                n_iterations=check_int("n_iterations", n_iterations, minimum=1), n_hidden=n_hidden, split=split,
-                version=3)
+                n_iterations=check_int("n_iterations", n_iterations, minimum=1), n_hidden=n_hidden,
+                split=check_choice("split", split, SPLITS),
+                large_scaling=check_choice("large_scaling", large_scaling, LARGE_SCALINGS), training=training)
 
 
 def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
-                    n_hidden: int = 200, split: str = "iid") -> dict[str, np.ndarray]:
+                    n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
+                    method: str = "fast") -> dict[str, np.ndarray]:
     """:func:`run_schedule` through the on-disk results cache (wall time in its metadata)."""
     from . import results
 
-    parameters = schedule_parameters(env, schedule, seeds, n_iterations, n_hidden, split)
+    parameters = schedule_parameters(env, schedule, seeds, n_iterations, n_hidden, split, large_scaling, method)
     return results.cached("schedule", parameters, lambda: run_schedule(
-        env, schedule, parameters["seeds"], parameters["n_iterations"], n_hidden, split=split))
+        env, schedule, parameters["seeds"], parameters["n_iterations"], n_hidden, split=split,
+        large_scaling=large_scaling, method=method))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Networks as pure functions of a parameter pytree.
+"""Networks as pure functions of a parameter pytree (paper Sec 3, 4.1; App A.1).
 
 Every model exposes ``init(key, ...) -> params`` and ``apply(params, x) -> y`` with
 ``x`` of shape (N, n_inputs) and ``y`` of shape (N, n_outputs). Parameters are only the
@@ -19,6 +19,10 @@ from .validation import check_choice, check_int, check_positive_float
 Params = dict[str, jax.Array]
 
 INITS = ("standard", "large")
+
+# how the large init scales the standard draw, per layer (hidden, output): Sec 4.1.3 of the paper
+# says all weights are drawn from U[-1, 1] (both layers x10); Sec 5 says "layer 1 weights ... x10"
+LARGE_SCALINGS = {"both_layers": (10.0, 10.0), "layer1_only": (10.0, 1.0)}
 
 
 class Model(Protocol):

@@ -186,17 +186,19 @@ def plot_error_scaling(learning_rates, errors, slope, ax=None):
     return ax
 
 
-def plot_singular_vector_differences(panels: dict, axes=None):
-    """Fig 11: heat maps of ``| |V_target| - |V_kernel| |`` (rows: entry, columns: singular index)."""
+def plot_singular_vector_differences(panels: dict, axes=None, column_labels: dict | None = None):
+    """Fig 11: heat maps of ``| |V_target| - |V_kernel| |`` (rows: entry, columns: kernel singular
+    vector); ``column_labels[title]`` names the columns (e.g. the target mode each vector is matched to)."""
     if axes is None:
         _, axes = plt.subplots(2, 2, figsize=(8, 7), gridspec_kw={"hspace": 0.45})
     vmax = max(float(np.max(v)) for v in panels.values())
     for ax, (title, diff) in zip(np.ravel(axes), panels.items()):
         image = ax.imshow(diff, cmap="magma_r", vmin=0, vmax=vmax)
         ax.set_title(title)
-        ax.set_xticks(range(diff.shape[1]), [str(k + 1) for k in range(diff.shape[1])])
+        names = (column_labels or {}).get(title, [str(k + 1) for k in range(diff.shape[1])])
+        ax.set_xticks(range(diff.shape[1]), names)
         ax.set_yticks(range(diff.shape[0]), [str(k + 1) for k in range(diff.shape[0])])
-        ax.set_xlabel("singular vector index")
+        ax.set_xlabel("kernel singular vector → matched target mode")
         ax.set_ylabel("entry")
         for (i, j), value in np.ndenumerate(diff):
             ax.text(j, i, f"{value:.2f}", ha="center", va="center",
@@ -225,7 +227,8 @@ PHASE_TITLES = {"single": "single-task training", "finetune": "multitask fine-tu
 
 def plot_phase_losses(iterations, losses: dict, title: str = "", axes=None):
     """Fig 10 / 18: top, mean +- sd test loss of standard vs large init per phase; bottom, the
-    mean +- sd paired difference (standard - large; below zero: standard better).
+    mean +- sd paired difference large - standard (the paper's sign: above zero, standard init
+    better) on a symlog axis, so that the early transient and the final gap are both legible.
 
     losses: phase -> (P, 2, S) test loss."""
     phases = list(losses)
@@ -238,17 +241,40 @@ def plot_phase_losses(iterations, losses: dict, title: str = "", axes=None):
             mean, sd = losses[phase][:, i].mean(axis=0), losses[phase][:, i].std(axis=0)
             top.plot(iterations, mean, color=color, label=f"{init} init")
             top.fill_between(iterations, mean - sd, mean + sd, color=color, alpha=0.2)
-        diff = losses[phase][:, 0] - losses[phase][:, 1]
+        diff = losses[phase][:, 1] - losses[phase][:, 0]
         mean, sd = diff.mean(axis=0), diff.std(axis=0)
-        bottom.plot(iterations, mean, color="k")
-        bottom.fill_between(iterations, mean - sd, mean + sd, color="0.5", alpha=0.3)
+        bottom.plot(iterations, mean, color="k", label="mean over pairs")
+        bottom.fill_between(iterations, mean - sd, mean + sd, color="0.5", alpha=0.3, label="± sd")
         bottom.axhline(0, color="0.3", lw=0.8, ls=":")
+        final = max(float(np.abs(mean[-1])), 1e-3)
+        bottom.set_yscale("symlog", linthresh=final)
         top.set_yscale("log")
         top.set_title(f"{title}{PHASE_TITLES.get(phase, phase)}")
         top.set_ylabel("test loss (summed sq. error)")
-        bottom.set_ylabel("standard - large")
+        bottom.set_ylabel("large − standard\n(> 0: standard better)")
         bottom.set_xlabel("iteration")
         top.legend(frameon=False)
+        bottom.legend(frameon=False)
+    return axes
+
+
+def plot_relative_to_start(curves: dict, axes=None):
+    """Fine-tuning progress relative to its own start: mean +- sd of loss(t) / loss(0) per init.
+
+    curves: panel title -> (iterations (S,), losses (P, 2, S))."""
+    if axes is None:
+        _, axes = plt.subplots(1, len(curves), figsize=(3.6 * len(curves), 3.4))
+    for ax, (title, (iterations, losses)) in zip(np.atleast_1d(axes), curves.items()):
+        relative = losses / losses[..., :1]
+        for i, (init, color) in enumerate(INIT_COLORS.items()):
+            mean, sd = relative[:, i].mean(axis=0), relative[:, i].std(axis=0)
+            ax.plot(iterations, mean, color=color, label=f"{init} init")
+            ax.fill_between(iterations, mean - sd, mean + sd, color=color, alpha=0.2)
+        ax.set_yscale("log")
+        ax.set_title(title)
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("test loss / its value at iteration 0")
+        ax.legend(frameon=False)
     return axes
 
 
@@ -275,7 +301,7 @@ def plot_individual_runs(iterations, losses: np.ndarray, ncols: int = 5, axes=No
     return axes
 
 
-def plot_train_test(iterations, train: dict, test: dict, axes=None):
+def plot_train_test(iterations, train: dict, test: dict, axes=None, title: str = ""):
     """Fig 19: mean training (dotted) and test (solid) loss per init and phase."""
     phases = list(test)
     if axes is None:
@@ -285,7 +311,7 @@ def plot_train_test(iterations, train: dict, test: dict, axes=None):
             ax.plot(iterations, test[phase][:, i].mean(axis=0), color=color, label=f"{init} test")
             ax.plot(iterations, train[phase][:, i].mean(axis=0), color=color, ls=":", label=f"{init} train")
         ax.set_yscale("log")
-        ax.set_title(PHASE_TITLES.get(phase, phase))
+        ax.set_title(f"{title}{PHASE_TITLES.get(phase, phase)}")
         ax.set_xlabel("iteration")
         ax.set_ylabel("summed squared error")
         ax.legend(frameon=False)
@@ -453,22 +479,60 @@ def plot_group_means(panels: dict, group_labels: dict, n_features: int, axes=Non
     return axes
 
 
-def plot_ari(iterations, curves: dict, axes=None):
-    """Fig 9: mean +- sd ARI over training per comparison (panel), standard vs large init.
+def plot_ari(iterations, curves: dict, ncols: int | None = None, axes=None):
+    """Fig 9: mean +- sd ARI over training per comparison (panel), standard vs large init, on a
+    symlog iteration axis (linear up to the first snapshot, then logarithmic) so that the early
+    transient is visible; y limits from the data (ARI can be negative: below chance).
 
     curves: title -> (P, 2, S)."""
+    ncols = ncols or len(curves)
+    nrows = -(-len(curves) // ncols)
     if axes is None:
-        _, axes = plt.subplots(1, len(curves), figsize=(3.5 * len(curves), 3.4), sharey=True)
-    for ax, (title, values) in zip(np.atleast_1d(axes), curves.items()):
+        _, axes = plt.subplots(nrows, ncols, figsize=(3.5 * ncols, 3.3 * nrows), sharey=True, squeeze=False)
+    flat = np.ravel(axes)
+    low = min(float((v.mean(axis=0) - v.std(axis=0)).min()) for v in curves.values())
+    for ax, (title, values) in zip(flat, curves.items()):
         for i, (init, color) in enumerate(INIT_COLORS.items()):
             mean, sd = values[:, i].mean(axis=0), values[:, i].std(axis=0)
             ax.plot(iterations, mean, color=color, label=f"{init} init")
             ax.fill_between(iterations, mean - sd, mean + sd, color=color, alpha=0.2)
+        ax.axhline(0, color="0.3", lw=0.8, ls=":")
+        ax.set_xscale("symlog", linthresh=max(float(iterations[1]), 1.0))
         ax.set_title(title)
-        ax.set_xlabel("iteration")
-        ax.set_ylim(-0.15, 1.05)
-    np.atleast_1d(axes)[0].set_ylabel("adjusted Rand index")
-    np.atleast_1d(axes)[0].legend(frameon=False)
+        ax.set_xlabel("iteration (symlog)")
+        ax.set_ylim(min(low, 0.0) - 0.05, 1.05)
+    for ax in flat[len(curves):]:
+        ax.axis("off")
+    for row in np.asarray(axes).reshape(nrows, ncols):
+        row[0].set_ylabel("adjusted Rand index")
+    flat[0].legend(frameon=False)
+    return axes
+
+
+def plot_control_structure(shares: dict, silhouettes: dict, axes=None):
+    """What the t=0 eNTK's leading vectors share with kernel-free controls, per init.
+
+    Left: share of the variance of the eNTK loadings explained by each control (mean over
+    outputs; one dot per network, bar = mean over pairs). Right: silhouette of each
+    predictor's own loadings (one dot per network).
+
+    shares: control name -> (P, 2); silhouettes: predictor name -> (P, 2)."""
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(10.5, 3.8), gridspec_kw={"width_ratios": [1, 1.4]})
+    for ax, data, ylabel, xlabel in ((axes[0], shares, "share of eNTK loading variance (R²)", "control"),
+                                     (axes[1], silhouettes, "silhouette (12 clusters)", "predictor")):
+        names = list(data)
+        for i, (init, color) in enumerate(INIT_COLORS.items()):
+            x = np.arange(len(names)) + (i - 0.5) * 0.36
+            means = [np.nanmean(data[n][:, i]) for n in names]
+            ax.bar(x, means, width=0.34, color=color, alpha=0.35, label=f"{init} init")
+            for j, n in enumerate(names):
+                ax.scatter(np.full(len(data[n]), x[j]), data[n][:, i], color=color, s=9, zorder=3)
+        ax.set_xticks(np.arange(len(names)), names, rotation=20, ha="right")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(min(0.0, min(float(np.nanmin(v)) for v in data.values())) - 0.02, 1.05)
+    axes[0].legend(frameon=False)
     return axes
 
 
@@ -490,3 +554,92 @@ def plot_parity(panels: dict, xlabel: str, ylabel: str, axes=None):
         ax.set_ylabel(ylabel)
         ax.legend(frameon=False, loc="upper left")
     return axes
+
+
+CONTINUUM_STYLES = {("both", "paper"): (PALETTE["blue"], "-"), ("both", "tuned"): (PALETTE["blue"], "--"),
+                    ("hidden", "paper"): (PALETTE["vermillion"], "-"),
+                    ("hidden", "tuned"): (PALETTE["vermillion"], "--")}
+
+
+def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
+    """Median (line) and interquartile range (band) of per-network values against init scale g,
+    one panel per column, one line per (scaling, learning-rate kind).
+
+    Args:
+        networks: column -> (rows,) arrays with ``scaling``, ``lr_kind``, ``g`` and the columns.
+        columns: column name -> panel title.
+    """
+    n = len(columns)
+    if axes is None:
+        nrows = -(-n // ncols)
+        _, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.8 * nrows), squeeze=False)
+    axes = np.ravel(axes)
+    for ax, (column, title) in zip(axes, columns.items()):
+        for (scaling, kind), (color, ls) in CONTINUUM_STYLES.items():
+            rows = (networks["scaling"] == scaling) & (networks["lr_kind"] == kind)
+            if not rows.any():
+                continue
+            gs = np.unique(networks["g"][rows])
+            values = [np.asarray(networks[column][rows & (networks["g"] == g)], float) for g in gs]
+            q = np.array([np.nanpercentile(v, [25, 50, 75]) for v in values])
+            ax.plot(gs, q[:, 1], color=color, ls=ls, marker="o", ms=3,
+                    label=f"{'both layers' if scaling == 'both' else 'hidden layer only'}, {kind} lr")
+            ax.fill_between(gs, q[:, 0], q[:, 2], color=color, alpha=0.12)
+        ax.set_xscale("log")
+        ax.axvline(1.0, color="0.6", lw=0.8, ls=":")
+        ax.axvline(10.0, color="0.6", lw=0.8, ls=":")
+        ax.set_title(title)
+        ax.set_xlabel("init scale g (x standard draw)")
+        ax.set_ylabel("median and IQR")
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    axes[0].legend(frameon=False)
+    return axes
+
+
+def plot_correlation_grid(rows: list[dict], predictors: list[str], outcomes: list[str], kind: str, title: str = "",
+                          ax=None):
+    """Heat map of r (``r_<kind>``) for every predictor (rows) and outcome (columns), each cell
+    annotated with r and its 95% interval; cells whose interval excludes 0 are framed."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.85 * len(outcomes) + 2.5, 0.65 * len(predictors) + 1.5))
+    lookup = {(r["predictor"], r["outcome"]): r for r in rows}
+    values = np.array([[lookup[(p, o)][f"r_{kind}"] for o in outcomes] for p in predictors])
+    ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+    for i, p in enumerate(predictors):
+        for j, o in enumerate(outcomes):
+            r = lookup[(p, o)]
+            ax.text(j, i, f"{r[f'r_{kind}']:.2f}\n[{r[f'lo_{kind}']:.2f},\n{r[f'hi_{kind}']:.2f}]", ha="center",
+                    va="center")
+            if r[f"lo_{kind}"] * r[f"hi_{kind}"] > 0:
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=1.5, color="k"))
+    ax.set_xticks(range(len(outcomes)), outcomes, rotation=30, ha="right")
+    ax.set_yticks(range(len(predictors)), predictors)
+    ax.set_xlabel("outcome")
+    ax.set_ylabel("predictor")
+    ax.set_title(title)
+    return ax
+
+
+def plot_win_counts(comparisons: dict, ax=None):
+    """Stacked bars: pairs won by standard and by large init in each phase, per schedule.
+
+    Args:
+        comparisons: schedule -> :func:`lib.predictors.binary_comparison` dict.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    labels, std, large = [], [], []
+    for schedule, c in comparisons.items():
+        for phase in ("single", "finetune"):
+            labels.append(f"{schedule}\n{phase}")
+            std.append(c[f"{phase}/standard_wins"])
+            large.append(c[f"{phase}/large_wins"])
+    x = np.arange(len(labels))
+    ax.bar(x, std, color=INIT_COLORS["standard"], label="standard init lower test loss")
+    ax.bar(x, large, bottom=std, color=INIT_COLORS["large"], label="large init lower test loss")
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("schedule, phase")
+    ax.set_ylabel("pairs")
+    ax.legend(frameon=False, loc="lower right")
+    return ax

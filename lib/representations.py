@@ -1,4 +1,4 @@
-"""Grouped hidden representations and how well the t=0 eNTK predicts their structure.
+"""Grouped hidden representations and how well the t=0 eNTK predicts their structure (paper Sec 4.2, Figs 7-9).
 
 Hidden activity is probed on every single-task pattern of the environment (81 stimuli x 12
 tasks = 972 for the 4x3 environment), so every group below is complete and balanced, and
@@ -13,11 +13,11 @@ averaged within the groups of four *groupings* (paper Fig 7):
 from __future__ import annotations
 
 import numpy as np
-from sklearn.cluster import KMeans
-from sklearn.metrics import adjusted_rand_score
 
+from .partitions import (REFERENCE_PARTITIONS, ari_of_clusters, cluster_over_training, derive_partition,
+                         group_means, reference_partition)
 from .tasks import Dataset, TaskEnvironment
-from .validation import check_choice, check_int
+from .validation import check_choice
 
 GROUPINGS = ("task", "input", "task_by_input", "output")
 
@@ -55,31 +55,6 @@ def probe(env: TaskEnvironment) -> tuple[Dataset, np.ndarray, dict[str, slice]]:
         rows[grouping] = slice(start, start + n)
         start += n
     return data, np.concatenate(blocks), rows
-
-
-def predicted_partition(env: TaskEnvironment, grouping: str, by: str) -> tuple[np.ndarray, int]:
-    """Labels of the groups of ``grouping`` under the structure the t=0 eNTK predicts, and the
-    number of clusters: input units by feature position; tasks by input pool or output pool."""
-    if grouping == "input":
-        check_choice("by", by, ("feature",))
-        return np.arange(env.n_stimulus_units) % env.n_features, env.n_features
-    if grouping == "task":
-        check_choice("by", by, ("input_pool", "output_pool"))
-        tasks = np.arange(env.n_tasks)
-        if by == "input_pool":
-            return env.task_in_pool(tasks), env.n_in_pools
-        return env.task_out_pool(tasks), env.n_out_pools
-    raise ValueError(f"grouping must be one of ['input', 'task'] for a predicted partition, got {grouping!r}")
-
-
-def ari_over_training(grouped: np.ndarray, labels: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarray:
-    """(S,) adjusted Rand index between k-means clusters of the group means at each snapshot
-    (``grouped`` (S, G, H)) and the predicted ``labels`` (G,)."""
-    check_int("n_clusters", n_clusters, minimum=2)
-    return np.array([
-        adjusted_rand_score(labels, KMeans(n_clusters=n_clusters, n_init=10, random_state=seed).fit_predict(g))
-        for g in np.asarray(grouped, dtype=np.float64)
-    ])
 
 
 def variance_explained(values: np.ndarray, labels: np.ndarray) -> float:
@@ -120,7 +95,7 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
     on all single-task patterns at 101 snapshots: ``hidden_groups`` (P, 2, 101, 69, H) float32
     (groupings stacked in :data:`GROUPINGS` order), ``iterations`` and ``loss_test``."""
     from . import results
-    from .experiments import get_schedule, run_pairs
+    from .experiments import TRAINING_TAGS, get_schedule, run_pairs
     from .validation import check_seeds
 
     seeds = check_seeds("seeds", seeds)
@@ -133,7 +108,7 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
         return {k: out[k] for k in ("hidden_groups", "iterations", "loss_test")}
 
     parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
-                      n_iterations=n_iterations, n_hidden=n_hidden)
+                      n_iterations=n_iterations, n_hidden=n_hidden, training=TRAINING_TAGS["fast"])
     return results.cached("grouped_hidden", parameters, compute)
 
 
@@ -143,25 +118,75 @@ def split_groupings(env: TaskEnvironment, hidden_groups: np.ndarray) -> dict[str
     return {grouping: hidden_groups[..., rows[grouping], :] for grouping in GROUPINGS}
 
 
-ARI_COMPARISONS = (("input", "feature"), ("task", "input_pool"), ("task", "output_pool"))
+REFERENCE_COMPARISONS = tuple((grouping, by) for grouping, bys in REFERENCE_PARTITIONS.items() for by in bys)
+DERIVED_GROUPINGS = ("input", "task")
 
 
-def ari_curves(env: TaskEnvironment, hidden_groups: np.ndarray, seed: int = 0) -> dict[str, np.ndarray]:
-    """"<grouping> vs <partition>" -> (P, 2, S) ARI over training for every network."""
+def entk_partitions(env: TaskEnvironment, loadings: np.ndarray, stimulus: np.ndarray, tasks: np.ndarray,
+                    grouping: str) -> tuple[np.ndarray, np.ndarray]:
+    """Partitions of the groups of ``grouping`` ("input" units or "task"s) derived from each network's
+    own t=0 eNTK loadings (:func:`lib.partitions.derive_partition` of the group-averaged loadings).
+
+    Args:
+        loadings: (P, 2, N, K) leading-vector loadings over each pair's N training patterns.
+        stimulus, tasks: (P, N, ...) the pairs' training-pattern metadata.
+
+    Returns: labels (P, 2, G) and the number of parts (P, 2).
+    """
+    check_choice("grouping", grouping, DERIVED_GROUPINGS)
+    labels_out, parts = [], []
+    for p in range(loadings.shape[0]):
+        pattern_groups, n_groups = group_labels(env, env.encode(stimulus[p], tasks[p]), grouping)
+        derived = [derive_partition(group_means(net, pattern_groups, n_groups)) for net in loadings[p]]
+        labels_out.append([d[0] for d in derived])
+        parts.append([d[1] for d in derived])
+    return np.array(labels_out), np.array(parts)
+
+
+def ari_curves(env: TaskEnvironment, hidden_groups: np.ndarray, derived: dict | None = None,
+               seed: int = 0) -> dict[str, np.ndarray]:
+    """"<grouping> vs <partition>" -> (P, 2, S) adjusted Rand index over training for every network.
+
+    Hidden group means at each snapshot are clustered by :func:`lib.partitions.kmeans` into as many
+    clusters as the partition has parts, and scored against every reference partition
+    (:data:`REFERENCE_COMPARISONS`) and, if given, against each network's eNTK-derived partition:
+    ``derived[grouping] = (labels (P, 2, G), parts (P, 2))`` from :func:`entk_partitions`
+    (reported as "<grouping> vs eNTK-derived")."""
+    from threadpoolctl import threadpool_limits
+
     grouped = split_groupings(env, hidden_groups)
+    n_pairs = hidden_groups.shape[0]
+    clusters: dict[tuple, np.ndarray] = {}  # (grouping, k, pair, init) -> (S, G), shared by every partition
+
+    def clustered(grouping, k, p, i):
+        if (grouping, k, p, i) not in clusters:
+            clusters[grouping, k, p, i] = cluster_over_training(grouped[grouping][p, i], k, seed)
+        return clusters[grouping, k, p, i]
+
     out = {}
-    for grouping, by in ARI_COMPARISONS:
-        labels, n_clusters = predicted_partition(env, grouping, by)
-        out[f"{grouping} vs {by}"] = np.array([[ari_over_training(net, labels, n_clusters, seed) for net in pair]
-                                               for pair in grouped[grouping]])
+    with threadpool_limits(1):
+        for grouping, by in REFERENCE_COMPARISONS:
+            labels, k = reference_partition(env, grouping, by)
+            out[f"{grouping} vs {by}"] = np.array([[ari_of_clusters(clustered(grouping, k, p, i), labels)
+                                                    for i in range(2)] for p in range(n_pairs)])
+        for grouping, (labels, parts) in (derived or {}).items():
+            check_choice("derived grouping", grouping, DERIVED_GROUPINGS)
+            out[f"{grouping} vs eNTK-derived"] = np.array([
+                [ari_of_clusters(clustered(grouping, int(parts[p, i]), p, i), labels[p, i]) for i in range(2)]
+                for p in range(n_pairs)])
     return out
 
 
-def cached_ari_curves(env: TaskEnvironment, recorded: dict[str, np.ndarray], key: dict) -> dict[str, np.ndarray]:
-    """:func:`ari_curves` of a :func:`cached_grouped_hidden` result through the cache, keyed by ``key``."""
+def cached_ari_curves(env: TaskEnvironment, recorded: dict[str, np.ndarray], key: dict,
+                      derived: dict | None = None) -> dict[str, np.ndarray]:
+    """:func:`ari_curves` of a :func:`cached_grouped_hidden` result through the cache, keyed by ``key``
+    and the derived partitions."""
     from . import results
 
-    return results.cached("ari_curves", {**key, "version": 1}, lambda: ari_curves(env, recorded["hidden_groups"]))
+    derived_key = {g: [np.asarray(labels).tolist(), np.asarray(parts).tolist()]
+                   for g, (labels, parts) in (derived or {}).items()}
+    return results.cached("ari_curves", {**key, "derived": derived_key, "version": 2},
+                          lambda: ari_curves(env, recorded["hidden_groups"], derived))
 
 
 def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dict) -> dict[str, np.ndarray]:
@@ -179,3 +204,26 @@ def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dic
                 for init, g in tqdm(jobs, desc="M-PHATE")}
 
     return results.cached("mphate", {**key, "version": 1}, compute)
+
+
+def task_distance_ratios(env: TaskEnvironment, task_means: np.ndarray) -> dict[str, np.ndarray]:
+    """How much closer tasks that share a pool lie: mean Euclidean distance between the hidden
+    means (..., G=n_tasks, H) of task pairs sharing their input pool, or their output pool, divided
+    by that of pairs sharing neither. 1: equidistant regardless of shared pools; < 1: shared
+    structure. Returns "same input pool" and "same output pool" -> (...) ratios."""
+    tasks = np.arange(env.n_tasks)
+    first, second = np.triu_indices(env.n_tasks, k=1)
+    same_in = env.task_in_pool(tasks)[first] == env.task_in_pool(tasks)[second]
+    same_out = env.task_out_pool(tasks)[first] == env.task_out_pool(tasks)[second]
+    means = np.asarray(task_means, dtype=np.float64)
+    distances = np.linalg.norm(means[..., first, :] - means[..., second, :], axis=-1)
+    neither = distances[..., ~same_in & ~same_out].mean(axis=-1)
+    return {"same input pool": distances[..., same_in].mean(axis=-1) / neither,
+            "same output pool": distances[..., same_out].mean(axis=-1) / neither}
+
+
+def onset(iterations: np.ndarray, curve: np.ndarray, level: float = 0.5) -> float:
+    """First iteration at which ``curve`` (S,) reaches ``level`` (linear interpolation); nan if never."""
+    from .smg import crossing_time
+
+    return crossing_time(np.asarray(iterations, dtype=float), np.asarray(curve, dtype=float), level)

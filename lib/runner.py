@@ -51,6 +51,7 @@ NOTEBOOKS = (
     "06_correlation_analysis",
     "07_reproduction_summary",
     "09_your_own_network",
+    "10_rich_lazy_continuum",
 )
 
 # parameters overriding each notebook's ``parameters`` cell, per profile
@@ -66,6 +67,11 @@ PROFILES: dict[str, dict[str, dict]] = {
         "06_correlation_analysis": {"n_pairs": 3, "iterations": {"ET": 1000, "LR": 500}, "n_resamples": 500},
         "09_your_own_network": {"mlp_width": 16, "n_regression": 10, "n_images": 16, "n_iterations": 200,
                                 "n_multitask_patterns": 50},
+        "10_rich_lazy_continuum": {"n_scales": 3, "hidden_scales": [10.0], "n_seeds": 3, "n_lr_seeds": 1,
+                                   "lr_candidates": [0.01, 0.1],
+                                   "iterations": {"single": 100, "finetune": 50, "route": 50, "lr_choice": 100},
+                                   "n_pairs": 3, "robustness_iterations": {"ET": 100, "LR": 100},
+                                   "n_resamples": 200},
     },
 }
 

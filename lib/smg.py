@@ -247,6 +247,21 @@ def mode_overlaps(vectors: np.ndarray, problem: SMGProblem) -> np.ndarray:
     return np.abs(np.einsum("tik,ia->tka", vectors, problem.v_in))
 
 
+def switch_times(times: np.ndarray, overlaps: np.ndarray, threshold: float = 0.9) -> np.ndarray:
+    """(r,) first time at which a kernel vector's best-matching target mode is mode a with ``|cos|`` >= ``threshold``.
+
+    ``overlaps``: (T, r) ``|cos|`` of one vector (e.g. the primary, ``mode_overlaps(...)[:, 0]``) with
+    each of the r modes. nan for a mode the vector never settles on."""
+    overlaps = np.asarray(overlaps)
+    best, value = overlaps.argmax(axis=1), overlaps.max(axis=1)
+    out = np.full(overlaps.shape[1], np.nan)
+    for a in range(overlaps.shape[1]):
+        hits = np.flatnonzero((best == a) & (value >= threshold))
+        if len(hits):
+            out[a] = float(np.asarray(times)[hits[0]])
+    return out
+
+
 def epntk_path(problem: SMGProblem, seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 2500,
                record_every: int = 10, init_scale: float = 0.1) -> dict[str, np.ndarray]:
     """The ePNTK at the basis inputs accumulated along training from the authors' random init

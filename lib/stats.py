@@ -1,4 +1,4 @@
-"""Correlations between t=0 eNTK structure and later performance, with controls.
+"""Correlations between t=0 eNTK structure and later performance, with controls (paper Sec 5.2, App A.6.4-A.6.5).
 
 All functions take per-network values arranged as (P pairs, 2 inits) arrays, column 0 the
 standard and column 1 the large init of the same pair. A pair's *relative* loss is its own
@@ -59,6 +59,8 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, n_resamples: int = 10_000, seed: 
     rng = np.random.default_rng(seed)
     idx = rng.integers(len(x), size=(n_resamples, len(x)))
     rs = _batch_pearson(x[idx].reshape(n_resamples, -1), y[idx].reshape(n_resamples, -1))
+    if np.isnan(rs).all():  # a constant predictor or outcome
+        return float("nan"), float("nan")
     lo, hi = np.nanpercentile(rs, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
     return float(lo), float(hi)
 
@@ -75,6 +77,8 @@ def permutation_within_condition(x: np.ndarray, y: np.ndarray, n_permutations: i
     order = np.argsort(rng.random((n_permutations, len(x), 2)), axis=1)  # independent shuffles per column
     shuffled = np.take_along_axis(np.broadcast_to(x, order.shape), order, axis=1)
     null = _batch_pearson(shuffled.reshape(n_permutations, -1), np.broadcast_to(y.ravel(), (n_permutations, y.size)))
+    if np.isnan(observed):  # a constant predictor or outcome: nothing to test
+        return null, float("nan")
     p = (1 + np.sum(np.abs(null) >= observed - 1e-12)) / (n_permutations + 1)
     return null, float(p)
 
@@ -103,25 +107,40 @@ def correlation_report(predictor: np.ndarray, outcome: np.ndarray, n_resamples: 
     }
 
 
-def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 0) -> list[dict]:
+def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 0,
+                      predictor: str = "silhouette") -> list[dict]:
     """One row per (quantity, phase, schedule) of :data:`lib.paper.PAPER_CORRELATIONS`.
 
     Args:
-        by_schedule: schedule name -> dict with ``silhouette`` (P, 2) and final test losses
-            ``single`` and ``finetune`` (P, 2). "combined" pools all schedules' pairs.
+        by_schedule: schedule name -> dict with the predictor (P, 2) under the key ``predictor``
+            (default ``silhouette``) and final test losses ``single`` and ``finetune`` (P, 2).
+            "combined" pools all schedules' pairs.
     """
     from .paper import PAPER_CORRELATIONS
 
-    pooled = {key: np.concatenate([d[key] for d in by_schedule.values()]) for key in ("silhouette", "single", "finetune")}
+    keys = (predictor, "single", "finetune")
+    pooled = {key: np.concatenate([d[key] for d in by_schedule.values()]) for key in keys}
     rows = []
     for (quantity, phase, schedule), paper_r in PAPER_CORRELATIONS.items():
         data = pooled if schedule == "combined" else by_schedule.get(schedule)
         if data is None:
             continue
         outcome = relative_to_partner(data[phase]) if quantity == "relative" else data[phase]
-        report = correlation_report(data["silhouette"], outcome, n_resamples, seed)
+        report = correlation_report(data[predictor], outcome, n_resamples, seed)
         rows.append({"quantity": quantity, "phase": phase, "schedule": schedule, "paper_r": paper_r,
                      "n_networks": int(np.size(outcome)), **report})
+    return rows
+
+
+def rival_correlations(by_schedule: dict, predictors: list[str], n_resamples: int = 10_000, seed: int = 0) -> list[dict]:
+    """:func:`correlation_table` for each of ``predictors`` (keys of every ``by_schedule`` entry),
+    plus the init label itself; each row names its ``predictor``. A predictor that is the same for
+    every network gives r = nan."""
+    rows = []
+    for predictor in predictors:
+        rows += [{"predictor": predictor, **row} for row in correlation_table(by_schedule, n_resamples, seed, predictor)]
+    labelled = {name: {**d, "init label": init_label(len(d["single"]))} for name, d in by_schedule.items()}
+    rows += [{"predictor": "init label", **row} for row in correlation_table(labelled, n_resamples, seed, "init label")]
     return rows
 
 

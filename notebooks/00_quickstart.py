@@ -60,11 +60,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lib import analysis, plotting, results
-from lib.experiments import entk_at_init, run_pairs
+from lib.experiments import TRAINING_TAGS, entk_at_init, run_pairs
 from lib.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
-run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden)
+run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,
+                      training=TRAINING_TAGS["fast"])
 pair = results.cached(
     "quickstart_pair",
     run_parameters,

@@ -63,3 +63,14 @@ def test_mphate_runs_on_paper_sized_tensor():
     assert np.isfinite(embedding).all() and embedding.std() > 0
     with pytest.raises(ValueError, match="interslice_knn"):
         embed_over_time(activity[:20])
+
+
+def test_leading_singular_pair_matches_the_full_svd_on_both_paths():
+    rng = np.random.default_rng(5)
+    for shape in ((8, 5), (120, 90)):  # full SVD below 50 rows/columns, ARPACK above
+        matrix = rng.normal(size=shape) + np.outer(rng.normal(size=shape[0]), rng.normal(size=shape[1]))
+        left, right = analysis.leading_singular_pair(matrix)
+        u, _, vt = np.linalg.svd(matrix)
+        sign = np.sign(left @ u[:, 0])
+        np.testing.assert_allclose(left, sign * u[:, 0], atol=1e-10)
+        np.testing.assert_allclose(right, sign * vt[0], atol=1e-10)

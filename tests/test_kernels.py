@@ -86,3 +86,15 @@ def test_dispatch_uses_structured_for_multitask():
         kernels.entk_structured(net, params, x_eval, x_train, y_train),
         rtol=1e-12,
     )
+
+
+@pytest.mark.parametrize("init", ["standard", "large"])
+def test_ntk_output_diagonal_is_the_diagonal_of_the_full_ntk(init):
+    net, params, x_eval, x_train, _ = setup(init, n_hidden=30)
+    full = kernels.ntk_structured(net, params, x_eval, x_train)  # checked against neural-tangents above
+    diagonal = kernels.ntk_output_diagonal(net, params, x_eval, x_train)
+    assert diagonal.shape == (9, 12, 15)
+    assert rel_err(diagonal, jnp.einsum("nmkk->knm", full)) < 1e-12
+    generic = kernels.ntk_output_diagonal(LinearNet(), LinearNet().init(jax.random.PRNGKey(0), dtype=jnp.float64),
+                                          x_eval[:, :4], x_train[:, :4])
+    assert generic.shape == (5, 12, 15)

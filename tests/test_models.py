@@ -32,6 +32,11 @@ def test_pairs_interleave_standard_and_large():
     params = pair_initial_params(net, (0, 1))
     np.testing.assert_allclose(params["w_output"][3], 10 * params["w_output"][2], rtol=1e-6)
     assert not np.allclose(params["w_output"][0], params["w_output"][2])
+    layer1 = pair_initial_params(net, (0, 1), large_scaling="layer1_only")
+    np.testing.assert_allclose(layer1["w_hidden"][3], 10 * layer1["w_hidden"][2], rtol=1e-6)
+    np.testing.assert_array_equal(layer1["w_output"][3], layer1["w_output"][2])
+    with pytest.raises(ValueError, match="large_scaling must be one of \\['both_layers', 'layer1_only'\\]"):
+        pair_initial_params(net, (0,), large_scaling="output_only")
 
 
 def test_biases_are_fixed_through_training():

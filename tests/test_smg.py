@@ -93,3 +93,10 @@ def test_notebook_parameters_are_checked(kwargs, message):
     params = dict(seed=0, learning_rate=0.2, n_iterations=2500, record_every=10, analysis_times=[190, 770]) | kwargs
     with pytest.raises(ValueError, match=message):
         smg.check_notebook_parameters(**params)
+
+
+def test_switch_times_known_sequence():
+    times = np.array([0, 10, 20, 30, 40])
+    overlaps = np.array([[0.5, 0.4, 0.1], [0.95, 0.1, 0.0], [0.97, 0.2, 0.0], [0.3, 0.92, 0.1], [0.1, 0.99, 0.1]])
+    np.testing.assert_array_equal(smg.switch_times(times, overlaps), [10.0, 30.0, np.nan])
+    np.testing.assert_array_equal(smg.switch_times(times, overlaps, threshold=0.5), [0.0, 30.0, np.nan])

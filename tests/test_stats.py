@@ -56,3 +56,21 @@ def test_report_and_shape_errors():
     with pytest.raises(ValueError, match="shape \\(pairs >= 2, 2\\)"):
         stats.correlation_report(np.arange(4.0), np.arange(4.0))
     assert np.isnan(stats.pearson(np.ones(4), np.arange(4.0)))
+
+
+def test_rival_correlations_list_every_predictor_and_the_init_label():
+    rng = np.random.default_rng(3)
+    schedules = {}
+    for name in ("ET", "LR"):
+        single = rng.normal(10, 1, size=(6, 2))
+        schedules[name] = {"single": single, "finetune": rng.normal(10, 1, size=(6, 2)),
+                           "informative": -single + rng.normal(0, 0.01, size=(6, 2)),
+                           "constant": np.ones((6, 2))}
+    rows = stats.rival_correlations(schedules, ["informative", "constant"], n_resamples=200)
+    assert {r["predictor"] for r in rows} == {"informative", "constant", "init label"}
+    by = {(r["predictor"], r["quantity"], r["phase"], r["schedule"]): r for r in rows}
+    assert by["informative", "raw", "single", "ET"]["r"] < -0.99
+    constant = by["constant", "relative", "single", "ET"]
+    assert np.isnan(constant["r"]) and np.isnan(constant["p_within_permutation"]) and np.isnan(constant["ci_low"])
+    label = by["init label", "relative", "single", "ET"]
+    assert label["r"] == pytest.approx(label["r_label"])

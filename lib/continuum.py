@@ -1,0 +1,190 @@
+"""The rich-to-lazy continuum: the paper's network trained from a range of initial scales.
+
+Experiments layer. A network's initial weights are the *standard* draw (U[-0.1, 0.1], the
+same draw per seed as :meth:`lib.models.MultitaskNet.init`) multiplied by ``g``: on both
+layers (``scaling="both"``; g = 10 is the paper's large init) or on the hidden layer only
+(``scaling="hidden"``, the paper's "layer 1 x 10" wording of Sec 5). Each network is trained
+with full-batch gradient descent (:func:`lib.training.train_many`, vmapped over seeds) in
+four runs that share its initial weights:
+
+* ``single``: single-task data, then ``finetune``: multitask data from the trained weights
+  (the paper's Sec 5 schedule);
+* ``linearized``: the network's first-order Taylor expansion at its initial weights,
+  :class:`LinearizedNet`, trained on the same single-task data (the lazy limit);
+* ``route``: single-task data of 11 of the 12 tasks, then the 12th task alone (the held-out
+  route; which task is held out cycles with the seed).
+
+Everything returned is numpy, with a leading axis over seeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .losses import squared_error
+from .models import MultitaskNet, Params
+from .tasks import Dataset, TaskEnvironment
+from .training import train_many
+from .validation import check_choice, check_int, check_positive_float, check_seeds
+
+SCALINGS = ("both", "hidden")
+
+
+def layer_multipliers(g: float, scaling: str) -> tuple[float, float]:
+    """(hidden, output) multipliers of the standard draw for init scale ``g``."""
+    check_positive_float("g", g)
+    check_choice("scaling", scaling, SCALINGS)
+    return (float(g), float(g) if scaling == "both" else 1.0)
+
+
+def scaled_initial_params(net: MultitaskNet, seeds, g: float, scaling: str = "both") -> Params:
+    """(S, ...) initial weights: seed s's standard draw (``PRNGKey(s)``, as in
+    :func:`lib.experiments.pair_initial_params`) times :func:`layer_multipliers`."""
+    seeds = check_seeds("seeds", seeds)
+    m_hidden, m_output = layer_multipliers(g, scaling)
+    draws = [net.init(jax.random.PRNGKey(s), "standard") for s in seeds]
+    stacked = jax.tree.map(lambda *a: jnp.stack(a), *draws)
+    return {"w_hidden": stacked["w_hidden"] * m_hidden, "w_output": stacked["w_output"] * m_output}
+
+
+@dataclass(frozen=True)
+class LinearizedNet:
+    """f_lin(theta) = f(theta0) + J(theta0) (theta - theta0) for a :class:`MultitaskNet`.
+
+    Parameters are ``{"theta": ..., "theta0": ...}``; theta0 enters through
+    ``stop_gradient``, so gradient descent moves only theta (theta0's gradient is exactly 0).
+    """
+
+    net: MultitaskNet
+
+    def apply(self, params: dict, x: jax.Array) -> jax.Array:
+        theta0 = jax.lax.stop_gradient(params["theta0"])
+        delta = jax.tree.map(lambda a, b: a - b, params["theta"], theta0)
+        y0, dy = jax.jvp(lambda p: self.net.apply(p, x), (theta0,), (delta,))
+        return y0 + dy
+
+
+def held_out_task(seed: int, n_tasks: int) -> int:
+    """The task held out for the route experiment of ``seed`` (cycles through the tasks)."""
+    return int(seed) % n_tasks
+
+
+def route_data(env: TaskEnvironment, seed: int, n_train: int) -> tuple[Dataset, Dataset]:
+    """(pre-training data over the 11 other tasks (n_train patterns, i.i.d.), every pattern of
+    the held-out task (n_features ** n_in_pools patterns))."""
+    held = held_out_task(seed, env.n_tasks)
+    rng = np.random.default_rng((seed, 2))
+    others = np.delete(np.arange(env.n_tasks), held)
+    stimulus = rng.integers(env.n_features, size=(n_train, env.n_in_pools))
+    tasks = np.eye(env.n_tasks, dtype=np.int8)[rng.choice(others, size=n_train)]
+    everything = env.all_patterns()
+    route = everything.task == held
+    return env.encode(stimulus, tasks), Dataset(everything.x[route], everything.y[route],
+                                                  everything.stimulus[route], everything.tasks[route])
+
+
+@lru_cache(maxsize=None)
+def _observe_mean_losses(model, names: tuple[str, ...]):
+    """Observe the mean (over patterns) summed-over-outputs squared error on each named set."""
+
+    def observe(params, data):
+        return {f"loss_{n}": squared_error(model.apply(params, data[f"x_{n}"]), data[f"y_{n}"]) / data[f"x_{n}"].shape[0]
+                for n in names}
+
+    return observe
+
+
+def _stack(arrays: list[np.ndarray]) -> jax.Array:
+    return jnp.asarray(np.stack(arrays), jnp.float32)
+
+
+def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float,
+                  n_single: int, n_finetune: int, n_route: int, n_hidden: int = 200, n_train: int = 200,
+                  n_test: int = 200, n_snapshots: int = 11, progress: bool = False) -> dict[str, np.ndarray]:
+    """Train every seed's network at init scale ``g`` in the four runs of the module docstring.
+
+    Args:
+        seeds: network seeds (weight draw and data).
+        g, scaling: init scale and which layers it multiplies (:data:`SCALINGS`).
+        learning_rate: one step size for every run.
+        n_single, n_finetune, n_route: iterations of the single-task (also the linearized and
+            the 11-task pre-training) run, of fine-tuning and of learning the held-out route;
+            each a multiple of ``n_snapshots - 1``.
+        n_train, n_test: training and test patterns per phase (i.i.d., as the paper).
+
+    Returns (S = len(seeds), T = n_snapshots): ``params_initial/*``, ``params_single/*``,
+    ``params_linearized/*``, ``params_route_pre/*`` (S, ...); mean per-pattern losses
+    ``single/loss_train``, ``single/loss_test``, ``linearized/loss_train``,
+    ``finetune/loss_test`` (multitask test set), ``route/loss_route`` (the held-out task's
+    81 patterns), each (S, T); the data ``x_train``, ``y_train``, ``x_test``, ``y_test``,
+    ``x_multi_train``, ``y_multi_train``, ``x_multi_test``, ``y_multi_test`` (S, N, .);
+    ``held_out`` (S,) and ``iterations/<run>`` (T,).
+    """
+    seeds = check_seeds("seeds", seeds)
+    check_positive_float("learning_rate", learning_rate)
+    for name, value in (("n_single", n_single), ("n_finetune", n_finetune), ("n_route", n_route)):
+        check_int(name, value, minimum=1)
+    net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
+    params0 = scaled_initial_params(net, seeds, g, scaling)
+    lrs = jnp.full((len(seeds),), learning_rate, jnp.float32)
+    single = [env.make_data(s, n_train, n_test, "iid", multitask=False, stream=0) for s in seeds]
+    multi = [env.make_data(s, n_train, n_test, "iid", multitask=True, stream=1) for s in seeds]
+    routes = [route_data(env, s, n_train) for s in seeds]
+    data_single = {"x_train": _stack([d[0].x for d in single]), "y_train": _stack([d[0].y for d in single]),
+                   "x_test": _stack([d[1].x for d in single]), "y_test": _stack([d[1].y for d in single])}
+    label = f"g={g:g} ({scaling}), lr={learning_rate:g}"
+    bar = (lambda run: f"{label}: {run}") if progress else (lambda run: None)
+
+    observe = _observe_mean_losses(net, ("train", "test"))
+    p_single, s_single = train_many(net, params0, data_single, lrs, n_single, n_snapshots, observe,
+                                    progress=bar("single"))
+    data_multi = {"x_train": _stack([d[0].x for d in multi]), "y_train": _stack([d[0].y for d in multi]),
+                  "x_test": _stack([d[1].x for d in multi]), "y_test": _stack([d[1].y for d in multi])}
+    _, s_finetune = train_many(net, p_single, data_multi, lrs, n_finetune, n_snapshots,
+                               _observe_mean_losses(net, ("test",)), progress=bar("finetune"))
+
+    linear = LinearizedNet(net)
+    p_lin, s_lin = train_many(linear, {"theta": params0, "theta0": params0}, data_single, lrs, n_single,
+                              n_snapshots, _observe_mean_losses(linear, ("train",)), progress=bar("linearized"))
+
+    data_pre = {"x_train": _stack([r[0].x for r in routes]), "y_train": _stack([r[0].y for r in routes])}
+    p_pre, _ = train_many(net, params0, data_pre, lrs, n_single, n_snapshots, _observe_mean_losses(net, ()),
+                          progress=bar("11 tasks"))
+    data_route = {"x_train": _stack([r[1].x for r in routes]), "y_train": _stack([r[1].y for r in routes])}
+    _, s_route = train_many(net, p_pre, data_route, lrs, n_route, n_snapshots,
+                            _observe_mean_losses(net, ("train",)), progress=bar("held-out route"))
+
+    out = {f"params_initial/{k}": np.asarray(v) for k, v in params0.items()}
+    out |= {f"params_single/{k}": np.asarray(v) for k, v in p_single.items()}
+    out |= {f"params_linearized/{k}": np.asarray(v) for k, v in p_lin["theta"].items()}
+    out |= {f"params_route_pre/{k}": np.asarray(v) for k, v in p_pre.items()}
+    out |= {"single/loss_train": np.asarray(s_single["loss_train"]), "single/loss_test": np.asarray(s_single["loss_test"]),
+            "linearized/loss_train": np.asarray(s_lin["loss_train"]),
+            "finetune/loss_test": np.asarray(s_finetune["loss_test"]),
+            "route/loss_route": np.asarray(s_route["loss_train"])}
+    out |= {k: np.asarray(v) for k, v in data_single.items()}
+    out |= {k.replace("_", "_multi_", 1): np.asarray(v) for k, v in data_multi.items()}
+    out["held_out"] = np.array([held_out_task(s, env.n_tasks) for s in seeds])
+    for run, n in (("single", n_single), ("finetune", n_finetune), ("route", n_route)):
+        out[f"iterations/{run}"] = np.linspace(0, n, n_snapshots).round().astype(int)
+    return out
+
+
+def single_task_losses(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float, n_iterations: int,
+                       n_hidden: int = 200, n_train: int = 200, n_test: int = 200) -> dict[str, np.ndarray]:
+    """Single-task phase only (for choosing a learning rate): ``loss_train`` (S, 11) mean
+    per-pattern training loss at 11 snapshots, and ``loss_test`` (S, 11)."""
+    seeds = check_seeds("seeds", seeds)
+    net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
+    data = [env.make_data(s, n_train, n_test, "iid", multitask=False, stream=0) for s in seeds]
+    arrays = {"x_train": _stack([d[0].x for d in data]), "y_train": _stack([d[0].y for d in data]),
+              "x_test": _stack([d[1].x for d in data]), "y_test": _stack([d[1].y for d in data])}
+    lrs = jnp.full((len(seeds),), check_positive_float("learning_rate", learning_rate), jnp.float32)
+    _, snaps = train_many(net, scaled_initial_params(net, seeds, g, scaling), arrays, lrs, n_iterations, 11,
+                          _observe_mean_losses(net, ("train", "test")))
+    return {k: np.asarray(v) for k, v in snaps.items()}

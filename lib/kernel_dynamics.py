@@ -1,0 +1,851 @@
+"""The eNTK along training and its path integral (ePNTK), streamed, for the multitask network.
+
+The paper integrates the eNTK along training only for the 4-3-5 linear network and calls
+it too costly for anything larger (App A.3). Here the ePNTK
+
+    P(t) = -lr * sum_{s < t} K(theta_s)                                      (K, N_eval, M_train)
+
+is accumulated inside the same full-batch gradient descent as :mod:`lib.training`, holding
+O(K N M) numbers however long the run: the running sum and the kernel at the current
+weights, never the kernel of every step. Each stretch between two snapshots is one call of
+one compiled function (a loop over nodes and steps; the node spacing is traced, so one
+compilation serves every spacing); at each snapshot an ``observe(params, path, kernel,
+data)`` function records only what an analysis needs (scalars, small matrices, the
+weights), and the full P is returned at chosen snapshots only.
+
+**The kernel K.** ``path_kernel="euler"`` is the paper's: the eNTK at the start of each step
+(:func:`lib.kernels.entk`); summed over the training patterns it reproduces y(t) - y(0) to
+first order in lr at fixed lr * t (forward Euler). ``path_kernel="step"`` averages the
+output gradient along each discrete step (:func:`step_entk`), which makes the per-pattern
+attribution of every step exact up to a Gauss-Legendre quadrature in the step, whatever lr.
+
+**Time quadrature.** The every-step sum is the definition. With *nodes* every
+``node_every = s`` steps (t_j = j s) and f_j = K(theta_{t_j}),
+
+    P(t_J) ~= -lr * [ (s+1)/2 f_0 + s * sum_{0<j<J} f_j + (s-1)/2 f_J ],
+
+the trapezoid rule of the *left Riemann sum*: exact whenever the kernel changes linearly
+between nodes, identical to the every-step sum for s = 1, and one kernel per s steps. The
+spacing may change at snapshots (every step through a fast early phase, then sparser).
+Its error against the every-step sum is measured by :func:`validation_runs`.
+
+**Multitask experiments** (the chapter "The eNTK over training"): standard/large pairs as
+in :mod:`lib.experiments`, rows of the kernels over training inputs followed by test
+inputs, so one run serves both index sets of the eNTK analyses (``"principled"``: rows
+over training inputs; ``"authors"``: rows over test inputs; columns always the training
+inputs). Recorded per snapshot: the reconstruction error of y(t) - y(0), the split of the
+learned change into contributions of training patterns by how their task relates to the
+row's task (:data:`SHARING_CATEGORIES`), the alignment of P(t) with the t=0 eNTK, task x
+task similarity matrices implied by P(t) and by the hidden layer; after the run, from the
+recorded weights: alignment and leading-vector overlap of eNTK(t) with eNTK(0) and with
+the final ePNTK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache, partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from tqdm import tqdm
+
+from .experiments import by_pair, get_schedule, pair_data_arrays, pair_datasets, pair_initial_params
+from .kernels import entk
+from .losses import REDUCTIONS, output_loss_gradient, squared_error
+from .models import INITS, Model, MultitaskNet, Params
+from .tasks import TaskEnvironment
+from .training import check_schedule
+from .validation import check_choice, check_int, check_positive_float, check_seeds
+
+Data = dict[str, jax.Array]
+Observe = Callable[[Params, jax.Array, jax.Array, Data], Any]
+
+
+# --- the step-integrated eNTK --------------------------------------------------------------------
+PATH_KERNELS = ("euler", "step")
+
+
+def gauss_legendre(n_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of ``n_points``-point Gauss-Legendre quadrature on [0, 1] (exact for
+    polynomials of degree 2 n_points - 1)."""
+    nodes, weights = np.polynomial.legendre.leggauss(check_int("n_points", n_points, minimum=1))
+    return (nodes + 1) / 2, weights / 2
+
+
+def _loss_gradient(model: Model, params: Params, x_train, y_train, reduction: str) -> Params:
+    return jax.grad(lambda p: squared_error(model.apply(p, x_train), y_train, reduction))(params)
+
+
+def _along(params: Params, step: Params, u) -> Params:
+    return jax.tree.map(lambda w, d: w + u * d, params, step)
+
+
+def step_entk_jacobian(model: Model, params: Params, x_eval, x_train, y_train, learning_rate, n_points: int = 4,
+                       reduction: str = "sum") -> jax.Array:
+    """(K, N, M) step-integrated eNTK of any model, by Jacobian contraction (reference for
+    :func:`step_entk_structured`); see :func:`step_entk`."""
+    from .kernels import flat_jacobian
+
+    step = jax.tree.map(lambda g: -learning_rate * g, _loss_gradient(model, params, x_train, y_train, reduction))
+    j_train = flat_jacobian(model, params, x_train)  # (M, K, P)
+    eps = output_loss_gradient(model.apply(params, x_train), y_train, reduction)
+    loss_grads = jnp.einsum("mlp,ml->mp", j_train, eps)
+    nodes, weights = gauss_legendre(n_points)
+    j_eval = sum(w * flat_jacobian(model, _along(params, step, u), x_eval) for u, w in zip(nodes, weights))
+    return jnp.einsum("nkp,mp->knm", j_eval, loss_grads)
+
+
+def step_entk_structured(net: MultitaskNet, params: Params, x_eval, x_train, y_train, learning_rate,
+                         n_points: int = 4, reduction: str = "sum") -> jax.Array:
+    """(K, N, M) step-integrated eNTK of the multitask network without the Jacobian.
+
+    With theta_u = theta + u * dtheta along the gradient step dtheta = -lr dL/dtheta, the row
+    side (the output's gradient) is averaged over the step, the column side (pattern m's loss
+    gradient) taken where the step was computed:
+
+        K[k, n, m] = sum_q w_q s'_k(n; u_q) [ g_mk (z_n(u_q) . z_m) + (x_n . x_m) sum_i W_o[k,i](u_q) h'_i(n; u_q) b_mi ]
+    """
+    hidden_units = net.n_hidden
+    step = jax.tree.map(lambda g: -learning_rate * g, _loss_gradient(net, params, x_train, y_train, reduction))
+    h_t = net.hidden(params, x_train)
+    z_t = jnp.concatenate([h_t, net.task_input(x_train)], axis=1)
+    y_t = jax.nn.sigmoid(z_t @ params["w_output"].T + net.bias_output)
+    g_t = output_loss_gradient(y_t, y_train, reduction) * y_t * (1.0 - y_t)  # (M, K) dL_m/d(output pre-activation)
+    b_t = h_t * (1.0 - h_t) * (g_t @ params["w_output"][:, :hidden_units])  # (M, H) dL_m/d(hidden pre-activation)
+
+    def row_factors(u):
+        p = _along(params, step, u)
+        h = net.hidden(p, x_eval)
+        z = jnp.concatenate([h, net.task_input(x_eval)], axis=1)
+        y = jax.nn.sigmoid(z @ p["w_output"].T + net.bias_output)
+        slope = (y * (1.0 - y)).T[:, :, None]  # (K, N, 1)
+        return slope * z[None], slope * p["w_output"][:, None, :hidden_units] * (h * (1.0 - h))[None]
+
+    def add_point(sums, point):
+        u, w = point
+        rows_output, rows_hidden = row_factors(u)
+        return (sums[0] + w * rows_output, sums[1] + w * rows_hidden), None
+
+    nodes, weights = (jnp.asarray(a, x_eval.dtype) for a in gauss_legendre(n_points))
+    zeros = jax.eval_shape(row_factors, nodes[0])
+    zeros = tuple(jnp.zeros(z.shape, z.dtype) for z in zeros)
+    (output_rows, hidden_rows), _ = jax.lax.scan(add_point, zeros, (nodes, weights))  # (K, N, H+T), (K, N, H)
+    output_layer = jnp.einsum("knj,mj->knm", output_rows, z_t) * g_t.T[:, None, :]
+    hidden_layer = jnp.einsum("kni,mi->knm", hidden_rows, b_t) * (x_eval @ x_train.T)[None]
+    return output_layer + hidden_layer
+
+
+@partial(jax.jit, static_argnames=("model", "n_points", "reduction"))
+def step_entk(model: Model, params: Params, x_eval, x_train, y_train, learning_rate, n_points: int = 4,
+              reduction: str = "sum") -> jax.Array:
+    """(K, N_eval, M_train) step-integrated eNTK: the eNTK of one *discrete* gradient step,
+
+        K_step[k, n, m] = int_0^1 dy_k(x_n; theta + u dtheta)/dtheta du . dL_m(theta)/dtheta,
+
+    with dtheta = -lr dL/dtheta (Gauss-Legendre in u). ``-lr * K_step.sum(axis=2).T`` is the
+    step's change of the outputs up to the quadrature error in u (the eNTK, :func:`lib.kernels.entk`,
+    is its u = 0 value, exact only to O(lr^2))."""
+    if isinstance(model, MultitaskNet):
+        return step_entk_structured(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction)
+    return step_entk_jacobian(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction)
+
+
+# --- streaming ePNTK ------------------------------------------------------------------------------
+def quadrature_weights(learning_rate, node_every: int) -> tuple[Any, Any]:
+    """(interior, end) weights of the node kernels: P(t_J) = sum_{j<J} interior * f_j + end * f_J,
+    plus the first node's correction ``-end * f_0`` (see the module docstring)."""
+    return -learning_rate * node_every, -learning_rate * (node_every - 1) / 2
+
+
+@lru_cache(maxsize=None)
+def observe_reconstruction(model: Model) -> Observe:
+    """An ``observe`` recording the outputs on ``data["x_eval"]`` (N, K) and the ePNTK's
+    estimate of their change since iteration 0, ``P.sum(axis=2).T`` (N, K)."""
+
+    def observe(params, path, kernel_now, data):
+        return {"outputs": model.apply(params, data["x_eval"]), "estimate": path.sum(axis=2).T}
+
+    return observe
+
+
+def _gd_step(model, params, opt_state, data, learning_rate, reduction):
+    """One full-batch step, written exactly as :mod:`lib.training` takes it (optax SGD)."""
+    loss = lambda p: squared_error(model.apply(p, data["x_train"]), data["y_train"], reduction)
+    updates, opt_state = optax.sgd(learning_rate).update(jax.grad(loss)(params), opt_state, params)
+    return optax.apply_updates(params, updates), opt_state
+
+
+# the static configuration of a run: (model, path kernel, Gauss-Legendre points, reduction, observe, batched)
+_CONFIG = ("model", "path_kernel", "n_points", "reduction", "observe", "batched")
+
+
+def _kernel(model, params, data, learning_rate, path_kernel, n_points, reduction):
+    """The node kernel at ``params``: the eNTK ("euler") or the step-integrated eNTK ("step")."""
+    args = (model, params, data["x_eval"], data["x_train"], data["y_train"])
+    if path_kernel == "euler":
+        return entk(*args, reduction)
+    return step_entk(*args, learning_rate, n_points, reduction)
+
+
+def _batch(fn, batched):
+    return jax.vmap(fn) if batched else fn
+
+
+def _weights(learning_rate, node_every, like: jax.Array):
+    """:func:`quadrature_weights` for a traced integer ``node_every``, in the dtype of ``like``."""
+    return quadrature_weights(learning_rate, jnp.asarray(node_every).astype(like.dtype))
+
+
+@partial(jax.jit, static_argnames=_CONFIG)
+def _start(model, params, data, learning_rate, node_every, path_kernel, n_points, reduction, observe, batched):
+    """Carry at iteration 0 and its snapshot (P(0) = 0)."""
+
+    def one(params, data, learning_rate):
+        kernel = _kernel(model, params, data, learning_rate, path_kernel, n_points, reduction)
+        _, end = _weights(learning_rate, node_every, kernel)
+        path_sum = -end * kernel  # path_sum + end * kernel = P(0) = 0; the first node gets weight (s+1)/2
+        carry = (params, optax.sgd(learning_rate).init(params), kernel, path_sum)
+        return carry, observe(params, 0.0 * kernel, kernel, data)  # 0 * kernel: a literal zero is folded slowly
+
+    return _batch(one, batched)(params, data, learning_rate)
+
+
+@partial(jax.jit, static_argnames=("batched",))
+def _path(carry, learning_rate, node_every, new_node_every, batched=False):
+    """(the ePNTK at the carry's iteration, the carry re-based so that nodes continue every
+    ``new_node_every`` steps instead of ``node_every`` (the path does not change))."""
+
+    def one(carry, learning_rate):
+        params, opt_state, kernel, path_sum = carry
+        path = path_sum + _weights(learning_rate, node_every, kernel)[1] * kernel
+        return path, (params, opt_state, kernel, path - _weights(learning_rate, new_node_every, kernel)[1] * kernel)
+
+    return _batch(one, batched)(carry, learning_rate)
+
+
+@partial(jax.jit, static_argnames=_CONFIG)
+def _segment(model, carry, data, learning_rate, node_every, nodes, path_kernel, n_points, reduction, observe, batched):
+    """One snapshot segment: ``nodes`` nodes of ``node_every`` steps (both traced: one compilation
+    serves every node spacing), then the observation.
+
+    The carry holds (params, optimizer state, node kernel at params, running sum without that
+    kernel). A node adds its kernel to the running sum and takes ``node_every`` steps; the next
+    node's kernel is computed where it is added (one pass over the K x N x M sum), except at the
+    snapshot, where it also enters the end correction and is carried to the next segment."""
+
+    def one(carry, data, learning_rate):
+        params, opt_state, kernel, path_sum = carry
+        interior, end = _weights(learning_rate, node_every, kernel)
+        kernel_at = lambda p: _kernel(model, p, data, learning_rate, path_kernel, n_points, reduction)
+
+        def steps(params, opt_state):
+            gd = lambda _, state: _gd_step(model, *state, data, learning_rate, reduction)
+            return jax.lax.fori_loop(0, node_every, gd, (params, opt_state))
+
+        def node(_, state):
+            params, opt_state, path_sum = state
+            path_sum = path_sum + interior * kernel_at(params)
+            return (*steps(params, opt_state), path_sum)
+
+        state = (*steps(params, opt_state), path_sum + interior * kernel)
+        params, opt_state, path_sum = jax.lax.fori_loop(0, nodes - 1, node, state)
+        kernel = kernel_at(params)
+        return (params, opt_state, kernel, path_sum), observe(params, path_sum + end * kernel, kernel, data)
+
+    return _batch(one, batched)(carry, data, learning_rate)
+
+
+def node_phases(node_every, n_iterations: int, spacing: int) -> tuple[tuple[int, int], ...]:
+    """Validated ((until_iteration, node spacing), ...) from an int s (one phase) or a sequence of
+    (until, s) pairs: nodes every s_1 steps up to until_1, every s_2 up to until_2, ..., with the
+    last until = ``n_iterations``, every until a multiple of the snapshot ``spacing`` and every
+    s dividing it."""
+    if isinstance(node_every, (int, np.integer)) and not isinstance(node_every, bool):
+        node_every = ((n_iterations, node_every),)
+    message = (f"node_every must be an integer or a list of [until_iteration, spacing] pairs with increasing "
+               f"untils ending at n_iterations ({n_iterations}), each a multiple of the snapshot spacing "
+               f"({spacing}) and each spacing dividing it; got {node_every!r}")
+    try:
+        phases = tuple((int(until), int(s)) for until, s in node_every)
+    except (TypeError, ValueError) as err:
+        raise ValueError(message) from err
+    untils = [0] + [u for u, _ in phases]
+    ok = (len(phases) > 0 and untils[-1] == n_iterations and all(b > a for a, b in zip(untils, untils[1:]))
+          and all(u % spacing == 0 and s >= 1 and spacing % s == 0 for u, s in phases))
+    if not ok:
+        raise ValueError(message)
+    return phases
+
+
+def _check_stream(learning_rate, n_iterations, n_snapshots, node_every, path_kernel, n_points, keep_paths, data,
+                  reduction, batched):
+    """Validate :func:`stream_epntk`'s arguments; return (snapshot spacing, node phases, sorted kept snapshots)."""
+    spacing = check_schedule(n_iterations, n_snapshots)
+    phases = node_phases(node_every, n_iterations, spacing)
+    check_choice("path_kernel", path_kernel, PATH_KERNELS)
+    check_int("n_points", n_points, minimum=1)
+    check_choice("reduction", reduction, REDUCTIONS)
+    for key in ("x_eval", "x_train", "y_train"):
+        if key not in data:
+            raise ValueError(f"data must contain {key!r}; got keys {sorted(data)}")
+    if not isinstance(keep_paths, (tuple, list)):
+        raise ValueError(f"keep_paths must be a tuple of snapshot indices, got {keep_paths!r}")
+    keep = tuple(sorted({check_int("keep_paths[i]", k, minimum=0) for k in keep_paths}))
+    if keep and keep[-1] > n_snapshots - 1:
+        raise ValueError(f"keep_paths must be snapshot indices in 0..{n_snapshots - 1}, got {keep_paths!r}")
+    if batched:
+        rates = np.asarray(learning_rate)
+        if rates.ndim != 1 or not (np.isfinite(rates) & (rates > 0)).all():
+            raise ValueError(f"learning_rate must be a 1-D array of positive numbers when batched, got {learning_rate!r}")
+    else:
+        check_positive_float("learning_rate", learning_rate)
+    return spacing, phases, keep
+
+
+def stream_epntk(
+    model: Model,
+    params: Params,
+    data: Data,
+    learning_rate,
+    n_iterations: int,
+    n_snapshots: int = 101,
+    node_every=1,
+    path_kernel: str = "euler",
+    n_points: int = 8,
+    observe: Observe | None = None,
+    keep_paths: tuple[int, ...] = (),
+    reduction: str = "sum",
+    batched: bool = False,
+    progress: str | None = None,
+) -> tuple[Params, Any, np.ndarray]:
+    """Full-batch gradient descent that accumulates the ePNTK as it goes, in one compiled scan.
+
+    Args:
+        model: a network with :func:`lib.kernels.entk` (structured for the multitask network).
+        params: initial weights (a leading network axis if ``batched``).
+        data: ``x_eval`` (N, D) the kernel's rows, ``x_train`` (M, D), ``y_train`` (M, K), plus
+            whatever ``observe`` reads (a leading network axis on everything if ``batched``).
+        learning_rate: step size (> 0); a (networks,) array if ``batched``.
+        n_iterations: gradient steps (a multiple of ``n_snapshots - 1``).
+        n_snapshots: observations at iterations 0, n_iterations/(n_snapshots-1), ..., n_iterations.
+        node_every: s, iterations between kernel evaluations (1: the every-step sum; > 1: the
+            trapezoid quadrature of the module docstring), dividing the snapshot spacing; or
+            phases ``[(until_1, s_1), (until_2, s_2), ...]`` (:func:`node_phases`), e.g. every
+            step through a fast early transient, then sparser.
+        path_kernel: ``"euler"``, the eNTK at each step's start (the paper's ePNTK, first order
+            in lr), or ``"step"``, the step-integrated eNTK of :func:`step_entk` (exact up to
+            its ``n_points``-point quadrature along each step).
+        n_points: Gauss-Legendre points along a step (``path_kernel="step"``).
+        observe: ``observe(params, path (K, N, M), kernel (K, N, M), data) -> pytree`` at each
+            snapshot, given the ePNTK and the node kernel there; default :func:`observe_reconstruction`.
+        keep_paths: snapshot indices at which the full ePNTK is returned.
+        reduction: ``"sum"`` or ``"mean"`` squared error.
+        batched: vmap over a leading network axis (memory grows with the number of networks).
+        progress: a tqdm bar description, or None.
+
+    Returns:
+        (final params, snapshots with a leading axis n_snapshots (after the network axis if
+        batched), numpy array of the ePNTK at the sorted ``keep_paths``: (len(keep_paths), K, N, M),
+        or (networks, len(keep_paths), K, N, M) if batched). Memory: two K x N x M arrays
+        (the running sum and the current node kernel) plus the kept paths on the host.
+    """
+    spacing, phases, keep = _check_stream(learning_rate, n_iterations, n_snapshots, node_every, path_kernel, n_points,
+                                          keep_paths, data, reduction, batched)
+    config = dict(model=model, path_kernel=path_kernel, n_points=n_points, reduction=reduction,
+                  observe=observe or observe_reconstruction(model), batched=batched)
+    learning_rate = jnp.asarray(learning_rate) if batched else float(learning_rate)  # a float stays weakly typed
+    segment_spacing, start = [], 0
+    for until, s in phases:  # node spacing of every snapshot segment
+        segment_spacing += [s] * ((until - start) // spacing)
+        start = until
+    axis = int(batched)
+    carry, first = _start(params=params, data=data, learning_rate=learning_rate, node_every=segment_spacing[0],
+                          **config)
+    recorded, paths = [first], {}
+    bar = tqdm(total=n_iterations, desc=progress or "ePNTK", unit="it", disable=not progress, mininterval=1.0)
+    for i, s in enumerate(segment_spacing):
+        previous = segment_spacing[max(i - 1, 0)]
+        if i in keep or s != previous:
+            path, rebased = _path(carry, learning_rate, previous, s, batched)
+            carry = rebased if s != previous else carry  # a new node spacing: same path, new end weight
+            if i in keep:
+                paths[i] = np.asarray(path) if i else np.zeros(np.shape(path), np.result_type(path))
+        carry, observed = _segment(carry=carry, data=data, learning_rate=learning_rate, node_every=s,
+                                   nodes=spacing // s, **config)
+        recorded.append(observed)
+        if progress:
+            jax.block_until_ready(carry)  # dispatch is asynchronous: wait so the bar tells the truth
+        bar.update(spacing)
+    bar.close()
+    if n_snapshots - 1 in keep:
+        paths[n_snapshots - 1] = np.asarray(_path(carry, learning_rate, segment_spacing[-1], segment_spacing[-1],
+                                                  batched)[0])
+    snapshots = jax.tree.map(lambda *parts: jnp.stack(parts, axis=axis), *recorded)
+    kept = np.stack([paths[k] for k in keep], axis=axis) if keep else np.zeros((0,), np.float32)
+    return carry[0], snapshots, kept
+
+
+# --- kernel statistics ---------------------------------------------------------------------
+def alignment(a: jax.Array, b: jax.Array) -> jax.Array:
+    """(K,) kernel alignment ``<a_k, b_k>_F / (|a_k| |b_k|)`` of two (K, N, M) kernels, per output."""
+    num = jnp.sum(a * b, axis=(1, 2))
+    return num / jnp.sqrt(jnp.sum(a * a, axis=(1, 2)) * jnp.sum(b * b, axis=(1, 2)))
+
+
+def _orthonormalize(block: jax.Array) -> jax.Array:
+    """(M, b) orthonormal columns spanning ``block``'s (modified Gram-Schmidt, b small)."""
+    columns = []
+    for j in range(block.shape[1]):
+        column = block[:, j]
+        for q in columns:
+            column = column - (q @ column) * q
+        columns.append(column / jnp.linalg.norm(column))
+    return jnp.stack(columns, axis=1)
+
+
+def subspace_iteration(kernel: jax.Array, start: jax.Array, n_iterations: int) -> tuple[jax.Array, jax.Array]:
+    """Leading right singular vectors of each output's (N, M) matrix of a (K, N, M) kernel by
+    subspace iteration on A^T A from the (K, M, b) block ``start``, with a Rayleigh-Ritz step:
+    O(N M b) per iteration instead of an SVD's O(N M^2); the error of the leading vector falls
+    like (s_{b+1} / s_1)^(2 n_iterations).
+
+    Returns ((K, M) unit vectors signed to a non-negative sum (the principled loading of
+    :mod:`lib.analysis`), (K, M, b) the final block, to warm-start a nearby kernel)."""
+
+    def one(a, v):
+        v = jax.lax.fori_loop(0, n_iterations, lambda _, v: _orthonormalize(a.T @ (a @ v)), _orthonormalize(v))
+        _, _, wt = jnp.linalg.svd(a @ v, full_matrices=False)
+        top = v @ wt[0]
+        return top * jnp.where(jnp.sum(top) < 0, -1.0, 1.0), v
+
+    return jax.vmap(one)(kernel, start)
+
+
+def leading_right_vectors(kernel: jax.Array, n_iterations: int = 30, block: int = 4) -> jax.Array:
+    """(K, M) leading right singular vector of each output of a (K, N, M) kernel (see
+    :func:`subspace_iteration`), from an all-ones and ``block - 1`` fixed pseudo-random columns."""
+    k, _, m = kernel.shape
+    start = np.concatenate([np.ones((m, 1)), np.random.default_rng(0).normal(size=(m, block - 1))], axis=1)
+    return subspace_iteration(kernel, jnp.broadcast_to(jnp.asarray(start, kernel.dtype), (k, m, block)),
+                              n_iterations)[0]
+
+
+def task_profiles(rows_average: jax.Array, kernel: jax.Array) -> jax.Array:
+    """(G, K * M): each group's mean kernel row, ``rows_average`` (G, N) @ kernel rows (K, N, M)."""
+    return jnp.einsum("gn,knm->gkm", rows_average, kernel).reshape(rows_average.shape[0], -1)
+
+
+def centered_cosine_similarity(features):
+    """(G, G) cosine similarity of the rows of (G, F) ``features`` after subtracting their mean
+    over the G rows (the representational similarity used for kernels and hidden layers alike)."""
+    xp = jnp if isinstance(features, jax.Array) else np
+    centered = features - features.mean(axis=0, keepdims=True)
+    norms = xp.sqrt((centered**2).sum(axis=1, keepdims=True))
+    unit = centered / xp.where(norms > 0, norms, 1.0)
+    return unit @ unit.T
+
+
+# --- multitask experiments -------------------------------------------------------------------
+INDEX_SETS = ("principled", "authors")  # rows of the kernels: training inputs / test inputs
+SHARING_CATEGORIES = ("same task", "same input pool", "same output pool", "neither")
+
+
+def sharing_category(env: TaskEnvironment, task_rows: np.ndarray, task_columns: np.ndarray) -> np.ndarray:
+    """(N, M) int8 index into :data:`SHARING_CATEGORIES` of training pattern m (column) for the
+    pattern of row n: the same task, another task reading the same input pool, another task
+    writing the same output pool, or neither (two different tasks never share both pools).
+
+    Args:
+        task_rows, task_columns: (N,), (M,) task index of single-task patterns.
+    """
+    task_rows, task_columns = np.asarray(task_rows), np.asarray(task_columns)
+    if (task_rows < 0).any() or (task_columns < 0).any():
+        raise ValueError("sharing categories are defined for single-task patterns only (task index >= 0)")
+    a, b = task_rows[:, None], task_columns[None, :]
+    same_in = env.task_in_pool(a) == env.task_in_pool(b)
+    same_out = env.task_out_pool(a) == env.task_out_pool(b)
+    return np.where(a == b, 0, np.where(same_in, 1, np.where(same_out, 2, 3))).astype(np.int8)
+
+
+def group_average(labels: np.ndarray, n_groups: int, n_columns: int, offset: int) -> np.ndarray:
+    """(G, n_columns) matrix averaging, per group, the columns ``offset + i`` with ``labels[i] == g``
+    (a zero row for an empty group)."""
+    out = np.zeros((n_groups, n_columns), np.float32)
+    counts = np.bincount(labels, minlength=n_groups)
+    out[labels, offset + np.arange(len(labels))] = 1.0 / counts[labels]
+    return out
+
+
+@lru_cache(maxsize=None)
+def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, statistics: bool = True):
+    """Snapshot function of the multitask runs; rows ``:n_train`` of ``x_eval`` are the training
+    inputs (index set "principled"), the rest the test inputs ("authors").
+
+    Records, per index set (leading axis 2 of each entry, :data:`INDEX_SETS` order):
+    ``reconstruction_error`` ``|sum_m P - (y(t) - y(0))| / |y(t) - y(0)|`` (Frobenius over rows and
+    outputs); ``sharing_signed`` (C,) each category's projection on the ePNTK estimate of the
+    change, sum_{n,k} C_c[n,k] dy[n,k] / sum dy^2 (sums to 1); ``sharing_abs`` (C,) its share
+    of ``sum |C_c|``; ``alignment_path_initial`` (K,) alignment of -P(t) with eNTK(0) (1 while the
+    t=0 kernel describes everything learned so far: P = -lr t eNTK(0)); and, if
+    ``statistics``, ``kernel_similarity`` and ``hidden_similarity`` (G, G) over tasks and the
+    weights ``params``. Plus ``loss_train`` and ``loss_test``.
+
+    ``data`` must hold ``y_eval`` (targets of the rows), ``y0_eval`` (outputs at iteration 0),
+    ``sharing`` (N, M) int categories, ``entk_initial`` (K, N, M) and ``task_average``
+    (2, G, N) (one averaging matrix per index set).
+    """
+    sets = (slice(0, n_train), slice(n_train, None))
+
+    def observe(params, path, entk_now, data):
+        outputs = net.apply(params, data["x_eval"])
+        change, estimate = outputs - data["y0_eval"], path.sum(axis=2).T  # (N, K)
+        contributions = jnp.stack([jnp.where(data["sharing"] == c, path, 0.0).sum(axis=2).T
+                                   for c in range(n_categories)])  # (C, N, K)
+        out = {"loss_train": squared_error(outputs[sets[0]], data["y_eval"][sets[0]]),
+               "loss_test": squared_error(outputs[sets[1]], data["y_eval"][sets[1]])}
+        per_set = []
+        for rows in sets:
+            e, d, c = estimate[rows], change[rows], contributions[:, rows]
+            magnitude = jnp.abs(c).sum(axis=(1, 2))
+            entry = {"reconstruction_error": jnp.sqrt(jnp.sum((e - d) ** 2) / jnp.sum(d**2)),
+                     "sharing_signed": jnp.sum(c * e[None], axis=(1, 2)) / jnp.sum(e**2),
+                     "sharing_abs": magnitude / magnitude.sum(),
+                     "alignment_path_initial": alignment(-path[:, rows], data["entk_initial"][:, rows])}
+            per_set.append(entry)
+        if statistics:
+            out["params"] = params
+            hidden = net.hidden(params, data["x_eval"])
+            for i, entry in enumerate(per_set):
+                average = data["task_average"][i]
+                entry["kernel_similarity"] = centered_cosine_similarity(task_profiles(average, path))
+                entry["hidden_similarity"] = centered_cosine_similarity(average @ hidden)
+        return out | {k: jnp.stack([e[k] for e in per_set]) for k in per_set[0]}
+
+    return observe
+
+
+@partial(jax.jit, static_argnames=("net", "n_train", "n_vector_iterations"))
+def kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data, entk_initial: jax.Array,
+                         path_final: jax.Array, n_train: int, n_vector_iterations: int = 8) -> dict[str, jax.Array]:
+    """eNTK(t) at every recorded snapshot, recomputed from its weights (one at a time), against
+    eNTK(0) and the final ePNTK, per index set: alignments (with -P, the direction P = -lr sum
+    eNTK accumulates) and overlaps ``|v_k(t) . v_k|`` of the leading right singular vectors per
+    output (subspace iteration warm-started from the previous snapshot's block, 30 iterations
+    for eNTK(0) and the ePNTK). Each entry (S, 2, K)."""
+    sets = (slice(0, n_train), slice(n_train, None))
+
+    def vectors(kernel, starts, n_iterations):
+        found = [subspace_iteration(kernel[:, rows], start, n_iterations) for rows, start in zip(sets, starts)]
+        return jnp.stack([v for v, _ in found]), tuple(block for _, block in found)
+
+    k, _, m = entk_initial.shape
+    cold = np.concatenate([np.ones((m, 1)), np.random.default_rng(0).normal(size=(m, 3))], axis=1)
+    cold = (jnp.broadcast_to(jnp.asarray(cold, entk_initial.dtype), (k, m, 4)),) * len(sets)
+    v_initial, warm = vectors(entk_initial, cold, 30)
+    v_final, _ = vectors(path_final, cold, 30)
+
+    def one(blocks, params):
+        kernel = entk(net, params, data["x_eval"], data["x_train"], data["y_train"])
+        v_now, blocks = vectors(kernel, blocks, n_vector_iterations)
+        return blocks, {"alignment_initial": jnp.stack([alignment(kernel[:, r], entk_initial[:, r]) for r in sets]),
+                        "alignment_final": jnp.stack([alignment(kernel[:, r], -path_final[:, r]) for r in sets]),
+                        "overlap_initial": jnp.abs(jnp.sum(v_now * v_initial, axis=2)),
+                        "overlap_final": jnp.abs(jnp.sum(v_now * v_final, axis=2))}
+
+    return jax.lax.scan(one, warm, snapshot_params)[1]
+
+
+def pair_kernel_data(env: TaskEnvironment, seeds, n_train: int = 500, n_test: int = 500, split: str = "iid",
+                     n_rows: int | None = None) -> dict[str, np.ndarray]:
+    """Per pair (P, ...): the single-task data of :func:`lib.experiments.pair_datasets` with the
+    kernel rows ``x_eval`` = training inputs then test inputs (optionally only the first
+    ``n_rows // 2`` of each, for cheap checks), their targets ``y_eval``, ``n_train_rows``,
+    the ``sharing`` categories (P, N, M) and the per-index-set task ``task_average`` (P, 2, G, N)."""
+    arrays = pair_data_arrays(pair_datasets(env, seeds, "single", n_train, n_test, split))
+    take = (n_train, n_test) if n_rows is None else (min(n_rows // 2, n_train), min(n_rows - n_rows // 2, n_test))
+    task_of = lambda tasks: np.asarray(tasks).argmax(axis=-1)
+    out = {"x_train": arrays["x_train"], "y_train": arrays["y_train"],
+           "x_eval": np.concatenate([arrays["x_train"][:, :take[0]], arrays["x_test"][:, :take[1]]], axis=1),
+           "y_eval": np.concatenate([arrays["y_train"][:, :take[0]], arrays["y_test"][:, :take[1]]], axis=1)}
+    sharing, average = [], []
+    for p in range(len(arrays["x_train"])):
+        rows = np.concatenate([task_of(arrays["tasks_train"][p, :take[0]]), task_of(arrays["tasks_test"][p, :take[1]])])
+        sharing.append(sharing_category(env, rows, task_of(arrays["tasks_train"][p])))
+        average.append(np.stack([group_average(rows[:take[0]], env.n_tasks, len(rows), 0),
+                                 group_average(rows[take[0]:], env.n_tasks, len(rows), take[0])]))
+    out |= {"sharing": np.stack(sharing), "task_average": np.stack(average), "n_train_rows": np.asarray(take[0])}
+    return out
+
+
+def _initial(net, params, data):
+    return entk(net, params, data["x_eval"], data["x_train"], data["y_train"]), net.apply(params, data["x_eval"])
+
+
+def run_kernel_dynamics(
+    env: TaskEnvironment,
+    schedule: str,
+    seeds,
+    n_iterations: int | None = None,
+    n_snapshots: int = 51,
+    node_every=1,
+    path_kernel: str = "euler",
+    n_points: int = 8,
+    n_hidden: int = 200,
+    n_train: int = 500,
+    n_test: int = 500,
+    split: str = "iid",
+    n_rows: int | None = None,
+    statistics: bool = True,
+    keep_final_path: bool = False,
+    learning_rate_scale: float = 1.0,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """Single-task training of standard/large pairs (as :func:`lib.experiments.run_pairs`) with
+    the streamed ePNTK, one network at a time (memory O(K N M) whatever the number of pairs;
+    on a 2-core CPU, vmapping the networks was not faster).
+
+    Args:
+        env, schedule, seeds, n_iterations, n_hidden, n_train, n_test, split: as ``run_pairs``.
+        n_snapshots: recorded snapshots (iterations 0, ..., n_iterations).
+        node_every, path_kernel, n_points: the ePNTK's time quadrature and kernel, as in
+            :func:`stream_epntk`.
+        n_rows: kernel rows (half training, half test inputs); None: all training then all test inputs.
+        statistics: also record the task similarity matrices, the final task profiles and the
+            eNTK-over-training statistics (needs every task among the rows of each index set);
+            False: only the losses, reconstruction, sharing and path alignment (checks).
+        keep_final_path: also return the final ePNTK ``path_final`` (P, 2, K, N, M) (checks only).
+        learning_rate_scale: multiplies the schedule's learning rates (convergence studies).
+
+    Returns:
+        numpy arrays with leading axes (pairs, 2 inits): per snapshot (S after the two axes)
+        the entries of :func:`observe_kernel_dynamics` (except the weights) and of
+        :func:`kernel_over_training`; ``profiles_path_final``, ``profiles_entk_initial``
+        (2 index sets, G, K * M) task-mean kernel rows of the final ePNTK and of eNTK(0);
+        ``hidden_final``, ``hidden_initial`` (2, G, H) task-mean hidden activity;
+        ``sharing_pattern_fraction`` (2, C) share of (row, training pattern) pairs per category;
+        and ``iterations`` (S,), ``node_every``.
+    """
+    seeds = check_seeds("seeds", seeds)
+    sched = get_schedule(schedule)
+    n_iterations = sched.n_iterations if n_iterations is None else check_int("n_iterations", n_iterations, 1)
+    net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
+    check_int("n_snapshots", n_snapshots, minimum=2)
+    check_schedule(n_iterations, n_snapshots)
+    check_positive_float("learning_rate_scale", learning_rate_scale)
+    if n_rows is not None:
+        check_int("n_rows", n_rows, minimum=2)
+    params = pair_initial_params(net, seeds)
+    pair_data = pair_kernel_data(env, seeds, n_train, n_test, split, n_rows)
+    n_train_rows = int(pair_data.pop("n_train_rows"))
+    if statistics:
+        empty = [(p, i) for p in range(len(seeds)) for i in range(2)
+                 if (pair_data["task_average"][p, i].sum(axis=1) == 0).any()]
+        if empty:
+            raise ValueError(f"n_rows: the task statistics need every task among the kernel rows of each index set; "
+                             f"(pair, index set) {empty} lack one: use more rows")
+    observe = observe_kernel_dynamics(net, n_train_rows, len(SHARING_CATEGORIES), statistics)
+    records = []
+    jobs = [(p, i) for p in range(len(seeds)) for i in range(len(INITS))]
+    for p, i in tqdm(jobs, desc=f"ePNTK {schedule}, {len(seeds)} pairs", disable=not progress):
+        data = {k: jnp.asarray(v[p], jnp.float32 if v.dtype.kind == "f" else v.dtype) for k, v in pair_data.items()}
+        weights = jax.tree.map(lambda a: a[2 * p + i], params)
+        entk_initial, y0 = _initial(net, weights, data)
+        data |= {"entk_initial": entk_initial, "y0_eval": y0}
+        keep = (n_snapshots - 1,) if statistics or keep_final_path else ()
+        final, snaps, paths = stream_epntk(net, weights, data, sched.learning_rate(INITS[i]) * learning_rate_scale,
+                                           n_iterations, n_snapshots, node_every, path_kernel, n_points, observe,
+                                           keep_paths=keep)
+        snapshot_params = snaps.pop("params", None)
+        record = {k: np.asarray(v) for k, v in snaps.items()}
+        masks = np.asarray(pair_data["sharing"][p])
+        record["sharing_pattern_fraction"] = np.stack([
+            np.bincount(masks[rows].ravel(), minlength=len(SHARING_CATEGORIES)) / masks[rows].size
+            for rows in (slice(0, n_train_rows), slice(n_train_rows, None))])
+        if statistics:
+            path_final = jnp.asarray(paths[0])
+            record |= {k: np.asarray(v) for k, v in kernel_over_training(
+                net, snapshot_params, data, entk_initial, path_final, n_train_rows).items()}
+            average = data["task_average"]
+            for name, kernel in (("path_final", path_final), ("entk_initial", entk_initial)):
+                record[f"profiles_{name}"] = np.stack([np.asarray(task_profiles(a, kernel)) for a in average])
+            for name, w in (("final", final), ("initial", weights)):
+                record[f"hidden_{name}"] = np.asarray(average @ net.hidden(w, data["x_eval"]))
+        if keep_final_path:
+            record["path_final"] = paths[0]
+        records.append(record)
+    out = {k: by_pair(np.stack([r[k] for r in records]), len(seeds)) for k in records[0]}
+    out["iterations"] = np.linspace(0, n_iterations, n_snapshots).round().astype(int)
+    out["node_phases"] = np.asarray(node_phases(node_every, n_iterations, n_iterations // (n_snapshots - 1)))
+    return out
+
+
+# --- checks: quadrature against the every-step sum, convergence in the learning rate ---------
+def validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, n_iterations: int | None = None,
+                    n_snapshots: int = 51, n_points: int = 8, n_rows: int = 100, progress: bool = True,
+                    **run_options) -> dict[str, np.ndarray]:
+    """One standard/large pair trained three times with the ePNTK on ``n_rows`` kernel rows (half
+    training, half test inputs; the rows do not change the trajectory): the paper's every-step
+    eNTK sum (``"euler"``), the every-step step-integrated sum (``"step"``) and the latter with
+    the time quadrature ``node_every`` (``"step_quadrature"``).
+
+    Returns (S snapshots): ``reconstruction_error/<run>`` (2 inits, S, 2 index sets);
+    ``path_difference/<run>`` (2,) ``|P_run - P_step| / |P_step|`` at the end (Frobenius over
+    outputs, rows and columns) for ``euler`` and ``step_quadrature``; for the quadrature,
+    ``sharing_difference`` and ``alignment_difference`` (2,): the largest absolute
+    difference over snapshots, index sets and categories/outputs of ``sharing_signed`` and
+    ``alignment_path_initial``; and ``iterations``. ``run_options`` go to :func:`run_kernel_dynamics`.
+    """
+    common = dict(n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows,
+                  statistics=False, keep_final_path=True, progress=False, **run_options)
+    variants = {"euler": ("euler", 1), "step": ("step", 1), "step_quadrature": ("step", node_every)}
+    runs = {name: run_kernel_dynamics(env, schedule, [seed], node_every=s, path_kernel=kernel, **common)
+            for name, (kernel, s) in tqdm(variants.items(), desc=f"validation runs {schedule}", disable=not progress)}
+    first = lambda name, key: runs[name][key][0]  # the only pair
+    norm = lambda a: np.sqrt((a.astype(np.float64) ** 2).sum(axis=(1, 2, 3)))
+    largest = lambda key: np.nanmax(np.abs(first("step_quadrature", key) - first("step", key)).reshape(2, -1), axis=1)
+    out = {f"reconstruction_error/{name}": first(name, "reconstruction_error") for name in variants}
+    for name in ("euler", "step_quadrature"):
+        out[f"path_difference/{name}"] = norm(first(name, "path_final") - first("step", "path_final")) / norm(
+            first("step", "path_final"))
+    out["sharing_difference"] = largest("sharing_signed")
+    out["alignment_difference"] = largest("alignment_path_initial")
+    out["iterations"] = runs["step"]["iterations"]
+    return out
+
+
+def epntk_convergence(env: TaskEnvironment, schedule: str, seed: int, n_halvings: int, n_iterations: int,
+                      path_kernel: str = "euler", n_points: int = 8, n_rows: int = 100, progress: bool = True,
+                      **run_options) -> dict[str, np.ndarray]:
+    """Reconstruction error of y(t) - y(0) by the every-step ePNTK for one standard/large pair,
+    with the schedule's learning rate halved ``n_halvings - 1`` times while the iterations
+    double (lr x t fixed at the schedule's lr x ``n_iterations``).
+
+    Returns: ``learning_rate`` (2 inits, H), ``reconstruction_error`` (2, H, 2 index sets)
+    at lr x t, on ``n_rows`` kernel rows (half training, half test inputs). ``run_options`` go
+    to :func:`run_kernel_dynamics`."""
+    check_int("n_halvings", n_halvings, minimum=2)
+    check_int("n_iterations", n_iterations, minimum=1)
+    sched = get_schedule(schedule)
+    errors = []
+    for h in tqdm(range(n_halvings), desc=f"ePNTK convergence {schedule}", disable=not progress):
+        run = run_kernel_dynamics(env, schedule, [seed], n_iterations=n_iterations * 2**h, n_snapshots=2,
+                                  path_kernel=path_kernel, n_points=n_points, n_rows=n_rows, statistics=False,
+                                  learning_rate_scale=0.5**h, progress=False, **run_options)
+        errors.append(run["reconstruction_error"][0, :, -1])  # (2 inits, 2 index sets) at the end
+    rates = np.array([[sched.learning_rate(init) * 0.5**h for h in range(n_halvings)] for init in INITS])
+    return {"learning_rate": rates, "reconstruction_error": np.stack(errors, axis=1)}
+
+
+# --- cached runs (results cache) ---------------------------------------------------------------
+def _environment_key(env: TaskEnvironment) -> list[int]:
+    return [env.n_in_pools, env.n_out_pools, env.n_features]
+
+
+def kernel_dynamics_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations: int, n_snapshots: int,
+                               node_every, path_kernel: str = "step", n_points: int = 8, n_rows: int | None = None,
+                               n_hidden: int = 200, split: str = "iid") -> dict:
+    """The cache key of :func:`cached_kernel_dynamics` (validated)."""
+    seeds = check_seeds("seeds", seeds)
+    check_choice("schedule", schedule, ("ET", "LR"))
+    phases = node_phases(node_every, n_iterations, check_schedule(n_iterations, n_snapshots))
+    check_choice("path_kernel", path_kernel, PATH_KERNELS)
+    return dict(env=_environment_key(env), schedule=schedule, seeds=list(seeds), n_iterations=n_iterations,
+                n_snapshots=n_snapshots, node_every=[list(p) for p in phases], path_kernel=path_kernel,
+                n_points=check_int("n_points", n_points, minimum=1), n_rows=n_rows, n_hidden=n_hidden, split=split,
+                version=1)
+
+
+def cached_kernel_dynamics(env: TaskEnvironment, schedule: str, seeds, n_iterations: int, n_snapshots: int, node_every,
+                           path_kernel: str = "step", n_points: int = 8, n_rows: int | None = None,
+                           n_hidden: int = 200, split: str = "iid") -> dict[str, np.ndarray]:
+    """:func:`run_kernel_dynamics` through the on-disk results cache (wall time in its metadata)."""
+    from . import results
+
+    p = kernel_dynamics_parameters(env, schedule, seeds, n_iterations, n_snapshots, node_every, path_kernel, n_points,
+                                   n_rows, n_hidden, split)
+    return results.cached("kernel_dynamics", p, lambda: run_kernel_dynamics(
+        env, schedule, p["seeds"], n_iterations=n_iterations, n_snapshots=n_snapshots, node_every=p["node_every"],
+        path_kernel=path_kernel, n_points=n_points, n_hidden=n_hidden, split=split, n_rows=n_rows))
+
+
+def cached_validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, n_iterations: int,
+                           n_snapshots: int, n_points: int = 8, n_rows: int = 100) -> dict[str, np.ndarray]:
+    """:func:`validation_runs` through the results cache."""
+    from . import results
+
+    phases = node_phases(node_every, n_iterations, check_schedule(n_iterations, n_snapshots))
+    parameters = dict(env=_environment_key(env), schedule=schedule, seed=seed, node_every=[list(p) for p in phases],
+                      n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows, version=1)
+    return results.cached("epntk_validation", parameters, lambda: validation_runs(
+        env, schedule, seed, phases, n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points,
+        n_rows=n_rows))
+
+
+def cached_convergence(env: TaskEnvironment, schedule: str, seed: int, n_halvings: int, n_iterations: int,
+                       n_rows: int = 100) -> dict[str, np.ndarray]:
+    """:func:`epntk_convergence` of the paper's (Euler) ePNTK through the results cache."""
+    from . import results
+
+    parameters = dict(env=_environment_key(env), schedule=schedule, seed=seed, n_halvings=n_halvings,
+                      n_iterations=n_iterations, n_rows=n_rows, version=1)
+    return results.cached("epntk_convergence_multitask", parameters, lambda: epntk_convergence(
+        env, schedule, seed, n_halvings, n_iterations, n_rows=n_rows))
+
+
+# --- the chapter's parameters ---------------------------------------------------------------------
+def truncate_phases(phases, n_iterations: int) -> tuple[tuple[int, int], ...]:
+    """The node phases of a run cut at ``n_iterations`` (the last phase kept ends there)."""
+    out = []
+    for until, s in phases:
+        out.append((min(until, n_iterations), s))
+        if until >= n_iterations:
+            break
+    return tuple(out)
+
+
+def check_notebook_parameters(architecture, architectures, n_pairs, first_seeds, iterations, n_snapshots, node_every,
+                              path_kernel, n_points, n_rows, check_rows, check_iterations, n_halvings,
+                              convergence_iterations, window_threshold, index_set) -> dict:
+    """Validate the parameters of the chapter "The eNTK over training" before any work starts
+    (ValueError naming the parameter and the allowed values); return schedule -> (seeds,
+    iterations, node phases, check iterations, check node phases, check snapshots)."""
+    from .experiments import SCHEDULES, check_schedule_parameters
+
+    check_choice("architecture", architecture, architectures)
+    plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+    check_int("n_snapshots", n_snapshots, minimum=3)
+    check_choice("path_kernel", path_kernel, PATH_KERNELS)
+    check_int("n_points", n_points, minimum=1)
+    if n_rows is not None:
+        check_int("n_rows", n_rows, minimum=48)
+    check_int("check_rows", check_rows, minimum=2)
+    check_int("n_halvings", n_halvings, minimum=2)
+    check_int("convergence_iterations", convergence_iterations, minimum=1)
+    check_positive_float("window_threshold", window_threshold)
+    if window_threshold >= 1:
+        raise ValueError(f"window_threshold must be in (0, 1), got {window_threshold!r}")
+    check_choice("index_set", index_set, INDEX_SETS)
+    for name, value in (("node_every", node_every), ("check_iterations", check_iterations)):
+        if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
+            raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
+    out = {}
+    for schedule, (seeds, n_iterations) in plan.items():
+        if n_iterations % (n_snapshots - 1):
+            raise ValueError(f"iterations[{schedule!r}] ({n_iterations}) must be a multiple of n_snapshots - 1 "
+                             f"({n_snapshots - 1})")
+        spacing = n_iterations // (n_snapshots - 1)
+        try:
+            phases = node_phases(node_every[schedule], n_iterations, spacing)
+        except ValueError as err:
+            raise ValueError(f"node_every[{schedule!r}]: {err}") from None
+        n_check = check_int(f"check_iterations[{schedule!r}]", check_iterations[schedule], minimum=spacing)
+        if n_check % spacing or n_check > n_iterations:
+            raise ValueError(f"check_iterations[{schedule!r}] must be a multiple of the snapshot spacing {spacing} "
+                             f"in {spacing}..{n_iterations}, got {n_check}")
+        out[schedule] = (seeds, n_iterations, phases, n_check, truncate_phases(phases, n_check),
+                         n_check // spacing + 1)
+    return out

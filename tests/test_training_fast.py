@@ -1,0 +1,153 @@
+"""The fast training path (``method="fast"``) against the reference (``jax.grad`` + optax).
+
+The two compute the same gradient descent with different float32 rounding (the fast path
+trains each distinct pattern once, weighted by its count, and orders the sums differently),
+so results are compared to float32 tolerance on short runs: loss trajectories, final losses
+and final weights, for both inits (every pair holds a standard and a large network), both
+schedules and fine-tuning. The fast path must be bit-for-bit deterministic on its own.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from lib.experiments import TRAINING_TAGS, params_of, run_pairs, run_schedule, schedule_parameters
+from lib.losses import squared_error
+from lib.models import INITS, LinearNet, MultitaskNet
+from lib.tasks import TaskEnvironment
+from lib.training import multitask_loss, train, train_many, unique_patterns
+
+ENV = TaskEnvironment()
+PAPER = dict(n_hidden=200, n_train=500, n_test=500)  # the paper network and data sizes
+RTOL = 1e-5  # relative to each array's largest magnitude; float32 eps is 1.2e-7
+
+
+def assert_close(fast, reference, name):
+    """Equal to float32 tolerance: |fast - reference| <= RTOL * max|reference| everywhere."""
+    fast, reference = np.asarray(fast), np.asarray(reference)
+    assert fast.shape == reference.shape, name
+    np.testing.assert_allclose(fast, reference, rtol=RTOL, atol=RTOL * np.abs(reference).max(), err_msg=name)
+
+
+def assert_runs_close(fast, reference, keys):
+    for key in keys:
+        for i, init in enumerate(INITS):  # (pairs, 2 inits, ...): each init separately
+            assert_close(fast[key][:, i], reference[key][:, i], f"{key} ({init} init)")
+
+
+def test_unique_patterns_keep_every_pattern_with_its_count():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, size=(2, 40, 3)).astype(np.float32)  # 8 possible rows: many repeats
+    x[1, :, 0] = 1.0  # 4 possible rows in the second set: it is padded
+    y = x[..., :2] * 2.0
+    x_u, y_u, counts = unique_patterns(x, y)
+    assert counts.sum(axis=1).tolist() == [40, 40]
+    assert (counts[1] == 0).sum() == 4
+    for b in range(2):
+        n = int((counts[b] > 0).sum())
+        assert n == len(np.unique(x[b], axis=0))
+        for row, target, count in zip(x_u[b, :n], y_u[b, :n], counts[b, :n]):
+            matches = np.all(x[b] == row, axis=1)
+            assert matches.sum() == count and np.all(y[b][matches] == target)
+        assert np.all(counts[b, n:] == 0) and np.all(x_u[b, n:] == 0)  # padding adds nothing
+    single = unique_patterns(x[0], y[0])
+    assert single[0].shape[0] == single[2].shape[0] == int((counts[0] > 0).sum())
+
+
+def test_weighted_distinct_loss_equals_the_summed_loss():
+    net = MultitaskNet.for_environment(ENV, 32)
+    train_set, _ = ENV.make_data(3, 300)
+    params = net.init(jax.random.PRNGKey(3), "large")
+    x, y = train_set.x.astype(np.float32), train_set.y.astype(np.float32)
+    x_u, y_u, counts = unique_patterns(x, y)
+    assert len(x_u) < len(x)  # i.i.d. sampling repeats patterns
+    full = squared_error(net.apply(params, x), y)
+    np.testing.assert_allclose(multitask_loss(net, params, x_u, y_u, counts), full, rtol=1e-5)
+    np.testing.assert_allclose(multitask_loss(net, params, x, y), full, rtol=1e-5)
+
+
+@pytest.mark.parametrize("schedule", ["ET", "LR"])
+def test_fast_training_equals_reference(schedule):
+    kw = dict(n_iterations=150, n_snapshots=16, **PAPER)
+    fast = run_pairs(ENV, schedule, [0, 1], method="fast", **kw)
+    reference = run_pairs(ENV, schedule, [0, 1], method="reference", **kw)
+    assert fast.keys() == reference.keys()
+    assert_runs_close(fast, reference, ["loss_train", "loss_test", "params_final/w_hidden", "params_final/w_output"])
+    for key in ("params_initial/w_hidden", "x_train", "y_test", "iterations"):
+        np.testing.assert_array_equal(fast[key], reference[key], err_msg=key)
+    assert (fast["loss_train"][..., -1] < fast["loss_train"][..., 0]).all()  # it learns
+
+
+def test_fast_finetuning_equals_reference():
+    kw = dict(n_hidden=64, n_train=300, n_test=200, n_iterations=100, progress=False)
+    fast = run_schedule(ENV, "LR", [4, 5], method="fast", **kw)
+    reference = run_schedule(ENV, "LR", [4, 5], method="reference", **kw)
+    keys = [f"{phase}/{k}" for phase in ("single", "finetune")
+            for k in ("loss_train", "loss_test", "params_final/w_hidden", "params_final/w_output")]
+    assert_runs_close(fast, reference, keys)
+
+
+def test_fast_hidden_snapshots_equal_reference():
+    kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=60, n_snapshots=4, record_hidden=True)
+    fast = run_pairs(ENV, "ET", [6], method="fast", **kw)
+    reference = run_pairs(ENV, "ET", [6], method="reference", **kw)
+    assert_runs_close(fast, reference, ["hidden_train", "loss_test"])
+
+
+def test_train_many_fast_with_the_default_observe_equals_reference():
+    net = MultitaskNet.for_environment(ENV, 24)
+    train_set, test_set = ENV.make_data(7, 80, 40)
+    params = {k: jnp.stack([v, 10 * v]) for k, v in net.init(jax.random.PRNGKey(7)).items()}
+    data = {f"{a}_{s}": jnp.asarray(np.stack([getattr(d, a)] * 2), jnp.float32)
+            for a in ("x", "y") for s, d in (("train", train_set), ("test", test_set))}
+    lrs = jnp.asarray([0.03, 0.01])
+    fast = train_many(net, params, data, lrs, 40, 5, method="fast")
+    reference = train_many(net, params, data, lrs, 40, 5, method="reference")
+    for part_fast, part_reference in zip(fast, reference):
+        for key in part_reference:
+            assert_close(part_fast[key], part_reference[key], key)
+    one = {k: v[1] for k, v in data.items()}
+    single_fast = train(net, {k: v[1] for k, v in params.items()}, one, 0.01, 40, 5, method="fast")
+    for key in reference[0]:  # the unbatched path: the large network alone
+        assert_close(single_fast[0][key], fast[0][key][1], key)
+
+
+def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypatch):
+    import lib.training
+
+    kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=100, n_snapshots=11, record_hidden=True)
+    a = run_pairs(ENV, "LR", [2, 3], **kw)
+    b = run_pairs(ENV, "LR", [2, 3], **kw)
+    monkeypatch.setattr(lib.training, "N_PROGRESS_CHUNKS", 1)
+    whole = run_pairs(ENV, "LR", [2, 3], **kw)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+        np.testing.assert_array_equal(a[key], whole[key], err_msg=key)
+
+
+def test_fast_path_is_the_default_and_is_recorded_in_the_cache_key():
+    kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=20, n_snapshots=3)
+    default, fast = run_pairs(ENV, "ET", [1], **kw), run_pairs(ENV, "ET", [1], method="fast", **kw)
+    np.testing.assert_array_equal(default["loss_test"], fast["loss_test"])
+    assert schedule_parameters(ENV, "ET", [0])["training"] == TRAINING_TAGS["fast"] == "fast-v1"
+    assert schedule_parameters(ENV, "ET", [0], method="reference")["training"] == "reference"
+
+
+def test_bad_method_and_unsupported_models_are_rejected():
+    net = MultitaskNet.for_environment(ENV, 8)
+    train_set, _ = ENV.make_data(0, 20, 10)
+    data = {"x_train": jnp.asarray(train_set.x[None], jnp.float32), "y_train": jnp.asarray(train_set.y[None], jnp.float32)}
+    params = {k: v[None] for k, v in net.init(jax.random.PRNGKey(0)).items()}
+    with pytest.raises(ValueError, match="method must be one of"):
+        train_many(net, params, data, jnp.asarray([0.1]), 10, 2, method="sgd")
+    with pytest.raises(ValueError, match="reduction='sum'"):
+        train_many(net, params, data, jnp.asarray([0.1]), 10, 2, reduction="mean", method="fast")
+    linear = LinearNet(n_inputs=data["x_train"].shape[-1], n_outputs=data["y_train"].shape[-1])
+    linear_params = {k: v[None] for k, v in linear.init(jax.random.PRNGKey(0)).items()}
+    with pytest.raises(ValueError, match="only the multitask network"):
+        train_many(linear, linear_params, data, jnp.asarray([0.1]), 10, 2, method="fast")
+    with pytest.raises(ValueError, match="method must be one of"):
+        run_pairs(ENV, "ET", [0], n_iterations=10, n_snapshots=2, method="Fast")
+    with pytest.raises(ValueError, match="method must be one of"):
+        schedule_parameters(ENV, "ET", [0], method="slow")
