@@ -69,10 +69,6 @@ cnn_learning_rate = 0.01
 n_multitask_patterns = 100
 
 # %% tags=["remove-cell"]
-import os
-
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # neural-tangents imports TensorFlow: no C++ log lines
-
 from lib.validation import check_positive_float, check_seed, check_size
 
 check_seed("seed", seed)
@@ -160,6 +156,7 @@ def bar_images(key, n, size=8):
 
 
 # %% tags=["hide-input", "remove-stderr"]
+# remove-stderr: TensorFlow (imported by neural-tangents) logs to stderr
 import hashlib
 import inspect
 
