@@ -391,7 +391,7 @@ def stream_epntk(
 
 # --- kernel statistics ---------------------------------------------------------------------
 def alignment(a: jax.Array, b: jax.Array) -> jax.Array:
-    """(K,) kernel alignment <a_k, b_k>_F / (|a_k| |b_k|) of two (K, N, M) kernels, per output."""
+    """(K,) kernel alignment ``<a_k, b_k>_F / (|a_k| |b_k|)`` of two (K, N, M) kernels, per output."""
     num = jnp.sum(a * b, axis=(1, 2))
     return num / jnp.sqrt(jnp.sum(a * a, axis=(1, 2)) * jnp.sum(b * b, axis=(1, 2)))
 
@@ -486,10 +486,10 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
     inputs (index set "principled"), the rest the test inputs ("authors").
 
     Records, per index set (leading axis 2 of each entry, :data:`INDEX_SETS` order):
-    ``reconstruction_error`` |sum_m P - (y(t) - y(0))| / |y(t) - y(0)| (Frobenius over rows and
+    ``reconstruction_error`` ``|sum_m P - (y(t) - y(0))| / |y(t) - y(0)|`` (Frobenius over rows and
     outputs); ``sharing_signed`` (C,) each category's projection on the ePNTK estimate of the
     change, sum_{n,k} C_c[n,k] dy[n,k] / sum dy^2 (sums to 1); ``sharing_abs`` (C,) its share
-    of sum |C_c|; ``alignment_path_initial`` (K,) alignment of -P(t) with eNTK(0) (1 while the
+    of ``sum |C_c|``; ``alignment_path_initial`` (K,) alignment of -P(t) with eNTK(0) (1 while the
     t=0 kernel describes everything learned so far: P = -lr t eNTK(0)); and, if
     ``statistics``, ``kernel_similarity`` and ``hidden_similarity`` (G, G) over tasks and the
     weights ``params``. Plus ``loss_train`` and ``loss_test``.
@@ -533,7 +533,7 @@ def kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data,
                          path_final: jax.Array, n_train: int, n_vector_iterations: int = 8) -> dict[str, jax.Array]:
     """eNTK(t) at every recorded snapshot, recomputed from its weights (one at a time), against
     eNTK(0) and the final ePNTK, per index set: alignments (with -P, the direction P = -lr sum
-    eNTK accumulates) and overlaps |v_k(t) . v_k| of the leading right singular vectors per
+    eNTK accumulates) and overlaps ``|v_k(t) . v_k|`` of the leading right singular vectors per
     output (subspace iteration warm-started from the previous snapshot's block, 30 iterations
     for eNTK(0) and the ePNTK). Each entry (S, 2, K)."""
     sets = (slice(0, n_train), slice(n_train, None))
@@ -693,7 +693,7 @@ def validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, 
     the time quadrature ``node_every`` (``"step_quadrature"``).
 
     Returns (S snapshots): ``reconstruction_error/<run>`` (2 inits, S, 2 index sets);
-    ``path_difference/<run>`` (2,) |P_run - P_step| / |P_step| at the end (Frobenius over
+    ``path_difference/<run>`` (2,) ``|P_run - P_step| / |P_step|`` at the end (Frobenius over
     outputs, rows and columns) for ``euler`` and ``step_quadrature``; for the quadrature,
     ``sharing_difference`` and ``alignment_difference`` (2,): the largest absolute
     difference over snapshots, index sets and categories/outputs of ``sharing_signed`` and

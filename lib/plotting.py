@@ -233,7 +233,7 @@ def plot_phase_losses(iterations, losses: dict, title: str = "", axes=None):
     losses: phase -> (P, 2, S) test loss."""
     phases = list(losses)
     if axes is None:
-        _, axes = plt.subplots(2, len(phases), figsize=(5.5 * len(phases), 6), sharex=True)
+        _, axes = plt.subplots(2, len(phases), figsize=(4.6 * len(phases), 6), sharex=True)
     axes = np.asarray(axes).reshape(2, len(phases))
     for j, phase in enumerate(phases):
         top, bottom = axes[0, j], axes[1, j]
@@ -263,7 +263,7 @@ def plot_relative_to_start(curves: dict, axes=None):
 
     curves: panel title -> (iterations (S,), losses (P, 2, S))."""
     if axes is None:
-        _, axes = plt.subplots(1, len(curves), figsize=(5.2 * len(curves), 3.4))
+        _, axes = plt.subplots(1, len(curves), figsize=(3.6 * len(curves), 3.4))
     for ax, (title, (iterations, losses)) in zip(np.atleast_1d(axes), curves.items()):
         relative = losses / losses[..., :1]
         for i, (init, color) in enumerate(INIT_COLORS.items()):
@@ -283,7 +283,7 @@ def plot_individual_runs(iterations, losses: np.ndarray, ncols: int = 5, axes=No
     n = losses.shape[0]
     nrows = -(-n // ncols)
     if axes is None:
-        _, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 2.2 * nrows), sharex=True, sharey=True,
+        _, axes = plt.subplots(nrows, ncols, figsize=(2.0 * ncols, 2.0 * nrows), sharex=True, sharey=True,
                                squeeze=False)
     axes = np.asarray(axes).reshape(-1)
     for p, ax in enumerate(axes):
@@ -305,7 +305,7 @@ def plot_train_test(iterations, train: dict, test: dict, axes=None, title: str =
     """Fig 19: mean training (dotted) and test (solid) loss per init and phase."""
     phases = list(test)
     if axes is None:
-        _, axes = plt.subplots(1, len(phases), figsize=(5.5 * len(phases), 3.4))
+        _, axes = plt.subplots(1, len(phases), figsize=(4.6 * len(phases), 3.4))
     for ax, phase in zip(np.atleast_1d(axes), phases):
         for i, (init, color) in enumerate(INIT_COLORS.items()):
             ax.plot(iterations, test[phase][:, i].mean(axis=0), color=color, label=f"{init} test")
@@ -346,7 +346,7 @@ def plot_network_diagram(n_in_pools: int, n_out_pools: int, n_features: int, axe
     task units feed the output pools. (B) the task routes: task k maps input pool
     k // n_out_pools to output pool k % n_out_pools."""
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1.4, 1]})
+        _, axes = plt.subplots(1, 2, figsize=(10.5, 4.2), gridspec_kw={"width_ratios": [1.4, 1]})
     a, b = axes
     n_tasks = n_in_pools * n_out_pools
 
@@ -403,7 +403,7 @@ def plot_mphate_grid(embeddings: dict, final_labels: dict, inset: tuple | None =
     inits = ["standard", "large"]
     groupings = list(MPHATE_TITLES)
     if axes is None:
-        _, axes = plt.subplots(2, 4, figsize=(15, 7))
+        _, axes = plt.subplots(2, 4, figsize=(10.5, 5.5))
     markers = "osD^v<>p"
     for r, init in enumerate(inits):
         for c, grouping in enumerate(groupings):
@@ -445,7 +445,7 @@ def plot_loading_heatmaps(panels: dict, n_features: int, axes=None):
     """Fig 15 / 16: loadings (N patterns, K outputs) per panel title, patterns already sorted
     (x axis), output units grouped by pool (y axis)."""
     if axes is None:
-        _, axes = plt.subplots(len(panels), 1, figsize=(11, 1.6 * len(panels)), squeeze=False, sharex=True)
+        _, axes = plt.subplots(len(panels), 1, figsize=(9, 1.9 * len(panels)), squeeze=False, sharex=True)
     for ax, (title, loadings) in zip(np.ravel(axes), panels.items()):
         lim = np.abs(loadings).max()
         ax.imshow(loadings.T, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
@@ -453,8 +453,9 @@ def plot_loading_heatmaps(panels: dict, n_features: int, axes=None):
             ax.axhline(y - 0.5, color="k", lw=0.6)
         ax.set_title(title)
         ax.set_ylabel("output unit")
-        ax.set_yticks(range(loadings.shape[1]))
-        np.ravel(axes)[-1].set_xlabel("training pattern (sorted)")
+        pools = range(loadings.shape[1] // n_features)
+        ax.set_yticks([p * n_features + (n_features - 1) / 2 for p in pools], [f"pool {p}" for p in pools])
+    np.ravel(axes)[-1].set_xlabel("training pattern (sorted)")
     return axes
 
 
@@ -462,7 +463,7 @@ def plot_group_means(panels: dict, group_labels: dict, n_features: int, axes=Non
     """Fig 8: mean loading of each output unit (rows, grouped by pool) per group of patterns
     (columns), one panel per title; ``group_labels[title]`` names the columns."""
     if axes is None:
-        _, axes = plt.subplots(2, 2, figsize=(11, 6.5))
+        _, axes = plt.subplots(2, 2, figsize=(9.5, 7.5))
     for ax, (title, means) in zip(np.ravel(axes), panels.items()):
         lim = np.abs(means).max()
         image = ax.imshow(means, aspect="auto", cmap="RdBu_r", vmin=-lim, vmax=lim)
@@ -487,7 +488,7 @@ def plot_ari(iterations, curves: dict, ncols: int | None = None, axes=None):
     ncols = ncols or len(curves)
     nrows = -(-len(curves) // ncols)
     if axes is None:
-        _, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.3 * nrows), sharey=True, squeeze=False)
+        _, axes = plt.subplots(nrows, ncols, figsize=(3.5 * ncols, 3.3 * nrows), sharey=True, squeeze=False)
     flat = np.ravel(axes)
     low = min(float((v.mean(axis=0) - v.std(axis=0)).min()) for v in curves.values())
     for ax, (title, values) in zip(flat, curves.items()):
@@ -517,9 +518,9 @@ def plot_control_structure(shares: dict, silhouettes: dict, axes=None):
 
     shares: control name -> (P, 2); silhouettes: predictor name -> (P, 2)."""
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1, 1.4]})
-    for ax, data, ylabel in ((axes[0], shares, "share of eNTK loading variance (R²)"),
-                             (axes[1], silhouettes, "silhouette (12 clusters)")):
+        _, axes = plt.subplots(1, 2, figsize=(10.5, 3.8), gridspec_kw={"width_ratios": [1, 1.4]})
+    for ax, data, ylabel, xlabel in ((axes[0], shares, "share of eNTK loading variance (R²)", "control"),
+                                     (axes[1], silhouettes, "silhouette (12 clusters)", "predictor")):
         names = list(data)
         for i, (init, color) in enumerate(INIT_COLORS.items()):
             x = np.arange(len(names)) + (i - 0.5) * 0.36
@@ -528,6 +529,7 @@ def plot_control_structure(shares: dict, silhouettes: dict, axes=None):
             for j, n in enumerate(names):
                 ax.scatter(np.full(len(data[n]), x[j]), data[n][:, i], color=color, s=9, zorder=3)
         ax.set_xticks(np.arange(len(names)), names, rotation=20, ha="right")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_ylim(min(0.0, min(float(np.nanmin(v)) for v in data.values())) - 0.02, 1.05)
     axes[0].legend(frameon=False)
@@ -554,8 +556,9 @@ def plot_parity(panels: dict, xlabel: str, ylabel: str, axes=None):
     return axes
 
 
-CONTINUUM_STYLES = {("both", "paper"): ("tab:blue", "-"), ("both", "tuned"): ("tab:blue", "--"),
-                    ("hidden", "paper"): ("tab:red", "-"), ("hidden", "tuned"): ("tab:red", "--")}
+CONTINUUM_STYLES = {("both", "paper"): (PALETTE["blue"], "-"), ("both", "tuned"): (PALETTE["blue"], "--"),
+                    ("hidden", "paper"): (PALETTE["vermillion"], "-"),
+                    ("hidden", "tuned"): (PALETTE["vermillion"], "--")}
 
 
 def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
@@ -569,7 +572,7 @@ def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
     n = len(columns)
     if axes is None:
         nrows = -(-n // ncols)
-        _, axes = plt.subplots(nrows, ncols, figsize=(4 * ncols, 2.8 * nrows), squeeze=False)
+        _, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.8 * nrows), squeeze=False)
     axes = np.ravel(axes)
     for ax, (column, title) in zip(axes, columns.items()):
         for (scaling, kind), (color, ls) in CONTINUUM_STYLES.items():
@@ -587,6 +590,7 @@ def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
         ax.axvline(10.0, color="0.6", lw=0.8, ls=":")
         ax.set_title(title)
         ax.set_xlabel("init scale g (x standard draw)")
+        ax.set_ylabel("median and IQR")
     for ax in axes[n:]:
         ax.set_visible(False)
     axes[0].legend(frameon=False)
@@ -598,19 +602,21 @@ def plot_correlation_grid(rows: list[dict], predictors: list[str], outcomes: lis
     """Heat map of r (``r_<kind>``) for every predictor (rows) and outcome (columns), each cell
     annotated with r and its 95% interval; cells whose interval excludes 0 are framed."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(1.3 * len(outcomes) + 2.5, 0.5 * len(predictors) + 1.5))
+        _, ax = plt.subplots(figsize=(0.85 * len(outcomes) + 2.5, 0.65 * len(predictors) + 1.5))
     lookup = {(r["predictor"], r["outcome"]): r for r in rows}
     values = np.array([[lookup[(p, o)][f"r_{kind}"] for o in outcomes] for p in predictors])
     ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
     for i, p in enumerate(predictors):
         for j, o in enumerate(outcomes):
             r = lookup[(p, o)]
-            ax.text(j, i, f"{r[f'r_{kind}']:.2f}\n[{r[f'lo_{kind}']:.2f}, {r[f'hi_{kind}']:.2f}]", ha="center",
+            ax.text(j, i, f"{r[f'r_{kind}']:.2f}\n[{r[f'lo_{kind}']:.2f},\n{r[f'hi_{kind}']:.2f}]", ha="center",
                     va="center")
             if r[f"lo_{kind}"] * r[f"hi_{kind}"] > 0:
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=1.5, color="k"))
     ax.set_xticks(range(len(outcomes)), outcomes, rotation=30, ha="right")
     ax.set_yticks(range(len(predictors)), predictors)
+    ax.set_xlabel("outcome")
+    ax.set_ylabel("predictor")
     ax.set_title(title)
     return ax
 
@@ -633,6 +639,7 @@ def plot_win_counts(comparisons: dict, ax=None):
     ax.bar(x, std, color=INIT_COLORS["standard"], label="standard init lower test loss")
     ax.bar(x, large, bottom=std, color=INIT_COLORS["large"], label="large init lower test loss")
     ax.set_xticks(x, labels)
+    ax.set_xlabel("schedule, phase")
     ax.set_ylabel("pairs")
     ax.legend(frameon=False, loc="lower right")
     return ax

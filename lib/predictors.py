@@ -58,7 +58,7 @@ def traced_ntk(net: MultitaskNet, params: Params, x1: jax.Array, x2: jax.Array) 
 
 
 def centered_alignment(kernel_a: np.ndarray, kernel_b: np.ndarray) -> float:
-    """Centered alignment <HAH, HBH>_F / (|HAH|_F |HBH|_F) of two (N, N) kernels, in [-1, 1]
+    """Centered alignment ``<HAH, HBH>_F / (|HAH|_F |HBH|_F)`` of two (N, N) kernels, in [-1, 1]
     for positive semi-definite kernels; nan if either centered kernel is zero."""
     a, b = np.asarray(kernel_a, np.float64), np.asarray(kernel_b, np.float64)
     if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape != b.shape:
@@ -97,7 +97,7 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def kernel_distance(kernel_a: np.ndarray, kernel_b: np.ndarray) -> float:
-    """1 - <A, B>_F / (|A|_F |B|_F) (Fort et al. 2020): 0 for kernels equal up to scale."""
+    """``1 - <A, B>_F / (|A|_F |B|_F)`` (Fort et al. 2020): 0 for kernels equal up to scale."""
     a, b = np.ravel(np.asarray(kernel_a, np.float64)), np.ravel(np.asarray(kernel_b, np.float64))
     if a.shape != b.shape:
         raise ValueError(f"kernels must have one shape, got {np.shape(kernel_a)} and {np.shape(kernel_b)}")
@@ -179,7 +179,7 @@ def hidden_by_task(env: TaskEnvironment, net: MultitaskNet, params: Params) -> n
 
 
 def relative_weight_change(params_initial: Params, params_final: Params) -> float:
-    """|theta_T - theta_0| / |theta_0| over all weights (Euclidean norms)."""
+    """``|theta_T - theta_0| / |theta_0|`` over all weights (Euclidean norms)."""
     d = sum(float(np.sum((np.asarray(params_final[k], np.float64) - np.asarray(v, np.float64)) ** 2))
             for k, v in params_initial.items())
     n = sum(float(np.sum(np.asarray(v, np.float64) ** 2)) for v in params_initial.values())
@@ -187,7 +187,7 @@ def relative_weight_change(params_initial: Params, params_final: Params) -> floa
 
 
 def linearization_gap(y_net: np.ndarray, y_linearized: np.ndarray, y_initial: np.ndarray) -> float:
-    """|f_T - f_lin,T| / |f_T - f_0| on the same inputs: how far the trained network is from
+    """``|f_T - f_lin,T| / |f_T - f_0|`` on the same inputs: how far the trained network is from
     its trained linearization, relative to how far it moved (0: lazy)."""
     moved = np.linalg.norm(np.asarray(y_net, np.float64) - y_initial)
     return float(np.linalg.norm(np.asarray(y_net, np.float64) - y_linearized) / moved) if moved > 0 else float("nan")
@@ -420,7 +420,7 @@ def correlations_with_intervals(x: np.ndarray, y: np.ndarray, groups: np.ndarray
 
 
 def winner(table: list[dict], outcome: str, kind: str = "within") -> str:
-    """The predictor whose ``kind`` r with ``outcome`` has the largest |r| *and* an interval
+    """The predictor whose ``kind`` r with ``outcome`` has the largest ``|r|`` *and* an interval
     excluding 0, or ``"none"`` if no predictor's interval excludes 0."""
     rows = [r for r in table if r["outcome"] == outcome and r[f"lo_{kind}"] * r[f"hi_{kind}"] > 0]
     if not rows:

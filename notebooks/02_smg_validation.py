@@ -289,7 +289,7 @@ plt.show()
 ntk_operator = smg.ntk_input_operator(problem, run)
 ntk_vectors, ntk_values = np.linalg.svd(ntk_operator)[0], np.linalg.svd(ntk_operator)[1]
 ntk_overlaps = smg.mode_overlaps(ntk_vectors, problem)
-fig, axes = plt.subplots(1, 2, figsize=(12, 3.4))
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
 plotting.plot_curves_vs_loss(run.times, ntk_overlaps[:, 0], [f"mode {a + 1}" for a in range(4)], run.loss,
                              "|cos| primary NTK vector", marks=analysis_times, ax=axes[0])
 plotting.plot_curves_vs_loss(run.times, ntk_values[:, :3], [f"singular value {k + 1}" for k in range(3)],

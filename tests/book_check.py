@@ -1,7 +1,9 @@
 """Open every page of the built HTML book in headless Chromium and report what a reader would see broken:
 pages that do not load, missing figures or captions, tracebacks, math left as raw TeX (MathJax
 must come from the book itself: any request leaving the local server is reported), figure
-images with fewer pixels than the text column is wide, and table cells that wrap a number.
+images with fewer pixels than the text column is wide, distorted, or scaled down so far that their
+text is unreadable (figures follow lib.plot_style: 2x PNGs, smallest text MIN_FONT_PT), and table
+cells that wrap a number.
 
 Used by ``test_book_browser.py``; also runnable by hand:
 
@@ -18,6 +20,8 @@ import threading
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
+
+from lib.plot_style import FIGURE_DPI, MIN_FONT_PT, MIN_TEXT_PX
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -180,6 +184,10 @@ def page_problems(report: dict) -> list[str]:
     if report["rawTex"]:
         problems.append(f"raw TeX in the text: {report['rawTex']}")
     for name, natural, shown, stretch in report["figureImages"]:
+        text_px = MIN_FONT_PT / 72 * 2 * FIGURE_DPI * shown / natural if natural else 0.0
+        if natural and text_px < MIN_TEXT_PX:
+            problems.append(f"figure {name}: scaled to {shown}/{natural} px, its smallest text ({MIN_FONT_PT} pt) is "
+                            f"shown {text_px:.1f} px high, below {MIN_TEXT_PX} px")
         if 0 < natural < report["columnWidth"]:
             problems.append(f"figure {name}: image {natural} px wide, narrower than the {report['columnWidth']:.0f} px "
                             "text column (blurry at full width)")

@@ -104,6 +104,8 @@ def test_checker_reports_untypeset_math_small_figures_wrapped_numbers_and_networ
                for p in layout), problems
     assert any("table cell '0.123 [0.045, 0.678]' wraps" in p for p in layout), problems
     assert any("figure squeezed: shown with its aspect ratio changed by a factor 0.03" in p for p in layout), problems
+    assert any("figure squeezed: scaled to 400/1600 px, its smallest text (10 pt) is shown 7.6 px high" in p
+               for p in layout), problems
     assert any("from the network" in p and "localhost" in p for p in layout), problems
     assert not [p for p in problems if p.startswith("index.html")], problems
     assert counts["book/math.html"]["math"] == 2 and counts["index.html"]["narrowest_figure"] == 1600

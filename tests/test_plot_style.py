@@ -48,6 +48,19 @@ def _figures():
         "plot_group_means": lambda: plotting.plot_group_means({f"p{i}": r((9, 4)) for i in range(4)},
                                                               {f"p{i}": list("abcd") for i in range(4)}, 3),
         "plot_parity": lambda: plotting.plot_parity({"a": (r(20), r(20)), "b": (r((3, 4)), r((3, 4)))}, "x", "y"),
+        "plot_versus_scale": lambda: plotting.plot_versus_scale(
+            {"scaling": np.repeat(["both", "hidden"], 6), "lr_kind": np.tile(np.repeat(["paper", "tuned"], 3), 2),
+             "g": np.tile([1.0, 3.0, 10.0], 4), "a": r(12), "b": r(12)}, {"a": "quantity a", "b": "quantity b"}),
+        "plot_correlation_grid": lambda: plotting.plot_correlation_grid(
+            [{"predictor": p, "outcome": o, "r_within": 0.5, "lo_within": -0.12, "hi_within": 0.95}
+             for p in "abcdefghi" for o in "abcdefghi"], list("abcdefghi"), list("abcdefghi"), "within", "t"),
+        "plot_win_counts": lambda: plotting.plot_win_counts(
+            {s: {"single/standard_wins": 3, "single/large_wins": 2, "finetune/standard_wins": 1,
+                 "finetune/large_wins": 4} for s in ("ET", "LR")}),
+        "plot_relative_to_start": lambda: plotting.plot_relative_to_start(
+            {"a": (T, r((3, 2, 10)) + 0.1), "b": (T, r((3, 2, 10)) + 0.1)}),
+        "plot_control_structure": lambda: plotting.plot_control_structure(
+            {"task": r((3, 2)), "input": r((3, 2))}, {"eNTK": r((3, 2)), "epsilon": r((3, 2)), "NTK": r((3, 2))}),
         "plot_ari": lambda: plotting.plot_ari(T, {"a": r((3, 2, 10)), "b": r((3, 2, 10))}),
         "plot_control_structure": lambda: plotting.plot_control_structure({"eps": r((3, 2)), "targets": r((3, 2))},
                                                                           {"eNTK": r((3, 2)), "eps": r((3, 2))}),
@@ -89,14 +102,19 @@ def test_importing_plotting_applies_the_book_style():
 
 
 def legibility_problems(fig) -> list[str]:
-    """Text smaller than MIN_FONT_PT, and axes showing tick labels without an axis label."""
+    """Text smaller than MIN_FONT_PT, a figure so wide that the book shows that text below
+    MIN_TEXT_PX, and axes showing tick labels without an axis label."""
     fig.canvas.draw()
     problems = []
+    width = fig.get_size_inches()[0]
+    if width > plot_style.MAX_FIGURE_WIDTH_IN:
+        problems.append(f"figure {width:.1f} in wide: its smallest text would be shown at "
+                        f"{plot_style.MIN_FONT_PT / 72 * plot_style.COLUMN_PX / width:.1f} px")
     for text in fig.findobj(matplotlib.text.Text):
         if text.get_visible() and text.get_text().strip() and text.get_fontsize() < plot_style.MIN_FONT_PT - 1e-9:
             problems.append(f"text {text.get_text()!r} at {text.get_fontsize():.1f} pt")
     for ax in fig.axes:
-        if not ax.axison or ax.get_label() == "<colorbar>":
+        if not ax.get_visible() or not ax.axison or ax.get_label() == "<colorbar>":
             continue
         for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
             shows_ticks = axis.get_visible() and any(t.get_visible() and t.get_text() for t in axis.get_ticklabels())
