@@ -719,9 +719,9 @@ def validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, 
     Returns (S snapshots): ``reconstruction_error/<run>`` (2 inits, S, 2 index sets);
     ``path_difference/<run>`` (2,) |P_run - P_step| / |P_step| at the end (Frobenius over
     outputs, rows and columns) for ``euler`` and ``step_quadrature``; for the quadrature,
-    ``sharing_difference`` and ``alignment_difference`` (2,): the largest absolute
-    difference over snapshots, index sets and categories/outputs of ``sharing_signed`` and
-    ``alignment_path_initial``; and ``iterations``. ``run_options`` go to :func:`run_kernel_dynamics`.
+    ``sharing_abs_difference``, ``sharing_signed_difference`` and ``alignment_difference``
+    (2,): the largest absolute difference over snapshots, index sets and categories/outputs
+    of ``sharing_abs``, ``sharing_signed`` and ``alignment_path_initial``; and ``iterations``. ``run_options`` go to :func:`run_kernel_dynamics`.
     """
     common = dict(n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows,
                   statistics=False, keep_final_path=True, progress=False, **run_options)
@@ -735,7 +735,8 @@ def validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, 
     for name in ("euler", "step_quadrature"):
         out[f"path_difference/{name}"] = norm(first(name, "path_final") - first("step", "path_final")) / norm(
             first("step", "path_final"))
-    out["sharing_difference"] = largest("sharing_signed")
+    out["sharing_abs_difference"] = largest("sharing_abs")
+    out["sharing_signed_difference"] = largest("sharing_signed")
     out["alignment_difference"] = largest("alignment_path_initial")
     out["iterations"] = runs["step"]["iterations"]
     return out
@@ -803,7 +804,7 @@ def cached_validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_
 
     phases = node_phases(node_every, n_iterations, check_schedule(n_iterations, n_snapshots))
     parameters = dict(env=_environment_key(env), schedule=schedule, seed=seed, node_every=[list(p) for p in phases],
-                      n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows, version=1)
+                      n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows, version=2)
     return results.cached("epntk_validation", parameters, lambda: validation_runs(
         env, schedule, seed, phases, n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points,
         n_rows=n_rows))

@@ -494,6 +494,7 @@ def plot_epntk_convergence(panels: dict, axes=None):
             style = "--" if "test" in label else "-"
             ax.loglog(rates, errors, "o", color=color, ls=style, label=label)
             ax.loglog(rates, errors[-1] * np.asarray(rates) / rates[-1], color="0.6", ls=":", lw=1)
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
         ax.set_xlabel(r"learning rate $\eta$ ($\eta \times$ steps fixed)")
         ax.set_title(title, fontsize=10)
     np.ravel(axes)[0].set_ylabel("relative error of y(t) - y(0)")
@@ -579,7 +580,7 @@ def plot_task_similarity_matrices(panels: dict, task_labels, ncols: int = 3, axe
     """Task x task similarity matrices (centered cosine), one panel each: title -> (G, G)."""
     nrows = -(-len(panels) // ncols)
     if axes is None:
-        _, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.2 * nrows), squeeze=False)
+        _, axes = plt.subplots(nrows, ncols, figsize=(3.5 * ncols, 3.4 * nrows), squeeze=False, layout="constrained")
     for ax, (title, matrix) in zip(np.ravel(axes), panels.items()):
         image = ax.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
         ax.set_xticks(range(len(task_labels)), task_labels, fontsize=6, rotation=90)
