@@ -544,8 +544,7 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
     return observe
 
 
-@partial(jax.jit, static_argnames=("net", "n_train", "n_vector_iterations"))
-def kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data, entk_initial: jax.Array,
+def _kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data, entk_initial: jax.Array,
                          path_final: jax.Array, n_train: int, n_vector_iterations: int = 8) -> dict[str, jax.Array]:
     """eNTK(t) at every recorded snapshot, recomputed from its weights (one at a time), against
     eNTK(0) and the final ePNTK, per index set: alignments (with -P, the direction P = -lr sum
@@ -575,6 +574,17 @@ def kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data,
     return jax.lax.scan(one, warm, snapshot_params)[1]
 
 
+kernel_over_training = partial(jax.jit, static_argnames=("net", "n_train", "n_vector_iterations"))(_kernel_over_training)
+
+
+@partial(jax.jit, static_argnames=("net", "n_train", "n_vector_iterations"))
+def kernel_over_training_batched(net: MultitaskNet, snapshot_params: Params, data: Data, entk_initial: jax.Array,
+                                 path_final: jax.Array, n_train: int, n_vector_iterations: int = 8):
+    """:func:`kernel_over_training` vmapped over a leading network axis of every argument."""
+    one = lambda p, d, e, f: _kernel_over_training(net, p, d, e, f, n_train, n_vector_iterations)
+    return jax.vmap(one)(snapshot_params, data, entk_initial, path_final)
+
+
 def pair_kernel_data(env: TaskEnvironment, seeds, n_train: int = 500, n_test: int = 500, split: str = "iid",
                      n_rows: int | None = None) -> dict[str, np.ndarray]:
     """Per pair (P, ...): the single-task data of :func:`lib.experiments.pair_datasets` with the
@@ -601,8 +611,11 @@ def pair_kernel_data(env: TaskEnvironment, seeds, n_train: int = 500, n_test: in
     return out
 
 
-def _initial(net, params, data):
-    return entk(net, params, data["x_eval"], data["x_train"], data["y_train"]), net.apply(params, data["x_eval"])
+@partial(jax.jit, static_argnames=("net",))
+def _initial(net: MultitaskNet, params: Params, data: Data):
+    """(eNTK(0) (B, K, N, M), outputs at iteration 0 (B, N, K)) of a batch of networks."""
+    one = lambda p, d: (entk(net, p, d["x_eval"], d["x_train"], d["y_train"]), net.apply(p, d["x_eval"]))
+    return jax.vmap(one)(params, data)
 
 
 def run_kernel_dynamics(
@@ -622,11 +635,11 @@ def run_kernel_dynamics(
     statistics: bool = True,
     keep_final_path: bool = False,
     learning_rate_scale: float = 1.0,
+    max_batch: int | None = None,
     progress: bool = True,
 ) -> dict[str, np.ndarray]:
     """Single-task training of standard/large pairs (as :func:`lib.experiments.run_pairs`) with
-    the streamed ePNTK, one network at a time (memory O(K N M) whatever the number of pairs;
-    on a 2-core CPU, vmapping the networks was not faster).
+    the streamed ePNTK, the networks vmapped in batches (memory O(batch x K x N x M)).
 
     Args:
         env, schedule, seeds, n_iterations, n_hidden, n_train, n_test, split: as ``run_pairs``.
@@ -639,6 +652,7 @@ def run_kernel_dynamics(
             False: only the losses, reconstruction, sharing and path alignment (checks).
         keep_final_path: also return the final ePNTK ``path_final`` (P, 2, K, N, M) (checks only).
         learning_rate_scale: multiplies the schedule's learning rates (convergence studies).
+        max_batch: networks vmapped together (None: all 2 x pairs; fewer: less memory).
 
     Returns:
         numpy arrays with leading axes (pairs, 2 inits): per snapshot (S after the two axes)
@@ -646,9 +660,8 @@ def run_kernel_dynamics(
         :func:`kernel_over_training`; ``profiles/<kernel>/<side>/<index set>`` the
         :func:`task_profiles` of the final ePNTK (``path_final``) and of eNTK(0)
         (``entk_initial``); ``hidden_final``, ``hidden_initial`` (2 index sets, G, H) task-mean
-        hidden activity;
-        ``sharing_pattern_fraction`` (2, C) share of (row, training pattern) pairs per category;
-        and ``iterations`` (S,), ``node_every``.
+        hidden activity; ``sharing_pattern_fraction`` (2, C) share of (row, training pattern)
+        pairs per category; and ``iterations`` (S,), ``node_phases``.
     """
     seeds = check_seeds("seeds", seeds)
     sched = get_schedule(schedule)
@@ -659,6 +672,8 @@ def run_kernel_dynamics(
     check_positive_float("learning_rate_scale", learning_rate_scale)
     if n_rows is not None:
         check_int("n_rows", n_rows, minimum=2)
+    n_networks = 2 * len(seeds)
+    max_batch = n_networks if max_batch is None else check_int("max_batch", max_batch, minimum=1)
     params = pair_initial_params(net, seeds)
     pair_data = pair_kernel_data(env, seeds, n_train, n_test, split, n_rows)
     n_train_rows = int(pair_data.pop("n_train_rows"))
@@ -669,39 +684,44 @@ def run_kernel_dynamics(
             raise ValueError(f"n_rows: the task statistics need every task among the kernel rows of each index set; "
                              f"(pair, index set) {empty} lack one: use more rows")
     observe = observe_kernel_dynamics(net, n_train_rows, len(SHARING_CATEGORIES), statistics)
+    rates = np.array([sched.learning_rate(init) * learning_rate_scale for _ in seeds for init in INITS], np.float32)
+    sets = dict(zip(INDEX_SETS, (slice(0, n_train_rows), slice(n_train_rows, None))))
     records = []
-    jobs = [(p, i) for p in range(len(seeds)) for i in range(len(INITS))]
-    for p, i in tqdm(jobs, desc=f"ePNTK {schedule}, {len(seeds)} pairs", disable=not progress):
-        data = {k: jnp.asarray(v[p], jnp.float32 if v.dtype.kind == "f" else v.dtype) for k, v in pair_data.items()}
-        weights = jax.tree.map(lambda a: a[2 * p + i], params)
+    for start in range(0, n_networks, max_batch):
+        batch = np.arange(start, min(start + max_batch, n_networks))  # networks: pair = index // 2, init = index % 2
+        data = {k: jnp.asarray(v[batch // 2], jnp.float32 if v.dtype.kind == "f" else v.dtype)
+                for k, v in pair_data.items()}
+        weights = jax.tree.map(lambda a: a[batch], params)
         entk_initial, y0 = _initial(net, weights, data)
         data |= {"entk_initial": entk_initial, "y0_eval": y0}
         keep = (n_snapshots - 1,) if statistics or keep_final_path else ()
-        final, snaps, paths = stream_epntk(net, weights, data, sched.learning_rate(INITS[i]) * learning_rate_scale,
-                                           n_iterations, n_snapshots, node_every, path_kernel, n_points, observe,
-                                           keep_paths=keep)
+        final, snaps, paths = stream_epntk(
+            net, weights, data, rates[batch], n_iterations, n_snapshots, node_every, path_kernel, n_points, observe,
+            keep_paths=keep, batched=True,
+            progress=f"ePNTK {schedule}, networks {batch[0] + 1}-{batch[-1] + 1} of {n_networks}" if progress else None)
         snapshot_params = snaps.pop("params", None)
         record = {k: np.asarray(v) for k, v in snaps.items()}
-        masks = np.asarray(pair_data["sharing"][p])
+        categories = np.asarray(pair_data["sharing"][batch // 2])  # (B, N, M)
         record["sharing_pattern_fraction"] = np.stack([
-            np.bincount(masks[rows].ravel(), minlength=len(SHARING_CATEGORIES)) / masks[rows].size
-            for rows in (slice(0, n_train_rows), slice(n_train_rows, None))])
+            np.stack([np.bincount(c[rows].ravel(), minlength=len(SHARING_CATEGORIES)) / c[rows].size
+                      for rows in sets.values()]) for c in categories])
         if statistics:
-            path_final = jnp.asarray(paths[0])
-            record |= {k: np.asarray(v) for k, v in kernel_over_training(
+            path_final = jnp.asarray(paths[:, 0])
+            record |= {k: np.asarray(v) for k, v in kernel_over_training_batched(
                 net, snapshot_params, data, entk_initial, path_final, n_train_rows).items()}
-            sets = dict(zip(INDEX_SETS, (slice(0, n_train_rows), slice(n_train_rows, None))))
             for name, kernel in (("path_final", path_final), ("entk_initial", entk_initial)):
                 for s, (set_name, rows) in enumerate(sets.items()):
-                    profiles = task_profiles(kernel[:, rows], data["row_average"][s][:, rows], data["column_average"])
+                    profiles = jax.vmap(task_profiles)(kernel[:, :, rows], data["row_average"][:, s][:, :, rows],
+                                                       data["column_average"])
                     for side in PROFILE_SIDES:
                         record[f"profiles/{name}/{side}/{set_name}"] = np.asarray(profiles[side], np.float32)
             for name, w in (("final", final), ("initial", weights)):
-                record[f"hidden_{name}"] = np.asarray(data["row_average"] @ net.hidden(w, data["x_eval"]))
+                hidden = jax.vmap(net.hidden)(w, data["x_eval"])  # (B, N, H)
+                record[f"hidden_{name}"] = np.asarray(jnp.einsum("bsgn,bnh->bsgh", data["row_average"], hidden))
         if keep_final_path:
-            record["path_final"] = paths[0]
+            record["path_final"] = paths[:, 0]
         records.append(record)
-    out = {k: by_pair(np.stack([r[k] for r in records]), len(seeds)) for k in records[0]}
+    out = {k: by_pair(np.concatenate([r[k] for r in records]), len(seeds)) for k in records[0]}
     out["iterations"] = np.linspace(0, n_iterations, n_snapshots).round().astype(int)
     out["node_phases"] = np.asarray(node_phases(node_every, n_iterations, n_iterations // (n_snapshots - 1)))
     return out
