@@ -84,7 +84,7 @@ def _along(params: Params, step: Params, u) -> Params:
     return jax.tree.map(lambda w, d: w + u * d, params, step)
 
 
-def step_entk_jacobian(model: Model, params: Params, x_eval, x_train, y_train, learning_rate, n_points: int = 4,
+def step_entk_jacobian(model: Model, params: Params, x_eval, x_train, y_train, learning_rate, n_points: int = 8,
                        reduction: str = "sum") -> jax.Array:
     """(K, N, M) step-integrated eNTK of any model, by Jacobian contraction (reference for
     :func:`step_entk_structured`); see :func:`step_entk`."""
@@ -100,7 +100,7 @@ def step_entk_jacobian(model: Model, params: Params, x_eval, x_train, y_train, l
 
 
 def step_entk_structured(net: MultitaskNet, params: Params, x_eval, x_train, y_train, learning_rate,
-                         n_points: int = 4, reduction: str = "sum") -> jax.Array:
+                         n_points: int = 8, reduction: str = "sum") -> jax.Array:
     """(K, N, M) step-integrated eNTK of the multitask network without the Jacobian.
 
     With theta_u = theta + u * dtheta along the gradient step dtheta = -lr dL/dtheta, the row
@@ -140,15 +140,15 @@ def step_entk_structured(net: MultitaskNet, params: Params, x_eval, x_train, y_t
 
 
 @partial(jax.jit, static_argnames=("model", "n_points", "reduction"))
-def step_entk(model: Model, params: Params, x_eval, x_train, y_train, learning_rate, n_points: int = 4,
+def step_entk(model: Model, params: Params, x_eval, x_train, y_train, learning_rate, n_points: int = 8,
               reduction: str = "sum") -> jax.Array:
     """(K, N_eval, M_train) step-integrated eNTK: the eNTK of one *discrete* gradient step,
 
         K_step[k, n, m] = int_0^1 dy_k(x_n; theta + u dtheta)/dtheta du . dL_m(theta)/dtheta,
 
-    with dtheta = -lr dL/dtheta (Gauss-Legendre in u). ``-lr * K_step.sum(axis=2).T`` is the
-    step's change of the outputs up to the quadrature error in u (the eNTK, :func:`lib.kernels.entk`,
-    is its u = 0 value, exact only to O(lr^2))."""
+    with dtheta = -lr dL/dtheta (``n_points`` Gauss-Legendre points in u). ``-lr *
+    K_step.sum(axis=2).T`` is the step's change of the outputs up to that quadrature's error;
+    the eNTK (:func:`lib.kernels.entk`) is the integrand at u = 0 and predicts it to O(lr^2)."""
     if isinstance(model, MultitaskNet):
         return step_entk_structured(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction)
     return step_entk_jacobian(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction)
@@ -434,9 +434,22 @@ def leading_right_vectors(kernel: jax.Array, n_iterations: int = 30, block: int 
                               n_iterations)[0]
 
 
-def task_profiles(rows_average: jax.Array, kernel: jax.Array) -> jax.Array:
-    """(G, K * M): each group's mean kernel row, ``rows_average`` (G, N) @ kernel rows (K, N, M)."""
-    return jnp.einsum("gn,knm->gkm", rows_average, kernel).reshape(rows_average.shape[0], -1)
+PROFILE_SIDES = ("rows", "columns")
+
+
+def task_profiles(kernel: jax.Array, row_average: jax.Array, column_average: jax.Array) -> dict[str, jax.Array]:
+    """Each task's mean kernel row and mean kernel column, flattened: ``"rows"`` (G, K * M),
+    how learning on every training pattern moved the outputs of the task's (evaluated)
+    patterns; ``"columns"`` (G, K * N), how learning on the task's training patterns moved
+    every output of every evaluated pattern (the side of the paper's loadings).
+
+    Args:
+        kernel: (K, N, M) rows of one index set x training patterns.
+        row_average: (G, N) and column_average (G, M): task-averaging matrices.
+    """
+    g = row_average.shape[0]
+    return {"rows": jnp.einsum("gn,knm->gkm", row_average, kernel).reshape(g, -1),
+            "columns": jnp.einsum("gm,knm->gkn", column_average, kernel).reshape(g, -1)}
 
 
 def centered_cosine_similarity(features):
@@ -491,12 +504,14 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
     change, sum_{n,k} C_c[n,k] dy[n,k] / sum dy^2 (sums to 1); ``sharing_abs`` (C,) its share
     of ``sum |C_c|``; ``alignment_path_initial`` (K,) alignment of -P(t) with eNTK(0) (1 while the
     t=0 kernel describes everything learned so far: P = -lr t eNTK(0)); and, if
-    ``statistics``, ``kernel_similarity`` and ``hidden_similarity`` (G, G) over tasks and the
-    weights ``params``. Plus ``loss_train`` and ``loss_test``.
+    ``statistics``, the task x task similarities (G, G) ``kernel_similarity_rows``,
+    ``kernel_similarity_columns`` of P(t) (:func:`task_profiles`) and ``hidden_similarity`` of
+    the task-mean hidden activity, and the weights ``params``. Plus ``loss_train``, ``loss_test``.
 
     ``data`` must hold ``y_eval`` (targets of the rows), ``y0_eval`` (outputs at iteration 0),
-    ``sharing`` (N, M) int categories, ``entk_initial`` (K, N, M) and ``task_average``
-    (2, G, N) (one averaging matrix per index set).
+    ``sharing`` (N, M) int categories, ``entk_initial`` (K, N, M), ``row_average`` (2, G, N)
+    (one task-averaging matrix per index set, zero on the other set's rows) and
+    ``column_average`` (G, M).
     """
     sets = (slice(0, n_train), slice(n_train, None))
 
@@ -519,17 +534,17 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
         if statistics:
             out["params"] = params
             hidden = net.hidden(params, data["x_eval"])
-            for i, entry in enumerate(per_set):
-                average = data["task_average"][i]
-                entry["kernel_similarity"] = centered_cosine_similarity(task_profiles(average, path))
+            for rows, average, entry in zip(sets, data["row_average"], per_set):
+                profiles = task_profiles(path[:, rows], average[:, rows], data["column_average"])
+                for side in PROFILE_SIDES:
+                    entry[f"kernel_similarity_{side}"] = centered_cosine_similarity(profiles[side])
                 entry["hidden_similarity"] = centered_cosine_similarity(average @ hidden)
         return out | {k: jnp.stack([e[k] for e in per_set]) for k in per_set[0]}
 
     return observe
 
 
-@partial(jax.jit, static_argnames=("net", "n_train", "n_vector_iterations"))
-def kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data, entk_initial: jax.Array,
+def _kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data, entk_initial: jax.Array,
                          path_final: jax.Array, n_train: int, n_vector_iterations: int = 8) -> dict[str, jax.Array]:
     """eNTK(t) at every recorded snapshot, recomputed from its weights (one at a time), against
     eNTK(0) and the final ePNTK, per index set: alignments (with -P, the direction P = -lr sum
@@ -559,30 +574,48 @@ def kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data,
     return jax.lax.scan(one, warm, snapshot_params)[1]
 
 
+kernel_over_training = partial(jax.jit, static_argnames=("net", "n_train", "n_vector_iterations"))(_kernel_over_training)
+
+
+@partial(jax.jit, static_argnames=("net", "n_train", "n_vector_iterations"))
+def kernel_over_training_batched(net: MultitaskNet, snapshot_params: Params, data: Data, entk_initial: jax.Array,
+                                 path_final: jax.Array, n_train: int, n_vector_iterations: int = 8):
+    """:func:`kernel_over_training` vmapped over a leading network axis of every argument."""
+    one = lambda p, d, e, f: _kernel_over_training(net, p, d, e, f, n_train, n_vector_iterations)
+    return jax.vmap(one)(snapshot_params, data, entk_initial, path_final)
+
+
 def pair_kernel_data(env: TaskEnvironment, seeds, n_train: int = 500, n_test: int = 500, split: str = "iid",
                      n_rows: int | None = None) -> dict[str, np.ndarray]:
     """Per pair (P, ...): the single-task data of :func:`lib.experiments.pair_datasets` with the
     kernel rows ``x_eval`` = training inputs then test inputs (optionally only the first
     ``n_rows // 2`` of each, for cheap checks), their targets ``y_eval``, ``n_train_rows``,
-    the ``sharing`` categories (P, N, M) and the per-index-set task ``task_average`` (P, 2, G, N)."""
+    the ``sharing`` categories (P, N, M), the per-index-set task averages ``row_average``
+    (P, 2, G, N) and the training patterns' ``column_average`` (P, G, M)."""
     arrays = pair_data_arrays(pair_datasets(env, seeds, "single", n_train, n_test, split))
     take = (n_train, n_test) if n_rows is None else (min(n_rows // 2, n_train), min(n_rows - n_rows // 2, n_test))
     task_of = lambda tasks: np.asarray(tasks).argmax(axis=-1)
     out = {"x_train": arrays["x_train"], "y_train": arrays["y_train"],
            "x_eval": np.concatenate([arrays["x_train"][:, :take[0]], arrays["x_test"][:, :take[1]]], axis=1),
            "y_eval": np.concatenate([arrays["y_train"][:, :take[0]], arrays["y_test"][:, :take[1]]], axis=1)}
-    sharing, average = [], []
+    sharing, rows_average, columns_average = [], [], []
     for p in range(len(arrays["x_train"])):
         rows = np.concatenate([task_of(arrays["tasks_train"][p, :take[0]]), task_of(arrays["tasks_test"][p, :take[1]])])
-        sharing.append(sharing_category(env, rows, task_of(arrays["tasks_train"][p])))
-        average.append(np.stack([group_average(rows[:take[0]], env.n_tasks, len(rows), 0),
-                                 group_average(rows[take[0]:], env.n_tasks, len(rows), take[0])]))
-    out |= {"sharing": np.stack(sharing), "task_average": np.stack(average), "n_train_rows": np.asarray(take[0])}
+        columns = task_of(arrays["tasks_train"][p])
+        sharing.append(sharing_category(env, rows, columns))
+        rows_average.append(np.stack([group_average(rows[:take[0]], env.n_tasks, len(rows), 0),
+                                      group_average(rows[take[0]:], env.n_tasks, len(rows), take[0])]))
+        columns_average.append(group_average(columns, env.n_tasks, len(columns), 0))
+    out |= {"sharing": np.stack(sharing), "row_average": np.stack(rows_average),
+            "column_average": np.stack(columns_average), "n_train_rows": np.asarray(take[0])}
     return out
 
 
-def _initial(net, params, data):
-    return entk(net, params, data["x_eval"], data["x_train"], data["y_train"]), net.apply(params, data["x_eval"])
+@partial(jax.jit, static_argnames=("net",))
+def _initial(net: MultitaskNet, params: Params, data: Data):
+    """(eNTK(0) (B, K, N, M), outputs at iteration 0 (B, N, K)) of a batch of networks."""
+    one = lambda p, d: (entk(net, p, d["x_eval"], d["x_train"], d["y_train"]), net.apply(p, d["x_eval"]))
+    return jax.vmap(one)(params, data)
 
 
 def run_kernel_dynamics(
@@ -602,11 +635,11 @@ def run_kernel_dynamics(
     statistics: bool = True,
     keep_final_path: bool = False,
     learning_rate_scale: float = 1.0,
+    max_batch: int | None = None,
     progress: bool = True,
 ) -> dict[str, np.ndarray]:
     """Single-task training of standard/large pairs (as :func:`lib.experiments.run_pairs`) with
-    the streamed ePNTK, one network at a time (memory O(K N M) whatever the number of pairs;
-    on a 2-core CPU, vmapping the networks was not faster).
+    the streamed ePNTK, the networks vmapped in batches (memory O(batch x K x N x M)).
 
     Args:
         env, schedule, seeds, n_iterations, n_hidden, n_train, n_test, split: as ``run_pairs``.
@@ -619,15 +652,16 @@ def run_kernel_dynamics(
             False: only the losses, reconstruction, sharing and path alignment (checks).
         keep_final_path: also return the final ePNTK ``path_final`` (P, 2, K, N, M) (checks only).
         learning_rate_scale: multiplies the schedule's learning rates (convergence studies).
+        max_batch: networks vmapped together (None: all 2 x pairs; fewer: less memory).
 
     Returns:
         numpy arrays with leading axes (pairs, 2 inits): per snapshot (S after the two axes)
         the entries of :func:`observe_kernel_dynamics` (except the weights) and of
-        :func:`kernel_over_training`; ``profiles_path_final``, ``profiles_entk_initial``
-        (2 index sets, G, K * M) task-mean kernel rows of the final ePNTK and of eNTK(0);
-        ``hidden_final``, ``hidden_initial`` (2, G, H) task-mean hidden activity;
-        ``sharing_pattern_fraction`` (2, C) share of (row, training pattern) pairs per category;
-        and ``iterations`` (S,), ``node_every``.
+        :func:`kernel_over_training`; ``profiles/<kernel>/<side>/<index set>`` the
+        :func:`task_profiles` of the final ePNTK (``path_final``) and of eNTK(0)
+        (``entk_initial``); ``hidden_final``, ``hidden_initial`` (2 index sets, G, H) task-mean
+        hidden activity; ``sharing_pattern_fraction`` (2, C) share of (row, training pattern)
+        pairs per category; and ``iterations`` (S,), ``node_phases``.
     """
     seeds = check_seeds("seeds", seeds)
     sched = get_schedule(schedule)
@@ -638,46 +672,56 @@ def run_kernel_dynamics(
     check_positive_float("learning_rate_scale", learning_rate_scale)
     if n_rows is not None:
         check_int("n_rows", n_rows, minimum=2)
+    n_networks = 2 * len(seeds)
+    max_batch = n_networks if max_batch is None else check_int("max_batch", max_batch, minimum=1)
     params = pair_initial_params(net, seeds)
     pair_data = pair_kernel_data(env, seeds, n_train, n_test, split, n_rows)
     n_train_rows = int(pair_data.pop("n_train_rows"))
     if statistics:
         empty = [(p, i) for p in range(len(seeds)) for i in range(2)
-                 if (pair_data["task_average"][p, i].sum(axis=1) == 0).any()]
+                 if (pair_data["row_average"][p, i].sum(axis=1) == 0).any()]
         if empty:
             raise ValueError(f"n_rows: the task statistics need every task among the kernel rows of each index set; "
                              f"(pair, index set) {empty} lack one: use more rows")
     observe = observe_kernel_dynamics(net, n_train_rows, len(SHARING_CATEGORIES), statistics)
+    rates = np.array([sched.learning_rate(init) * learning_rate_scale for _ in seeds for init in INITS], np.float32)
+    sets = dict(zip(INDEX_SETS, (slice(0, n_train_rows), slice(n_train_rows, None))))
     records = []
-    jobs = [(p, i) for p in range(len(seeds)) for i in range(len(INITS))]
-    for p, i in tqdm(jobs, desc=f"ePNTK {schedule}, {len(seeds)} pairs", disable=not progress):
-        data = {k: jnp.asarray(v[p], jnp.float32 if v.dtype.kind == "f" else v.dtype) for k, v in pair_data.items()}
-        weights = jax.tree.map(lambda a: a[2 * p + i], params)
+    for start in range(0, n_networks, max_batch):
+        batch = np.arange(start, min(start + max_batch, n_networks))  # networks: pair = index // 2, init = index % 2
+        data = {k: jnp.asarray(v[batch // 2], jnp.float32 if v.dtype.kind == "f" else v.dtype)
+                for k, v in pair_data.items()}
+        weights = jax.tree.map(lambda a: a[batch], params)
         entk_initial, y0 = _initial(net, weights, data)
         data |= {"entk_initial": entk_initial, "y0_eval": y0}
         keep = (n_snapshots - 1,) if statistics or keep_final_path else ()
-        final, snaps, paths = stream_epntk(net, weights, data, sched.learning_rate(INITS[i]) * learning_rate_scale,
-                                           n_iterations, n_snapshots, node_every, path_kernel, n_points, observe,
-                                           keep_paths=keep)
+        final, snaps, paths = stream_epntk(
+            net, weights, data, rates[batch], n_iterations, n_snapshots, node_every, path_kernel, n_points, observe,
+            keep_paths=keep, batched=True,
+            progress=f"ePNTK {schedule}, networks {batch[0] + 1}-{batch[-1] + 1} of {n_networks}" if progress else None)
         snapshot_params = snaps.pop("params", None)
         record = {k: np.asarray(v) for k, v in snaps.items()}
-        masks = np.asarray(pair_data["sharing"][p])
+        categories = np.asarray(pair_data["sharing"][batch // 2])  # (B, N, M)
         record["sharing_pattern_fraction"] = np.stack([
-            np.bincount(masks[rows].ravel(), minlength=len(SHARING_CATEGORIES)) / masks[rows].size
-            for rows in (slice(0, n_train_rows), slice(n_train_rows, None))])
+            np.stack([np.bincount(c[rows].ravel(), minlength=len(SHARING_CATEGORIES)) / c[rows].size
+                      for rows in sets.values()]) for c in categories])
         if statistics:
-            path_final = jnp.asarray(paths[0])
-            record |= {k: np.asarray(v) for k, v in kernel_over_training(
+            path_final = jnp.asarray(paths[:, 0])
+            record |= {k: np.asarray(v) for k, v in kernel_over_training_batched(
                 net, snapshot_params, data, entk_initial, path_final, n_train_rows).items()}
-            average = data["task_average"]
             for name, kernel in (("path_final", path_final), ("entk_initial", entk_initial)):
-                record[f"profiles_{name}"] = np.stack([np.asarray(task_profiles(a, kernel)) for a in average])
+                for s, (set_name, rows) in enumerate(sets.items()):
+                    profiles = jax.vmap(task_profiles)(kernel[:, :, rows], data["row_average"][:, s][:, :, rows],
+                                                       data["column_average"])
+                    for side in PROFILE_SIDES:
+                        record[f"profiles/{name}/{side}/{set_name}"] = np.asarray(profiles[side], np.float32)
             for name, w in (("final", final), ("initial", weights)):
-                record[f"hidden_{name}"] = np.asarray(average @ net.hidden(w, data["x_eval"]))
+                hidden = jax.vmap(net.hidden)(w, data["x_eval"])  # (B, N, H)
+                record[f"hidden_{name}"] = np.asarray(jnp.einsum("bsgn,bnh->bsgh", data["row_average"], hidden))
         if keep_final_path:
-            record["path_final"] = paths[0]
+            record["path_final"] = paths[:, 0]
         records.append(record)
-    out = {k: by_pair(np.stack([r[k] for r in records]), len(seeds)) for k in records[0]}
+    out = {k: by_pair(np.concatenate([r[k] for r in records]), len(seeds)) for k in records[0]}
     out["iterations"] = np.linspace(0, n_iterations, n_snapshots).round().astype(int)
     out["node_phases"] = np.asarray(node_phases(node_every, n_iterations, n_iterations // (n_snapshots - 1)))
     return out
@@ -695,9 +739,9 @@ def validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, 
     Returns (S snapshots): ``reconstruction_error/<run>`` (2 inits, S, 2 index sets);
     ``path_difference/<run>`` (2,) ``|P_run - P_step| / |P_step|`` at the end (Frobenius over
     outputs, rows and columns) for ``euler`` and ``step_quadrature``; for the quadrature,
-    ``sharing_difference`` and ``alignment_difference`` (2,): the largest absolute
-    difference over snapshots, index sets and categories/outputs of ``sharing_signed`` and
-    ``alignment_path_initial``; and ``iterations``. ``run_options`` go to :func:`run_kernel_dynamics`.
+    ``sharing_abs_difference``, ``sharing_signed_difference`` and ``alignment_difference``
+    (2,): the largest absolute difference over snapshots, index sets and categories/outputs
+    of ``sharing_abs``, ``sharing_signed`` and ``alignment_path_initial``; and ``iterations``. ``run_options`` go to :func:`run_kernel_dynamics`.
     """
     common = dict(n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows,
                   statistics=False, keep_final_path=True, progress=False, **run_options)
@@ -711,7 +755,8 @@ def validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, 
     for name in ("euler", "step_quadrature"):
         out[f"path_difference/{name}"] = norm(first(name, "path_final") - first("step", "path_final")) / norm(
             first("step", "path_final"))
-    out["sharing_difference"] = largest("sharing_signed")
+    out["sharing_abs_difference"] = largest("sharing_abs")
+    out["sharing_signed_difference"] = largest("sharing_signed")
     out["alignment_difference"] = largest("alignment_path_initial")
     out["iterations"] = runs["step"]["iterations"]
     return out
@@ -779,7 +824,7 @@ def cached_validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_
 
     phases = node_phases(node_every, n_iterations, check_schedule(n_iterations, n_snapshots))
     parameters = dict(env=_environment_key(env), schedule=schedule, seed=seed, node_every=[list(p) for p in phases],
-                      n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows, version=1)
+                      n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows, version=2)
     return results.cached("epntk_validation", parameters, lambda: validation_runs(
         env, schedule, seed, phases, n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points,
         n_rows=n_rows))

@@ -147,6 +147,14 @@ def test_leading_right_vectors_match_the_svd():
         assert float(vectors[k].sum()) >= 0
 
 
+def test_task_profiles_average_kernel_rows_and_columns():
+    kernel = jnp.asarray(np.random.default_rng(1).normal(size=(2, 4, 5)))
+    rows, columns = np.array([0, 1, 1, 0]), np.array([1, 0, 1, 1, 0])
+    profiles = kd.task_profiles(kernel, kd.group_average(rows, 2, 4, 0), kd.group_average(columns, 2, 5, 0))
+    np.testing.assert_allclose(profiles["rows"][1], kernel[:, [1, 2]].mean(axis=1).ravel())
+    np.testing.assert_allclose(profiles["columns"][0], kernel[:, :, [1, 4]].mean(axis=2).ravel())
+
+
 def test_alignment_and_similarity():
     a = jax.random.normal(jax.random.PRNGKey(0), (3, 5, 4))
     np.testing.assert_allclose(kd.alignment(a, 2.0 * a), 1.0)
@@ -169,8 +177,10 @@ def test_multitask_run_records_consistent_statistics_and_is_deterministic():
     np.testing.assert_allclose(out["alignment_initial"][:, :, 0], 1.0, rtol=1e-5)
     np.testing.assert_allclose(out["overlap_initial"][:, :, 0], 1.0, rtol=1e-4)
     assert np.isnan(out["alignment_path_initial"][:, :, 0]).all()  # P(0) = 0
-    assert out["kernel_similarity"].shape == (1, 2, 5, 2, 12, 12)
-    assert out["profiles_path_final"].shape == (1, 2, 2, 12, 9 * 60)
+    assert out["kernel_similarity_columns"].shape == (1, 2, 5, 2, 12, 12)
+    assert out["profiles/path_final/rows/authors"].shape == (1, 2, 12, 9 * 60)
+    assert out["profiles/entk_initial/columns/principled"].shape == (1, 2, 12, 9 * 60)
+    np.testing.assert_allclose(np.diagonal(out["hidden_similarity"], axis1=-2, axis2=-1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(out["sharing_pattern_fraction"].sum(axis=-1), 1.0)
     again = kd.run_kernel_dynamics(ENV, "LR", [0], **options)
     for key in out:
@@ -202,3 +212,20 @@ def test_bad_arguments_stop_with_a_message_naming_them(bad, match):
     arguments = dict(learning_rate=0.05, n_iterations=60, n_snapshots=4) | bad
     with pytest.raises(ValueError, match=match):
         kd.stream_epntk(net, params, data, **arguments)
+
+
+def test_analysis_helpers():
+    from lib import kernel_analysis as ka
+
+    iterations = np.array([0, 10, 20, 30])
+    curves = np.array([[1.0, 0.9, 0.4, 0.2], [1.0, 0.8, 0.7, 0.6]])
+    np.testing.assert_array_equal(ka.first_below(iterations, curves, 0.5), [20, np.nan])
+    features = np.random.default_rng(0).normal(size=(12, 30))
+    similarity = kd.centered_cosine_similarity(features)
+    assert ka.rsa(similarity, similarity) == pytest.approx(1.0)
+    assert ka.rsa(similarity, -similarity) == pytest.approx(-1.0)
+    assert np.isnan(ka.rsa(similarity, np.ones((12, 12))))
+    grouped = np.repeat(np.eye(3), 4, axis=0) + 0.01 * features[:, :3]
+    assert ka.cluster_agreement(grouped, 5 * grouped + 1, 3) == pytest.approx(1.0)
+    mean, low, high = ka.paired_interval(np.array([1.0, 2.0, 3.0]))
+    assert mean == 2.0 and low < 2.0 < high
