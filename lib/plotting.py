@@ -192,7 +192,7 @@ def plot_singular_vector_differences(panels: dict, axes=None, column_labels: dic
     """Fig 11: heat maps of ``| |V_target| - |V_kernel| |`` (rows: entry, columns: kernel singular
     vector); ``column_labels[title]`` names the columns (e.g. the target mode each vector is matched to)."""
     if axes is None:
-        _, axes = plt.subplots(2, 2, figsize=(8, 7), gridspec_kw={"hspace": 0.45})
+        _, axes = plt.subplots(2, 2, figsize=(8, 7), constrained_layout=True)
     vmax = max(float(np.max(v)) for v in panels.values())
     for ax, (title, diff) in zip(np.ravel(axes), panels.items()):
         image = ax.imshow(diff, cmap="magma_r", vmin=0, vmax=vmax)
@@ -200,7 +200,7 @@ def plot_singular_vector_differences(panels: dict, axes=None, column_labels: dic
         names = (column_labels or {}).get(title, [str(k + 1) for k in range(diff.shape[1])])
         ax.set_xticks(range(diff.shape[1]), names)
         ax.set_yticks(range(diff.shape[0]), [str(k + 1) for k in range(diff.shape[0])])
-        ax.set_xlabel("kernel singular vector → matched target mode")
+        ax.set_xlabel("kernel vector → matched mode")
         ax.set_ylabel("entry")
         for (i, j), value in np.ndenumerate(diff):
             ax.text(j, i, f"{value:.2f}", ha="center", va="center",

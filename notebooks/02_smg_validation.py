@@ -355,7 +355,9 @@ summary.record("02_smg_validation", run_parameters, [
                 verdict=summary.verdict_of(primary_monotone), control="half-times of the mode strengths",
                 evidence=E("tab-smg-switches", "switch table")),
     summary.row("SMG Fig 4: secondary settles on mode 3 when the primary settles on mode 2 (iterations)",
-                "switches tied to the primary's", f"{secondary_switch[2]:.0f} vs {primary_switch[1]:.0f}",
+                "switches tied to the primary's",
+                f"{'never' if np.isnan(secondary_switch[2]) else f'{secondary_switch[2]:.0f}'} vs {primary_switch[1]:.0f} "
+                f"(secondary leaves mode 2 at {secondary_leaves_2:.0f})",
                 secondary_tied, "within 10% of the primary's switch", claim="smg-secondary",
                 verdict=summary.verdict_of(secondary_tied), control="the primary's switch time",
                 evidence=E("tab-smg-switches", "switch table")),

@@ -318,8 +318,8 @@ silhouette_table
 # network {glue:text}`share_authors_epsilon_std_min`), the targets alone
 # {glue:text}`share_authors_targets_std`, the plain NTK's leading vector only
 # {glue:text}`share_authors_ntk_std`: the kernel there is the derivation's rank-one matrix,
-# and its leading vector adds nothing to the targets. At large init the exact kernel is
-# {glue:text}`limit_error_large` times its own size away from the limit, and the targets
+# and its leading vector adds nothing to the targets. At large init the exact kernel differs
+# from the limit by {glue:text}`limit_error_large` times the limit's own size, and the targets
 # explain only {glue:text}`share_authors_targets_large` of the vectors — but the output
 # error $\epsilon\odot\sigma'$, a kernel-free quantity of the untrained network, still
 # explains {glue:text}`share_authors_output_error_large`. The silhouette follows: that of the
@@ -327,7 +327,8 @@ silhouette_table
 # {glue:text}`sil_output_error_large` (large), against {glue:text}`sil_entk_authors_std` and
 # {glue:text}`sil_entk_authors_large` for the eNTK, and over all networks the two correlate
 # with $r =$ {glue:text}`sil_r_output_error`. The row-side (left) vectors, a different object
-# (which patterns' outputs move together), follow the plain NTK instead.
+# (which patterns' outputs move together), resemble the plain NTK's instead: both are
+# organized by task (table below).
 #
 # ### How much of the loadings does each factor explain?
 #
