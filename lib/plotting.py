@@ -670,9 +670,9 @@ def plot_reconstruction_errors(panels: dict, axes=None):
                 ax.plot(iterations[1:], np.asarray(values)[i, 1:], color=color, ls=style, label=f"{init} init, {label}")
         ax.set_yscale("log")
         ax.set_xlabel("iteration")
-        ax.set_title(title, fontsize=10)
-    np.ravel(axes)[0].set_ylabel(r"$|\sum_m P - (y(t) - y(0))| \,/\, |y(t) - y(0)|$")
-    np.ravel(axes)[0].legend(frameon=False, fontsize=7)
+        ax.set_ylabel(r"$|\sum_m P - (y(t) - y(0))| \,/\, |y(t) - y(0)|$")
+        ax.set_title(title)
+    np.ravel(axes)[0].legend(frameon=False)
     return axes
 
 
@@ -690,9 +690,9 @@ def plot_epntk_convergence(panels: dict, axes=None):
             ax.loglog(rates, errors[-1] * np.asarray(rates) / rates[-1], color="0.6", ls=":", lw=1)
         ax.xaxis.set_minor_formatter(plt.NullFormatter())
         ax.set_xlabel(r"learning rate $\eta$ ($\eta \times$ steps fixed)")
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title)
     np.ravel(axes)[0].set_ylabel("relative error of y(t) - y(0)")
-    np.ravel(axes)[0].legend(frameon=False, fontsize=7, title=r"grey: $\propto \eta$", title_fontsize=7)
+    np.ravel(axes)[0].legend(frameon=False, title=r"grey: $\propto \eta$")
     return axes
 
 
@@ -705,7 +705,7 @@ def plot_kernel_similarity_over_training(iterations: dict, measures: dict, thres
     schedules = list(iterations)
     if axes is None:
         _, axes = plt.subplots(len(measures), len(schedules), figsize=(5.2 * len(schedules), 2.5 * len(measures)),
-                               squeeze=False, sharey="row")
+                               squeeze=False, sharex="col", sharey="row")
     for r, (title, by_schedule) in enumerate(measures.items()):
         for c, schedule in enumerate(schedules):
             ax = axes[r, c]
@@ -713,10 +713,12 @@ def plot_kernel_similarity_over_training(iterations: dict, measures: dict, thres
                 _init_band(ax, iterations[schedule], by_schedule[schedule][:, i], color, f"{init} init")
             if threshold is not None:
                 ax.axhline(threshold, color="0.5", ls=":", lw=1)
-            ax.set_title(f"{schedule}: {title}", fontsize=9)
+            ax.set_title(schedule)
+            if c == 0:
+                ax.set_ylabel(title)
             if r == len(measures) - 1:
                 ax.set_xlabel("iteration")
-    axes[0, 0].legend(frameon=False, fontsize=8)
+    axes[0, 0].legend(frameon=False)
     return axes
 
 
@@ -728,7 +730,8 @@ def plot_sharing_over_training(iterations: dict, shares: dict, categories, patte
     schedule -> (C,)."""
     schedules = list(iterations)
     if axes is None:
-        _, axes = plt.subplots(2, len(schedules), figsize=(5.2 * len(schedules), 5.6), squeeze=False, sharey=True)
+        _, axes = plt.subplots(2, len(schedules), figsize=(5.2 * len(schedules), 5.6), squeeze=False,
+                               sharex="col", sharey=True)
     colors = plt.cm.Set2(np.arange(len(categories)))
     for c, schedule in enumerate(schedules):
         x = iterations[schedule][1:]
@@ -740,12 +743,12 @@ def plot_sharing_over_training(iterations: dict, shares: dict, categories, patte
                 ax.axhline(level, color="k", ls=":", lw=0.8)
             ax.set_ylim(0, 1)
             ax.set_xlim(x[0], x[-1])
-            ax.set_title(f"{schedule}, {init} init", fontsize=9)
+            ax.set_title(f"{schedule}, {init} init")
             if i == 1:
                 ax.set_xlabel("iteration")
         axes[0, 0].set_ylabel("share of |learned change|")
         axes[1, 0].set_ylabel("share of |learned change|")
-    axes[0, -1].legend(frameon=False, fontsize=7, loc="upper right")
+    axes[0, -1].legend(frameon=False, loc="upper right")
     return axes
 
 
@@ -763,10 +766,10 @@ def plot_rsa_over_training(iterations: dict, curves: dict, axes=None):
             for i, (init, color) in enumerate(INIT_COLORS.items()):
                 _init_band(ax, iterations[schedule][1:], values[:, i, 1:], color, f"{init} init, {label}", style)
         ax.axhline(0, color="0.6", lw=0.8)
-        ax.set_title(schedule, fontsize=10)
+        ax.set_title(schedule)
         ax.set_xlabel("iteration")
     np.ravel(axes)[0].set_ylabel("RSA (Spearman) with the hidden layer")
-    np.ravel(axes)[0].legend(frameon=False, fontsize=7)
+    np.ravel(axes)[0].legend(frameon=False)
     return axes
 
 
@@ -777,9 +780,11 @@ def plot_task_similarity_matrices(panels: dict, task_labels, ncols: int = 3, axe
         _, axes = plt.subplots(nrows, ncols, figsize=(3.5 * ncols, 3.4 * nrows), squeeze=False, layout="constrained")
     for ax, (title, matrix) in zip(np.ravel(axes), panels.items()):
         image = ax.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-        ax.set_xticks(range(len(task_labels)), task_labels, fontsize=6, rotation=90)
-        ax.set_yticks(range(len(task_labels)), task_labels, fontsize=6)
-        ax.set_title(title, fontsize=9)
+        ax.set_xticks(range(len(task_labels)), task_labels, rotation=90)
+        ax.set_yticks(range(len(task_labels)), task_labels)
+        ax.set_xlabel("task")
+        ax.set_ylabel("task")
+        ax.set_title(title)
     for ax in np.ravel(axes)[len(panels):]:
         ax.axis("off")
     plt.colorbar(image, ax=axes, fraction=0.02)

@@ -169,3 +169,22 @@ def paired_trajectory_summary(iterations: np.ndarray, losses: np.ndarray) -> dic
         "share_standard_better": float((mean[1:] < 0).mean()),
         "settles_at": settle,
     }
+
+
+def first_iteration_below(iterations: np.ndarray, curves: np.ndarray, fraction: float) -> np.ndarray:
+    """First snapshot iteration at which each curve reaches ``fraction`` of its first value.
+
+    iterations: (S,); curves: (..., S). Returns (...) floats, nan where a curve never gets
+    there. Resolution is that of the snapshots, so two curves can tie."""
+    curves = np.asarray(curves, dtype=float)
+    reached = curves <= fraction * curves[..., :1]
+    first = np.argmax(reached, axis=-1)
+    return np.where(reached.any(axis=-1), np.asarray(iterations, dtype=float)[first], np.nan)
+
+
+def relative_loss_area(curves: np.ndarray) -> np.ndarray:
+    """Each curve divided by its first value, averaged over its snapshots: (..., S) -> (...).
+
+    Lower means a faster improvement relative to the curve's own start (1 = no improvement)."""
+    curves = np.asarray(curves, dtype=float)
+    return (curves / curves[..., :1]).mean(axis=-1)

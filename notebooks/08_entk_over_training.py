@@ -268,11 +268,11 @@ quadrature_table.style.format(precision=4).hide(axis="index")
 # $t=0$ kernel predicts). Means over the 9 outputs; mean $\pm$ sd over pairs.
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-window", "caption": "Similarity of the eNTK over training to the eNTK at t=0 and to the final ePNTK (alignment, leading-vector overlap), and of the ePNTK so far to the t=0 eNTK, for standard (blue) and large (orange) init under both schedules; mean over outputs, mean +- sd over pairs. Dotted: the threshold used in the table below."}}
-measures = {"alignment eNTK(t) vs eNTK(0)": "alignment_initial",
-            "leading-vector overlap eNTK(t) vs eNTK(0)": "overlap_initial",
-            "alignment eNTK(t) vs final ePNTK": "alignment_final",
-            "leading-vector overlap eNTK(t) vs final ePNTK": "overlap_final",
-            "alignment ePNTK so far vs eNTK(0)": "alignment_path_initial"}
+measures = {"alignment\neNTK(t), eNTK(0)": "alignment_initial",
+            "vector overlap\neNTK(t), eNTK(0)": "overlap_initial",
+            "alignment\neNTK(t), final ePNTK": "alignment_final",
+            "vector overlap\neNTK(t), final ePNTK": "overlap_final",
+            "alignment\nePNTK so far, eNTK(0)": "alignment_path_initial"}
 plotting.plot_kernel_similarity_over_training(
     iterations_of, {title: {name: run[key][:, :, :, SET].mean(axis=-1) for name, run in runs.items()}
                     for title, key in measures.items()}, window_threshold)

@@ -48,20 +48,24 @@ def _figures():
         "plot_group_means": lambda: plotting.plot_group_means({f"p{i}": r((9, 4)) for i in range(4)},
                                                               {f"p{i}": list("abcd") for i in range(4)}, 3),
         "plot_parity": lambda: plotting.plot_parity({"a": (r(20), r(20)), "b": (r((3, 4)), r((3, 4)))}, "x", "y"),
-        "plot_versus_scale": lambda: plotting.plot_versus_scale(
-            {"scaling": np.repeat(["both", "hidden"], 6), "lr_kind": np.tile(np.repeat(["paper", "tuned"], 3), 2),
-             "g": np.tile([1.0, 3.0, 10.0], 4), "a": r(12), "b": r(12)}, {"a": "quantity a", "b": "quantity b"}),
-        "plot_correlation_grid": lambda: plotting.plot_correlation_grid(
-            [{"predictor": p, "outcome": o, "r_within": 0.5, "lo_within": -0.12, "hi_within": 0.95}
-             for p in "abcdefghi" for o in "abcdefghi"], list("abcdefghi"), list("abcdefghi"), "within", "t"),
-        "plot_win_counts": lambda: plotting.plot_win_counts(
-            {s: {"single/standard_wins": 3, "single/large_wins": 2, "finetune/standard_wins": 1,
-                 "finetune/large_wins": 4} for s in ("ET", "LR")}),
-        "plot_relative_to_start": lambda: plotting.plot_relative_to_start(
-            {"a": (T, r((3, 2, 10)) + 0.1), "b": (T, r((3, 2, 10)) + 0.1)}),
-        "plot_control_structure": lambda: plotting.plot_control_structure(
-            {"task": r((3, 2)), "input": r((3, 2))}, {"eNTK": r((3, 2)), "epsilon": r((3, 2)), "NTK": r((3, 2))}),
         "plot_ari": lambda: plotting.plot_ari(T, {"a": r((3, 2, 10)), "b": r((3, 2, 10))}),
+        "plot_reconstruction_errors": lambda: plotting.plot_reconstruction_errors(
+            {"ET": (T, {"train": r((2, 10)) + 0.01, "test": r((2, 10)) + 0.01}),
+             "LR": (T, {"train": r((2, 10)) + 0.01})}),
+        "plot_epntk_convergence": lambda: plotting.plot_epntk_convergence(
+            {"ET": {"standard, train": (np.array([0.1, 0.2, 0.4]), np.array([1e-3, 2e-3, 4e-3])),
+                    "large, test": (np.array([0.1, 0.2, 0.4]), np.array([2e-3, 4e-3, 8e-3]))}}),
+        "plot_kernel_similarity_over_training": lambda: plotting.plot_kernel_similarity_over_training(
+            {"ET": T, "LR": T}, {"alignment\neNTK(t), eNTK(0)": {"ET": r((3, 2, 10)), "LR": r((3, 2, 10))},
+                                 "vector overlap\neNTK(t), final ePNTK": {"ET": r((3, 2, 10)), "LR": r((3, 2, 10))}},
+            0.5),
+        "plot_sharing_over_training": lambda: plotting.plot_sharing_over_training(
+            {"ET": T, "LR": T}, {s: r((3, 2, 10, 4)) / 2 for s in ("ET", "LR")}, ["same task", "input", "output", "neither"],
+            {s: np.full(4, 0.25) for s in ("ET", "LR")}),
+        "plot_rsa_over_training": lambda: plotting.plot_rsa_over_training(
+            {"ET": T, "LR": T}, {s: {"final ePNTK": r((3, 2, 10)), "t=0 eNTK": r((3, 2, 10))} for s in ("ET", "LR")}),
+        "plot_task_similarity_matrices": lambda: plotting.plot_task_similarity_matrices(
+            {f"p{i}": r((12, 12)) * 2 - 1 for i in range(6)}, [f"{k} ({k % 3}->{k // 3 % 3})" for k in range(12)]),
         "plot_control_structure": lambda: plotting.plot_control_structure({"eps": r((3, 2)), "targets": r((3, 2))},
                                                                           {"eNTK": r((3, 2)), "eps": r((3, 2))}),
         "plot_relative_to_start": lambda: plotting.plot_relative_to_start({"ET": (T, r((3, 2, 10)) + 0.1)}),
@@ -123,15 +127,7 @@ def legibility_problems(fig) -> list[str]:
     return problems
 
 
-# Figures merged this session whose panels still lack axis labels: a known defect, kept visible
-# here (strict: this test fails as soon as one is fixed, so the entry must then be removed).
-UNLABELLED_PANELS = {"plot_control_structure", "plot_correlation_grid",
-                     "plot_versus_scale", "plot_win_counts"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    n in UNLABELLED_PANELS, reason="panels without axis labels (to fix)", raises=AssertionError, strict=True))
-    for n in sorted(_figures())])
+@pytest.mark.parametrize("name", sorted(_figures()))
 def test_figure_is_legible(name):
     plot_style.use_book_style()
     _figures()[name]()

@@ -74,3 +74,10 @@ def test_rival_correlations_list_every_predictor_and_the_init_label():
     assert np.isnan(constant["r"]) and np.isnan(constant["p_within_permutation"]) and np.isnan(constant["ci_low"])
     label = by["init label", "relative", "single", "ET"]
     assert label["r"] == pytest.approx(label["r_label"])
+
+
+def test_first_iteration_below_and_relative_area():
+    its = np.array([0, 10, 20, 30])
+    curves = np.array([[4.0, 3.0, 2.0, 1.0], [4.0, 1.0, 1.0, 1.0], [4.0, 4.0, 4.0, 3.0]])
+    np.testing.assert_array_equal(stats.first_iteration_below(its, curves, 0.5), [20.0, 10.0, np.nan])
+    np.testing.assert_allclose(stats.relative_loss_area(curves), [2.5 / 4, 1.75 / 4, 3.75 / 4])
