@@ -28,7 +28,7 @@ browser:
 ## The main job: execute every notebook at paper scale, then build the HTML book.
 book: setup
 	@start=$$(date +%s); \
-	$(PY) -m lib.runner --profile full && \
+	$(PY) -m lib.book.runner --profile full && \
 	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) && \
 	echo "[book] built _build/html/index.html in $$(( $$(date +%s) - start )) s"
 
@@ -37,18 +37,18 @@ book: setup
 ## the quick profile writes (executed notebooks, summary records, results) stays in _build/quick/,
 ## so make test never changes what make book publishes.
 test: setup browser
-	$(PY) -m lib.runner --profile quick
+	$(PY) -m lib.book.runner --profile quick
 	$(VENV)/bin/jupyter-book build _build/quick/src $(JB_FLAGS) --path-output _build/quick
 	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest tests
 
-## A sweep on Dask (python -m lib.sweep): a LocalCluster on this machine unless SCHEDULER (or
+## A sweep on Dask (python -m lib.book.sweep_command): a LocalCluster on this machine unless SCHEDULER (or
 ## $$REPRO_DASK_SCHEDULER) names one; every point is cached, so a re-run resumes. E.g.
 ##   make sweep NOTEBOOK=00_quickstart GRID="seed=0,1,2"
-##   make sweep FUNCTION=lib.sweep_points:pair_final_losses GRID="seed=0,1,2,3 n_hidden=50,200" [WORKERS=2] [SCHEDULER=tcp://host:8786]
+##   make sweep FUNCTION=lib.experiments.sweep_points:pair_final_losses GRID="seed=0,1,2,3 n_hidden=50,200" [WORKERS=2] [SCHEDULER=tcp://host:8786]
 ## User input goes through the environment, never expanded by make or the shell.
 sweep: setup
 	@test -n "$$NOTEBOOK$$FUNCTION" -a -n "$$GRID" || { echo 'usage: make sweep NOTEBOOK=<name> | FUNCTION=<module:function> GRID="param=v1,v2 [param2=...]" [WORKERS=n] [SCHEDULER=address]'; exit 2; }
-	$(PY) -m lib.sweep $${FUNCTION:+--function "$$FUNCTION"} $${NOTEBOOK:+--notebook "$$NOTEBOOK" --output-dir "sweeps/$$NOTEBOOK"} --grid-spec "$$GRID" $${WORKERS:+--workers "$$WORKERS"} $${SCHEDULER:+--scheduler "$$SCHEDULER"}
+	$(PY) -m lib.book.sweep_command $${FUNCTION:+--function "$$FUNCTION"} $${NOTEBOOK:+--notebook "$$NOTEBOOK" --output-dir "sweeps/$$NOTEBOOK"} --grid-spec "$$GRID" $${WORKERS:+--workers "$$WORKERS"} $${SCHEDULER:+--scheduler "$$SCHEDULER"}
 
 benchmark: setup
 	$(PY) benchmarks/entk_speed.py
@@ -58,7 +58,7 @@ benchmark: setup
 
 ## Remove cache entries written by other versions of lib/ or requirements.txt (never the current ones).
 prune-results: setup
-	$(PY) -m lib.results prune
+	$(PY) -m lib.core.results prune
 
 ## Force recomputation: the results cache and the executed notebooks built from it.
 clean-results:

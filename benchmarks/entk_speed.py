@@ -14,10 +14,10 @@ import argparse
 import jax
 import jax.numpy as jnp
 
-from lib import kernels
-from lib.kernel_reference import median_seconds
-from lib.models import MultitaskNet
-from lib.tasks import TaskEnvironment
+from lib.core import kernels
+from lib.core.kernel_reference import median_seconds
+from lib.core.models import MultitaskNet
+from lib.core.tasks import TaskEnvironment
 
 AUTHORS_PYTORCH_ENTK_S = 44.0  # the authors' script, t=0 eNTK of one standard/large pair, this machine kind
 
@@ -46,7 +46,7 @@ def main() -> None:
 
     print(f"eNTK of the paper network at init: 500 x 500 patterns, 9 outputs, float32, {jax.devices()[0]}")
     print(f"{'implementation':42s} {'median s':>10s} {'ratio':>9s}")
-    print(f"{'structured (lib.kernels.entk, jitted)':42s} {t_structured:10.4f} {1.0:9.1f}")
+    print(f"{'structured (lib.core.kernels.entk, jitted)':42s} {t_structured:10.4f} {1.0:9.1f}")
     for impl, t in t_reference.items():
         print(f"{'neural-tangents implementation ' + str(impl):42s} {t:10.4f} {t / t_structured:9.1f}")
     print(f"speed-up over the fastest neural-tangents implementation ({fastest}): {t_reference[fastest] / t_structured:.1f}x")

@@ -4,8 +4,8 @@ One standard-init network of the paper (24 -> 200 -> 9, seed 0), 500 training pa
 kernel rows over the 500 test inputs, 9 outputs, 10 000 full-batch steps at lr 0.01. Side
 by side in one run, each in a fresh process (so that its peak resident memory is its own):
 
-* the per-step eNTK cost (median of repeated ``lib.kernels.entk`` calls) x steps;
-* the every-step ePNTK (``lib.kernel_dynamics.stream_epntk``, the paper's eNTK sum), over
+* the per-step eNTK cost (median of repeated ``lib.core.kernels.entk`` calls) x steps;
+* the every-step ePNTK (``lib.experiments.kernel_dynamics.stream_epntk``, the paper's eNTK sum), over
   all iterations and over a tenth of them (its peak memory must not grow with the steps);
 * the same with the trapezoid time quadrature: the kernel at every step for the first
   ``--dense`` iterations, then every ``--node-every`` steps; with its relative error
@@ -37,8 +37,8 @@ def setup():
     import jax
     import jax.numpy as jnp
 
-    from lib.models import MultitaskNet
-    from lib.tasks import TaskEnvironment
+    from lib.core.models import MultitaskNet
+    from lib.core.tasks import TaskEnvironment
 
     env = TaskEnvironment()
     net = MultitaskNet.for_environment(env)
@@ -55,7 +55,7 @@ def peak_rss_mb() -> float:
 def run_baseline(_args) -> dict:
     import jax
 
-    from lib.kernels import gradient_step
+    from lib.core.kernels import gradient_step
 
     net, params, data = setup()
     jax.block_until_ready(jax.jit(lambda p: gradient_step(net, p, data["x_train"], data["y_train"], LEARNING_RATE))(params))
@@ -65,7 +65,7 @@ def run_baseline(_args) -> dict:
 def run_per_step(args) -> dict:
     import jax
 
-    from lib import kernels
+    from lib.core import kernels
 
     net, params, data = setup()
     call = lambda: kernels.entk(net, params, data["x_eval"], data["x_train"], data["y_train"])
@@ -81,7 +81,7 @@ def run_per_step(args) -> dict:
 def run_stream(args, n_iterations: int, quadrature: bool) -> dict:
     import jax
 
-    from lib.kernel_dynamics import stream_epntk
+    from lib.experiments.kernel_dynamics import stream_epntk
 
     net, params, data = setup()
     n_snapshots = n_iterations // args.dense + 1

@@ -1,7 +1,7 @@
 """Device memory per trained network: how many vmapped networks fit on an accelerator.
 
 For the paper network (``TaskEnvironment()``, 200 hidden units, 500 train / 500 test
-patterns, float32) as :func:`lib.experiments.run_pairs` trains it, per network:
+patterns, float32) as :func:`lib.experiments.schedules.run_pairs` trains it, per network:
 
 - counted from the shapes: parameters, the network's copy of the train and test data, the
   snapshots (losses, and optionally hidden activity on the training set);
@@ -23,9 +23,9 @@ import argparse
 import jax
 import jax.numpy as jnp
 
-from lib.losses import squared_error
-from lib.models import MultitaskNet
-from lib.tasks import TaskEnvironment
+from lib.core.losses import squared_error
+from lib.core.models import MultitaskNet
+from lib.core.tasks import TaskEnvironment
 
 FLOAT32_BYTES = 4
 JAX_PREALLOCATED_FRACTION = 0.75  # XLA_PYTHON_CLIENT_MEM_FRACTION default

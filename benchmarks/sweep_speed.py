@@ -1,6 +1,6 @@
-"""Sweep throughput: points per second of ``lib.sweep`` on LocalClusters of 1 and 2 workers.
+"""Sweep throughput: points per second of ``lib.experiments.sweep`` on LocalClusters of 1 and 2 workers.
 
-Each point is :func:`lib.sweep_points.pair_final_losses` (one standard/large pair of the
+Each point is :func:`lib.experiments.sweep_points.pair_final_losses` (one standard/large pair of the
 paper network, ``--iterations`` full-batch steps) written to a temporary results cache.
 Side by side in one run, alternating, ``--repeats`` times: the same number of fresh points
 on a 1-worker and a 2-worker cluster (started once, every worker compiled before timing),
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def compile_point(n_iterations: int) -> None:
     """Run one uncached point (compiles the training scan in this worker process)."""
-    from lib.sweep_points import pair_final_losses
+    from lib.experiments.sweep_points import pair_final_losses
 
     pair_final_losses({"seed": 0, "n_iterations": n_iterations})
 
@@ -44,9 +44,10 @@ def main() -> None:
 
     with ExitStack() as stack:
         os.environ["REPRO_RESULTS_DIR"] = stack.enter_context(tempfile.TemporaryDirectory())  # inherited by workers
-        from lib import results, sweep
+        from lib.core import results
+        from lib.experiments import sweep
 
-        function = "lib.sweep_points:pair_final_losses"
+        function = "lib.experiments.sweep_points:pair_final_losses"
         clients = {n: stack.enter_context(sweep.dask_client(n_workers=n)) for n in (1, 2)}
         for client in clients.values():
             client.run(compile_point, args.iterations)  # on every worker
@@ -57,7 +58,7 @@ def main() -> None:
             return [{"seed": next(fresh_seeds), "n_iterations": args.iterations} for _ in range(args.points)]
 
         def time_serial() -> float:
-            plan = sweep.plan_sweep(fresh_points(), function)
+            plan = sweep.plan_function_sweep(fresh_points(), function)
             target = plan.target
             start = time.perf_counter()
             for point, key in zip(plan.points, plan.cache_parameters):
@@ -65,7 +66,7 @@ def main() -> None:
             return time.perf_counter() - start
 
         def time_cluster(n_workers: int) -> float:
-            plan = sweep.plan_sweep(fresh_points(), function)
+            plan = sweep.plan_function_sweep(fresh_points(), function)
             start = time.perf_counter()
             report = sweep.run_plan(plan, client=clients[n_workers], progress=False)
             elapsed = time.perf_counter() - start

@@ -1,7 +1,7 @@
 """Training throughput of the paper network: fast vs reference training vs a NumPy loop.
 
 Side by side in one run, repeats interleaved so that a busy machine slows every
-implementation alike: ``lib.experiments.run_pairs`` with ``method="fast"`` (the default)
+implementation alike: ``lib.experiments.schedules.run_pairs`` with ``method="fast"`` (the default)
 and ``method="reference"`` (the original ``jax.grad`` + optax implementation), both one
 compiled ``lax.scan`` vmapped over the networks, and a plain NumPy full-batch
 gradient-descent loop of one network (BLAS on one thread). Workloads: 10 standard/large pairs (20 networks,
@@ -25,9 +25,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from lib.experiments import initial_pairs, params_of, run_pairs
-from lib.models import MultitaskNet
-from lib.tasks import TaskEnvironment
+from lib.experiments.schedules import initial_pairs, params_of, run_pairs
+from lib.core.models import MultitaskNet
+from lib.core.tasks import TaskEnvironment
 
 SNAPSHOT_SPACING = 25  # iterations between snapshots in the LR schedule (2500 / 100)
 AUTHORS_PYTORCH_S_PER_PAIR_ITERATION = 0.63  # the authors' script, measured on this machine kind

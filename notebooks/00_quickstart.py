@@ -26,7 +26,7 @@
 # output's eNTK, the object the paper uses to predict which representations will be learned.
 #
 # **Parameters** (the cell tagged `parameters`; override with papermill,
-# e.g. `python -m lib.runner --only 00_quickstart -p seed=3 --output-dir sweeps/seed3`):
+# e.g. `python -m lib.book.runner --only 00_quickstart -p seed=3 --output-dir sweeps/seed3`):
 #
 # | name | meaning | allowed |
 # |---|---|---|
@@ -46,8 +46,8 @@ n_hidden = 200
 entk_variant = "principled"
 
 # %% tags=["remove-cell"]
-from lib.experiments import ENTK_VARIANTS, SCHEDULES
-from lib.validation import check_choice, check_seed, check_size
+from lib.experiments.schedules import ENTK_VARIANTS, SCHEDULES
+from lib.core.validation import check_choice, check_seed, check_size
 
 check_seed("seed", seed)
 check_choice("schedule", schedule, SCHEDULES)
@@ -59,9 +59,11 @@ check_choice("entk_variant", entk_variant, ENTK_VARIANTS)
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lib import analysis, plotting, results
-from lib.experiments import TRAINING_TAGS, entk_at_init, run_pairs
-from lib.tasks import TaskEnvironment
+from lib.analyses import entk_vectors
+from lib.book import plotting
+from lib.core import results
+from lib.experiments.schedules import TRAINING_TAGS, entk_at_init, run_pairs
+from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
 run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,
@@ -100,7 +102,7 @@ entk_parameters = {**run_parameters, "entk_variant": entk_variant}
 
 
 def leading_loadings():
-    return {init: analysis.leading_vectors(entk_at_init(env, pair, 0, init, entk_variant), method)
+    return {init: entk_vectors.leading_vectors(entk_at_init(env, pair, 0, init, entk_variant), method)
             for init in ("standard", "large")}
 
 
@@ -109,7 +111,7 @@ train_set = env.encode(pair["stimulus_train"][0], pair["tasks_train"][0])
 order = np.argsort(env.relevant_input_unit(train_set), kind="stable")
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
 for ax, init in zip(axes, ("standard", "large")):
-    score = analysis.silhouette_of_loadings(loadings[init])
+    score = entk_vectors.silhouette_of_loadings(loadings[init])
     plotting.plot_entk_loadings(loadings[init], order, f"{init} init (silhouette {score:.3f})", ax)
 fig.tight_layout()
 plt.show()

@@ -58,7 +58,7 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the error study goes far below float32 precision
 
-from lib.validation import check_positive_float, check_seed, check_size
+from lib.core.validation import check_positive_float, check_seed, check_size
 
 check_seed("seed", seed)
 check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
@@ -75,9 +75,12 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib import analysis, kernels, plotting, summary
-from lib.models import ReluNet1D
-from lib.training import train
+from lib.analyses import entk_vectors
+from lib.core import kernels
+from lib.book import plotting
+from lib.book import summary
+from lib.core.models import ReluNet1D
+from lib.core.training import train
 
 model = ReluNet1D(n_hidden)
 params = model.init(jax.random.PRNGKey(seed), dtype=jnp.float64)
@@ -118,8 +121,8 @@ for lr in learning_rates:
         row[f"max |true change|, {where}"] = float(jnp.abs(true_change).max())
     rows.append(row)
 errors = pd.DataFrame(rows)
-slope_train = analysis.loglog_slope(errors["learning rate"], errors["max |true - eNTK|, training points"])
-slope_grid = analysis.loglog_slope(errors["learning rate"], errors["max |true - eNTK|, grid"])
+slope_train = entk_vectors.loglog_slope(errors["learning rate"], errors["max |true - eNTK|, training points"])
+slope_grid = entk_vectors.loglog_slope(errors["learning rate"], errors["max |true - eNTK|, grid"])
 summary.check_headline("01_one_step_entk", run_parameters, "one-step error order in the learning rate (training "
                        "points)", slope_train, 1.8, 2.2)  # second order where the network is smooth
 relative = errors["max |true - eNTK|, grid"].iloc[0] / errors["max |true change|, grid"].iloc[0]

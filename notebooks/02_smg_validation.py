@@ -53,8 +53,8 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the SMG runs are float64
 
-from lib.smg import check_notebook_parameters
-from lib.validation import check_size
+from lib.experiments.smg import check_notebook_parameters
+from lib.core.validation import check_size
 
 check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times)
 check_size("n_sweep_seeds", n_sweep_seeds, minimum=1, sane_maximum=500)
@@ -66,7 +66,9 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib import plotting, smg, summary
+from lib.book import plotting
+from lib.experiments import smg
+from lib.book import summary
 
 problem, run = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="random")
 _, aligned = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="aligned")

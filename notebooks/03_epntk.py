@@ -57,7 +57,7 @@
 #
 # Each term predicts its step's change to $O(\eta^2)$ (previous chapters), so over $T$
 # steps with $\eta T$ fixed the error of $y(x, 0) + \sum_m P(x, x_m)$ is $O(\eta)$: halving
-# the step and doubling the steps should halve it. `lib.kernels.epntk` accumulates this
+# the step and doubling the steps should halve it. `lib.core.kernels.epntk` accumulates this
 # sum inside the training scan.
 #
 # ## Per input dimension, and the learned map (App A.3.2)
@@ -101,8 +101,8 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
-from lib.smg import check_notebook_parameters
-from lib.validation import check_size
+from lib.experiments.smg import check_notebook_parameters
+from lib.core.validation import check_size
 
 check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times)
 check_size("n_halvings", n_halvings, minimum=2, sane_maximum=6)
@@ -114,7 +114,10 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib import analysis, plotting, smg, summary
+from lib.analyses import entk_vectors
+from lib.book import plotting
+from lib.experiments import smg
+from lib.book import summary
 
 problem, path = smg.cached_epntk(seed, learning_rate, n_iterations, record_every)
 _, run = smg.cached_run(seed, learning_rate, n_iterations, record_every)  # the same trajectory, recorded
@@ -220,7 +223,7 @@ total_time = learning_rate * analysis_times[1]
 rates = learning_rate * 2.0 ** -np.arange(n_halvings)
 convergence = pd.DataFrame(smg.cached_epntk_convergence(seed, rates, total_time)).rename(
     columns={"learning_rate": "learning rate"})
-slope = analysis.loglog_slope(convergence["learning rate"], convergence["output_error"])
+slope = entk_vectors.loglog_slope(convergence["learning rate"], convergence["output_error"])
 summary.check_headline("03_epntk", run_parameters, "ePNTK reconstruction error order in the learning rate", slope,
                        0.8, 1.2)  # first order (forward Euler)
 glue("epntk_slope", f"{slope:.2f}", display=False)

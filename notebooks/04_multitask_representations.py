@@ -54,8 +54,8 @@ n_swapped_pairs = 3
 n_permutations = 1000
 
 # %% tags=["remove-cell"]
-from lib.experiments import SCHEDULES
-from lib.validation import check_choice, check_int, check_seed, check_size
+from lib.experiments.schedules import SCHEDULES
+from lib.core.validation import check_choice, check_int, check_seed, check_size
 
 ARCHITECTURES = {"4x3": (4, 3, 3), "3x4": (3, 4, 3)}
 check_choice("architecture", architecture, ARCHITECTURES)
@@ -84,9 +84,12 @@ from myst_nb import glue
 from scipy import stats as scipy_stats
 from sklearn.metrics import adjusted_rand_score
 
-from lib import controls, partitions, plotting, summary
-from lib import representations as rep
-from lib.tasks import TaskEnvironment
+from lib.analyses import controls
+from lib.analyses import partitions
+from lib.book import plotting
+from lib.book import summary
+from lib.analyses import representations as rep
+from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
 plotting.plot_network_diagram(env.n_in_pools, env.n_out_pools, env.n_features)
@@ -236,7 +239,7 @@ plt.show()
 # two-valued function of whether output $k$ is pattern $m$'s target unit ($-1.76$ if it is,
 # $+0.24$ if not). **At small weights the leading eNTK vector is the target.** The same-task
 # bonus modulates it by about 1%; the deviation from the limit grows linearly with the weight
-# scale (`lib.controls.small_weight_entk`, tested against the exact kernel). At the paper's
+# scale (`lib.analyses.controls.small_weight_entk`, tested against the exact kernel). At the paper's
 # large init (weights $U[-1,1]$) hidden units and outputs vary strongly from pattern to
 # pattern and the hidden-layer term is as large as the output term: the limit no longer
 # applies. What remains there, the numbers show, is the output error $\epsilon\odot\sigma'$.
@@ -424,7 +427,7 @@ pd.DataFrame(null_rows).style.hide(axis="index")
 # * average the network's leading-vector loadings within each group (the 12 input units, or
 #   the 12 tasks), giving a $12 \times 9$ matrix of group means;
 # * k-means it for every number of clusters from 2 to 6 and keep the one with the highest
-#   silhouette (`lib.partitions.derive_partition`; nothing else is chosen by hand).
+#   silhouette (`lib.analyses.partitions.derive_partition`; nothing else is chosen by hand).
 #
 # How often the eNTK-derived partition *is* each reference partition, over all
 # {glue:text}`n_entk_pairs_text` pairs (authors' variant), and how often the kernel-free

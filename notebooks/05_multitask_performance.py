@@ -51,10 +51,10 @@ split = "iid"
 large_scaling = "both_layers"
 
 # %% tags=["remove-cell"]
-from lib.experiments import check_schedule_parameters
-from lib.models import LARGE_SCALINGS
-from lib.tasks import SPLITS
-from lib.validation import check_choice
+from lib.experiments.schedules import check_schedule_parameters
+from lib.core.models import LARGE_SCALINGS
+from lib.core.tasks import SPLITS
+from lib.core.validation import check_choice
 
 plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
 check_choice("split", split, SPLITS)
@@ -68,9 +68,12 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib import plotting, results, stats, summary
-from lib.experiments import cached_schedule, schedule_parameters
-from lib.tasks import TaskEnvironment
+from lib.book import plotting
+from lib.core import results
+from lib.analyses import stats
+from lib.book import summary
+from lib.experiments.schedules import cached_schedule, schedule_parameters
+from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
 choices = dict(split=split, large_scaling=large_scaling)

@@ -69,10 +69,10 @@ large_scaling = "both_layers"
 compare_choices = True
 
 # %% tags=["remove-cell"]
-from lib.experiments import check_schedule_parameters
-from lib.models import LARGE_SCALINGS
-from lib.tasks import SPLITS
-from lib.validation import check_choice, check_size
+from lib.experiments.schedules import check_schedule_parameters
+from lib.core.models import LARGE_SCALINGS
+from lib.core.tasks import SPLITS
+from lib.core.validation import check_choice, check_size
 
 plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
 check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
@@ -88,9 +88,12 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib import controls, plotting, stats, summary
-from lib.experiments import ENTK_VARIANTS, cached_schedule
-from lib.tasks import TaskEnvironment
+from lib.analyses import controls
+from lib.book import plotting
+from lib.analyses import stats
+from lib.book import summary
+from lib.experiments.schedules import ENTK_VARIANTS, cached_schedule
+from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
 choices = dict(split=split, large_scaling=large_scaling)

@@ -22,7 +22,7 @@
 # One line per claim of the paper — every claim of Sections 3-5 and of the appendix
 # figures — with our verdict, our number beside the paper's, the control that could have
 # failed it, and a link to the figure or table that is the evidence. Every line was saved
-# by the chapter that computed it, in the same build (`lib.summary`), with its verdict
+# by the chapter that computed it, in the same build (`lib.book.summary`), with its verdict
 # decided there from the saved numbers by the stated criterion; nothing here is typed in.
 #
 # Verdicts: **reproduced** (the claim holds by its criterion); **reproduced with
@@ -41,7 +41,7 @@ chapters = ["01_one_step_entk", "02_smg_validation", "03_epntk", "04_multitask_r
             "05_multitask_performance", "06_correlation_analysis"]
 
 # %% tags=["remove-cell"]
-from lib.runner import NOTEBOOKS
+from lib.book.runner import NOTEBOOKS
 
 if not isinstance(chapters, list) or not chapters or any(c not in NOTEBOOKS for c in chapters):
     raise ValueError(f"chapters must be a non-empty list of notebook names from {list(NOTEBOOKS)}, got {chapters!r}")
@@ -51,7 +51,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib import summary
+from lib.book import summary
 
 rows, parameters, profile = summary.load(chapters)
 verdicts = pd.DataFrame(summary.claim_verdicts(rows, chapters))

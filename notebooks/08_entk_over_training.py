@@ -27,7 +27,7 @@
 # does the ePNTK predict the representation the network ends up with?
 #
 # **How it is computed.** The ePNTK $P_k(x_n, x_m; t) = -\eta \sum_{s<t} K_k(x_n, x_m; \theta_s)$
-# is accumulated inside the training scan (`lib.kernel_dynamics.stream_epntk`): the memory
+# is accumulated inside the training scan (`lib.experiments.kernel_dynamics.stream_epntk`): the memory
 # holds two $K \times N \times M$ arrays however long the run, and at each of the recorded
 # snapshots only what the analyses below need is kept. Rows $n$ are training inputs (the
 # principled index set) and test inputs (the authors'), columns $m$ the 500 training inputs.
@@ -83,7 +83,7 @@ window_threshold = 0.5
 index_set = "principled"
 
 # %% tags=["remove-cell"]
-from lib.kernel_dynamics import check_notebook_parameters
+from lib.experiments.kernel_dynamics import check_notebook_parameters
 
 ARCHITECTURES = {"4x3": (4, 3, 3), "3x4": (3, 4, 3)}
 plan = check_notebook_parameters(architecture, ARCHITECTURES, n_pairs, first_seeds, iterations, n_snapshots,
@@ -97,13 +97,14 @@ import pandas as pd
 from IPython.display import Markdown
 from myst_nb import glue
 
-from lib import kernel_analysis as ka
-from lib import kernel_dynamics as kd
-from lib import plotting, results
-from lib.analysis import loglog_slope
-from lib.experiments import get_schedule
-from lib.models import INITS
-from lib.tasks import TaskEnvironment
+from lib.analyses import kernel_analysis as ka
+from lib.experiments import kernel_dynamics as kd
+from lib.book import plotting
+from lib.core import results
+from lib.analyses.entk_vectors import loglog_slope
+from lib.experiments.schedules import get_schedule
+from lib.core.models import INITS
+from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
 SET = kd.INDEX_SETS.index(index_set)
@@ -470,7 +471,7 @@ glue("kd_findings", Markdown(findings), display=False)
 # sections, test inputs in the sharing section).
 
 # %% tags=["remove-cell"]
-from lib import summary
+from lib.book import summary
 
 summary.record("08_entk_over_training", dict(architecture=architecture, n_pairs=n_pairs, iterations=iterations,
                                              n_snapshots=n_snapshots, path_kernel=path_kernel, n_rows=n_rows), [

@@ -35,14 +35,14 @@
 #
 # | call | returns | shape |
 # |---|---|---|
-# | `lib.kernels.ntk(model, params, x1, x2)` | NTK $\Theta_{kl}(x_n, x_m)$ | `(N, M, K, K)` |
-# | `lib.kernels.entk(model, params, x_eval, x_train, y_train)` | eNTK $K_k(x_n, x_m)$ | `(K, N, M)` |
-# | `lib.kernels.epntk(model, params, x_eval, x_train, y_train, learning_rate, n_iterations)` | trained params, ePNTK $P_k(x_n, x_m)$ | `(S, K, N, M)` |
+# | `lib.core.kernels.ntk(model, params, x1, x2)` | NTK $\Theta_{kl}(x_n, x_m)$ | `(N, M, K, K)` |
+# | `lib.core.kernels.entk(model, params, x_eval, x_train, y_train)` | eNTK $K_k(x_n, x_m)$ | `(K, N, M)` |
+# | `lib.core.kernels.epntk(model, params, x_eval, x_train, y_train, learning_rate, n_iterations)` | trained params, ePNTK $P_k(x_n, x_m)$ | `(S, K, N, M)` |
 #
-# `lib.kernel_reference` holds the comparison with neural-tangents and the timings used below.
+# `lib.core.kernel_reference` holds the comparison with neural-tangents and the timings used below.
 #
 # **Parameters** (the cell tagged `parameters`; override with papermill,
-# e.g. `python -m lib.runner --only 09_your_own_network -p mlp_width=64 --output-dir sweeps/mlp64`):
+# e.g. `python -m lib.book.runner --only 09_your_own_network -p mlp_width=64 --output-dir sweeps/mlp64`):
 #
 # | name | meaning | allowed |
 # |---|---|---|
@@ -73,7 +73,7 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # neural-tangents imports TensorFlow: no C++ log lines
 
-from lib.validation import check_positive_float, check_seed, check_size
+from lib.core.validation import check_positive_float, check_seed, check_size
 
 check_seed("seed", seed)
 check_size("mlp_width", mlp_width, minimum=1, sane_maximum=1024)
@@ -168,8 +168,10 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib import kernel_reference, plotting, results
-from lib.models import MultitaskNet
+from lib.core import kernel_reference
+from lib.book import plotting
+from lib.core import results
+from lib.core.models import MultitaskNet
 
 # the cache key includes the model cell's code: edit a model and its numbers are recomputed
 model_code = hashlib.sha256("".join(inspect.getsource(f) for f in (
@@ -232,7 +234,7 @@ plt.show()
 # %% [markdown]
 # ## The ePNTK accounts for what each network learns
 #
-# `lib.kernels.epntk` trains each network by full-batch gradient descent for
+# `lib.core.kernels.epntk` trains each network by full-batch gradient descent for
 # {glue:text}`own_mlp_training_s` s (MLP) and {glue:text}`own_cnn_training_s` s (CNN),
 # compilation included, while summing $-\eta K(\theta_t)$ over the steps.
 # Summed over the training points, the ePNTK predicts the change of every output on the
@@ -251,7 +253,7 @@ plt.show()
 # %% [markdown]
 # ## What it costs
 #
-# `lib.kernels.entk` on a model it has no special knowledge of builds the Jacobian of all
+# `lib.core.kernels.entk` on a model it has no special knowledge of builds the Jacobian of all
 # outputs with respect to all $P$ parameters, $(N, K, P)$ numbers for $N$ inputs and $K$
 # outputs, and contracts it: $O(N M K P)$ work and $O((N + M) K P)$ memory, the same
 # algorithm as neural-tangents' implementation 1. Medians of five calls after compilation,
@@ -274,7 +276,7 @@ pd.DataFrame({
 #
 # ## When the structured path applies
 #
-# For the paper's network, `lib.models.MultitaskNet`, `lib.kernels.entk` does not build the
+# For the paper's network, `lib.core.models.MultitaskNet`, `lib.core.kernels.entk` does not build the
 # Jacobian: the gradient dot products factor layer by layer into products of activities and
 # back-propagated errors ($O(N M H K)$ work for $H$ hidden units). `entk` picks that path by
 # the model's type (`isinstance(model, MultitaskNet)`), so a subclass of `MultitaskNet`

@@ -64,7 +64,7 @@
 # `n_scales=16, hidden_scales=[0.3, 1.0, 3.0, 5.0, 10.0, 20.0], n_seeds=30, n_lr_seeds=5,
 # iterations={"single": 10000, "finetune": 10000, "route": 2000, "lr_choice": 2500},
 # n_train=500, n_pairs=100, robustness_iterations={"ET": 10000, "LR": 2500}` (run it with
-# `python -m lib.runner --only 10_rich_lazy_continuum --allow-large -p ...` and the Dask
+# `python -m lib.book.runner --only 10_rich_lazy_continuum --allow-large -p ...` and the Dask
 # scheduler of the cluster in `REPRO_DASK_SCHEDULER`).
 
 # %% tags=["parameters"]
@@ -83,8 +83,8 @@ robustness_iterations = {"ET": 500, "LR": 500}
 n_resamples = 2000
 
 # %% tags=["remove-cell"]
-from lib.experiments import check_schedule_parameters
-from lib.validation import check_positive_float, check_size
+from lib.experiments.schedules import check_schedule_parameters
+from lib.core.validation import check_positive_float, check_size
 
 plan = check_schedule_parameters(n_pairs, first_seeds, robustness_iterations)
 check_size("n_scales", n_scales, minimum=3, sane_maximum=40)
@@ -114,8 +114,10 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib import plotting, predictors, stats
-from lib.tasks import TaskEnvironment
+from lib.book import plotting
+from lib.analyses import predictors
+from lib.analyses import stats
+from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
 scales = {"both": predictors.scale_grid(g_min, g_max, n_scales), "hidden": [float(g) for g in hidden_scales]}
@@ -357,7 +359,7 @@ shown.style.hide(axis="index")
 # variant only. The cluster profile in the parameter section removes all three limits.
 
 # %% tags=["remove-cell"]
-from lib import summary
+from lib.book import summary
 
 summary_rows = [
     summary.row(f"standard init lower single-task test loss ({s}, {n_pairs} pairs)", "standard better",

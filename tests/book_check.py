@@ -2,7 +2,7 @@
 pages that do not load, missing figures or captions, tracebacks, math left as raw TeX (MathJax
 must come from the book itself: any request leaving the local server is reported), figure
 images with fewer pixels than the text column is wide, distorted, or scaled down so far that their
-text is unreadable (figures follow lib.plot_style: 2x PNGs, smallest text MIN_FONT_PT), and table
+text is unreadable (figures follow lib.book.plot_style: 2x PNGs, smallest text MIN_FONT_PT), and table
 cells that wrap a number.
 
 Used by ``test_book_browser.py``; also runnable by hand:
@@ -21,7 +21,7 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
-from lib.plot_style import FIGURE_DPI, MIN_FONT_PT, MIN_TEXT_PX
+from lib.book.plot_style import FIGURE_DPI, MIN_FONT_PT, MIN_TEXT_PX
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

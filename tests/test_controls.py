@@ -6,12 +6,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lib import controls
-from lib.analysis import leading_vectors, loglog_slope
-from lib.kernels import entk_structured
-from lib.losses import squared_error
-from lib.models import MultitaskNet
-from lib.tasks import TaskEnvironment
+from lib.analyses import controls
+from lib.analyses.entk_vectors import leading_vectors, loglog_slope
+from lib.core.kernels import entk_structured
+from lib.core.losses import squared_error
+from lib.core.models import MultitaskNet
+from lib.core.tasks import TaskEnvironment
 
 ENV = TaskEnvironment()
 
@@ -108,7 +108,7 @@ def test_shares_and_shuffle_tests_over_networks():
 
 
 def test_disjoint_split_uses_the_remaining_patterns_and_refuses_the_authors_variant():
-    from lib.experiments import test_set_size
+    from lib.experiments.schedules import test_set_size
 
     assert test_set_size(ENV, "iid") == 500 and test_set_size(ENV, "disjoint") == 472
     assert test_set_size(ENV, "disjoint", n_test=100) == 100

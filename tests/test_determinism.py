@@ -1,7 +1,7 @@
 import numpy as np
 
-from lib.experiments import params_of, run_pairs
-from lib.tasks import TaskEnvironment
+from lib.experiments.schedules import params_of, run_pairs
+from lib.core.tasks import TaskEnvironment
 
 KW = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=100, n_snapshots=11)
 
@@ -29,18 +29,18 @@ def test_different_seeds_differ_and_finetune_continues():
 
 
 def test_progress_chunks_do_not_change_results(monkeypatch):
-    import lib.training
+    import lib.core.training
 
     env = TaskEnvironment()
     chunked = run_pairs(env, "ET", [2], **KW)
-    monkeypatch.setattr(lib.training, "N_PROGRESS_CHUNKS", 1)
+    monkeypatch.setattr(lib.core.training, "N_PROGRESS_CHUNKS", 1)
     whole = run_pairs(env, "ET", [2], **KW)
     for key in chunked:
         np.testing.assert_array_equal(chunked[key], whole[key], err_msg=key)
 
 
 def test_finetuning_from_saved_schedule_weights_reproduces_the_schedule():
-    from lib.experiments import run_schedule
+    from lib.experiments.schedules import run_schedule
 
     env = TaskEnvironment()
     kw = dict(n_hidden=16, n_train=50, n_test=30, progress=False)

@@ -5,10 +5,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lib import kernels
-from lib.losses import squared_error
-from lib.models import LinearNet, MultitaskNet
-from lib.tasks import TaskEnvironment
+from lib.core import kernels
+from lib.core.losses import squared_error
+from lib.core.models import LinearNet, MultitaskNet
+from lib.core.tasks import TaskEnvironment
 
 
 def one_step_error(model, params, x_eval, x_train, y_train, lr, reduction="sum"):
@@ -64,7 +64,7 @@ def test_epntk_reproduces_output_change_with_error_linear_in_lr():
 
 
 def test_epntk_final_params_equal_plain_training():
-    from lib.training import train
+    from lib.core.training import train
 
     model, params, x, y = smg_like_problem(seed=5)
     final, _ = kernels.epntk(model, params, x, x, y, 0.002, 50)

@@ -1,16 +1,16 @@
-"""The streamed ePNTK of the multitask network (lib.kernel_dynamics): small network, short runs, float64."""
+"""The streamed ePNTK of the multitask network (lib.experiments.kernel_dynamics): small network, short runs, float64."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lib import kernel_dynamics as kd
-from lib import kernels
-from lib.losses import squared_error
-from lib.models import LinearNet, MultitaskNet
-from lib.tasks import TaskEnvironment
-from lib.training import train
+from lib.experiments import kernel_dynamics as kd
+from lib.core import kernels
+from lib.core.losses import squared_error
+from lib.core.models import LinearNet, MultitaskNet
+from lib.core.tasks import TaskEnvironment
+from lib.core.training import train
 
 ENV = TaskEnvironment()
 
@@ -41,7 +41,7 @@ def test_every_step_path_is_the_papers_epntk_along_the_training_trajectory():
     np.testing.assert_array_equal(paths, np.asarray(reference))  # same sums, same order: bit-identical
     trained, _ = train(net, params, {k: data[k] for k in ("x_train", "y_train")}, lr, n_steps, 2)
     for name in params:
-        np.testing.assert_array_equal(final[name], trained[name])  # the same gradient descent as lib.training
+        np.testing.assert_array_equal(final[name], trained[name])  # the same gradient descent as lib.core.training
     assert paths.shape == (3, 9, 70, 40) and snaps["estimate"].shape == (7, 70, 9)
     np.testing.assert_allclose(snaps["estimate"][3], paths[1].sum(axis=2).T, rtol=1e-12, atol=1e-15)
 
@@ -215,7 +215,7 @@ def test_bad_arguments_stop_with_a_message_naming_them(bad, match):
 
 
 def test_analysis_helpers():
-    from lib import kernel_analysis as ka
+    from lib.analyses import kernel_analysis as ka
 
     iterations = np.array([0, 10, 20, 30])
     curves = np.array([[1.0, 0.9, 0.4, 0.2], [1.0, 0.8, 0.7, 0.6]])

@@ -20,8 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lib import results, runner, summary
-from lib.validation import check_seed, check_seeds, check_size
+from lib.core import results
+from lib.book import runner
+from lib.book import summary
+from lib.core.validation import check_seed, check_seeds, check_size
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,11 +46,12 @@ def copy_of_code(tmp_path: Path) -> Path:
 COUNTING_COMPUTE = """
     import numpy as np
     from pathlib import Path
-    from lib import results, experiments
+    from lib.core import results
+    from lib.experiments import schedules
     def compute():
         with open(Path({counter!r}), "a") as f:
             f.write("computed\\n")
-        return {{"lr": np.array(experiments.SCHEDULES["ET"].learning_rate("standard"))}}
+        return {{"lr": np.array(schedules.SCHEDULES["ET"].learning_rate("standard"))}}
     out = results.cached("demo", {{"seed": 0}}, compute)
     print(float(out["lr"]))
 """
@@ -69,10 +72,10 @@ def test_changing_a_constant_in_lib_recomputes_into_a_new_entry(tmp_path):
     old_entry = next(p for p in (tmp_path / "results" / "demo").iterdir() if p.is_dir())
     old_bytes = (old_entry / "arrays.npz").read_bytes()
 
-    experiments = root / "lib" / "experiments.py"
-    source = experiments.read_text()
+    schedules = root / "lib" / "experiments" / "schedules.py"
+    source = schedules.read_text()
     assert 'Schedule("ET", lr_standard=0.01' in source
-    experiments.write_text(source.replace('Schedule("ET", lr_standard=0.01', 'Schedule("ET", lr_standard=0.02'))
+    schedules.write_text(source.replace('Schedule("ET", lr_standard=0.01', 'Schedule("ET", lr_standard=0.02'))
     second = run_python(code, root, env)
     assert second.returncode == 0, second.stderr
     assert counter.read_text().count("computed") == 2  # recomputed under the new code
@@ -80,18 +83,18 @@ def test_changing_a_constant_in_lib_recomputes_into_a_new_entry(tmp_path):
     entries = sorted((tmp_path / "results" / "demo").glob("*/meta.json"))
     assert len(entries) == 2 and (old_entry / "arrays.npz").read_bytes() == old_bytes  # old one untouched
 
-    pruned = run_python("from lib import results; print(len(results.prune()))", root, env)
+    pruned = run_python("from lib.core import results; print(len(results.prune()))", root, env)
     assert pruned.stdout.strip() == "1" and not old_entry.exists()
     assert len(list((tmp_path / "results" / "demo").glob("*/meta.json"))) == 1
 
 
 def test_code_digest_covers_every_lib_file_and_the_requirements(tmp_path):
     root = copy_of_code(tmp_path)
-    files = [root / "lib" / "plotting.py", root / "requirements.txt"]
+    files = [root / "lib" / "book" / "plotting.py", root / "requirements.txt"]
     before = results.digest_files(files, root)
     files[1].write_text(files[1].read_text() + "\n# edit")
     assert results.digest_files(files, root) != before
-    assert {p.name for p in results.code_files()} >= {"results.py", "experiments.py", "plotting.py",
+    assert {p.name for p in results.code_files()} >= {"results.py", "schedules.py", "plotting.py",
                                                        "requirements.txt"}
 
 
@@ -245,7 +248,7 @@ def test_cache_files_follow_the_umask(results_tmp, umask):
 def test_relative_results_dir_is_resolved_once_and_empty_is_an_error(tmp_path):
     code = """
         import os
-        from lib import results
+        from lib.core import results
         print(results.results_dir())
         os.chdir("/")
         print(results.results_dir())
@@ -253,14 +256,14 @@ def test_relative_results_dir_is_resolved_once_and_empty_is_an_error(tmp_path):
     done = run_python(code, REPO, {"REPRO_RESULTS_DIR": "rel/res"}, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(REPO / "rel" / "res")] * 2
-    empty = run_python("from lib import results", REPO, {"REPRO_RESULTS_DIR": " "}, timeout=60)
+    empty = run_python("from lib.core import results", REPO, {"REPRO_RESULTS_DIR": " "}, timeout=60)
     assert empty.returncode != 0 and "REPRO_RESULTS_DIR is set but empty" in empty.stderr
 
 
 SLOW_COMPUTE = """
     import sys, time
     import numpy as np
-    from lib import results
+    from lib.core import results
     def compute():
         with open({counter!r}, "a") as f:
             f.write("computed\\n")
@@ -289,7 +292,7 @@ def test_sigkill_mid_write_leaves_no_poisoned_entry(tmp_path, monkeypatch):
         import time
         from pathlib import Path
         import numpy as np
-        from lib import results
+        from lib.core import results
         def stall():  # called inside save(), after the archive is written, before the rename
             Path({str(ready)!r}).touch()
             time.sleep(60)
@@ -336,7 +339,7 @@ def test_out_of_range_seed_in_a_notebook_fails_at_its_first_cell(tmp_path):
 
 
 def test_mphate_reruns_are_bit_identical():
-    from lib.mphate import embed_over_time
+    from lib.analyses.mphate import embed_over_time
 
     activity = np.random.default_rng(0).normal(size=(30, 36, 150)).cumsum(axis=0) * 0.01
     first = embed_over_time(activity, interslice_knn=10)

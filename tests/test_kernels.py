@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
 
-from lib import kernels
-from lib.losses import squared_error_per_pattern
-from lib.models import LinearNet, MultitaskNet, ReluNet1D
-from lib.tasks import TaskEnvironment
+from lib.core import kernels
+from lib.core.losses import squared_error_per_pattern
+from lib.core.models import LinearNet, MultitaskNet, ReluNet1D
+from lib.core.tasks import TaskEnvironment
 
 ENV = TaskEnvironment()
 

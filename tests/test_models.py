@@ -3,9 +3,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lib.experiments import pair_initial_params, run_pairs
-from lib.models import LinearNet, MultitaskNet, ReluNet1D
-from lib.tasks import TaskEnvironment
+from lib.experiments.schedules import pair_initial_params, run_pairs
+from lib.core.models import LinearNet, MultitaskNet, ReluNet1D
+from lib.core.tasks import TaskEnvironment
 
 
 def test_large_init_is_ten_times_the_standard_draw():

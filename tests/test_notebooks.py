@@ -5,7 +5,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from lib.runner import NOTEBOOKS, PROFILES, parse_assignment
+from lib.book.runner import NOTEBOOKS, PROFILES, parse_assignment
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 SOURCES = sorted(NOTEBOOK_DIR.glob("*.py"))
@@ -32,14 +32,14 @@ def test_parse_assignment():
 
 
 def test_bad_notebook_parameter_stops_with_a_clear_message(tmp_path):
-    from lib.runner import NotebookFailed, execute
+    from lib.book.runner import NotebookFailed, execute
 
     with pytest.raises(NotebookFailed, match="schedule must be one of \\['ET', 'LR'\\]"):
         execute("00_quickstart", {"schedule": "XX"}, tmp_path)
 
 
 def test_grid_points_and_folders():
-    from lib.runner import grid_points, parse_grid, point_folder
+    from lib.book.runner import grid_points, parse_grid, point_folder
 
     grids = [parse_grid("seed=0,1"), parse_grid("schedule=ET,LR")]
     points = grid_points(grids)
@@ -51,7 +51,7 @@ def test_grid_points_and_folders():
 
 
 def test_up_to_date_notebooks_are_not_re_executed(tmp_path, capsys):
-    from lib.runner import execute, execution_key
+    from lib.book.runner import execute, execution_key
 
     params = {"n_iterations": 100, "n_hidden": 8}
     output = execute("00_quickstart", params, tmp_path)

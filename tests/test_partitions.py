@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sklearn.cluster import KMeans
 
-from lib import partitions
-from lib.tasks import TaskEnvironment
+from lib.analyses import partitions
+from lib.core.tasks import TaskEnvironment
 
 ENV = TaskEnvironment()
 

@@ -1,4 +1,4 @@
-"""The book's figure style is applied by ``lib.plotting`` and every ``plot_*`` figure obeys it:
+"""The book's figure style is applied by ``lib.book.plotting`` and every ``plot_*`` figure obeys it:
 no text below the minimum font size, a label on every axis that shows tick labels."""
 
 import inspect
@@ -10,14 +10,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from lib import plot_style, plotting  # noqa: E402
+from lib.book import plot_style
+from lib.book import plotting  # noqa: E402
 
 RNG = np.random.default_rng(0)
 T = np.arange(0, 100, 10)
 
 
 def _figures():
-    """Every plot_* function of lib.plotting, called on small synthetic inputs."""
+    """Every plot_* function of lib.book.plotting, called on small synthetic inputs."""
     r = RNG.random
     return {
         "plot_pair_losses": lambda: plotting.plot_pair_losses(T, r((2, 2, 10)) + 0.1, r((2, 2, 10)) + 0.1),

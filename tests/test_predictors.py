@@ -5,10 +5,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lib import continuum, predictors
-from lib.kernels import ntk
-from lib.models import MultitaskNet
-from lib.tasks import TaskEnvironment
+from lib.experiments import continuum
+from lib.analyses import predictors
+from lib.core.kernels import ntk
+from lib.core.models import MultitaskNet
+from lib.core.tasks import TaskEnvironment
 
 ENV = TaskEnvironment()
 
@@ -55,7 +56,7 @@ def test_kernel_distance_known_answers():
 
 def test_entk_alignment_equals_actual_first_step(small):
     """As lr -> 0 one gradient step changes the outputs by the eNTK prediction."""
-    from lib.kernels import gradient_step
+    from lib.core.kernels import gradient_step
 
     net, params, train, test = small
     lr = 1e-4
@@ -115,7 +116,7 @@ def test_outcome_helpers():
 def test_linearized_net_equals_net_as_lr_goes_to_zero():
     """Trained with a tiny learning rate, the network and its linearization stay together:
     their output difference shrinks like lr^2 while their change shrinks like lr."""
-    from lib.training import train_many
+    from lib.core.training import train_many
 
     net = MultitaskNet.for_environment(ENV, n_hidden=8)
     params0 = continuum.scaled_initial_params(net, [0], 5.0)
@@ -198,7 +199,7 @@ def test_point_parameters_are_checked():
 
 
 def test_fast_loadings_equal_full_svd():
-    from lib.analysis import leading_vectors
+    from lib.analyses.entk_vectors import leading_vectors
 
     rng = np.random.default_rng(2)
     e = rng.normal(size=(3, 40, 40)) + 2.0
@@ -206,8 +207,8 @@ def test_fast_loadings_equal_full_svd():
 
 
 def test_silhouette_controls_match_their_definitions(small):
-    from lib.analysis import silhouette_of_loadings
-    from lib.experiments import entk_at_init
+    from lib.analyses.entk_vectors import silhouette_of_loadings
+    from lib.experiments.schedules import entk_at_init
 
     net, params, train, test = small
     eps = 2.0 * (np.asarray(net.apply(params, jnp.asarray(train.x, jnp.float32))) - train.y)
@@ -216,7 +217,7 @@ def test_silhouette_controls_match_their_definitions(small):
     result = {"x_train": train.x[None], "y_train": train.y[None], "x_test": test.x[None],
               "params_initial/w_hidden": np.asarray(params["w_hidden"])[None, None],
               "params_initial/w_output": np.asarray(params["w_output"])[None, None]}
-    from lib.analysis import leading_vectors
+    from lib.analyses.entk_vectors import leading_vectors
     reference = silhouette_of_loadings(leading_vectors(entk_at_init(ENV, result, 0, "standard"), "principled"))
     got = predictors.entk_silhouette(net, params, train.x, train.y, test.x, "principled")
     assert got == pytest.approx(reference, abs=1e-6)

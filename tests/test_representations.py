@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from lib import partitions
-from lib import representations as rep
-from lib.tasks import TaskEnvironment
+from lib.analyses import partitions
+from lib.analyses import representations as rep
+from lib.core.tasks import TaskEnvironment
 
 ENV = TaskEnvironment()
 

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from lib import results
+from lib.core import results
 
 
 def test_cached_computes_once_and_records_provenance(results_tmp):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lib import smg
+from lib.experiments import smg
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lib import stats
+from lib.analyses import stats
 
 
 def test_relative_to_partner_is_antisymmetric():

@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lib import sweep
-from lib.sweep_points import check_pair_parameters, pair_final_losses
+from lib.book import sweep_command
+from lib.experiments import sweep
+from lib.experiments.sweep_points import check_pair_parameters, pair_final_losses
 
 CALLS_ENV = "REPRO_SWEEP_TEST_CALLS"
 
@@ -71,7 +72,7 @@ def client(tmp_path_factory):
 
 def test_results_equal_serial_execution_bit_for_bit(client):
     points = [{"seed": s, "n_hidden": 16, "n_iterations": 20, "schedule": sc} for s in (0, 1) for sc in ("ET", "LR")]
-    report = sweep.sweep(points, "lib.sweep_points:pair_final_losses", client=client, progress=False)
+    report = sweep.sweep(points, "lib.experiments.sweep_points:pair_final_losses", client=client, progress=False)
     assert report.ok and len(report.computed) == 4 and not report.skipped
     for point, swept in zip(points, report.load()):
         serial = pair_final_losses(point)
@@ -105,7 +106,7 @@ def test_failing_point_is_reported_with_parameters_and_others_finish(client):
 
 def test_command_line_prints_failures_and_exits_nonzero(client, capsys, monkeypatch):
     monkeypatch.setenv(sweep.SCHEDULER_ENV, client.scheduler.address)
-    code = sweep.main(["--function", "tests.test_sweep:raises_on_two", "--grid", "x=1,2", "--name", "raises_cli"])
+    code = sweep_command.main(["--function", "tests.test_sweep:raises_on_two", "--grid", "x=1,2", "--name", "raises_cli"])
     out = capsys.readouterr()
     assert code == 1
     assert "2 points, 0 already cached, 1 computed, 1 failed" in out.out
@@ -138,17 +139,17 @@ def test_workers_must_see_the_results_folder(client, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--function", "lib.nope:fn", "--grid", "seed=1"], "cannot import module 'lib.nope'"),
-    (["--function", "lib.sweep_points:no_such", "--grid", "seed=1"], "has no function 'no_such'"),
-    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=0,-1"], "seed must be an integer >= 0"),
-    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=0", "--grid", "sead=1"], "unknown ['sead']"),
-    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=0", "--grid", "seed=1"], "given more than once"),
-    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed"], "name=value1,value2"),
+    (["--function", "lib.experiments.sweep_points:no_such", "--grid", "seed=1"], "has no function 'no_such'"),
+    (["--function", "lib.experiments.sweep_points:pair_final_losses", "--grid", "seed=0,-1"], "seed must be an integer >= 0"),
+    (["--function", "lib.experiments.sweep_points:pair_final_losses", "--grid", "seed=0", "--grid", "sead=1"], "unknown ['sead']"),
+    (["--function", "lib.experiments.sweep_points:pair_final_losses", "--grid", "seed=0", "--grid", "seed=1"], "given more than once"),
+    (["--function", "lib.experiments.sweep_points:pair_final_losses", "--grid", "seed"], "name=value1,value2"),
     (["--notebook", "00_quickstart", "--grid", "sead=1"], "has no parameter sead; allowed: seed"),
     (["--notebook", "00_quickstart", "--grid", "seed='a'"], "seed must be an integer like its default"),
     (["--notebook", "00_quickstart", "--grid-spec", "seed=0;touch x"], "not a Python literal"),
     (["--notebook", "nope", "--grid", "seed=1"], "notebook must be one of ['00_quickstart'"),
     (["--notebook", "00_quickstart", "--grid", "seed=1", "--output-dir", "book/executed"], "outside book/executed"),
-    (["--function", "lib.sweep_points:pair_final_losses", "--grid", "seed=1", "--workers", "0"], "--workers"),
+    (["--function", "lib.experiments.sweep_points:pair_final_losses", "--grid", "seed=1", "--workers", "0"], "--workers"),
 ])
 def test_bad_input_fails_before_any_cluster_starts(argv, message, capsys, monkeypatch):
     def no_cluster(*args, **kwargs):
@@ -156,7 +157,7 @@ def test_bad_input_fails_before_any_cluster_starts(argv, message, capsys, monkey
 
     monkeypatch.setattr(sweep, "dask_client", no_cluster)
     try:
-        code = sweep.main(argv)
+        code = sweep_command.main(argv)
     except SystemExit as exit_info:  # argparse's own errors
         code = exit_info.code
     assert code == 2

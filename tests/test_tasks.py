@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from lib.tasks import TaskEnvironment
+from lib.core.tasks import TaskEnvironment
 
 
 def test_counts_4x3():

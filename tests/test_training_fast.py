@@ -12,11 +12,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lib.experiments import TRAINING_TAGS, params_of, run_pairs, run_schedule, schedule_parameters
-from lib.losses import squared_error
-from lib.models import INITS, LinearNet, MultitaskNet
-from lib.tasks import TaskEnvironment
-from lib.training import multitask_loss, train, train_many, unique_patterns
+from lib.experiments.schedules import TRAINING_TAGS, params_of, run_pairs, run_schedule, schedule_parameters
+from lib.core.losses import squared_error
+from lib.core.models import INITS, LinearNet, MultitaskNet
+from lib.core.tasks import TaskEnvironment
+from lib.core.training import multitask_loss, train, train_many, unique_patterns
 
 ENV = TaskEnvironment()
 PAPER = dict(n_hidden=200, n_train=500, n_test=500)  # the paper network and data sizes
@@ -114,12 +114,12 @@ def test_train_many_fast_with_the_default_observe_equals_reference():
 
 
 def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypatch):
-    import lib.training
+    import lib.core.training
 
     kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=100, n_snapshots=11, record_hidden=True)
     a = run_pairs(ENV, "LR", [2, 3], **kw)
     b = run_pairs(ENV, "LR", [2, 3], **kw)
-    monkeypatch.setattr(lib.training, "N_PROGRESS_CHUNKS", 1)
+    monkeypatch.setattr(lib.core.training, "N_PROGRESS_CHUNKS", 1)
     whole = run_pairs(ENV, "LR", [2, 3], **kw)
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)

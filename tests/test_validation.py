@@ -1,10 +1,10 @@
 import jax
 import pytest
 
-from lib.experiments import get_schedule, run_pairs
-from lib.models import MultitaskNet
-from lib.tasks import TaskEnvironment
-from lib.training import train
+from lib.experiments.schedules import get_schedule, run_pairs
+from lib.core.models import MultitaskNet
+from lib.core.tasks import TaskEnvironment
+from lib.core.training import train
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 import pytest
 
-from lib import summary
-from lib.paper import CLAIMS
+from lib.book import summary
+from lib.experiments.paper import CLAIMS
 
 
 def test_claim_rows_need_a_known_claim_and_verdict():

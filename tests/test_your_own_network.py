@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lib import kernel_reference, kernels
-from lib.models import MultitaskNet
+from lib.core import kernel_reference
+from lib.core import kernels
+from lib.core.models import MultitaskNet
 
 
 @dataclass(frozen=True)

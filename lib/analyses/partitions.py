@@ -23,8 +23,8 @@ import warnings
 import numpy as np
 from sklearn.metrics import adjusted_rand_score, silhouette_score
 
-from .tasks import TaskEnvironment
-from .validation import check_choice, check_int
+from ..core.tasks import TaskEnvironment
+from ..core.validation import check_choice, check_int
 
 REFERENCE_PARTITIONS = {"input": ("feature",), "task": ("input_pool", "output_pool"),
                         "task_by_input": ("output_pool", "feature"), "output": ("output_pool", "feature")}
@@ -36,7 +36,7 @@ def reference_partition(env: TaskEnvironment, grouping: str, by: str) -> tuple[n
     ``input`` units (pool x feature) by ``feature`` position; ``task`` by ``input_pool`` or
     ``output_pool``; ``task_by_input`` (task x relevant feature) and ``output`` units (pool x
     position) by ``output_pool`` or ``feature`` position. Group order is that of
-    :mod:`lib.representations`.
+    :mod:`lib.analyses.representations`.
     """
     check_choice("grouping", grouping, REFERENCE_PARTITIONS)
     check_choice("by", by, REFERENCE_PARTITIONS[grouping])

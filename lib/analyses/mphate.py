@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_int
+from ..core.validation import check_int
 
 
 def embed_over_time(

@@ -5,7 +5,7 @@
 returns the arrays. The key is a hash of the parameters and of :func:`code_digest` (every
 ``.py`` file of ``lib/`` and the pinned ``requirements.txt``), so a result is only ever served
 to the code that computed it: after a code change the same parameters get a new entry, and
-the old one is neither served nor overwritten (``python -m lib.results prune`` removes
+the old one is neither served nor overwritten (``python -m lib.core.results prune`` removes
 entries of other code versions).
 
 An entry is a folder holding ``arrays.npz`` and ``meta.json`` (parameters, code digest,
@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 from filelock import FileLock
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-LIB_DIR = Path(__file__).resolve().parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LIB_DIR = Path(__file__).resolve().parents[1]
 RESULTS_ENV = "REPRO_RESULTS_DIR"
 TRACKED_PACKAGES = ("jax", "jaxlib", "optax", "numpy", "scipy", "scikit-learn", "m-phate", "neural-tangents")
 ARRAYS_FILE, META_FILE = "arrays.npz", "meta.json"
@@ -270,7 +270,7 @@ def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None
     folder = entry_dir(name, parameters, directory)
     if not folder.exists():
         raise CacheError(f"no cache entry {folder} for {name} with parameters {dict(parameters)} under the current "
-                         "code; compute it first (lib.results.cached)")
+                         "code; compute it first (lib.core.results.cached)")
     return _read_meta(folder)
 
 

@@ -1,6 +1,6 @@
 """Figures, each drawn by one ``plot_*`` function from saved results (matplotlib only).
 
-Importing this module applies the book's figure style (:func:`lib.plot_style.use_book_style`):
+Importing this module applies the book's figure style (:func:`lib.book.plot_style.use_book_style`):
 font sizes, the colour-blind-safe palette and the image resolution come from there.
 """
 
@@ -627,7 +627,7 @@ def plot_win_counts(comparisons: dict, ax=None):
     """Stacked bars: pairs won by standard and by large init in each phase, per schedule.
 
     Args:
-        comparisons: schedule -> :func:`lib.predictors.binary_comparison` dict.
+        comparisons: schedule -> :func:`lib.analyses.predictors.binary_comparison` dict.
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3))

@@ -1,15 +1,12 @@
 """Parameter sweeps on ``dask.distributed``: a grid of points, one cached task per point.
 
-    python -m lib.sweep --function lib.sweep_points:pair_final_losses --grid seed=0,1,2 --grid n_hidden=50,200
-    python -m lib.sweep --notebook 00_quickstart --grid seed=0,1 --output-dir sweeps/quickstart
-    python -m lib.sweep ... --scheduler tcp://10.0.0.5:8786      # or REPRO_DASK_SCHEDULER=tcp://...
-
-A point is either a *point function* (``"module:function"`` or a callable taking the point's
-parameter dict and returning a dict of arrays, see :mod:`lib.sweep_points`) or a notebook
-executed with papermill (:func:`lib.runner.execute`, one sub-folder of ``output_dir`` per
-point). Every finished point is written to the results cache (:func:`lib.results.cached`);
+A point runs a *point function*: ``"module:function"`` or a callable taking the point's
+parameter dict and returning a dict of arrays (see :mod:`lib.experiments.sweep_points`).
+Every finished point is written to the results cache (:func:`lib.core.results.cached`);
 points already there are skipped before anything is submitted, so re-running a sweep, or
-resuming a crashed one, computes only what is missing.
+resuming a crashed one, computes only what is missing. Sweeps of whole notebooks, and the
+command line ``python -m lib.book.sweep_command``, are built on this module in
+:mod:`lib.book.sweep_command`.
 
 Execution is Dask's: by default a ``LocalCluster`` with one single-threaded worker process
 per CPU core of this machine; with a scheduler address, an existing cluster whose workers
@@ -17,30 +14,24 @@ run the same code and see the same results folder (checked before submitting). A
 that raises is retried ``retries`` times, then reported with its parameters and traceback
 while the other points finish; a point whose worker dies (killed, out of memory) is
 rescheduled by Dask on another worker (up to the scheduler's
-``distributed.scheduler.allowed-failures``, 3 by default). The sweep fails (non-zero exit)
-at the end if any point failed.
+``distributed.scheduler.allowed-failures``, 3 by default). A sweep reports every failed
+point at the end (:class:`SweepReport`).
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import importlib
 import os
 import re
-import sys
 import traceback
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from . import results
-from .results import REPO_ROOT
-from .runner import check_parameters, grid_points, parse_grid, parse_grid_spec, point_folder
+from ..core import results
 
 SCHEDULER_ENV = "REPRO_DASK_SCHEDULER"
 PointFunction = Callable[[dict], Mapping[str, np.ndarray]]
@@ -131,25 +122,6 @@ class FunctionPoint:
         return arrays
 
 
-@dataclass(frozen=True)
-class NotebookPoint:
-    """Executes a notebook with the point's parameters into ``output_dir/<point_folder>``."""
-
-    notebook: str
-    output_dir: str
-
-    def __call__(self, parameters: dict) -> dict[str, np.ndarray]:
-        from .runner import execute
-
-        output = execute(self.notebook, dict(parameters), Path(self.output_dir) / point_folder(parameters))
-        return {"executed_notebook": np.array(str(output))}
-
-
-def notebook_source_hash(notebook: str) -> str:
-    """First 16 hex digits of the SHA-256 of ``notebooks/<notebook>.py`` (part of the cache key)."""
-    return hashlib.sha256((REPO_ROOT / "notebooks" / f"{notebook}.py").read_bytes()).hexdigest()[:16]
-
-
 # --- planning (all validation happens here, before any cluster starts) ----------------------------
 
 
@@ -158,46 +130,31 @@ class Plan:
     """Validated sweep: the cache name, each point's task and cache key."""
 
     name: str
-    target: FunctionPoint | NotebookPoint
+    target: Callable[[dict], Mapping[str, np.ndarray]]  # FunctionPoint, or a notebook run (lib.book.sweep_command)
     points: list[dict]
     cache_parameters: list[dict]
 
 
-def plan_sweep(points: list[dict], function: str | PointFunction | None = None, notebook: str | None = None,
-               output_dir: str | Path | None = None, name: str | None = None) -> Plan:
-    """Check a sweep before running it: exactly one of ``function`` / ``notebook``; every point
-    valid for it (a function's ``check_parameters``, a notebook's parameters cell)."""
-    if (function is None) == (notebook is None):
-        raise ValueError("give exactly one of function ('module:function' or a callable) and notebook")
+def plan_function_sweep(points: list[dict], function: str | PointFunction, name: str | None = None) -> Plan:
+    """Check a sweep of a point function before running it: every point valid for the
+    function's ``check_parameters`` (if it has one), which also gives the point's cache key."""
     if not points:
         raise ValueError("points must contain at least one parameter dict")
-    if function is not None:
-        resolved = resolve_function(function)
-        check = getattr(resolved, "check_parameters", None)
-        keys = []
-        for point in points:
-            try:
-                keys.append(check(dict(point)) if check else dict(point))
-            except ValueError as err:
-                raise ValueError(f"point {point}: {err}") from err
-        return Plan(name or function_name(resolved), FunctionPoint(function), list(points), keys)
-    points = [check_parameters(notebook, dict(p)) for p in points]  # names and types, as the runner checks them
-    out = Path(output_dir if output_dir is not None else REPO_ROOT / "sweeps" / notebook).resolve()
-    if out == (REPO_ROOT / "book" / "executed").resolve():
-        raise ValueError("output_dir must be outside book/executed (a sweep never overwrites the book)")
-    folders = [point_folder(p) for p in points]
-    clashing = sorted({f for f in folders if folders.count(f) > 1})
-    if clashing:
-        raise ValueError(f"points must have distinct output folders, got {clashing} more than once")
-    source = notebook_source_hash(notebook)
-    keys = [{"notebook": notebook, "source": source, "output_dir": str(out), "parameters": dict(p)} for p in points]
-    return Plan(name or f"notebook_{notebook}", NotebookPoint(notebook, str(out)), list(points), keys)
+    resolved = resolve_function(function)
+    check = getattr(resolved, "check_parameters", None)
+    keys = []
+    for point in points:
+        try:
+            keys.append(check(dict(point)) if check else dict(point))
+        except ValueError as err:
+            raise ValueError(f"point {point}: {err}") from err
+    return Plan(name or function_name(resolved), FunctionPoint(function), list(points), keys)
 
 
 # --- execution ----------------------------------------------------------------------------------
 
 
-def run_point(name: str, key: dict, point: dict, target: FunctionPoint | NotebookPoint) -> None:
+def run_point(name: str, key: dict, point: dict, target: Callable[[dict], Mapping[str, np.ndarray]]) -> None:
     """Worker side: compute one point through the results cache (under ``key``); a point that
     raises becomes a :class:`PointError` carrying ``point`` and the formatted traceback."""
     try:
@@ -260,17 +217,15 @@ def check_shared_results(client) -> None:
                            "and point REPRO_RESULTS_DIR at it there")
 
 
-def sweep(points: list[dict], function: str | PointFunction | None = None, notebook: str | None = None,
-          output_dir: str | Path | None = None, name: str | None = None, **options) -> SweepReport:
-    """Check the sweep (:func:`plan_sweep`), then :func:`run_plan` it; ``options`` go to ``run_plan``.
+def sweep(points: list[dict], function: str | PointFunction, name: str | None = None, **options) -> SweepReport:
+    """Check the sweep (:func:`plan_function_sweep`), then :func:`run_plan` it; ``options`` go to ``run_plan``.
 
     Args:
-        points: parameter dicts (e.g. :func:`lib.runner.grid_points` of a grid).
-        function: a point function or ``"module:function"`` (see :mod:`lib.sweep_points`).
-        notebook: instead, a notebook name (``notebooks/<name>.py``), run into ``output_dir``.
-        name: results-cache name (default: the function's ``module.qualname`` or ``notebook_<name>``).
+        points: parameter dicts (e.g. :func:`lib.book.runner.grid_points` of a grid).
+        function: a point function or ``"module:function"`` (see :mod:`lib.experiments.sweep_points`).
+        name: results-cache name (default: the function's ``module.qualname``).
     """
-    return run_plan(plan_sweep(points, function, notebook, output_dir, name), **options)
+    return run_plan(plan_function_sweep(points, function, name), **options)
 
 
 def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = None, retries: int = 1,
@@ -328,55 +283,3 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
                 report.computed.append(point)
             bar.set_postfix(failed=len(report.failures), refresh=False)
     return report
-
-
-# --- command line -------------------------------------------------------------------------------
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m lib.sweep",
-        description="Run a parameter grid on Dask (a local cluster by default), caching every point.")
-    target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--function", help="point function 'package.module:function' (params dict -> arrays)")
-    target.add_argument("--notebook", help="notebook name (notebooks/<name>.py), executed with papermill")
-    parser.add_argument("--grid", action="append", default=[],
-                        help="name=v1,v2,... with Python literal values (repeatable; the cartesian product is run)")
-    parser.add_argument("--grid-spec", default="", help="several grids in one string: \"seed=0,1 n_hidden=50,200\"")
-    parser.add_argument("--output-dir", type=Path,
-                        help="notebooks only: one executed notebook per point in a sub-folder (default sweeps/<name>)")
-    parser.add_argument("--name", help="results-cache name (default: module.function or notebook_<name>)")
-    parser.add_argument("--workers", type=int, help="local cluster size (default: one per CPU core)")
-    parser.add_argument("--scheduler", help=f"address of an existing Dask scheduler (default ${SCHEDULER_ENV}, "
-                                            "else a local cluster)")
-    parser.add_argument("--retries", type=int, default=1, help="extra attempts for a point that raises (default 1)")
-    args = parser.parse_args(argv)
-    if args.output_dir is not None and args.notebook is None:
-        parser.error("--output-dir applies to --notebook sweeps only")
-    if args.workers is not None and args.workers < 1:
-        parser.error(f"--workers must be an integer >= 1, got {args.workers}")
-    if args.retries < 0:
-        parser.error(f"--retries must be an integer >= 0, got {args.retries}")
-    if args.workers is not None and (args.scheduler or os.environ.get(SCHEDULER_ENV)):
-        parser.error("--workers sizes the local cluster; it cannot be combined with --scheduler/$" + SCHEDULER_ENV)
-    try:  # every check before any cluster starts
-        grids = [parse_grid(g) for g in args.grid] + parse_grid_spec(args.grid_spec)
-        plan = plan_sweep(grid_points(grids), args.function, args.notebook, args.output_dir, args.name)
-    except ValueError as err:  # ParameterError included
-        print(f"[sweep] error: {err}", file=sys.stderr, flush=True)
-        return 2
-    try:
-        report = run_plan(plan, args.scheduler, args.workers, args.retries)
-    except ClusterError as err:
-        print(f"[sweep] error: {err}", file=sys.stderr, flush=True)
-        return 2
-    print(f"[sweep] {report.name}: {len(report.points)} points, {len(report.skipped)} already cached, "
-          f"{len(report.computed)} computed, {len(report.failures)} failed (results in {results.results_dir()})",
-          flush=True)
-    for failure in report.failures:
-        print(f"[sweep] FAILED {failure.format()}", file=sys.stderr, flush=True)
-    return 0 if report.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

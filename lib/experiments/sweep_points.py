@@ -1,4 +1,4 @@
-"""Experiment functions for :mod:`lib.sweep`: one parameter point in, a dict of arrays out.
+"""Experiment functions for :mod:`lib.experiments.sweep`: one parameter point in, a dict of arrays out.
 
 A *point function* takes a parameter dict and returns ``{name: numpy array}``; the sweep
 engine caches that dict under the point's parameters. A point function may carry a
@@ -6,16 +6,16 @@ engine caches that dict under the point's parameters. A point function may carry
 filled in): the engine calls it on every grid point before any work starts, and caches
 under the complete dict, so a default changed here is a different cache entry.
 
-    python -m lib.sweep --function lib.sweep_points:pair_final_losses --grid seed=0,1,2,3
+    python -m lib.experiments.sweep --function lib.experiments.sweep_points:pair_final_losses --grid seed=0,1,2,3
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .experiments import SCHEDULES, run_pairs
-from .tasks import TaskEnvironment
-from .validation import check_choice, check_int
+from .schedules import SCHEDULES, run_pairs
+from ..core.tasks import TaskEnvironment
+from ..core.validation import check_choice, check_int
 
 PAIR_DEFAULTS = {"schedule": "LR", "n_iterations": 100, "n_hidden": 200}
 

@@ -25,11 +25,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .kernels import entk, epntk, ntk
-from .losses import squared_error
-from .models import LinearNet, Params
-from .training import train
-from .validation import check_choice, check_int, check_positive_float, check_seed, check_size
+from ..core.kernels import entk, epntk, ntk
+from ..core.losses import squared_error
+from ..core.models import LinearNet, Params
+from ..core.training import train
+from ..core.validation import check_choice, check_int, check_positive_float, check_seed, check_size
 
 
 @dataclass(frozen=True)
@@ -307,7 +307,7 @@ def _run_arrays(run: SMGRun) -> dict[str, np.ndarray]:
 def cached_run(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 2500, record_every: int = 10,
                init: str = "random") -> tuple[SMGProblem, SMGRun]:
     """:func:`run_smg` on :func:`make_smg_problem` (same seed), loaded from the results cache if present."""
-    from . import results
+    from ..core import results
 
     problem = make_smg_problem(seed)
     parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations,
@@ -322,7 +322,7 @@ def cached_run(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 25
 def cached_epntk(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 2500,
                  record_every: int = 10) -> tuple[SMGProblem, dict[str, np.ndarray]]:
     """:func:`epntk_path` through the results cache."""
-    from . import results
+    from ..core import results
 
     problem = make_smg_problem(seed)
     parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations,
@@ -375,7 +375,7 @@ def cached_epntk_convergence(seed: int, learning_rates, total_time: float) -> di
     """:func:`epntk_errors` for each learning rate (lr x steps = ``total_time``), through the cache."""
     from tqdm import tqdm
 
-    from . import results
+    from ..core import results
 
     learning_rates = [float(lr) for lr in learning_rates]
     problem = make_smg_problem(seed)

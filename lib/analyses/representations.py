@@ -16,8 +16,8 @@ import numpy as np
 
 from .partitions import (REFERENCE_PARTITIONS, ari_of_clusters, cluster_over_training, derive_partition,
                          group_means, reference_partition)
-from .tasks import Dataset, TaskEnvironment
-from .validation import check_choice
+from ..core.tasks import Dataset, TaskEnvironment
+from ..core.validation import check_choice
 
 GROUPINGS = ("task", "input", "task_by_input", "output")
 
@@ -94,9 +94,9 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
     """Single-task training of standard/large pairs recording group-averaged hidden activity
     on all single-task patterns at 101 snapshots: ``hidden_groups`` (P, 2, 101, 69, H) float32
     (groupings stacked in :data:`GROUPINGS` order), ``iterations`` and ``loss_test``."""
-    from . import results
-    from .experiments import TRAINING_TAGS, get_schedule, run_pairs
-    from .validation import check_seeds
+    from ..core import results
+    from ..experiments.schedules import TRAINING_TAGS, get_schedule, run_pairs
+    from ..core.validation import check_seeds
 
     seeds = check_seeds("seeds", seeds)
     n_iterations = get_schedule(schedule).n_iterations if n_iterations is None else n_iterations
@@ -125,7 +125,7 @@ DERIVED_GROUPINGS = ("input", "task")
 def entk_partitions(env: TaskEnvironment, loadings: np.ndarray, stimulus: np.ndarray, tasks: np.ndarray,
                     grouping: str) -> tuple[np.ndarray, np.ndarray]:
     """Partitions of the groups of ``grouping`` ("input" units or "task"s) derived from each network's
-    own t=0 eNTK loadings (:func:`lib.partitions.derive_partition` of the group-averaged loadings).
+    own t=0 eNTK loadings (:func:`lib.analyses.partitions.derive_partition` of the group-averaged loadings).
 
     Args:
         loadings: (P, 2, N, K) leading-vector loadings over each pair's N training patterns.
@@ -147,7 +147,7 @@ def ari_curves(env: TaskEnvironment, hidden_groups: np.ndarray, derived: dict | 
                seed: int = 0) -> dict[str, np.ndarray]:
     """"<grouping> vs <partition>" -> (P, 2, S) adjusted Rand index over training for every network.
 
-    Hidden group means at each snapshot are clustered by :func:`lib.partitions.kmeans` into as many
+    Hidden group means at each snapshot are clustered by :func:`lib.analyses.partitions.kmeans` into as many
     clusters as the partition has parts, and scored against every reference partition
     (:data:`REFERENCE_COMPARISONS`) and, if given, against each network's eNTK-derived partition:
     ``derived[grouping] = (labels (P, 2, G), parts (P, 2))`` from :func:`entk_partitions`
@@ -181,7 +181,7 @@ def cached_ari_curves(env: TaskEnvironment, recorded: dict[str, np.ndarray], key
                       derived: dict | None = None) -> dict[str, np.ndarray]:
     """:func:`ari_curves` of a :func:`cached_grouped_hidden` result through the cache, keyed by ``key``
     and the derived partitions."""
-    from . import results
+    from ..core import results
 
     derived_key = {g: [np.asarray(labels).tolist(), np.asarray(parts).tolist()]
                    for g, (labels, parts) in (derived or {}).items()}
@@ -194,7 +194,7 @@ def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dic
     "<init>/<grouping>", cached under ``key`` (the parameters that produced the activity)."""
     from tqdm import tqdm
 
-    from . import results
+    from ..core import results
     from .mphate import embed_over_time
 
     def compute():
@@ -224,6 +224,6 @@ def task_distance_ratios(env: TaskEnvironment, task_means: np.ndarray) -> dict[s
 
 def onset(iterations: np.ndarray, curve: np.ndarray, level: float = 0.5) -> float:
     """First iteration at which ``curve`` (S,) reaches ``level`` (linear interpolation); nan if never."""
-    from .smg import crossing_time
+    from ..experiments.smg import crossing_time
 
     return crossing_time(np.asarray(iterations, dtype=float), np.asarray(curve, dtype=float), level)

@@ -1,12 +1,12 @@
 """What a network's initial state predicts: t=0 predictors, outcomes, and their correlations.
 
-Analyses layer, for the rich-to-lazy continuum (:mod:`lib.continuum`). Every function takes
-one network (a :class:`~lib.models.MultitaskNet` and its parameters) or per-network numbers.
+Analyses layer, for the rich-to-lazy continuum (:mod:`lib.experiments.continuum`). Every function takes
+one network (a :class:`~lib.core.models.MultitaskNet` and its parameters) or per-network numbers.
 
 Predictors at t=0 (one number per network):
 
 * ``silhouette_entk_<variant>``: silhouette of the t=0 eNTK leading-vector loadings, the
-  paper's predictor (:mod:`lib.analysis`, both variants);
+  paper's predictor (:mod:`lib.analyses.entk_vectors`, both variants);
 * ``silhouette_epsilon``: the same clustering applied to the loss sensitivities
   epsilon = dL/dy (M, K) alone, without any kernel (control 1: what the eNTK adds to epsilon);
 * ``silhouette_ntk``: the same clustering of the leading vectors of the *plain* NTK blocks
@@ -30,13 +30,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .analysis import leading_vectors, silhouette_of_loadings
-from .continuum import LinearizedNet, layer_multipliers, run_continuum, scaled_initial_params, single_task_losses
-from .kernels import _multitask_terms, entk
-from .losses import output_loss_gradient
-from .models import MultitaskNet, Params
-from .tasks import TaskEnvironment
-from .validation import check_choice, check_int
+from .entk_vectors import leading_vectors, silhouette_of_loadings
+from ..experiments.continuum import LinearizedNet, layer_multipliers, run_continuum, scaled_initial_params, single_task_losses
+from ..core.kernels import _multitask_terms, entk
+from ..core.losses import output_loss_gradient
+from ..core.models import MultitaskNet, Params
+from ..core.tasks import TaskEnvironment
+from ..core.validation import check_choice, check_int
 
 # --- kernels -------------------------------------------------------------------------------------
 
@@ -110,7 +110,7 @@ ENTK_VARIANTS = ("principled", "authors")
 
 
 def entk_silhouette(net: MultitaskNet, params: Params, x_train, y_train, x_test, variant: str) -> float:
-    """Silhouette of the t=0 eNTK loadings (``variant`` as in :mod:`lib.analysis`: rows over
+    """Silhouette of the t=0 eNTK loadings (``variant`` as in :mod:`lib.analyses.entk_vectors`: rows over
     the training inputs, or over the test inputs for the authors' variant)."""
     check_choice("variant", variant, ENTK_VARIANTS)
     x_eval = x_train if variant == "principled" else x_test
@@ -273,7 +273,7 @@ predictor_point.check_parameters = lambda parameters: _complete("predictor_point
 
 def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.ndarray], i: int,
                      route_criterion: float, converged_ratio: float, n_kernel: int = 100) -> dict[str, float]:
-    """Outcomes of network ``i`` of a :func:`lib.continuum.run_continuum` result:
+    """Outcomes of network ``i`` of a :func:`lib.experiments.continuum.run_continuum` result:
 
     * ``loss_single_test``: final single-task test loss (mean per pattern);
     * ``loss_multi_before``: multitask test loss of the single-task-trained network;
@@ -312,7 +312,7 @@ def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.
 
 def outcome_point(parameters: dict) -> dict[str, np.ndarray]:
     """Sweep point: train the networks of one init scale and learning rate
-    (:func:`lib.continuum.run_continuum`) and return every outcome of :data:`OUTCOMES` (S,),
+    (:func:`lib.experiments.continuum.run_continuum`) and return every outcome of :data:`OUTCOMES` (S,),
     plus the loss curves ``curve/<run>`` (S, 11) and ``iterations/<run>`` (11,)."""
     p = outcome_point.check_parameters(parameters)
     env = TaskEnvironment()
@@ -450,7 +450,7 @@ def scale_grid(g_min: float, g_max: float, n_points: int) -> list[float]:
 def continuum_sweep(scales: dict[str, list[float]], lr_paper: float, lr_candidates: list[float], n_seeds: int,
                     n_lr_seeds: int, common: dict, n_lr_iterations: int, progress: bool = True) -> dict:
     """Run (or load from the cache) the whole continuum on Dask, one cached point per init
-    scale and learning rate (:mod:`lib.sweep`):
+    scale and learning rate (:mod:`lib.experiments.sweep`):
 
     1. for every scale, :func:`lr_point` for each of ``lr_candidates`` on ``n_lr_seeds``
        held-out networks (seeds from :data:`LR_SELECTION_SEED`, never evaluated);
@@ -467,24 +467,24 @@ def continuum_sweep(scales: dict[str, list[float]], lr_paper: float, lr_candidat
     "curves": {(scaling, g, lr_kind): outcome point arrays}}``; one row per evaluated
     network and learning-rate kind ("paper", "tuned").
     """
-    from .sweep import dask_client, sweep
+    from ..experiments.sweep import dask_client, sweep
 
     size = {k: common[k] for k in ("n_hidden", "n_train", "n_test") if k in common}
     cells = [(s, float(g)) for s, gs in scales.items() for g in gs]
     with dask_client() as client:
         lr_points = [{"scaling": s, "g": g, "lr": float(lr), "first_seed": LR_SELECTION_SEED, "n_seeds": n_lr_seeds,
                       "n_iterations": n_lr_iterations, **size} for s, g in cells for lr in lr_candidates]
-        lr_runs = _run_sweep(sweep, lr_points, "lib.predictors:lr_point", client, progress)
+        lr_runs = _run_sweep(sweep, lr_points, "lib.analyses.predictors:lr_point", client, progress)
         tuned = {}
         for i, (s, g) in enumerate(cells):
             runs = lr_runs[i * len(lr_candidates):(i + 1) * len(lr_candidates)]
             tuned[(s, g)] = choose_learning_rate(list(lr_candidates), [r["loss_train"][:, -1] for r in runs])
         pred_points = [{"scaling": s, "g": g, "first_seed": 0, "n_seeds": n_seeds, **size} for s, g in cells]
-        preds = _run_sweep(sweep, pred_points, "lib.predictors:predictor_point", client, progress)
+        preds = _run_sweep(sweep, pred_points, "lib.analyses.predictors:predictor_point", client, progress)
         kinds = (("paper", lambda s, g: float(lr_paper)), ("tuned", lambda s, g: tuned[(s, g)]))
         out_points = [{"scaling": s, "g": g, "lr": lr_of(s, g), "first_seed": 0, "n_seeds": n_seeds, **common}
                       for _, lr_of in kinds for s, g in cells]
-        outs = _run_sweep(sweep, out_points, "lib.predictors:outcome_point", client, progress)
+        outs = _run_sweep(sweep, out_points, "lib.analyses.predictors:outcome_point", client, progress)
     columns: dict[str, list] = {}
     curves = {}
     for k, (kind, _) in enumerate(kinds):
@@ -521,11 +521,11 @@ def correlation_rows(networks: dict[str, np.ndarray], outcomes, predictors_=PRED
 
 def principled_loadings_fast(entk_matrix: np.ndarray) -> np.ndarray:
     """(M, K) the principled leading right singular vectors of each output's eNTK (as
-    :func:`lib.analysis.leading_vectors`), by a Lanczos partial SVD (scipy ``svds``, k=1)
+    :func:`lib.analyses.entk_vectors.leading_vectors`), by a Lanczos partial SVD (scipy ``svds``, k=1)
     instead of a full SVD: the same vectors, much faster for 500 x 500 matrices."""
     from scipy.sparse.linalg import svds
 
-    from .analysis import _fix_sign
+    from .entk_vectors import _fix_sign
 
     cols = []
     for m in np.asarray(entk_matrix, np.float64):
@@ -536,11 +536,11 @@ def principled_loadings_fast(entk_matrix: np.ndarray) -> np.ndarray:
 
 def pair_silhouettes(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500) -> np.ndarray:
     """(P, 2) principled-variant t=0 eNTK silhouette of every standard/large pair of ``seeds``
-    (the networks :func:`lib.experiments.run_schedule` trains)."""
+    (the networks :func:`lib.experiments.schedules.run_schedule` trains)."""
     from tqdm import tqdm
 
-    from .experiments import entk_at_init, initial_pairs
-    from .models import INITS
+    from ..experiments.schedules import entk_at_init, initial_pairs
+    from ..core.models import INITS
 
     pairs = initial_pairs(env, seeds, n_hidden, n_train)
     return np.array([[silhouette_of_loadings(principled_loadings_fast(entk_at_init(env, pairs, p, init)))
@@ -567,13 +567,13 @@ def binary_comparison(single_test: np.ndarray, finetune_test: np.ndarray, single
 
 
 def robustness_runs(env: TaskEnvironment, plan: dict, n_hidden: int = 200) -> dict[str, dict[str, np.ndarray]]:
-    """Per schedule: the Sec 5 experiment (:func:`lib.experiments.cached_schedule`) of the
+    """Per schedule: the Sec 5 experiment (:func:`lib.experiments.schedules.cached_schedule`) of the
     seeds and iterations in ``plan`` (schedule -> (seeds, n_iterations), as
-    :func:`lib.experiments.check_schedule_parameters` returns it) and the principled t=0
+    :func:`lib.experiments.schedules.check_schedule_parameters` returns it) and the principled t=0
     silhouette of every network (cached), as ``silhouette`` (P, 2), final test losses
     ``single``/``finetune`` (P, 2) and training curves ``single_train``/``finetune_train`` (P, 2, S)."""
-    from . import results
-    from .experiments import cached_schedule
+    from ..core import results
+    from ..experiments.schedules import cached_schedule
 
     out = {}
     for schedule, (seeds, n_iterations) in plan.items():

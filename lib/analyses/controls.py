@@ -1,7 +1,7 @@
 """What the t=0 eNTK knows beyond the labels: controls for every structural predictor.
 
-**The small-weight limit.** For the multitask network (:class:`~lib.models.MultitaskNet`) the
-eNTK of output k factors layer by layer (:func:`lib.kernels.entk_structured`):
+**The small-weight limit.** For the multitask network (:class:`~lib.core.models.MultitaskNet`) the
+eNTK of output k factors layer by layer (:func:`lib.core.kernels.entk_structured`):
 
     K_k[n, m] = s'_k(n) [ g_mk (z_n . z_m) + (x_n . x_m) sum_i W_o[k,i] h'_i(n) b_mi ],
 
@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .analysis import leading_vectors, silhouette_of_loadings
-from .experiments import initial_pairs, params_of, test_set_size
-from .losses import output_loss_gradient
-from .models import INITS, LARGE_SCALINGS, MultitaskNet, Params
-from .tasks import TaskEnvironment
-from .validation import check_choice, check_int, check_seeds
+from .entk_vectors import leading_vectors, silhouette_of_loadings
+from ..experiments.schedules import initial_pairs, params_of, test_set_size
+from ..core.losses import output_loss_gradient
+from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet, Params
+from ..core.tasks import TaskEnvironment
+from ..core.validation import check_choice, check_int, check_seeds
 
 PREDICTORS = ("entk_authors", "entk_principled", "entk_left", "ntk", "epsilon", "output_error", "targets")
 PREDICTOR_NAMES = {
@@ -83,7 +83,7 @@ def output_error(net: MultitaskNet, params: Params, x: np.ndarray, y: np.ndarray
 
 def ntk_loadings(net: MultitaskNet, params: Params, x: np.ndarray) -> np.ndarray:
     """(N, K) leading vector of each output's plain NTK block ``ntk[:, :, k, k]`` over ``x``."""
-    from .kernels import ntk_output_diagonal
+    from ..core.kernels import ntk_output_diagonal
 
     blocks = np.asarray(ntk_output_diagonal(net, params, x, x), dtype=np.float64)
     return leading_vectors(blocks, "principled")
@@ -150,7 +150,7 @@ def network_structure(net: MultitaskNet, params: Params, x_train, y_train, x_tes
     (training x training) from :func:`small_weight_entk`."""
     import jax.numpy as jnp
 
-    from .kernels import entk
+    from ..core.kernels import entk
 
     x_train, y_train, x_test = (jnp.asarray(a) for a in (x_train, y_train, x_test))
     principled = np.asarray(entk(net, params, x_train, x_train, y_train), dtype=np.float64)
@@ -225,7 +225,7 @@ def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_tr
 def cached_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, split: str = "iid",
                              large_scaling: str = "both_layers", predictors=PREDICTORS) -> dict[str, np.ndarray]:
     """:func:`run_initial_structure` through the on-disk results cache."""
-    from . import results
+    from ..core import results
 
     seeds = check_seeds("seeds", seeds)
     parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], seeds=list(seeds), n_hidden=n_hidden,

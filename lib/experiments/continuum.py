@@ -1,10 +1,10 @@
 """The rich-to-lazy continuum: the paper's network trained from a range of initial scales.
 
 Experiments layer. A network's initial weights are the *standard* draw (U[-0.1, 0.1], the
-same draw per seed as :meth:`lib.models.MultitaskNet.init`) multiplied by ``g``: on both
+same draw per seed as :meth:`lib.core.models.MultitaskNet.init`) multiplied by ``g``: on both
 layers (``scaling="both"``; g = 10 is the paper's large init) or on the hidden layer only
 (``scaling="hidden"``, the paper's "layer 1 x 10" wording of Sec 5). Each network is trained
-with full-batch gradient descent (:func:`lib.training.train_many`, vmapped over seeds) in
+with full-batch gradient descent (:func:`lib.core.training.train_many`, vmapped over seeds) in
 four runs that share its initial weights:
 
 * ``single``: single-task data, then ``finetune``: multitask data from the trained weights
@@ -26,11 +26,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .losses import squared_error
-from .models import MultitaskNet, Params
-from .tasks import Dataset, TaskEnvironment
-from .training import train_many
-from .validation import check_choice, check_int, check_positive_float, check_seeds
+from ..core.losses import squared_error
+from ..core.models import MultitaskNet, Params
+from ..core.tasks import Dataset, TaskEnvironment
+from ..core.training import train_many
+from ..core.validation import check_choice, check_int, check_positive_float, check_seeds
 
 SCALINGS = ("both", "hidden")
 
@@ -44,7 +44,7 @@ def layer_multipliers(g: float, scaling: str) -> tuple[float, float]:
 
 def scaled_initial_params(net: MultitaskNet, seeds, g: float, scaling: str = "both") -> Params:
     """(S, ...) initial weights: seed s's standard draw (``PRNGKey(s)``, as in
-    :func:`lib.experiments.pair_initial_params`) times :func:`layer_multipliers`."""
+    :func:`lib.experiments.schedules.pair_initial_params`) times :func:`layer_multipliers`."""
     seeds = check_seeds("seeds", seeds)
     m_hidden, m_output = layer_multipliers(g, scaling)
     draws = [net.init(jax.random.PRNGKey(s), "standard") for s in seeds]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_int
+from ..core.validation import check_int
 
 STANDARD, LARGE = 0, 1
 
@@ -109,14 +109,14 @@ def correlation_report(predictor: np.ndarray, outcome: np.ndarray, n_resamples: 
 
 def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 0,
                       predictor: str = "silhouette") -> list[dict]:
-    """One row per (quantity, phase, schedule) of :data:`lib.paper.PAPER_CORRELATIONS`.
+    """One row per (quantity, phase, schedule) of :data:`lib.experiments.paper.PAPER_CORRELATIONS`.
 
     Args:
         by_schedule: schedule name -> dict with the predictor (P, 2) under the key ``predictor``
             (default ``silhouette``) and final test losses ``single`` and ``finetune`` (P, 2).
             "combined" pools all schedules' pairs.
     """
-    from .paper import PAPER_CORRELATIONS
+    from ..experiments.paper import PAPER_CORRELATIONS
 
     keys = (predictor, "single", "finetune")
     pooled = {key: np.concatenate([d[key] for d in by_schedule.values()]) for key in keys}

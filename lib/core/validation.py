@@ -51,7 +51,7 @@ def check_size(name: str, value: Any, minimum: int, sane_maximum: int) -> int:
     value = check_int(name, value, minimum=minimum)
     if value > sane_maximum and not large_runs_allowed():
         raise ValueError(f"{name} must be an integer in [{minimum}, {sane_maximum}] (larger values run for hours "
-                         f"or days), got {value!r}; to run it anyway pass --allow-large to python -m lib.runner "
+                         f"or days), got {value!r}; to run it anyway pass --allow-large to python -m lib.book.runner "
                          f"(or set {ALLOW_LARGE_ENV}=1)")
     return value
 

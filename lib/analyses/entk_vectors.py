@@ -26,7 +26,7 @@ from scipy.sparse.linalg import svds
 from sklearn.cluster import KMeans
 from sklearn.metrics import silhouette_score
 
-from .validation import check_choice, check_int
+from ..core.validation import check_choice, check_int
 
 VECTOR_METHODS = ("principled", "authors")
 

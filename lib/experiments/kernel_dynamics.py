@@ -5,7 +5,7 @@ it too costly for anything larger (App A.3). Here the ePNTK
 
     P(t) = -lr * sum_{s < t} K(theta_s)                                      (K, N_eval, M_train)
 
-is accumulated inside the same full-batch gradient descent as :mod:`lib.training`, holding
+is accumulated inside the same full-batch gradient descent as :mod:`lib.core.training`, holding
 O(K N M) numbers however long the run: the running sum and the kernel at the current
 weights, never the kernel of every step. Each stretch between two snapshots is one call of
 one compiled function (a loop over nodes and steps; the node spacing is traced, so one
@@ -14,7 +14,7 @@ data)`` function records only what an analysis needs (scalars, small matrices, t
 weights), and the full P is returned at chosen snapshots only.
 
 **The kernel K.** ``path_kernel="euler"`` is the paper's: the eNTK at the start of each step
-(:func:`lib.kernels.entk`); summed over the training patterns it reproduces y(t) - y(0) to
+(:func:`lib.core.kernels.entk`); summed over the training patterns it reproduces y(t) - y(0) to
 first order in lr at fixed lr * t (forward Euler). ``path_kernel="step"`` averages the
 output gradient along each discrete step (:func:`step_entk`), which makes the per-pattern
 attribution of every step exact up to a Gauss-Legendre quadrature in the step, whatever lr.
@@ -30,7 +30,7 @@ spacing may change at snapshots (every step through a fast early phase, then spa
 Its error against the every-step sum is measured by :func:`validation_runs`.
 
 **Multitask experiments** (the chapter "The eNTK over training"): standard/large pairs as
-in :mod:`lib.experiments`, rows of the kernels over training inputs followed by test
+in :mod:`lib.experiments.schedules`, rows of the kernels over training inputs followed by test
 inputs, so one run serves both index sets of the eNTK analyses (``"principled"``: rows
 over training inputs; ``"authors"``: rows over test inputs; columns always the training
 inputs). Recorded per snapshot: the reconstruction error of y(t) - y(0), the split of the
@@ -53,13 +53,13 @@ import numpy as np
 import optax
 from tqdm import tqdm
 
-from .experiments import by_pair, get_schedule, pair_data_arrays, pair_datasets, pair_initial_params
-from .kernels import entk
-from .losses import REDUCTIONS, output_loss_gradient, squared_error
-from .models import INITS, Model, MultitaskNet, Params
-from .tasks import TaskEnvironment
-from .training import check_schedule
-from .validation import check_choice, check_int, check_positive_float, check_seeds
+from .schedules import by_pair, get_schedule, pair_data_arrays, pair_datasets, pair_initial_params
+from ..core.kernels import entk
+from ..core.losses import REDUCTIONS, output_loss_gradient, squared_error
+from ..core.models import INITS, Model, MultitaskNet, Params
+from ..core.tasks import TaskEnvironment
+from ..core.training import check_schedule
+from ..core.validation import check_choice, check_int, check_positive_float, check_seeds
 
 Data = dict[str, jax.Array]
 Observe = Callable[[Params, jax.Array, jax.Array, Data], Any]
@@ -88,7 +88,7 @@ def step_entk_jacobian(model: Model, params: Params, x_eval, x_train, y_train, l
                        reduction: str = "sum") -> jax.Array:
     """(K, N, M) step-integrated eNTK of any model, by Jacobian contraction (reference for
     :func:`step_entk_structured`); see :func:`step_entk`."""
-    from .kernels import flat_jacobian
+    from ..core.kernels import flat_jacobian
 
     step = jax.tree.map(lambda g: -learning_rate * g, _loss_gradient(model, params, x_train, y_train, reduction))
     j_train = flat_jacobian(model, params, x_train)  # (M, K, P)
@@ -148,7 +148,7 @@ def step_entk(model: Model, params: Params, x_eval, x_train, y_train, learning_r
 
     with dtheta = -lr dL/dtheta (``n_points`` Gauss-Legendre points in u). ``-lr *
     K_step.sum(axis=2).T`` is the step's change of the outputs up to that quadrature's error;
-    the eNTK (:func:`lib.kernels.entk`) is the integrand at u = 0 and predicts it to O(lr^2)."""
+    the eNTK (:func:`lib.core.kernels.entk`) is the integrand at u = 0 and predicts it to O(lr^2)."""
     if isinstance(model, MultitaskNet):
         return step_entk_structured(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction)
     return step_entk_jacobian(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction)
@@ -173,7 +173,7 @@ def observe_reconstruction(model: Model) -> Observe:
 
 
 def _gd_step(model, params, opt_state, data, learning_rate, reduction):
-    """One full-batch step, written exactly as :mod:`lib.training` takes it (optax SGD)."""
+    """One full-batch step, written exactly as :mod:`lib.core.training` takes it (optax SGD)."""
     loss = lambda p: squared_error(model.apply(p, data["x_train"]), data["y_train"], reduction)
     updates, opt_state = optax.sgd(learning_rate).update(jax.grad(loss)(params), opt_state, params)
     return optax.apply_updates(params, updates), opt_state
@@ -325,7 +325,7 @@ def stream_epntk(
     """Full-batch gradient descent that accumulates the ePNTK as it goes, in one compiled scan.
 
     Args:
-        model: a network with :func:`lib.kernels.entk` (structured for the multitask network).
+        model: a network with :func:`lib.core.kernels.entk` (structured for the multitask network).
         params: initial weights (a leading network axis if ``batched``).
         data: ``x_eval`` (N, D) the kernel's rows, ``x_train`` (M, D), ``y_train`` (M, K), plus
             whatever ``observe`` reads (a leading network axis on everything if ``batched``).
@@ -414,7 +414,7 @@ def subspace_iteration(kernel: jax.Array, start: jax.Array, n_iterations: int) -
     like (s_{b+1} / s_1)^(2 n_iterations).
 
     Returns ((K, M) unit vectors signed to a non-negative sum (the principled loading of
-    :mod:`lib.analysis`), (K, M, b) the final block, to warm-start a nearby kernel)."""
+    :mod:`lib.analyses.entk_vectors`), (K, M, b) the final block, to warm-start a nearby kernel)."""
 
     def one(a, v):
         v = jax.lax.fori_loop(0, n_iterations, lambda _, v: _orthonormalize(a.T @ (a @ v)), _orthonormalize(v))
@@ -587,7 +587,7 @@ def kernel_over_training_batched(net: MultitaskNet, snapshot_params: Params, dat
 
 def pair_kernel_data(env: TaskEnvironment, seeds, n_train: int = 500, n_test: int = 500, split: str = "iid",
                      n_rows: int | None = None) -> dict[str, np.ndarray]:
-    """Per pair (P, ...): the single-task data of :func:`lib.experiments.pair_datasets` with the
+    """Per pair (P, ...): the single-task data of :func:`lib.experiments.schedules.pair_datasets` with the
     kernel rows ``x_eval`` = training inputs then test inputs (optionally only the first
     ``n_rows // 2`` of each, for cheap checks), their targets ``y_eval``, ``n_train_rows``,
     the ``sharing`` categories (P, N, M), the per-index-set task averages ``row_average``
@@ -638,7 +638,7 @@ def run_kernel_dynamics(
     max_batch: int | None = None,
     progress: bool = True,
 ) -> dict[str, np.ndarray]:
-    """Single-task training of standard/large pairs (as :func:`lib.experiments.run_pairs`) with
+    """Single-task training of standard/large pairs (as :func:`lib.experiments.schedules.run_pairs`) with
     the streamed ePNTK, the networks vmapped in batches (memory O(batch x K x N x M)).
 
     Args:
@@ -808,7 +808,7 @@ def cached_kernel_dynamics(env: TaskEnvironment, schedule: str, seeds, n_iterati
                            path_kernel: str = "step", n_points: int = 8, n_rows: int | None = None,
                            n_hidden: int = 200, split: str = "iid") -> dict[str, np.ndarray]:
     """:func:`run_kernel_dynamics` through the on-disk results cache (wall time in its metadata)."""
-    from . import results
+    from ..core import results
 
     p = kernel_dynamics_parameters(env, schedule, seeds, n_iterations, n_snapshots, node_every, path_kernel, n_points,
                                    n_rows, n_hidden, split)
@@ -820,7 +820,7 @@ def cached_kernel_dynamics(env: TaskEnvironment, schedule: str, seeds, n_iterati
 def cached_validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, n_iterations: int,
                            n_snapshots: int, n_points: int = 8, n_rows: int = 100) -> dict[str, np.ndarray]:
     """:func:`validation_runs` through the results cache."""
-    from . import results
+    from ..core import results
 
     phases = node_phases(node_every, n_iterations, check_schedule(n_iterations, n_snapshots))
     parameters = dict(env=_environment_key(env), schedule=schedule, seed=seed, node_every=[list(p) for p in phases],
@@ -833,7 +833,7 @@ def cached_validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_
 def cached_convergence(env: TaskEnvironment, schedule: str, seed: int, n_halvings: int, n_iterations: int,
                        n_rows: int = 100) -> dict[str, np.ndarray]:
     """:func:`epntk_convergence` of the paper's (Euler) ePNTK through the results cache."""
-    from . import results
+    from ..core import results
 
     parameters = dict(env=_environment_key(env), schedule=schedule, seed=seed, n_halvings=n_halvings,
                       n_iterations=n_iterations, n_rows=n_rows, version=1)
@@ -858,7 +858,7 @@ def check_notebook_parameters(architecture, architectures, n_pairs, first_seeds,
     """Validate the parameters of the chapter "The eNTK over training" before any work starts
     (ValueError naming the parameter and the allowed values); return schedule -> (seeds,
     iterations, node phases, check iterations, check node phases, check snapshots)."""
-    from .experiments import SCHEDULES, check_schedule_parameters
+    from .schedules import SCHEDULES, check_schedule_parameters
 
     check_choice("architecture", architecture, architectures)
     plan = check_schedule_parameters(n_pairs, first_seeds, iterations)

@@ -15,12 +15,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .kernels import entk
-from .losses import squared_error
-from .models import INITS, LARGE_SCALINGS, MultitaskNet, Params
-from .tasks import SPLITS, Dataset, TaskEnvironment
-from .training import METHODS, multitask_loss, train_many, unique_patterns
-from .validation import check_choice, check_int, check_seed, check_seeds, check_size
+from ..core.kernels import entk
+from ..core.losses import squared_error
+from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet, Params
+from ..core.tasks import SPLITS, Dataset, TaskEnvironment
+from ..core.training import METHODS, multitask_loss, train_many, unique_patterns
+from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
 TRAINING_TAGS = {"fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
@@ -54,7 +54,7 @@ def get_schedule(name: str) -> Schedule:
 def pair_initial_params(net: MultitaskNet, seeds: tuple[int, ...], dtype=jnp.float32,
                         large_scaling: str = "both_layers") -> Params:
     """Parameters with leading axis 2 * len(seeds): standard, large, standard, large, ...; the large
-    network is its partner's draw scaled per layer by :data:`~lib.models.LARGE_SCALINGS`."""
+    network is its partner's draw scaled per layer by :data:`~lib.core.models.LARGE_SCALINGS`."""
     multipliers = LARGE_SCALINGS[check_choice("large_scaling", large_scaling, LARGE_SCALINGS)]
     nets = []
     for seed in seeds:
@@ -113,7 +113,7 @@ def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = F
     """Snapshot function: train/test summed squared error, hidden activity on the training
     set, and group-averaged hidden activity on probe patterns (``probe_average @ h(x_probe)``).
 
-    ``method="fast"`` computes the losses with :func:`lib.training.multitask_loss` on the
+    ``method="fast"`` computes the losses with :func:`lib.core.training.multitask_loss` on the
     distinct patterns of each set weighted by their counts (``distinct_x_<set>``,
     ``distinct_y_<set>``, ``distinct_counts_<set>`` in the data, see :func:`distinct_sets`):
     the same sums up to float32 rounding, in about half the time."""
@@ -137,7 +137,7 @@ def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = F
 
 def distinct_sets(data: dict, names=("train", "test")) -> dict[str, jax.Array]:
     """``distinct_x_<name>``, ``distinct_y_<name>``, ``distinct_counts_<name>`` (B, U, ...) from
-    the (B, N, ...) ``x_<name>``/``y_<name>`` of ``data`` (:func:`lib.training.unique_patterns`)."""
+    the (B, N, ...) ``x_<name>``/``y_<name>`` of ``data`` (:func:`lib.core.training.unique_patterns`)."""
     out = {}
     for name in names:
         arrays = unique_patterns(data[f"x_{name}"], data[f"y_{name}"])
@@ -178,7 +178,7 @@ def run_pairs(
         probe: optional (x_probe (Q, D), averaging matrix (G, Q)): record ``hidden_groups``
             (P, 2, S, G, H), the group means of hidden activity on the probe patterns.
         progress: show a tqdm bar over iterations.
-        method: ``"fast"`` or ``"reference"`` training (:func:`lib.training.train_many`; equal
+        method: ``"fast"`` or ``"reference"`` training (:func:`lib.core.training.train_many`; equal
             up to float32 rounding).
         large_scaling: how the large init scales the standard draw (phase "single" only):
             "both_layers" (x10, the paper's Sec 4.1.3) or "layer1_only" (its Sec 5 sentence).
@@ -305,7 +305,7 @@ def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: in
                     n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
                     method: str = "fast") -> dict[str, np.ndarray]:
     """:func:`run_schedule` through the on-disk results cache (wall time in its metadata)."""
-    from . import results
+    from ..core import results
 
     parameters = schedule_parameters(env, schedule, seeds, n_iterations, n_hidden, split, large_scaling, method)
     return results.cached("schedule", parameters, lambda: run_schedule(

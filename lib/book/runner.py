@@ -1,9 +1,9 @@
 """Execute the book's notebooks with papermill, in order, with a profile's parameters.
 
-    python -m lib.runner --profile full            # paper scale: the book (book/executed, results/)
-    python -m lib.runner --profile quick           # small parameters (tests, CI): all under _build/quick/
-    python -m lib.runner --only 00_quickstart -p n_iterations=1000 --output-dir sweeps/x
-    python -m lib.runner --only 00_quickstart --grid seed=0,1,2 --grid "schedule='ET','LR'" \\
+    python -m lib.book.runner --profile full            # paper scale: the book (book/executed, results/)
+    python -m lib.book.runner --profile quick           # small parameters (tests, CI): all under _build/quick/
+    python -m lib.book.runner --only 00_quickstart -p n_iterations=1000 --output-dir sweeps/x
+    python -m lib.book.runner --only 00_quickstart --grid seed=0,1,2 --grid "schedule='ET','LR'" \\
         --output-dir sweeps/quickstart        # one executed notebook per grid point
 
 Profiles never share outputs. ``full`` writes the executed notebooks the book renders to
@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_env, results_dir
+from ..core.results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_env, results_dir
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 NOTEBOOKS = (
@@ -50,6 +50,7 @@ NOTEBOOKS = (
     "05_multitask_performance",
     "06_correlation_analysis",
     "07_reproduction_summary",
+    "08_entk_over_training",
     "09_your_own_network",
     "10_rich_lazy_continuum",
 )
@@ -65,6 +66,11 @@ PROFILES: dict[str, dict[str, dict]] = {
         "04_multitask_representations": {"n_iterations": 1000, "n_entk_pairs": 3, "n_ari_pairs": 2},
         "05_multitask_performance": {"n_pairs": 3, "iterations": {"ET": 1000, "LR": 500}},
         "06_correlation_analysis": {"n_pairs": 3, "iterations": {"ET": 1000, "LR": 500}, "n_resamples": 500},
+        "08_entk_over_training": {"n_pairs": 2, "iterations": {"ET": 1000, "LR": 500}, "n_snapshots": 11,
+                                  "node_every": {"ET": [[200, 1], [1000, 20]], "LR": [[100, 1], [500, 10]]},
+                                  "n_points": 4, "check_rows": 8,
+                                  "check_iterations": {"ET": 200, "LR": 100}, "n_halvings": 2,
+                                  "convergence_iterations": 20},
         "09_your_own_network": {"mlp_width": 16, "n_regression": 10, "n_images": 16, "n_iterations": 200,
                                 "n_multitask_patterns": 50},
         "10_rich_lazy_continuum": {"n_scales": 3, "hidden_scales": [10.0], "n_seeds": 3, "n_lr_seeds": 1,
@@ -258,7 +264,7 @@ def writes_summary(name: str) -> bool:
 
 def execution_key(name: str, parameters: dict, profile: str = "full", summary_dir: Path | None = None) -> str:
     """Hash of everything an executed notebook depends on: its source, the parameters and profile,
-    the code (``lib/`` and requirements, :func:`lib.results.code_digest`) and, for a notebook that
+    the code (``lib/`` and requirements, :func:`lib.core.results.code_digest`) and, for a notebook that
     reads summary records, the records it reads."""
     digest = hashlib.sha256()
     digest.update(json.dumps({"parameters": _plain(parameters), "profile": profile}, sort_keys=True).encode())

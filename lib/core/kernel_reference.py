@@ -1,10 +1,10 @@
 """The kernels of your own network: lib's generic path checked against neural-tangents, and timed.
 
 Any model object with ``apply(params, x) -> y``, ``x`` of shape (N, ...) and ``y`` of shape
-(N, K), works with :func:`lib.kernels.ntk`, :func:`lib.kernels.entk` and
-:func:`lib.kernels.epntk`. The object must be hashable (a frozen dataclass, say): the kernels
+(N, K), works with :func:`lib.core.kernels.ntk`, :func:`lib.core.kernels.entk` and
+:func:`lib.core.kernels.epntk`. The object must be hashable (a frozen dataclass, say): the kernels
 are compiled once per model. ``params`` is any pytree of arrays. The loss is the squared
-error of :mod:`lib.losses`. These helpers compare those kernels with neural-tangents (the
+error of :mod:`lib.core.losses`. These helpers compare those kernels with neural-tangents (the
 reference, imported only here) and measure what they cost.
 """
 
@@ -53,7 +53,7 @@ def n_parameters(params: Params) -> int:
 
 def compare_with_neural_tangents(model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array,
                                  y_train: jax.Array, reduction: str = "sum", repeats: int = 5) -> dict[str, np.ndarray]:
-    """NTK and eNTK from lib (:func:`lib.kernels.ntk`, :func:`lib.kernels.entk`) and from
+    """NTK and eNTK from lib (:func:`lib.core.kernels.ntk`, :func:`lib.core.kernels.entk`) and from
     neural-tangents (implementations 1 and 2), their differences and their cost.
 
     Returns:
@@ -61,7 +61,7 @@ def compare_with_neural_tangents(model: Model, params: Params, x_eval: jax.Array
         ``entk_reference`` from neural-tangents implementation 1; ``ntk_difference`` and
         ``entk_difference`` (2,): :func:`relative_difference` of lib to implementations 1 and 2;
         ``seconds`` (lib eNTK) and ``seconds_reference`` (2,) (neural-tangents eNTK, as
-        :func:`lib.kernels.entk_neural_tangents` calls it), medians of ``repeats`` calls;
+        :func:`lib.core.kernels.entk_neural_tangents` calls it), medians of ``repeats`` calls;
         ``n_parameters``.
     """
     ours_ntk = kernels.ntk(model, params, x_eval, x_train)
@@ -88,7 +88,7 @@ def compare_with_neural_tangents(model: Model, params: Params, x_eval: jax.Array
 def path_kernel_check(model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array, y_train: jax.Array,
                       learning_rate: float, n_iterations: int, reduction: str = "sum") -> dict[str, np.ndarray]:
     """Train for ``n_iterations`` full-batch steps while accumulating the ePNTK
-    (:func:`lib.kernels.epntk`), and compare its estimate of the learned change with the real one.
+    (:func:`lib.core.kernels.epntk`), and compare its estimate of the learned change with the real one.
 
     Returns:
         ``epntk`` (K, N, M) at the end; ``actual_change`` and ``estimated_change`` (N, K):
@@ -114,11 +114,11 @@ def _entk_generic(model, params, x_eval, x_train, y_train, reduction):
 
 def structured_vs_generic(net: MultitaskNet, params: Params, x_eval: jax.Array, x_train: jax.Array,
                           y_train: jax.Array, repeats: int = 3) -> dict[str, np.ndarray]:
-    """The eNTK of the paper's network by the structured path (what :func:`lib.kernels.entk`
-    uses for a :class:`~lib.models.MultitaskNet`) and by the generic Jacobian path (what it
+    """The eNTK of the paper's network by the structured path (what :func:`lib.core.kernels.entk`
+    uses for a :class:`~lib.core.models.MultitaskNet`) and by the generic Jacobian path (what it
     uses for any other model): ``seconds`` (2,) medians (structured, generic) and ``difference``."""
     if not isinstance(net, MultitaskNet):
-        raise TypeError(f"net must be a lib.models.MultitaskNet (the only model with a structured path), got {net!r}")
+        raise TypeError(f"net must be a lib.core.models.MultitaskNet (the only model with a structured path), got {net!r}")
     structured = lambda: kernels.entk(net, params, x_eval, x_train, y_train, "sum")
     generic = lambda: _entk_generic(net, params, x_eval, x_train, y_train, "sum")
     return {"seconds": np.array([median_seconds(structured, repeats), median_seconds(generic, repeats)]),

@@ -9,7 +9,7 @@ bar can advance between them; chunking does not change a single bit of the resul
 
 Two methods train the same gradient descent (``train_many(..., method=...)``):
 
-* ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.models.Model`, one optax SGD
+* ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.core.models.Model`, one optax SGD
   step per iteration (the original implementation, kept as the reference).
 * ``"fast"``: the multitask network only (summed squared error). Hand-written backward pass
   with the same arithmetic up to float32 rounding, measured 2.1-2.5x faster on a 2-core CPU

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from lib import analysis
-from lib.mphate import embed_over_time
+from lib.analyses import entk_vectors
+from lib.analyses.mphate import embed_over_time
 
 
 def test_principled_vector_recovers_rank_one_structure_with_sign_convention():
@@ -11,10 +11,10 @@ def test_principled_vector_recovers_rank_one_structure_with_sign_convention():
     u = u / np.linalg.norm(u) * np.sign(u.sum())
     v = rng.normal(size=20)
     matrix = -5.0 * np.outer(u, v) + 1e-3 * rng.normal(size=(30, 20))
-    vec = analysis.leading_vector(matrix, side="left")
+    vec = entk_vectors.leading_vector(matrix, side="left")
     np.testing.assert_allclose(vec, u, atol=1e-3)
     assert vec.sum() > 0
-    right = analysis.leading_vector(matrix)  # default: the training-pattern (column) side
+    right = entk_vectors.leading_vector(matrix)  # default: the training-pattern (column) side
     np.testing.assert_allclose(np.abs(right), np.abs(v) / np.linalg.norm(v), atol=1e-3)
     assert right.shape == (20,) and right.sum() >= 0
 
@@ -24,23 +24,23 @@ def test_authors_vector_weights_columns():
     scale only, the eigenvector follows the column scales (the training-pattern side)."""
     column_scale = np.array([1.0, 2.0, 3.0])
     matrix = np.ones((3, 3)) * column_scale[None, :]
-    vec = analysis.leading_vector(matrix, "authors")
+    vec = entk_vectors.leading_vector(matrix, "authors")
     np.testing.assert_allclose(np.abs(vec) / np.abs(vec).max(), column_scale / 3.0, atol=1e-12)
 
 
 def test_authors_vector_is_first_unsorted_eigenvector():
     matrix = np.diag([1.0, 5.0, 3.0])  # eig returns eigenvalue 1 first: not the leading one
-    np.testing.assert_allclose(np.abs(analysis.leading_vector(matrix, "authors")), [1, 0, 0])
-    np.testing.assert_allclose(np.abs(analysis.leading_vector(matrix, "principled")), [0, 1, 0])
+    np.testing.assert_allclose(np.abs(entk_vectors.leading_vector(matrix, "authors")), [1, 0, 0])
+    np.testing.assert_allclose(np.abs(entk_vectors.leading_vector(matrix, "principled")), [0, 1, 0])
     with pytest.raises(ValueError, match="square"):
-        analysis.leading_vector(np.ones((3, 4)), "authors")
+        entk_vectors.leading_vector(np.ones((3, 4)), "authors")
 
 
 def test_leading_vectors_stack_per_output():
     entk = np.stack([np.outer(np.arange(1.0, 6.0), np.ones(4)) * (k + 1) for k in range(3)])
-    assert analysis.leading_vectors(entk).shape == (4, 3)
-    np.testing.assert_allclose(analysis.leading_vectors(entk)[:, 0], 0.5)
-    loadings = analysis.leading_vectors(entk, side="left")
+    assert entk_vectors.leading_vectors(entk).shape == (4, 3)
+    np.testing.assert_allclose(entk_vectors.leading_vectors(entk)[:, 0], 0.5)
+    loadings = entk_vectors.leading_vectors(entk, side="left")
     assert loadings.shape == (5, 3)
     np.testing.assert_allclose(loadings[:, 0], np.arange(1.0, 6.0) / np.linalg.norm(np.arange(1.0, 6.0)))
 
@@ -50,8 +50,8 @@ def test_silhouette_separates_clustered_from_uniform():
     centers = rng.normal(size=(12, 9)) * 10
     clustered = np.repeat(centers, 40, axis=0) + rng.normal(size=(480, 9)) * 0.1
     uniform = rng.uniform(size=(480, 9))
-    assert analysis.silhouette_of_loadings(clustered) > 0.9
-    assert analysis.silhouette_of_loadings(uniform) < 0.4
+    assert entk_vectors.silhouette_of_loadings(clustered) > 0.9
+    assert entk_vectors.silhouette_of_loadings(uniform) < 0.4
 
 
 def test_mphate_runs_on_paper_sized_tensor():
@@ -69,7 +69,7 @@ def test_leading_singular_pair_matches_the_full_svd_on_both_paths():
     rng = np.random.default_rng(5)
     for shape in ((8, 5), (120, 90)):  # full SVD below 50 rows/columns, ARPACK above
         matrix = rng.normal(size=shape) + np.outer(rng.normal(size=shape[0]), rng.normal(size=shape[1]))
-        left, right = analysis.leading_singular_pair(matrix)
+        left, right = entk_vectors.leading_singular_pair(matrix)
         u, _, vt = np.linalg.svd(matrix)
         sign = np.sign(left @ u[:, 0])
         np.testing.assert_allclose(left, sign * u[:, 0], atol=1e-10)

@@ -1,8 +1,8 @@
-"""Analyses of the streamed eNTK/ePNTK runs of :mod:`lib.kernel_dynamics` (the chapter "The eNTK
+"""Analyses of the streamed eNTK/ePNTK runs of :mod:`lib.experiments.kernel_dynamics` (the chapter "The eNTK
 over training"): when the t=0 kernel stops describing learning, which training patterns the
 learned change comes from, and whether the ePNTK predicts the learned representation.
 
-All functions take the arrays of :func:`lib.kernel_dynamics.run_kernel_dynamics` (leading axes
+All functions take the arrays of :func:`lib.experiments.kernel_dynamics.run_kernel_dynamics` (leading axes
 pairs x 2 inits, then snapshots where recorded, then the index set) and return numpy arrays
 or tidy :class:`pandas.DataFrame` tables; nothing here trains or computes kernels.
 """
@@ -15,9 +15,9 @@ from scipy import stats as scipy_stats
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
-from .kernel_dynamics import INDEX_SETS, SHARING_CATEGORIES, centered_cosine_similarity
-from .models import INITS
-from .validation import check_choice, check_int
+from ..experiments.kernel_dynamics import INDEX_SETS, SHARING_CATEGORIES, centered_cosine_similarity
+from ..core.models import INITS
+from ..core.validation import check_choice, check_int
 
 
 def first_below(iterations: np.ndarray, curves: np.ndarray, threshold: float) -> np.ndarray:
@@ -48,7 +48,7 @@ def rsa(similarity_a: np.ndarray, similarity_b: np.ndarray) -> np.ndarray:
 
 def cluster_labels(features: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarray:
     """(G,) k-means clusters of the rows of (G, F) ``features`` in the geometry of
-    :func:`~lib.kernel_dynamics.centered_cosine_similarity` (centered, unit-norm rows)."""
+    :func:`~lib.experiments.kernel_dynamics.centered_cosine_similarity` (centered, unit-norm rows)."""
     check_int("n_clusters", n_clusters, minimum=2)
     centered = features - features.mean(axis=0, keepdims=True)
     norms = np.linalg.norm(centered, axis=1, keepdims=True)
@@ -63,7 +63,7 @@ def cluster_agreement(features_a: np.ndarray, features_b: np.ndarray, n_clusters
 
 
 # what may predict the trained network's hidden-layer task similarity: kernel task profiles
-# (lib.kernel_dynamics.task_profiles) of the final ePNTK and of the t=0 eNTK, and the untrained hidden layer
+# (lib.experiments.kernel_dynamics.task_profiles) of the final ePNTK and of the t=0 eNTK, and the untrained hidden layer
 PREDICTORS = {"final ePNTK, training-pattern side": ("path_final", "columns"),
               "final ePNTK, evaluated-pattern side": ("path_final", "rows"),
               "t=0 eNTK, training-pattern side": ("entk_initial", "columns"),

@@ -2,7 +2,7 @@
 
 Each chapter notebook ends by calling :func:`record` with its rows (the paper's value, ours,
 an interval and whether they agree by a stated criterion). A row that judges one of the paper's
-claims (:data:`lib.paper.CLAIMS`) also names the ``claim``, a ``verdict`` (one of
+claims (:data:`lib.experiments.paper.CLAIMS`) also names the ``claim``, a ``verdict`` (one of
 :data:`VERDICTS`, decided in the notebook from the saved numbers by the stated criterion), the
 ``control`` that could have failed it and the ``evidence`` (a MyST reference to the figure or
 table, see :func:`evidence`). The verdicts page reads all records with :func:`load`, so it is
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .results import _jsonable, results_dir
+from ..core.results import _jsonable, results_dir
 
 COLUMNS = ("chapter", "quantity", "paper", "ours", "interval", "agrees", "criterion")
 VERDICTS = ("reproduced", "reproduced with qualification", "not reproduced", "not tested")
@@ -57,13 +57,13 @@ def row(quantity: str, paper: Any, ours: Any, agrees: bool | None, criterion: st
         claim: str | None = None, verdict: Verdict | str | None = None, control: str = "", evidence: str = "") -> dict:
     """One comparison. ``agrees`` is None where there is nothing to agree with (a new number).
 
-    A row judging a claim of the paper names it (``claim``, a key of :data:`lib.paper.CLAIMS`)
+    A row judging a claim of the paper names it (``claim``, a key of :data:`lib.experiments.paper.CLAIMS`)
     with its ``verdict`` (from :func:`verdict_of`, or "not tested"), the ``control`` that could
     have failed it and the ``evidence`` (from :func:`evidence`)."""
     out = {"quantity": quantity, "paper": paper, "ours": ours, "interval": interval,
            "agrees": None if agrees is None else bool(agrees), "criterion": criterion}
     if claim is not None or verdict is not None:
-        from .paper import CLAIMS
+        from ..experiments.paper import CLAIMS
 
         if claim not in CLAIMS:
             raise ValueError(f"claim must be one of {sorted(CLAIMS)}, got {claim!r}")
@@ -93,7 +93,7 @@ def record(chapter: str, parameters: dict, rows: list[dict]) -> Path:
     for r in rows:
         missing = set(COLUMNS) - {"chapter"} - set(r)
         if missing:
-            raise ValueError(f"summary row {r!r} lacks {sorted(missing)}; build rows with lib.summary.row")
+            raise ValueError(f"summary row {r!r} lacks {sorted(missing)}; build rows with lib.book.summary.row")
     folder = Path(os.environ.get("REPRO_SUMMARY_STAGING") or summary_dir())  # the runner stages a run's record
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{chapter}.json"
@@ -121,7 +121,7 @@ def load(chapters: list[str]) -> tuple[list[dict], dict[str, dict], str]:
         rows += [{"chapter": chapter, **r} for r in payload["rows"]]
     if len(set(profiles.values())) > 1:
         raise ValueError(f"summary records of different profiles cannot share a page: {profiles}; "
-                         "re-run the chapters with one profile (python -m lib.runner --profile ...)")
+                         "re-run the chapters with one profile (python -m lib.book.runner --profile ...)")
     return rows, parameters, next(iter(profiles.values()))
 
 
@@ -159,14 +159,14 @@ def _jsonable_equal(a: Any, b: Any) -> bool:
 
 
 def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
-    """One entry per claim of :data:`lib.paper.CLAIMS`, in the paper's order, from loaded ``rows``.
+    """One entry per claim of :data:`lib.experiments.paper.CLAIMS`, in the paper's order, from loaded ``rows``.
 
     A claim's entry is its recorded row (verdict, paper, ours, control, evidence, criterion) with
     the claim's section, figure and text; a claim no chapter tests is "not tested" with the reason
     the registry gives, and a claim whose chapter is not among ``chapters`` is "not tested" (not
     in this build). A chapter that ran but recorded no row, or two rows, for one of its claims is
     an error naming them: every claim gets exactly one verdict."""
-    from .paper import CLAIMS
+    from ..experiments.paper import CLAIMS
 
     recorded: dict[str, list[dict]] = {}
     for r in rows:

@@ -1,8 +1,8 @@
 """The book's figure style: readable fonts at the book's column width, a colour-blind-safe
 palette, and images with at least as many pixels as the column is wide.
 
-:func:`use_book_style` is applied when :mod:`lib.plotting` is imported, so every figure of
-the book (drawn by ``lib.plotting`` or directly in a chapter) gets it.
+:func:`use_book_style` is applied when :mod:`lib.book.plotting` is imported, so every figure of
+the book (drawn by ``lib.book.plotting`` or directly in a chapter) gets it.
 
 Sizes, for the book's theme at a 1400 px wide window (text column ``COLUMN_PX`` = 772 CSS px,
 body text 16 px): figures are shown at ``FIGURE_DPI`` CSS px per inch, so a figure up to

@@ -11,7 +11,7 @@ Definitions (paper Eq. 3-6, App A.3-A.4), with theta the trainable weights:
 
 Three implementations of the same numbers:
 
-* ``*_structured`` for :class:`~lib.models.MultitaskNet`: closed-form layer-wise products
+* ``*_structured`` for :class:`~lib.core.models.MultitaskNet`: closed-form layer-wise products
   that never build the (N, K, P) Jacobian; O(N M H K) work for the eNTK.
 * ``*_jacobian``: any model, by contracting full Jacobians (``jax.jacrev``).
 * ``*_neural_tangents``: the reference, ``neural_tangents.empirical_ntk_fn`` (imported lazily:

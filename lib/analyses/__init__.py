@@ -1,0 +1,1 @@
+"""Analyses layer: loadings, controls, partitions, representations, statistics, predictors, M-PHATE."""

@@ -1,0 +1,1 @@
+"""Book plumbing: the notebook runner, summary records, figures and the sweep command."""

@@ -1,0 +1,1 @@
+"""Experiments layer: the paper's schedules, the SMG problem, the continuum, kernel dynamics, sweeps."""
