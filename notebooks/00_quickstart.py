@@ -81,7 +81,7 @@ print(f"final test loss (summed squared error, 500 patterns): standard {final_te
 #
 # Full-batch gradient descent on the summed squared error; the biases stay at $-2$.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-quickstart-losses", "caption": "Test (solid) and training (dotted) loss of the standard- and large-init networks of one pair over training, drawn from the cached run."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-quickstart-losses", "caption": "Paper Figs 10 and 19 in miniature (one pair): test (solid) and training (dotted) loss of the standard- and large-init networks of one pair over training, drawn from the cached run."}}
 ax = plotting.plot_pair_losses(pair["iterations"], pair["loss_test"], pair["loss_train"])
 ax.set_title(f"schedule {schedule}, seed {seed}")
 plt.show()
@@ -96,7 +96,7 @@ plt.show()
 # training patterns sorted by the stimulus unit their task routes. The silhouette score
 # of 12-cluster k-means on these loadings is the paper's predictor of later performance.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-quickstart-entk", "caption": "Leading vector of each output unit's eNTK at t=0 (columns), over the training patterns sorted by the stimulus unit their task routes (rows), for standard and large init. Titles give the silhouette score of 12-cluster k-means on the loadings."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-quickstart-entk", "caption": "Paper Fig 15 in miniature (one pair): leading vector of each output unit's eNTK at t=0 (columns), over the training patterns sorted by the stimulus unit their task routes (rows), for standard and large init. Titles give the silhouette score of 12-cluster k-means on the loadings."}}
 method = "principled" if entk_variant == "principled" else "authors"
 entk_parameters = {**run_parameters, "entk_variant": entk_variant}
 

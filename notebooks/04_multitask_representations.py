@@ -292,7 +292,7 @@ for i, init in enumerate(("standard", "large")):
 pd.DataFrame(per_output, index=[f"output {k} (pool {k // env.n_features}, m={k % env.n_features})"
                                 for k in range(env.n_outputs)])
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-controls", "caption": "What the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-controls", "caption": "Beyond the paper (a control for Sec 4.2.2): what the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance."}}
 short = {"entk_authors": "eNTK (authors)", "entk_principled": "eNTK (principled)", "entk_left": "eNTK left",
          "ntk": "plain NTK", "epsilon": "ε", "output_error": "ε·σ'", "targets": "targets"}
 plotting.plot_control_structure({short[n]: shares["authors"][n] for n in CONTROLS},

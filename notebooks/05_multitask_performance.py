@@ -161,7 +161,7 @@ shown.drop(columns=["early_large_better", "n_pairs", "halving_large_first", "hal
      "final sign from": "{:.0f}", "start, standard": "{:.1f}", "start, large": "{:.1f}",
      "loss / start, standard": "{:.2f}", "loss / start, large": "{:.2f}"}).hide(axis="index")
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-relative", "caption": "Multitask fine-tuning from each network's own starting point: test loss divided by its value at fine-tuning iteration 0 (mean \u00b1 sd over pairs), ET (left) and LR (right). Large init starts fine-tuning lower (table above); here both start at 1."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-relative", "caption": "Beyond the paper (a control for Sec 5.1's fine-tuning claim): multitask fine-tuning from each network's own starting point: test loss divided by its value at fine-tuning iteration 0 (mean \u00b1 sd over pairs), ET (left) and LR (right). Large init starts fine-tuning lower (table above); here both start at 1."}}
 plotting.plot_relative_to_start({f"{name}: multitask fine-tuning": (run["iterations"], test_loss[name]["finetune"])
                                  for name, run in runs.items()})
 plt.tight_layout()

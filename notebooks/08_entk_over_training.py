@@ -171,7 +171,7 @@ glue("kd_recon_bulk_worst", f"{bulk[['max error, training inputs', 'max error, t
      display=False)
 reconstruction.style.format({c: "{:.2e}" for c in reconstruction.columns[3:]}).hide(axis="index")
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-reconstruction", "caption": "Relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-reconstruction", "caption": "Beyond the paper: relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off."}}
 panels = {f"{name} (first {check['iterations'][-1]} iterations)": (
     check["iterations"], {label: check[f"reconstruction_error/{variant}"][:, :, 1] for variant, label in variants.items()})
     for name, check in checks.items()}
@@ -215,7 +215,7 @@ for (name, init, set_name), (s_all, s_last) in slopes.items():
     glue(f"kd_order_{name}_{init}_{set_name}", f"{s_all:.2f}", display=False)
 convergence_table.style.format(precision=3).hide(axis="index")
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-convergence", "caption": "Relative error of the paper's every-step eNTK sum in reconstructing y(t) - y(0), against the learning rate at fixed learning rate x steps (standard init blue, large orange; training inputs solid, test inputs dashed), with first-order guides (grey)."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-convergence", "caption": "Beyond the paper: relative error of the paper's every-step eNTK sum in reconstructing y(t) - y(0), against the learning rate at fixed learning rate x steps (standard init blue, large orange; training inputs solid, test inputs dashed), with first-order guides (grey)."}}
 panels = {f"{name}: lr x t = {get_schedule(name).learning_rate('standard') * convergence_iterations:g} (standard), "
           f"{get_schedule(name).learning_rate('large') * convergence_iterations:g} (large)":
           {f"{init}, {set_name} inputs": (conv["learning_rate"][i], conv["reconstruction_error"][i, :, s])
@@ -268,7 +268,7 @@ quadrature_table.style.format(precision=4).hide(axis="index")
 # accumulated so far with the $t=0$ eNTK (alignment 1: everything learned so far is what the
 # $t=0$ kernel predicts). Means over the 9 outputs; mean $\pm$ sd over pairs.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-window", "caption": "Similarity of the eNTK over training to the eNTK at t=0 and to the final ePNTK (alignment, leading-vector overlap), and of the ePNTK so far to the t=0 eNTK, for standard (blue) and large (orange) init under both schedules; mean over outputs, mean +- sd over pairs. Dotted: the threshold used in the table below."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-window", "caption": "Beyond the paper: similarity of the eNTK over training to the eNTK at t=0 and to the final ePNTK (alignment, leading-vector overlap), and of the ePNTK so far to the t=0 eNTK, for standard (blue) and large (orange) init under both schedules; mean over outputs, mean +- sd over pairs. Dotted: the threshold used in the table below."}}
 measures = {"alignment\neNTK(t), eNTK(0)": "alignment_initial",
             "vector overlap\neNTK(t), eNTK(0)": "overlap_initial",
             "alignment\neNTK(t), final ePNTK": "alignment_final",
@@ -310,7 +310,7 @@ window[[c for c in window if not c.startswith("_")]].style.hide(axis="index")
 # patterns). The signed share $\sum_{k,n} C_c \Delta y / \sum \Delta y^2$ (summing to 1) is in
 # the table too: categories can push against each other.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-sharing", "caption": "Share of each category of training patterns in the magnitude of the learned change of the test outputs over training (mean over pairs), standard init (top) and large init (bottom), both schedules. Dotted lines: the categories' shares of the training patterns, the split expected if every pattern contributed alike."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-sharing", "caption": "Beyond the paper: share of each category of training patterns in the magnitude of the learned change of the test outputs over training (mean over pairs), standard init (top) and large init (bottom), both schedules. Dotted lines: the categories' shares of the training patterns, the split expected if every pattern contributed alike."}}
 fractions = {name: run["sharing_pattern_fraction"][:, :, 1].mean(axis=(0, 1)) for name, run in runs.items()}
 plotting.plot_sharing_over_training(iterations_of, {name: run["sharing_abs"][:, :, :, 1] for name, run in runs.items()},
                                     kd.SHARING_CATEGORIES, fractions)
@@ -367,13 +367,13 @@ for name, values in agreement.items():
 representation = pd.DataFrame(rows).rename(columns={"rsa": "RSA", "ari3": "ARI, 3 clusters", "ari4": "ARI, 4 clusters"})
 representation[[c for c in representation if not c.startswith("_")]].style.hide(axis="index")
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-rsa", "caption": "Representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-rsa", "caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs."}}
 plotting.plot_rsa_over_training(iterations_of, {name: ka.rsa_over_training(run, index_set, "columns")
                                                 for name, run in runs.items()})
 plt.tight_layout()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-similarity", "caption": "Task x task similarity (cosine after centering over tasks) of the first ET pair: implied by the final ePNTK and by the t=0 eNTK (training-pattern side), and of the trained hidden layer, for standard init (top) and large init (bottom). Task labels: index (input pool->output pool)."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-similarity", "caption": "Beyond the paper: task x task similarity (cosine after centering over tasks) of the first ET pair: implied by the final ePNTK and by the t=0 eNTK (training-pattern side), and of the trained hidden layer, for standard init (top) and large init (bottom). Task labels: index (input pool->output pool)."}}
 first = runs["ET"]
 panels = {}
 for i, init in enumerate(INITS):

@@ -224,7 +224,7 @@ print(f"largest relative difference lib vs neural-tangents (NTK and eNTK, both n
 # {glue:text}`own_worst_difference` relative to the largest entry — float64 rounding.
 # The page stops with an error if they ever differ by more than $10^{-9}$.
 
-# %% mystnb={"figure": {"caption": "Every entry of the eNTK at initialization computed by lib (vertical) against neural-tangents implementation 1 (horizontal), for the MLP on the regression grid (left) and the CNN on the bar images (right). The dashed line is the identity; the legend gives the largest difference relative to the largest entry.", "name": "fig-own-agreement"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Beyond the paper (your own network): every entry of the eNTK at initialization computed by lib (vertical) against neural-tangents implementation 1 (horizontal), for the MLP on the regression grid (left) and the CNN on the bar images (right). The dashed line is the identity; the legend gives the largest difference relative to the largest entry.", "name": "fig-own-agreement"}} tags=["hide-input"]
 plotting.plot_parity({"MLP, toy regression": (r["mlp/entk_reference"], r["mlp/entk"]),
                       "CNN, bar images": (r["cnn/entk_reference"], r["cnn/entk"])},
                      "eNTK entry, neural-tangents", "eNTK entry, lib")
@@ -243,7 +243,7 @@ plt.show()
 # forward-Euler error of the sum, $O(\eta)$ at fixed $\eta T$ (see the ePNTK chapter):
 # halve the learning rate and double `n_iterations` to halve it.
 
-# %% mystnb={"figure": {"caption": "Change of every output over training, y(T) - y(0), measured (horizontal) against the ePNTK's prediction, the sum of the path kernel over the training points (vertical): the MLP on the 40-point evaluation grid (left) and the CNN's two class scores on 16 held-out images (right).", "name": "fig-own-epntk"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Beyond the paper (your own network): change of every output over training, y(T) - y(0), measured (horizontal) against the ePNTK's prediction, the sum of the path kernel over the training points (vertical): the MLP on the 40-point evaluation grid (left) and the CNN's two class scores on 16 held-out images (right).", "name": "fig-own-epntk"}} tags=["hide-input"]
 plotting.plot_parity({"MLP, toy regression": (r["mlp/actual_change"], r["mlp/estimated_change"]),
                       "CNN, bar images": (r["cnn/actual_change"], r["cnn/estimated_change"])},
                      "measured change y(T) - y(0)", "ePNTK prediction")

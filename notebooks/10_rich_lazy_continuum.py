@@ -138,7 +138,7 @@ tuned.pivot(index="g", columns="scaling", values="tuned lr")
 #
 # ## Outcomes across the continuum
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-outcomes", "caption": "Outcomes against the init scale g (median and interquartile range over networks; blue: both layers scaled, red: hidden layer only; solid: lr 0.01, dashed: tuned lr; dotted lines at the standard draw g = 1 and the paper's large init g = 10). Losses are mean squared errors per pattern; fine-tuning speed is the share of the multitask loss removed in the first tenth of fine-tuning; route iterations are censored at the route run's length when the criterion is not reached; laziness: relative weight change, distance between the t=0 and trained NTK, and the gap between the trained network and its trained linearization relative to how far its outputs moved (log scale: at the larger tuned learning rates the linearization itself can diverge while the network does not)."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-outcomes", "caption": "Beyond the paper: outcomes against the init scale g (median and interquartile range over networks; blue: both layers scaled, red: hidden layer only; solid: lr 0.01, dashed: tuned lr; dotted lines at the standard draw g = 1 and the paper's large init g = 10). Losses are mean squared errors per pattern; fine-tuning speed is the share of the multitask loss removed in the first tenth of fine-tuning; route iterations are censored at the route run's length when the criterion is not reached; laziness: relative weight change, distance between the t=0 and trained NTK, and the gap between the trained network and its trained linearization relative to how far its outputs moved (log scale: at the larger tuned learning rates the linearization itself can diverge while the network does not)."}}
 OUTCOME_TITLES = {"loss_single_test": "single-task test loss", "loss_multi_before": "multitask loss before fine-tuning",
                   "finetune_speed": "fine-tuning speed", "route_zero_shot": "held-out route: zero-shot loss",
                   "route_iterations": "held-out route: iterations to criterion",
@@ -190,7 +190,7 @@ pd.DataFrame({"g": gs, "linearization gap": gap, "NTK distance": dist, "test los
 #
 # ## The t=0 predictors across the continuum
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-predictors", "caption": "The t=0 predictors against the init scale g (median and interquartile range; styles as in the outcome figure; the predictors do not depend on the learning rate, so solid and dashed lines coincide). Silhouettes of k-means (12 clusters) on the eNTK loadings (principled and authors' variants), on the loss sensitivities alone, and on the plain NTK; centered alignment of the traced NTK with the single-task and multitask targets; cosine between the eNTK's predicted first step on test patterns and the change they need; sharing index of the t=0 hidden representation."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-predictors", "caption": "Beyond the paper: the t=0 predictors against the init scale g (median and interquartile range; styles as in the outcome figure; the predictors do not depend on the learning rate, so solid and dashed lines coincide). Silhouettes of k-means (12 clusters) on the eNTK loadings (principled and authors' variants), on the loss sensitivities alone, and on the plain NTK; centered alignment of the traced NTK with the single-task and multitask targets; cosine between the eNTK's predicted first step on test patterns and the change they need; sharing index of the t=0 hidden representation."}}
 PREDICTOR_TITLES = {"silhouette_entk_principled": "eNTK silhouette (principled)",
                     "silhouette_entk_authors": "eNTK silhouette (authors)",
                     "silhouette_epsilon": "control: epsilon alone", "silhouette_ntk": "control: plain NTK",
@@ -223,13 +223,13 @@ winners = pd.DataFrame([{"scaling": s, "lr": k, "kind": kind,
                         for (s, k), rows in corr.items() for kind in ("across", "within", "partial")])
 winners.style.hide(axis="index")
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-within-paper", "caption": "Pooled within-scale correlation r of each t=0 predictor (rows) with each outcome (columns), both layers scaled, lr 0.01, with bootstrap 95% intervals; framed cells have intervals excluding 0."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-within-paper", "caption": "Beyond the paper: pooled within-scale correlation r of each t=0 predictor (rows) with each outcome (columns), both layers scaled, lr 0.01, with bootstrap 95% intervals; framed cells have intervals excluding 0."}}
 plotting.plot_correlation_grid(corr[("both", "paper")], list(PREDICTOR_TITLES), CORR_OUTCOMES, "within",
                                "within-scale r, both layers, lr 0.01")
 plt.tight_layout()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-within-tuned", "caption": "As the previous figure, at the tuned learning rates."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-within-tuned", "caption": "Beyond the paper: as the previous figure, at the tuned learning rates."}}
 plotting.plot_correlation_grid(corr[("both", "tuned")], list(PREDICTOR_TITLES), CORR_OUTCOMES, "within",
                                "within-scale r, both layers, tuned lr")
 plt.tight_layout()
@@ -315,7 +315,7 @@ comparisons = {s: predictors.binary_comparison(r["single"], r["finetune"], r["si
                for s, r in robust.items()}
 pd.DataFrame(comparisons).T
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-wins", "caption": "Standard-vs-large pairs: in how many pairs each init ends with the lower test loss, per schedule and phase."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-wins", "caption": "Beyond the paper: standard-vs-large pairs: in how many pairs each init ends with the lower test loss, per schedule and phase."}}
 plotting.plot_win_counts(comparisons)
 plt.tight_layout()
 plt.show()

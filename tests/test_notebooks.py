@@ -25,6 +25,19 @@ def test_paired_ipynb_matches_py_source(source):
     assert len(tagged) == 1
 
 
+CAPTION_SOURCES = ("Paper Fig", "Sec ", "App ", "Beyond the paper")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_every_caption_names_the_paper_figure_it_reproduces(source):
+    """A caption starts with the paper figure (or section) it reproduces, or says it is new."""
+    notebook = jupytext.read(source)
+    captions = [cell.metadata["mystnb"]["figure"]["caption"] for cell in notebook.cells
+                if "figure" in cell.metadata.get("mystnb", {})]
+    unnamed = [c[:60] for c in captions if not c.startswith(CAPTION_SOURCES)]
+    assert not unnamed, f"{source.name}: captions must start with one of {CAPTION_SOURCES}: {unnamed}"
+
+
 def test_parse_assignment():
     assert parse_assignment("seed=3") == ("seed", 3)
     assert parse_assignment("seeds=[0, 1]") == ("seeds", [0, 1])
