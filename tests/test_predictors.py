@@ -276,3 +276,12 @@ def test_vectorized_bootstrap_matches_a_loop_over_resamples():
     np.testing.assert_allclose([out["lo_partial"], out["hi_partial"]], np.percentile(partial, [2.5, 97.5]), atol=1e-10)
     assert out["r_partial"] == pytest.approx(np.corrcoef(predictors.partial_residuals(x, np.log(groups)),
                                                          predictors.partial_residuals(y, np.log(groups)))[0, 1])
+
+
+def test_transition_midpoint_interpolates_in_log_scale():
+    gs = np.array([0.1, 1.0, 10.0, 100.0])
+    assert predictors.transition_midpoint(gs, np.array([0.0, 0.0, 1.0, 1.0])) == pytest.approx(np.sqrt(10.0))
+    assert predictors.transition_midpoint(gs, np.array([1.0, 1.0, 0.0, 0.0])) == pytest.approx(np.sqrt(10.0))
+    assert predictors.transition_midpoint(gs, np.array([0.0, 1.0, 2.0, 3.0])) == pytest.approx(np.sqrt(10.0))
+    assert np.isnan(predictors.transition_midpoint(gs, np.ones(4)))
+    assert np.isnan(predictors.transition_midpoint(gs[:1], np.ones(1)))

@@ -592,3 +592,24 @@ def medians_by_scale(networks: dict[str, np.ndarray], column: str, scaling: str,
     rows = (networks["scaling"] == scaling) & (networks["lr_kind"] == lr_kind)
     gs = np.unique(networks["g"][rows])
     return gs, np.array([np.nanmedian(networks[column][rows & (networks["g"] == g)]) for g in gs])
+
+
+def transition_midpoint(scales: np.ndarray, values: np.ndarray) -> float:
+    """Init scale at which ``values`` first crosses the midpoint of its range, interpolated
+    linearly in log g between the two grid points around the crossing.
+
+    scales: (G,) increasing init scales g; values: (G,) e.g. median kernel distance per scale.
+    Returns nan when fewer than two finite values or a flat curve leave no crossing."""
+    scales, values = np.asarray(scales, float), np.asarray(values, float)
+    keep = np.isfinite(values)
+    scales, values = scales[keep], values[keep]
+    if len(values) < 2 or values.max() == values.min():
+        return float("nan")
+    middle = (values.max() + values.min()) / 2
+    above = values >= middle
+    crossing = np.flatnonzero(above[1:] != above[:-1])
+    if not len(crossing):
+        return float("nan")
+    i = crossing[0]
+    fraction = (middle - values[i]) / (values[i + 1] - values[i])
+    return float(np.exp(np.log(scales[i]) + fraction * (np.log(scales[i + 1]) - np.log(scales[i]))))

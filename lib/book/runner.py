@@ -49,10 +49,10 @@ NOTEBOOKS = (
     "04_multitask_representations",
     "05_multitask_performance",
     "06_correlation_analysis",
-    "07_reproduction_summary",
     "08_entk_over_training",
     "09_your_own_network",
     "10_rich_lazy_continuum",
+    "07_reproduction_summary",  # last: it collects the summary records of the others
 )
 
 # parameters overriding each notebook's ``parameters`` cell, per profile

@@ -101,6 +101,8 @@ CLAIMS: dict[str, Claim] = {
                             "standard init overtakes it", _PERF),
     "perf-et-finetune": Claim("Sec 5.1", "Fig 10", "Fine-tuning (ET): large init has a clear and sustained "
                               "advantage", _PERF),
+    "sharing-new-task": Claim("Sec 5", "", "Hypothesis (i): insofar as a network shares representations, it "
+                              "learns a new single task faster", "10_rich_lazy_continuum"),
     "perf-multitask-speed": Claim("Sec 5", "Fig 10", "Large init acquires multitasking faster", _PERF),
     "perf-runs": Claim("App A.6.2", "Fig 17", "In every trial standard init eventually overtakes large init", _PERF),
     "perf-scale": Claim("App A.6.2", "Fig 17", "Final loss varies by over an order of magnitude between trials",
