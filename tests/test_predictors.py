@@ -22,12 +22,10 @@ def small():
     return net, params, train, test
 
 
-def test_ntk_blocks_and_trace_match_full_ntk(small):
+def test_traced_ntk_matches_full_ntk(small):
     net, params, train, _ = small
     x = jnp.asarray(train.x[:12], jnp.float32)
     full = np.asarray(ntk(net, params, x, x))  # (N, M, K, K)
-    blocks = np.asarray(predictors.ntk_output_blocks(net, params, x, x))
-    np.testing.assert_allclose(blocks, np.einsum("nmkk->knm", full), rtol=1e-4, atol=1e-7)
     np.testing.assert_allclose(predictors.traced_ntk(net, params, x, x), np.einsum("nmkk->nm", full), rtol=1e-4,
                                atol=1e-7)
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from .entk_vectors import leading_vectors, silhouette_of_loadings
 from ..experiments.continuum import LinearizedNet, layer_multipliers, run_continuum, scaled_initial_params, single_task_losses
-from ..core.kernels import _multitask_terms, entk
+from ..core.kernels import entk, ntk_output_diagonal
 from ..core.losses import output_loss_gradient
 from ..core.models import MultitaskNet, Params
 from ..core.tasks import TaskEnvironment
@@ -41,20 +41,9 @@ from ..core.validation import check_choice, check_int
 # --- kernels -------------------------------------------------------------------------------------
 
 
-def ntk_output_blocks(net: MultitaskNet, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
-    """(K, N, M) diagonal output blocks ``ntk[n, m, k, k]`` of the NTK, without the (N, M, K, K) array."""
-    z1, _, dh1, dy1 = _multitask_terms(net, params, x1)
-    z2, _, dh2, dy2 = _multitask_terms(net, params, x2)
-    w = params["w_output"][:, : net.n_hidden]  # (K, H)
-    a1 = dh1[:, None, :] * w[None]  # (N, K, H)
-    a2 = dh2[:, None, :] * w[None]
-    hidden = jnp.einsum("nkh,mkh->knm", a1, a2) * (x1 @ x2.T)[None]
-    return dy1.T[:, :, None] * dy2.T[:, None, :] * ((z1 @ z2.T)[None] + hidden)
-
-
 def traced_ntk(net: MultitaskNet, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
     """(N, M) output-traced NTK ``sum_k ntk[n, m, k, k]``."""
-    return ntk_output_blocks(net, params, x1, x2).sum(axis=0)
+    return ntk_output_diagonal(net, params, x1, x2).sum(axis=0)
 
 
 def centered_alignment(kernel_a: np.ndarray, kernel_b: np.ndarray) -> float:
@@ -128,7 +117,7 @@ def ntk_silhouette(net: MultitaskNet, params: Params, x_train) -> float:
     """Control "plain NTK": silhouette of the leading right singular vectors of the per-output
     NTK blocks ntk[:, :, k, k] (no loss weighting)."""
     x = jnp.asarray(x_train)
-    return silhouette_of_loadings(leading_vectors(np.asarray(ntk_output_blocks(net, params, x, x)), "principled"))
+    return silhouette_of_loadings(leading_vectors(np.asarray(ntk_output_diagonal(net, params, x, x)), "principled"))
 
 
 # --- representation sharing ------------------------------------------------------------------------
