@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   chapter:
-#     figures: 9
+#     figures: 10
 #   jupytext:
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: chapter
@@ -530,6 +530,23 @@ if show_swapped_architecture:
                      for g in rep.DERIVED_GROUPINGS}
     ari_other = rep.cached_ari_curves(env_other, recorded_other, {**key_other, "seeds": other_seeds}, derived_other)
     plotting.plot_ari(recorded_other["iterations"], {TITLES[k]: ari_other[k] for k in TITLES}, ncols=3)
+    plt.suptitle(f"{other} architecture", y=1.0)
+    plt.tight_layout()
+    plt.show()
+else:
+    print("show_swapped_architecture is False: Fig 20 not computed")
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-swapped", "caption": "Paper Fig 20, extended: leading t=0 eNTK vector of each output unit of the other architecture (authors' variant, first pair), over the training patterns sorted by routed input unit or by task, for standard and large init (as Paper Fig 15)."}}
+if show_swapped_architecture:
+    patterns_other = train_patterns(0, structure_other, env_other)
+    by_input_other = np.lexsort((patterns_other.task, env_other.relevant_input_unit(patterns_other)))
+    by_task_other = np.lexsort((env_other.relevant_feature(patterns_other), patterns_other.task))
+    loadings_other = structure_other["loadings/entk_authors"]
+    panels_other = {f"{init} init, sorted by input unit": loadings_other[0, i][by_input_other]
+                    for i, init in enumerate(("standard", "large"))}
+    panels_other |= {f"{init} init, sorted by task": loadings_other[0, i][by_task_other]
+                     for i, init in enumerate(("standard", "large"))}
+    plotting.plot_loading_heatmaps(panels_other, env_other.n_features)
     plt.suptitle(f"{other} architecture", y=1.0)
     plt.tight_layout()
     plt.show()
