@@ -399,10 +399,10 @@ def ratio(name, init, category):
 
 
 def window_text(name, init, slug="align"):
-    """'at iteration N (x% of training)' or 'not within training' (median over pairs)."""
+    """'at iteration N (x% of training)' or 'never during training' (median over pairs)."""
     r = window[(window.schedule == name) & (window.init == init)].iloc[
         ["align", "overlap", "path"].index(slug)]
-    return "not within training" if np.isnan(r["_median"]) else f"at iteration {r['_median']:.0f} ({r['_fraction']:.0%})"
+    return "never during training" if np.isnan(r["_median"]) else f"at iteration {r['_median']:.0f} ({r['_fraction']:.0%})"
 
 
 def rsa_of(name, init, predictor):
@@ -426,10 +426,11 @@ for name in runs:
     lines.append(
         f"* **Time window, {name}.** The eNTK's alignment with its t=0 value (mean over outputs) first falls below "
         f"{window_threshold:g} {window_text(name, 'standard')} for standard init and "
-        f"{window_text(name, 'large')} for large init (median over pairs); the leading-vector overlap "
-        f"{window_text(name, 'standard', 'overlap')} and {window_text(name, 'large', 'overlap')}; the alignment of "
-        f"everything learned so far (the ePNTK) with the t=0 eNTK {window_text(name, 'standard', 'path')} and "
-        f"{window_text(name, 'large', 'path')}.")
+        f"{window_text(name, 'large')} for large init (median over pairs); the leading-vector overlap falls below "
+        f"it {window_text(name, 'standard', 'overlap')} for standard and {window_text(name, 'large', 'overlap')} "
+        f"for large init; the alignment of everything learned so far (the ePNTK) with the t=0 eNTK "
+        f"{window_text(name, 'standard', 'path')} for standard and {window_text(name, 'large', 'path')} for "
+        f"large init.")
 for name in runs:
     same_std, same_large = share(name, "standard", "same task"), share(name, "large", "same task")
     other_std = 1 - same_std
