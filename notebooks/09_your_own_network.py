@@ -286,5 +286,5 @@ pd.DataFrame({
 # {glue:text}`own_structured_speedup` times faster than the generic one, with the same
 # numbers (relative difference {glue:text}`own_structured_difference`). To add a structured
 # path for your own architecture, write its closed form next to `entk_structured` in
-# `lib/kernels.py`, dispatch on your model's type in `entk`, and test it against the generic
+# `lib/core/kernels.py`, dispatch on your model's type in `entk`, and test it against the generic
 # path as `tests/test_kernels.py` does.
