@@ -1,7 +1,10 @@
 # ---
 # jupyter:
+#   chapter:
+#     figures: 6
 #   jupytext:
 #     formats: ipynb,py:percent
+#     notebook_metadata_filter: chapter
 #     text_representation:
 #       extension: .py
 #       format_name: percent

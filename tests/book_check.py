@@ -169,8 +169,14 @@ def expected_figures(notebook_dir: Path) -> dict[str, int]:
     notebook's header), so that a chapter that failed to execute fails the check."""
     import jupytext
 
-    return {f"book/executed/{source.stem}.html": int(jupytext.read(source).metadata["chapter"]["figures"])
-            for source in sorted(Path(notebook_dir).glob("*.py"))}
+    expected = {}
+    for source in sorted(Path(notebook_dir).glob("*.py")):
+        declared = jupytext.read(source).metadata.get("chapter", {}).get("figures")
+        if declared is None:
+            raise ValueError(f"{source.name} declares no figure count: add 'chapter: figures: N' to its jupytext "
+                             "header (and 'notebook_metadata_filter: chapter')")
+        expected[f"book/executed/{source.stem}.html"] = int(declared)
+    return expected
 
 
 def page_problems(report: dict) -> list[str]:
