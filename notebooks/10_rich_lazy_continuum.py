@@ -54,6 +54,7 @@
 # | `lr_candidates` | learning rates to choose from per scale | list of positive floats |
 # | `iterations` | iterations of the single-task (and linearized, and 11-task) run, fine-tuning, held-out route, learning-rate choice | dict, multiples of 10 |
 # | `n_train` | training and test patterns per phase | integer >= 24 |
+# | `n_hidden` | hidden units of every network (the paper: 200) | integer in [1, 2000] |
 # | `n_pairs`, `first_seeds`, `robustness_iterations` | the standard-vs-large experiment of the performance chapter, repeated at a larger size | as there |
 # | `n_resamples` | bootstrap resamples per interval | integer >= 100 |
 #
@@ -62,9 +63,10 @@
 # (see "What this profile cannot show" below). For a cluster, the larger profile is
 # `n_scales=16, hidden_scales=[0.3, 1.0, 3.0, 5.0, 10.0, 20.0], n_seeds=30, n_lr_seeds=5,
 # iterations={"single": 10000, "finetune": 10000, "route": 2000, "lr_choice": 2500},
-# n_train=500, n_pairs=100, robustness_iterations={"ET": 10000, "LR": 2500}` (run it with
-# `python -m lib.book.runner --only 10_rich_lazy_continuum --allow-large -p ...` and the Dask
-# scheduler of the cluster in `REPRO_DASK_SCHEDULER`).
+# n_train=500, n_pairs=100, robustness_iterations={"ET": 10000, "LR": 2500}`, at several widths
+# (run it with `python -m lib.book.runner --only 10_rich_lazy_continuum --allow-large -p ...
+# --grid n_hidden=100,200,400 --output-dir sweeps/continuum`, one executed chapter per width,
+# and the Dask scheduler of the cluster in `REPRO_DASK_SCHEDULER`).
 
 # %% tags=["parameters"]
 g_min = 0.1
@@ -76,6 +78,7 @@ n_lr_seeds = 2
 lr_candidates = [0.01, 0.03, 0.1]
 iterations = {"single": 500, "finetune": 200, "route": 200, "lr_choice": 500}
 n_train = 200
+n_hidden = 200
 n_pairs = 50
 first_seeds = {"ET": 0, "LR": 100}
 robustness_iterations = {"ET": 500, "LR": 500}
@@ -90,6 +93,7 @@ check_size("n_scales", n_scales, minimum=3, sane_maximum=40)
 check_size("n_seeds", n_seeds, minimum=3, sane_maximum=200)
 check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
 check_size("n_train", n_train, minimum=24, sane_maximum=2000)
+check_size("n_hidden", n_hidden, minimum=1, sane_maximum=2000)
 check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
 for name, values in (("hidden_scales", hidden_scales), ("lr_candidates", lr_candidates)):
     if not isinstance(values, list) or not values:
@@ -121,7 +125,7 @@ from lib.core.tasks import TaskEnvironment
 env = TaskEnvironment(4, 3, 3)
 scales = {"both": predictors.scale_grid(g_min, g_max, n_scales), "hidden": [float(g) for g in hidden_scales]}
 common = dict(n_single=iterations["single"], n_finetune=iterations["finetune"], n_route=iterations["route"],
-              n_train=n_train, n_test=n_train)
+              n_train=n_train, n_test=n_train, n_hidden=n_hidden)
 start = time.perf_counter()
 sweep = predictors.continuum_sweep(scales, 0.01, [float(lr) for lr in lr_candidates], n_seeds, n_lr_seeds, common,
                                    iterations["lr_choice"])
@@ -328,7 +332,7 @@ route.round(3).style.hide(axis="index")
 # is above 10% of its training loss at the start of that phase (or not finite).
 
 # %% tags=["hide-input", "remove-stderr"]
-robust = predictors.robustness_runs(env, plan)
+robust = predictors.robustness_runs(env, plan, n_hidden)
 glue("cont_rob_pairs", f"{n_pairs}", display=False)
 glue("cont_rob_iterations", " (ET) and ".join(str(robustness_iterations[s]) for s in ("ET", "LR")) + " (LR)",
      display=False)
@@ -406,6 +410,6 @@ summary_rows = [
 ]
 _ = summary.record("10_rich_lazy_continuum",
                    dict(g_min=g_min, g_max=g_max, n_scales=n_scales, hidden_scales=hidden_scales, n_seeds=n_seeds,
-                        n_lr_seeds=n_lr_seeds, lr_candidates=lr_candidates, iterations=iterations, n_train=n_train,
+                        n_lr_seeds=n_lr_seeds, lr_candidates=lr_candidates, iterations=iterations, n_train=n_train, n_hidden=n_hidden,
                         n_pairs=n_pairs, first_seeds=first_seeds, robustness_iterations=robustness_iterations),
                    summary_rows)
