@@ -162,12 +162,11 @@ plt.show()
 # %% tags=["hide-input"]
 gs, gap = predictors.medians_by_scale(nets, "linearization_gap", "both", "paper")
 _, dist = predictors.medians_by_scale(nets, "kernel_distance", "both", "paper")
-conv = {kind: float(nets["converged"][(nets["scaling"] == "both") & (nets["lr_kind"] == kind)].mean())
-        for kind in ("paper", "tuned")}
+both_scaled = {kind: (nets["scaling"] == "both") & (nets["lr_kind"] == kind) for kind in ("paper", "tuned")}
+conv = {kind: float(nets["converged"][rows].mean()) for kind, rows in both_scaled.items()}
 _, loss_paper = predictors.medians_by_scale(nets, "loss_single_test", "both", "paper")
 _, loss_tuned = predictors.medians_by_scale(nets, "loss_single_test", "both", "tuned")
-both_paper = (nets["scaling"] == "both") & (nets["lr_kind"] == "paper")
-glue("cont_n_networks", f"{int(both_paper.sum())}", display=False)
+glue("cont_n_networks", f"{int(both_scaled['paper'].sum())}", display=False)
 glue("cont_mid_gap", f"{predictors.transition_midpoint(gs, gap):.2g}", display=False)
 glue("cont_mid_dist", f"{predictors.transition_midpoint(gs, dist):.2g}", display=False)
 glue("cont_gap_range", f"{gap.max():.2f} to {gap.min():.2f}", display=False)

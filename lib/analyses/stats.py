@@ -182,9 +182,14 @@ def first_iteration_below(iterations: np.ndarray, curves: np.ndarray, fraction: 
     return np.where(reached.any(axis=-1), np.asarray(iterations, dtype=float)[first], np.nan)
 
 
+def relative_to_start(curves: np.ndarray) -> np.ndarray:
+    """Each curve divided by its first value: (..., S) -> (..., S), 1 at the start."""
+    curves = np.asarray(curves, dtype=float)
+    return curves / curves[..., :1]
+
+
 def relative_loss_area(curves: np.ndarray) -> np.ndarray:
     """Each curve divided by its first value, averaged over its snapshots: (..., S) -> (...).
 
     Lower means a faster improvement relative to the curve's own start (1 = no improvement)."""
-    curves = np.asarray(curves, dtype=float)
-    return (curves / curves[..., :1]).mean(axis=-1)
+    return relative_to_start(curves).mean(axis=-1)

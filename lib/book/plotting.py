@@ -11,6 +11,7 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..analyses.stats import relative_to_start
 from .plot_style import PALETTE, use_book_style
 
 use_book_style()
@@ -267,7 +268,7 @@ def plot_relative_to_start(curves: dict, axes=None):
     if axes is None:
         _, axes = plt.subplots(1, len(curves), figsize=(3.6 * len(curves), 3.4))
     for ax, (title, (iterations, losses)) in zip(np.atleast_1d(axes), curves.items()):
-        relative = losses / losses[..., :1]
+        relative = relative_to_start(losses)
         for i, (init, color) in enumerate(INIT_COLORS.items()):
             mean, sd = relative[:, i].mean(axis=0), relative[:, i].std(axis=0)
             ax.plot(iterations, mean, color=color, label=f"{init} init")
