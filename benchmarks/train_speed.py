@@ -1,15 +1,17 @@
-"""Training throughput of the paper network: fast vs reference training vs a NumPy loop.
+"""Training throughput of the paper network: the CPU kernel vs XLA fast vs reference vs NumPy.
 
 Side by side in one run, repeats interleaved so that a busy machine slows every
-implementation alike: ``lib.experiments.schedules.run_pairs`` with ``method="fast"`` (the default)
-and ``method="reference"`` (the original ``jax.grad`` + optax implementation), both one
-compiled ``lax.scan`` vmapped over the networks, and a plain NumPy full-batch
+implementation alike: ``lib.experiments.schedules.run_pairs`` with ``method="numba"`` (the
+default: the compiled CPU kernel of ``lib.core.training_kernel``, one network per thread),
+``method="fast"`` (the hand-written backward pass in XLA, the GPU path) and
+``method="reference"`` (the original ``jax.grad`` + optax implementation, today's reference),
+the last two one compiled ``lax.scan`` vmapped over the networks, and a plain NumPy full-batch
 gradient-descent loop of one network (BLAS on one thread). Workloads: 10 standard/large pairs (20 networks,
 single-task and fine-tuning phases) and 50 pairs (100 networks, single-task), ET learning
 rates, snapshots every 25 iterations (the LR schedule's spacing, the denser of the book's).
 
-Prints medians of the repeats in network-iterations per second, the fast/reference and
-fast/NumPy ratios, and the GFLOP/s of the dense-equivalent work: the matmul FLOPs of one
+Prints medians of the repeats in network-iterations per second, the numba/reference,
+numba/fast, fast/reference and numba/NumPy ratios, and the GFLOP/s of the dense-equivalent work: the matmul FLOPs of one
 dense full-batch step on all 500 patterns, 2 N (2 D H + 2 (H + T) K + K H) per network and
 iteration (about 15.2 MFLOP), whatever shortcuts an implementation takes.
 
@@ -29,6 +31,7 @@ from lib.experiments.schedules import initial_pairs, params_of, run_pairs
 from lib.core.models import MultitaskNet
 from lib.core.tasks import TaskEnvironment
 
+METHODS = ("numba", "fast", "reference")
 SNAPSHOT_SPACING = 25  # iterations between snapshots in the LR schedule (2500 / 100)
 AUTHORS_PYTORCH_S_PER_PAIR_ITERATION = 0.63  # the authors' script, measured on this machine kind
 
@@ -68,17 +71,17 @@ def time_numpy(env: TaskEnvironment, n_iterations: int) -> float:
 
 def benchmark(env: TaskEnvironment, label: str, n_pairs: int, phase: str, n_iterations: int, repeats: int,
               n_numpy: int) -> dict[str, float]:
-    """Interleaved repeats of fast, reference and NumPy; returns medians in network-iterations/s."""
+    """Interleaved repeats of every method and NumPy; returns medians in network-iterations/s."""
     seeds = tuple(range(n_pairs))
     kw = dict(n_iterations=n_iterations, n_snapshots=n_iterations // SNAPSHOT_SPACING + 1, phase=phase)
     if phase == "finetune":
         kw["start_params"] = params_of(initial_pairs(env, seeds), "params_initial")
     n_networks = 2 * n_pairs
-    for method in ("fast", "reference"):
+    for method in METHODS:
         run_pairs(env, "ET", seeds, method=method, **kw)  # compile
-    seconds = {"fast": [], "reference": [], "numpy": []}
+    seconds = {"numba": [], "fast": [], "reference": [], "numpy": []}
     for _ in range(repeats):
-        for method in ("fast", "reference"):
+        for method in METHODS:
             start = time.perf_counter()
             run_pairs(env, "ET", seeds, method=method, **kw)
             seconds[method].append(time.perf_counter() - start)
@@ -88,11 +91,13 @@ def benchmark(env: TaskEnvironment, label: str, n_pairs: int, phase: str, n_iter
     flops = dense_flops_per_network_iteration(MultitaskNet.for_environment(env), 500)
     print(f"\n{label}: {n_networks} networks, {n_iterations} iterations, {phase} phase, {repeats} repeats")
     print(f"  {'implementation':44s} {'median s':>9s} {'net-it/s':>10s} {'GFLOP/s':>8s}")
-    names = {"fast": "run_pairs(method='fast') (JAX, vmapped)", "reference": "run_pairs(method='reference') (JAX, vmapped)",
+    names = {"numba": "run_pairs(method='numba') (CPU kernel)", "fast": "run_pairs(method='fast') (XLA, vmapped)",
+             "reference": "run_pairs(method='reference') (JAX, vmapped)",
              "numpy": f"NumPy loop, one network, 1 thread ({n_numpy} it)"}
-    for m in ("fast", "reference", "numpy"):
+    for m in ("numba", "fast", "reference", "numpy"):
         print(f"  {names[m]:44s} {statistics.median(seconds[m]):9.2f} {rate[m]:10.0f} {rate[m] * flops / 1e9:8.1f}")
-    print(f"  fast / reference = {rate['fast'] / rate['reference']:.2f}x   fast / NumPy = {rate['fast'] / rate['numpy']:.2f}x"
+    print(f"  numba / reference = {rate['numba'] / rate['reference']:.2f}x   numba / fast = {rate['numba'] / rate['fast']:.2f}x"
+          f"   fast / reference = {rate['fast'] / rate['reference']:.2f}x   numba / NumPy = {rate['numba'] / rate['numpy']:.2f}x"
           f"   reference / NumPy = {rate['reference'] / rate['numpy']:.2f}x")
     return rate
 
@@ -116,12 +121,13 @@ def main() -> None:
         benchmark(env, "10 pairs, fine-tuning (multitask data)", 10, "finetune", args.iterations, args.repeats, n_numpy),
         benchmark(env, "50 pairs", 50, "single", args.iterations_large, args.repeats, n_numpy),
     ]
-    et = 20 * 10_000 / results[0]["fast"]
+    et = 20 * 10_000 / results[0]["numba"]
     authors = 2 / AUTHORS_PYTORCH_S_PER_PAIR_ITERATION
-    print(f"\n10 pairs x 10000 ET iterations (single-task phase): {et:.0f} s fast, "
+    print(f"\n10 pairs x 10000 ET iterations (single-task phase): {et:.0f} s numba, "
+          f"{20 * 10_000 / results[0]['fast']:.0f} s fast, "
           f"{20 * 10_000 / results[0]['reference']:.0f} s reference; the authors' PyTorch script "
           f"({AUTHORS_PYTORCH_S_PER_PAIR_ITERATION} s per pair-iteration) runs {authors:.1f} net-it/s, "
-          f"{results[0]['fast'] / authors:.0f}x slower than fast")
+          f"{results[0]['numba'] / authors:.0f}x slower than numba")
 
 
 if __name__ == "__main__":

@@ -62,12 +62,12 @@ import numpy as np
 from lib.analyses import entk_vectors
 from lib.book import plotting
 from lib.core import results
-from lib.experiments.schedules import TRAINING_TAGS, entk_at_init, run_pairs
+from lib.experiments.schedules import DEFAULT_METHOD, TRAINING_TAGS, entk_at_init, run_pairs
 from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
 run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,
-                      training=TRAINING_TAGS["fast"])
+                      training=TRAINING_TAGS[DEFAULT_METHOD])
 pair = results.cached(
     "quickstart_pair",
     run_parameters,

@@ -1,10 +1,11 @@
-"""The fast training path (``method="fast"``) against the reference (``jax.grad`` + optax).
+"""The fast training paths (``method="numba"``, the CPU kernel, and ``method="fast"``, XLA)
+against the reference (``jax.grad`` + optax).
 
-The two compute the same gradient descent with different float32 rounding (the fast path
-trains each distinct pattern once, weighted by its count, and orders the sums differently),
+They compute the same gradient descent with different float32 rounding (the fast paths
+train each distinct pattern once, weighted by its count, and order the sums differently),
 so results are compared to float32 tolerance on short runs: loss trajectories, final losses
 and final weights, for both inits (every pair holds a standard and a large network), both
-schedules and fine-tuning. The fast path must be bit-for-bit deterministic on its own.
+schedules and fine-tuning. Each path must be bit-for-bit deterministic on its own.
 """
 
 import jax
@@ -16,7 +17,8 @@ from lib.experiments.schedules import TRAINING_TAGS, params_of, run_pairs, run_s
 from lib.core.losses import squared_error
 from lib.core.models import INITS, LinearNet, MultitaskNet
 from lib.core.tasks import TaskEnvironment
-from lib.core.training import multitask_loss, train, train_many, unique_patterns
+from lib.core.training import SPARSE_METHODS, multitask_loss, train, train_many, unique_patterns
+from lib.core.training_kernel import sigmoid_array, sparse_inputs
 
 ENV = TaskEnvironment()
 PAPER = dict(n_hidden=200, n_train=500, n_test=500)  # the paper network and data sizes
@@ -67,10 +69,11 @@ def test_weighted_distinct_loss_equals_the_summed_loss():
     np.testing.assert_allclose(multitask_loss(net, params, x, y), full, rtol=1e-5)
 
 
+@pytest.mark.parametrize("method", SPARSE_METHODS)
 @pytest.mark.parametrize("schedule", ["ET", "LR"])
-def test_fast_training_equals_reference(schedule):
+def test_fast_training_equals_reference(schedule, method):
     kw = dict(n_iterations=150, n_snapshots=16, **PAPER)
-    fast = run_pairs(ENV, schedule, [0, 1], method="fast", **kw)
+    fast = run_pairs(ENV, schedule, [0, 1], method=method, **kw)
     reference = run_pairs(ENV, schedule, [0, 1], method="reference", **kw)
     assert fast.keys() == reference.keys()
     assert_runs_close(fast, reference, ["loss_train", "loss_test", "params_final/w_hidden", "params_final/w_output"])
@@ -79,44 +82,48 @@ def test_fast_training_equals_reference(schedule):
     assert (fast["loss_train"][..., -1] < fast["loss_train"][..., 0]).all()  # it learns
 
 
-def test_fast_finetuning_equals_reference():
+@pytest.mark.parametrize("method", SPARSE_METHODS)
+def test_fast_finetuning_equals_reference(method):
     kw = dict(n_hidden=64, n_train=300, n_test=200, n_iterations=100, progress=False)
-    fast = run_schedule(ENV, "LR", [4, 5], method="fast", **kw)
+    fast = run_schedule(ENV, "LR", [4, 5], method=method, **kw)
     reference = run_schedule(ENV, "LR", [4, 5], method="reference", **kw)
     keys = [f"{phase}/{k}" for phase in ("single", "finetune")
             for k in ("loss_train", "loss_test", "params_final/w_hidden", "params_final/w_output")]
     assert_runs_close(fast, reference, keys)
 
 
-def test_fast_hidden_snapshots_equal_reference():
+@pytest.mark.parametrize("method", SPARSE_METHODS)
+def test_fast_hidden_snapshots_equal_reference(method):
     kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=60, n_snapshots=4, record_hidden=True)
-    fast = run_pairs(ENV, "ET", [6], method="fast", **kw)
+    fast = run_pairs(ENV, "ET", [6], method=method, **kw)
     reference = run_pairs(ENV, "ET", [6], method="reference", **kw)
     assert_runs_close(fast, reference, ["hidden_train", "loss_test"])
 
 
-def test_train_many_fast_with_the_default_observe_equals_reference():
+@pytest.mark.parametrize("method", SPARSE_METHODS)
+def test_train_many_fast_with_the_default_observe_equals_reference(method):
     net = MultitaskNet.for_environment(ENV, 24)
     train_set, test_set = ENV.make_data(7, 80, 40)
     params = {k: jnp.stack([v, 10 * v]) for k, v in net.init(jax.random.PRNGKey(7)).items()}
     data = {f"{a}_{s}": jnp.asarray(np.stack([getattr(d, a)] * 2), jnp.float32)
             for a in ("x", "y") for s, d in (("train", train_set), ("test", test_set))}
     lrs = jnp.asarray([0.03, 0.01])
-    fast = train_many(net, params, data, lrs, 40, 5, method="fast")
+    fast = train_many(net, params, data, lrs, 40, 5, method=method)
     reference = train_many(net, params, data, lrs, 40, 5, method="reference")
     for part_fast, part_reference in zip(fast, reference):
         for key in part_reference:
             assert_close(part_fast[key], part_reference[key], key)
     one = {k: v[1] for k, v in data.items()}
-    single_fast = train(net, {k: v[1] for k, v in params.items()}, one, 0.01, 40, 5, method="fast")
+    single_fast = train(net, {k: v[1] for k, v in params.items()}, one, 0.01, 40, 5, method=method)
     for key in reference[0]:  # the unbatched path: the large network alone
         assert_close(single_fast[0][key], fast[0][key][1], key)
 
 
-def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypatch):
+@pytest.mark.parametrize("method", SPARSE_METHODS)
+def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypatch, method):
     import lib.core.training
 
-    kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=100, n_snapshots=11, record_hidden=True)
+    kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=100, n_snapshots=11, record_hidden=True, method=method)
     a = run_pairs(ENV, "LR", [2, 3], **kw)
     b = run_pairs(ENV, "LR", [2, 3], **kw)
     monkeypatch.setattr(lib.core.training, "N_PROGRESS_CHUNKS", 1)
@@ -126,11 +133,58 @@ def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypa
         np.testing.assert_array_equal(a[key], whole[key], err_msg=key)
 
 
-def test_fast_path_is_the_default_and_is_recorded_in_the_cache_key():
+def test_kernel_results_do_not_depend_on_the_thread_count_or_the_batch():
+    """One network per thread: the same network gives the same bits alone, in a batch, on one
+    thread or on all."""
+    import numba
+
+    kw = dict(n_hidden=24, n_train=80, n_test=30, n_iterations=30, n_snapshots=4, method="numba")
+    together = run_pairs(ENV, "ET", [3, 4], **kw)
+    alone = run_pairs(ENV, "ET", [4], **kw)
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one_thread = run_pairs(ENV, "ET", [3, 4], **kw)
+    finally:
+        numba.set_num_threads(previous)
+    for key in ("loss_train", "params_final/w_hidden", "params_final/w_output"):
+        np.testing.assert_array_equal(together[key][1], alone[key][0], err_msg=key)
+        np.testing.assert_array_equal(together[key], one_thread[key], err_msg=key)
+
+
+def test_kernel_sigmoid_is_as_accurate_as_jax():
+    """The kernel's inline sigmoid against the exact one (float64), in float32 ulps, next to
+    XLA's jax.nn.sigmoid on the same inputs."""
+    x = np.linspace(-30, 30, 200_001).astype(np.float32)
+    exact = 1.0 / (1.0 + np.exp(-x.astype(np.float64)))
+    ulp = np.spacing(exact.astype(np.float32)).astype(np.float64)
+    ours = np.empty_like(x)
+    sigmoid_array(x, ours)
+    xla = np.asarray(jax.jit(jax.nn.sigmoid)(x), np.float64)
+    assert (np.abs(ours - exact) / ulp).max() <= max((np.abs(xla - exact) / ulp).max(), 2.5)
+    big = np.array([-1e4, -100.0, 100.0, 1e4], np.float32)  # clamped: no overflow, no NaN
+    out = np.empty_like(big)
+    sigmoid_array(big, out)
+    assert np.isfinite(out).all() and out[0] == out[1] and out[1] < 1e-37 and out[2] == out[3] == 1.0
+
+
+def test_sparse_inputs_keep_every_nonzero_entry():
+    rng = np.random.default_rng(1)
+    x = (rng.random((3, 7, 10)) < 0.3) * rng.normal(size=(3, 7, 10)).astype(np.float32)
+    active, values = sparse_inputs(x)
+    dense = np.zeros_like(x)
+    for b, u in np.ndindex(x.shape[:2]):
+        np.add.at(dense[b, u], active[b, u], values[b, u])
+    np.testing.assert_array_equal(dense, x)
+    assert active.shape[-1] == int((x != 0).sum(-1).max())
+
+
+def test_numba_path_is_the_default_and_is_recorded_in_the_cache_key():
     kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=20, n_snapshots=3)
-    default, fast = run_pairs(ENV, "ET", [1], **kw), run_pairs(ENV, "ET", [1], method="fast", **kw)
-    np.testing.assert_array_equal(default["loss_test"], fast["loss_test"])
-    assert schedule_parameters(ENV, "ET", [0])["training"] == TRAINING_TAGS["fast"] == "fast-v1"
+    default, numba_run = run_pairs(ENV, "ET", [1], **kw), run_pairs(ENV, "ET", [1], method="numba", **kw)
+    np.testing.assert_array_equal(default["loss_test"], numba_run["loss_test"])
+    assert schedule_parameters(ENV, "ET", [0])["training"] == TRAINING_TAGS["numba"] == "numba-v1"
+    assert schedule_parameters(ENV, "ET", [0], method="fast")["training"] == "fast-v1"
     assert schedule_parameters(ENV, "ET", [0], method="reference")["training"] == "reference"
 
 
@@ -141,8 +195,14 @@ def test_bad_method_and_unsupported_models_are_rejected():
     params = {k: v[None] for k, v in net.init(jax.random.PRNGKey(0)).items()}
     with pytest.raises(ValueError, match="method must be one of"):
         train_many(net, params, data, jnp.asarray([0.1]), 10, 2, method="sgd")
-    with pytest.raises(ValueError, match="reduction='sum'"):
-        train_many(net, params, data, jnp.asarray([0.1]), 10, 2, reduction="mean", method="fast")
+    for method in SPARSE_METHODS:
+        with pytest.raises(ValueError, match="reduction='sum'"):
+            train_many(net, params, data, jnp.asarray([0.1]), 10, 2, reduction="mean", method=method)
+        with pytest.raises(ValueError, match=f"method='{method}' trains only the multitask network"):
+            train_many(LinearNet(n_inputs=24, n_outputs=9), {}, data, jnp.asarray([0.1]), 10, 2, method=method)
+    with pytest.raises(ValueError, match="float32"):
+        train_many(net, jax.tree.map(lambda a: np.asarray(a, np.float64), params), data, jnp.asarray([0.1]), 10, 2,
+                   method="numba")
     linear = LinearNet(n_inputs=data["x_train"].shape[-1], n_outputs=data["y_train"].shape[-1])
     linear_params = {k: v[None] for k, v in linear.init(jax.random.PRNGKey(0)).items()}
     with pytest.raises(ValueError, match="only the multitask network"):

@@ -95,7 +95,7 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
     on all single-task patterns at 101 snapshots: ``hidden_groups`` (P, 2, 101, 69, H) float32
     (groupings stacked in :data:`GROUPINGS` order), ``iterations`` and ``loss_test``."""
     from ..core import results
-    from ..experiments.schedules import TRAINING_TAGS, get_schedule, run_pairs
+    from ..experiments.schedules import DEFAULT_METHOD, TRAINING_TAGS, get_schedule, run_pairs
     from ..core.validation import check_seeds
 
     seeds = check_seeds("seeds", seeds)
@@ -108,7 +108,7 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
         return {k: out[k] for k in ("hidden_groups", "iterations", "loss_test")}
 
     parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
-                      n_iterations=n_iterations, n_hidden=n_hidden, training=TRAINING_TAGS["fast"])
+                      n_iterations=n_iterations, n_hidden=n_hidden, training=TRAINING_TAGS[DEFAULT_METHOD])
     return results.cached("grouped_hidden", parameters, compute)
 
 

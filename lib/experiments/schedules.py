@@ -19,11 +19,12 @@ from ..core.kernels import entk
 from ..core.losses import squared_error
 from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet, Params
 from ..core.tasks import SPLITS, Dataset, TaskEnvironment
-from ..core.training import METHODS, multitask_loss, train_many, unique_patterns
+from ..core.training import METHODS, SPARSE_METHODS, multitask_loss, train_many, unique_patterns
 from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
-TRAINING_TAGS = {"fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
+TRAINING_TAGS = {"numba": "numba-v1", "fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
+DEFAULT_METHOD = "numba"  # the fastest on CPU (benchmarks/train_speed.py); "fast" is the one for a GPU
 
 
 @dataclass(frozen=True)
@@ -113,14 +114,14 @@ def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = F
     """Snapshot function: train/test summed squared error, hidden activity on the training
     set, and group-averaged hidden activity on probe patterns (``probe_average @ h(x_probe)``).
 
-    ``method="fast"`` computes the losses with :func:`lib.core.training.multitask_loss` on the
+    ``method="fast"`` or ``"numba"`` computes the losses with :func:`lib.core.training.multitask_loss` on the
     distinct patterns of each set weighted by their counts (``distinct_x_<set>``,
     ``distinct_y_<set>``, ``distinct_counts_<set>`` in the data, see :func:`distinct_sets`):
     the same sums up to float32 rounding, in about half the time."""
     check_choice("method", method, METHODS)
 
     def loss(params: Params, data: dict, name: str) -> jax.Array:
-        if method == "fast":
+        if method in SPARSE_METHODS:
             return multitask_loss(net, params, *(data[f"distinct_{k}_{name}"] for k in ("x", "y", "counts")))
         return squared_error(net.apply(params, data[f"x_{name}"]), data[f"y_{name}"])
 
@@ -160,7 +161,7 @@ def run_pairs(
     record_hidden: bool = False,
     probe: tuple[np.ndarray, np.ndarray] | None = None,
     progress: bool = False,
-    method: str = "fast",
+    method: str = DEFAULT_METHOD,
     large_scaling: str = "both_layers",
 ) -> dict[str, np.ndarray]:
     """Train standard/large pairs, one per seed, all in one vmapped scan.
@@ -178,8 +179,8 @@ def run_pairs(
         probe: optional (x_probe (Q, D), averaging matrix (G, Q)): record ``hidden_groups``
             (P, 2, S, G, H), the group means of hidden activity on the probe patterns.
         progress: show a tqdm bar over iterations.
-        method: ``"fast"`` or ``"reference"`` training (:func:`lib.core.training.train_many`; equal
-            up to float32 rounding).
+        method: ``"numba"``, ``"fast"`` or ``"reference"`` training (:func:`lib.core.training.train_many`;
+            equal up to float32 rounding).
         large_scaling: how the large init scales the standard draw (phase "single" only):
             "both_layers" (x10, the paper's Sec 4.1.3) or "layer1_only" (its Sec 5 sentence).
 
@@ -207,7 +208,7 @@ def run_pairs(
     if probe is not None:
         for name, value in zip(("x_probe", "probe_average"), probe):
             data[name] = jnp.broadcast_to(jnp.asarray(value, jnp.float32), (2 * len(seeds),) + np.shape(value))
-    if method == "fast":
+    if method in SPARSE_METHODS:
         data |= distinct_sets(data)
     lrs = jnp.asarray([sched.learning_rate(init) for _ in seeds for init in INITS], jnp.float32)
     observe = observe_pairs(net, record_hidden, probe is not None, method)
@@ -261,12 +262,12 @@ def run_schedule(
     n_test: int | None = None,
     split: str = "iid",
     progress: bool = True,
-    method: str = "fast",
+    method: str = DEFAULT_METHOD,
     large_scaling: str = "both_layers",
 ) -> dict[str, np.ndarray]:
     """The paper's Sec 5 experiment for one schedule: single-task training of standard/large
-    pairs, then multitask fine-tuning from the trained weights (``method``: ``"fast"`` or
-    ``"reference"`` training, see :func:`run_pairs`).
+    pairs, then multitask fine-tuning from the trained weights (``method``: ``"numba"``,
+    ``"fast"`` or ``"reference"`` training, see :func:`run_pairs`).
 
     Returns arrays keyed ``single/<key>`` and ``finetune/<key>``: losses (P, 2, S), the data
     metadata (stimulus, tasks) and the final weights ``<phase>/params_final/*`` (P, 2, ...)
@@ -289,7 +290,7 @@ def run_schedule(
 
 def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
                         n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
-                        method: str = "fast") -> dict:
+                        method: str = DEFAULT_METHOD) -> dict:
     """The cache key of :func:`cached_schedule` (validated); ``training`` names the training
     method and its version (:data:`TRAINING_TAGS`), so results of different methods never mix."""
     seeds = check_seeds("seeds", seeds)
@@ -303,7 +304,7 @@ def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations
 
 def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
                     n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
-                    method: str = "fast") -> dict[str, np.ndarray]:
+                    method: str = DEFAULT_METHOD) -> dict[str, np.ndarray]:
     """:func:`run_schedule` through the on-disk results cache (wall time in its metadata)."""
     from ..core import results
 
