@@ -194,6 +194,25 @@ def test_point_parameters_are_checked():
     with pytest.raises(ValueError, match="lr"):
         predictors.outcome_point.check_parameters({"lr": -1.0})
     assert predictors.lr_point.check_parameters({"g": 2.0})["n_iterations"] == 500
+    with pytest.raises(ValueError, match="method must be one of"):
+        predictors.outcome_point.check_parameters({"method": "jax"})
+    assert predictors.outcome_point.check_parameters({})["method"] == "numba"  # and so in every cache key
+
+
+def test_continuum_runs_with_the_kernel_equal_the_reference():
+    """The continuum's networks train with the CPU kernel by default; the same runs with the
+    reference method agree to float32 tolerance (the linearized network is always reference)."""
+    from lib.core.tasks import TaskEnvironment
+    from lib.experiments.continuum import run_continuum
+
+    args = (TaskEnvironment(), [0, 1], 5.0, "both", 0.01, 40, 20, 20)
+    kw = dict(n_hidden=16, n_train=40, n_test=30)
+    kernel, reference = run_continuum(*args, **kw), run_continuum(*args, **kw, method="reference")
+    for key in ("single/loss_test", "finetune/loss_test", "route/loss_route", "params_single/w_hidden",
+                "params_route_pre/w_output"):
+        np.testing.assert_allclose(kernel[key], reference[key], rtol=1e-5, atol=1e-5 * np.abs(reference[key]).max(),
+                                   err_msg=key)
+    np.testing.assert_array_equal(kernel["linearized/loss_train"], reference["linearized/loss_train"])
 
 
 def test_fast_loadings_equal_full_svd():

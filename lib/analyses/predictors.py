@@ -36,6 +36,7 @@ from ..core.kernels import entk, ntk_output_diagonal
 from ..core.losses import output_loss_gradient
 from ..core.models import MultitaskNet, Params
 from ..core.tasks import TaskEnvironment
+from ..core.training import METHODS
 from ..core.validation import check_choice, check_int
 
 # --- kernels -------------------------------------------------------------------------------------
@@ -206,9 +207,9 @@ OUTCOMES = ("loss_single_test", "loss_multi_before", "finetune_speed", "route_ze
 
 POINT_DEFAULTS = {"scaling": "both", "g": 1.0, "first_seed": 0, "n_seeds": 10, "n_hidden": 200, "n_train": 200,
                   "n_test": 200}
-OUTCOME_DEFAULTS = {**POINT_DEFAULTS, "lr": 0.01, "n_single": 1000, "n_finetune": 1000, "n_route": 500,
+OUTCOME_DEFAULTS = {**POINT_DEFAULTS, "method": "numba", "lr": 0.01, "n_single": 1000, "n_finetune": 1000, "n_route": 500,
                     "route_criterion": 0.1, "converged_ratio": 0.1}
-LR_DEFAULTS = {**POINT_DEFAULTS, "lr": 0.01, "n_iterations": 500}
+LR_DEFAULTS = {**POINT_DEFAULTS, "method": "numba", "lr": 0.01, "n_iterations": 500}
 
 
 def _complete(name: str, defaults: dict, parameters: dict) -> dict:
@@ -217,6 +218,8 @@ def _complete(name: str, defaults: dict, parameters: dict) -> dict:
         raise ValueError(f"{name} parameters must be among {sorted(defaults)}, got unknown {unknown}")
     p = {**defaults, **parameters}
     layer_multipliers(p["g"], p["scaling"])  # checks g and scaling
+    if "method" in p:
+        check_choice("method", p["method"], METHODS)
     for key in ("first_seed", "n_seeds", "n_hidden", "n_train", "n_test", "n_single", "n_finetune", "n_route",
                 "n_iterations"):
         if key in p:
@@ -307,7 +310,7 @@ def outcome_point(parameters: dict) -> dict[str, np.ndarray]:
     env = TaskEnvironment()
     net = MultitaskNet.for_environment(env, p["n_hidden"])
     run = run_continuum(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["n_finetune"], p["n_route"],
-                        p["n_hidden"], p["n_train"], p["n_test"])
+                        p["n_hidden"], p["n_train"], p["n_test"], method=p["method"])
     rows = [network_outcomes(env, net, run, i, p["route_criterion"], p["converged_ratio"]) for i in range(p["n_seeds"])]
     out = {k: np.array([r[k] for r in rows]) for k in OUTCOMES}
     for key in ("single/loss_train", "single/loss_test", "linearized/loss_train", "finetune/loss_test",
@@ -325,7 +328,7 @@ def lr_point(parameters: dict) -> dict[str, np.ndarray]:
     ``first_seed``... at init scale ``g`` trained with ``lr`` for ``n_iterations``."""
     p = lr_point.check_parameters(parameters)
     return single_task_losses(TaskEnvironment(), _seeds(p), p["g"], p["scaling"], p["lr"], p["n_iterations"],
-                              p["n_hidden"], p["n_train"], p["n_test"])
+                              p["n_hidden"], p["n_train"], p["n_test"], method=p["method"])
 
 
 lr_point.check_parameters = lambda parameters: _complete("lr_point", LR_DEFAULTS, parameters)

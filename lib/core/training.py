@@ -305,20 +305,24 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     state = (np.ascontiguousarray(np.swapaxes(lift(params["w_hidden"]), 1, 2), np.float32),
              np.array(lift(params["w_output"]), np.float32))
 
-    def to_params(state):  # copies: the kernel goes on writing into the state
-        w_in, w_output = (np.array(a) for a in state)
+    def to_params(state):
+        w_in, w_output = state
         out = {"w_hidden": jnp.asarray(np.swapaxes(w_in, 1, 2)), "w_output": jnp.asarray(w_output)}
         return out if batched else jax.tree.map(lambda a: a[0], out)
 
     def advance(state, n_segments):
-        snapshots = []
+        # train all segments first, keeping copies of the weights (the kernel goes on writing into
+        # the state); then observe them with JAX, whose threads would otherwise compete with the
+        # kernel's for the cores
+        copies = []
         with threadpool_limits(1, user_api="blas"):  # one BLAS thread inside each kernel thread
             for _ in range(n_segments):
                 training_kernel.train_steps(*state, scratch, *constants, steps_per_snapshot, *biases)
-                snapshots.append(_observe(to_params(state), data, observe, batched))
+                copies.append(tuple(np.array(a) for a in state))
+        snapshots = jax.block_until_ready([_observe(to_params(c), data, observe, batched) for c in copies])
         return state, jax.tree.map(lambda *parts: jnp.stack(parts, axis=int(batched)), *snapshots)
 
-    return state, advance, to_params
+    return state, advance, lambda state: to_params(tuple(np.array(a) for a in state))
 
 
 def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots, observe, reduction, batched,

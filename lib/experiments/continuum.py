@@ -105,7 +105,8 @@ def _stack(arrays: list[np.ndarray]) -> jax.Array:
 
 def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float,
                   n_single: int, n_finetune: int, n_route: int, n_hidden: int = 200, n_train: int = 200,
-                  n_test: int = 200, n_snapshots: int = 11, progress: bool = False) -> dict[str, np.ndarray]:
+                  n_test: int = 200, n_snapshots: int = 11, progress: bool = False,
+                  method: str = "numba") -> dict[str, np.ndarray]:
     """Train every seed's network at init scale ``g`` in the four runs of the module docstring.
 
     Args:
@@ -116,6 +117,8 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
             the 11-task pre-training) run, of fine-tuning and of learning the held-out route;
             each a multiple of ``n_snapshots - 1``.
         n_train, n_test: training and test patterns per phase (i.i.d., as the paper).
+        method: training method of the network's runs (:data:`lib.core.training.METHODS`; the
+            linearized network always trains with ``"reference"``).
 
     Returns (S = len(seeds), T = n_snapshots): ``params_initial/*``, ``params_single/*``,
     ``params_linearized/*``, ``params_route_pre/*`` (S, ...); mean per-pattern losses
@@ -142,11 +145,11 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
 
     observe = _observe_mean_losses(net, ("train", "test"))
     p_single, s_single = train_many(net, params0, data_single, lrs, n_single, n_snapshots, observe,
-                                    progress=bar("single"))
+                                    progress=bar("single"), method=method)
     data_multi = {"x_train": _stack([d[0].x for d in multi]), "y_train": _stack([d[0].y for d in multi]),
                   "x_test": _stack([d[1].x for d in multi]), "y_test": _stack([d[1].y for d in multi])}
     _, s_finetune = train_many(net, p_single, data_multi, lrs, n_finetune, n_snapshots,
-                               _observe_mean_losses(net, ("test",)), progress=bar("finetune"))
+                               _observe_mean_losses(net, ("test",)), progress=bar("finetune"), method=method)
 
     linear = LinearizedNet(net)
     p_lin, s_lin = train_many(linear, {"theta": params0, "theta0": params0}, data_single, lrs, n_single,
@@ -154,10 +157,10 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
 
     data_pre = {"x_train": _stack([r[0].x for r in routes]), "y_train": _stack([r[0].y for r in routes])}
     p_pre, _ = train_many(net, params0, data_pre, lrs, n_single, n_snapshots, _observe_mean_losses(net, ()),
-                          progress=bar("11 tasks"))
+                          progress=bar("11 tasks"), method=method)
     data_route = {"x_train": _stack([r[1].x for r in routes]), "y_train": _stack([r[1].y for r in routes])}
     _, s_route = train_many(net, p_pre, data_route, lrs, n_route, n_snapshots,
-                            _observe_mean_losses(net, ("train",)), progress=bar("held-out route"))
+                            _observe_mean_losses(net, ("train",)), progress=bar("held-out route"), method=method)
 
     out = {f"params_initial/{k}": np.asarray(v) for k, v in params0.items()}
     out |= {f"params_single/{k}": np.asarray(v) for k, v in p_single.items()}
@@ -176,7 +179,8 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
 
 
 def single_task_losses(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float, n_iterations: int,
-                       n_hidden: int = 200, n_train: int = 200, n_test: int = 200) -> dict[str, np.ndarray]:
+                       n_hidden: int = 200, n_train: int = 200, n_test: int = 200,
+                       method: str = "numba") -> dict[str, np.ndarray]:
     """Single-task phase only (for choosing a learning rate): ``loss_train`` (S, 11) mean
     per-pattern training loss at 11 snapshots, and ``loss_test`` (S, 11)."""
     seeds = check_seeds("seeds", seeds)
@@ -186,5 +190,5 @@ def single_task_losses(env: TaskEnvironment, seeds, g: float, scaling: str, lear
               "x_test": _stack([d[1].x for d in data]), "y_test": _stack([d[1].y for d in data])}
     lrs = jnp.full((len(seeds),), check_positive_float("learning_rate", learning_rate), jnp.float32)
     _, snaps = train_many(net, scaled_initial_params(net, seeds, g, scaling), arrays, lrs, n_iterations, 11,
-                          _observe_mean_losses(net, ("train", "test")))
+                          _observe_mean_losses(net, ("train", "test")), method=method)
     return {k: np.asarray(v) for k, v in snaps.items()}
