@@ -3,7 +3,7 @@
 Side by side in one run, repeats interleaved so that a busy machine slows every
 implementation alike: ``lib.experiments.schedules.run_pairs`` with ``method="numba"`` (the
 default: the compiled CPU kernel of ``lib.core.training_kernel``, one network per thread),
-``method="fast"`` (the hand-written backward pass in XLA, the GPU path) and
+``method="fast"`` (the hand-written backward pass in XLA) and
 ``method="reference"`` (the original ``jax.grad`` + optax implementation, today's reference),
 the last two one compiled ``lax.scan`` vmapped over the networks, and a plain NumPy full-batch
 gradient-descent loop of one network (BLAS on one thread). Workloads: 10 standard/large pairs (20 networks,

@@ -16,8 +16,8 @@ Three methods train the same gradient descent (``train_many(..., method=...)``):
   and 3.5x ``"reference"`` on a 2-core CPU (``benchmarks/train_speed.py``).
 * ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.core.models.Model`, one optax SGD
   step per iteration (the original implementation, kept as the reference).
-* ``"fast"``: the multitask network only (summed squared error), in XLA, so it also runs on a
-  GPU (where the kernel above does not). Hand-written backward pass
+* ``"fast"``: the multitask network only (summed squared error), in XLA (on a GPU, measured
+  slower than ``"reference"``, see the book's "Running at scale"). Hand-written backward pass
   with the same arithmetic up to float32 rounding, measured 2.1-2.5x faster on a 2-core CPU
   (``benchmarks/train_speed.py``): duplicate training patterns are trained once with their
   multiplicity as a weight (the summed loss and its gradient are unchanged); the output

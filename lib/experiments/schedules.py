@@ -24,7 +24,7 @@ from ..core.validation import check_choice, check_int, check_seed, check_seeds, 
 
 PHASES = ("single", "finetune")
 TRAINING_TAGS = {"numba": "numba-v1", "fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
-DEFAULT_METHOD = "numba"  # the fastest on CPU (benchmarks/train_speed.py); "fast" is the one for a GPU
+DEFAULT_METHOD = "numba"  # the fastest on CPU (benchmarks/train_speed.py); on a GPU use "reference" (book/scale.md)
 
 
 @dataclass(frozen=True)
