@@ -81,6 +81,8 @@ def _hidden(z, w_in, active, values, bias_hidden):
             row[j] = bias_hidden
         for a in range(active.shape[1]):
             weights, value = w_in[active[u, a]], values[u, a]
+            if value == F32(0.0):  # padding: the nonzero entries come first
+                break
             for j in range(n_hidden):
                 row[j] += value * weights[j]
         for j in range(n_hidden):
@@ -108,6 +110,8 @@ def _input_gradient(gradient, back, z, active, values):
             delta[j] *= h[j] * (F32(1.0) - h[j])
         for a in range(active.shape[1]):
             row, value = gradient[active[u, a]], values[u, a]
+            if value == F32(0.0):
+                break
             for j in range(n_hidden):
                 row[j] += value * delta[j]
 
@@ -146,7 +150,7 @@ def train_steps(w_in, w_output, z, active, values, y, counts, learning_rates, n_
         w_output: (B, K, H + T) output weights, hidden units then task units.
         z: (B, U, H + T) scratch; its last T columns must hold the task inputs of the patterns.
         active, values: (B, U, A) int32 indices and float32 values of each pattern's nonzero
-            inputs (padded with value 0).
+            inputs, nonzero entries first, padded with value 0 (:func:`sparse_inputs`).
         y: (B, U, K) targets; counts: (B, U) pattern multiplicities (0 for padding rows).
         learning_rates: (B,); n_steps: int; bias_hidden, bias_output: float32 constants.
     """
