@@ -36,7 +36,7 @@ from ..core.kernels import entk, ntk_output_diagonal
 from ..core.losses import output_loss_gradient
 from ..core.models import MultitaskNet, Params
 from ..core.tasks import TaskEnvironment
-from ..core.training import METHODS
+from ..core.training import DEFAULT_METHOD, METHODS
 from ..core.validation import check_choice, check_int
 
 # --- kernels -------------------------------------------------------------------------------------
@@ -207,9 +207,9 @@ OUTCOMES = ("loss_single_test", "loss_multi_before", "finetune_speed", "route_ze
 
 POINT_DEFAULTS = {"scaling": "both", "g": 1.0, "first_seed": 0, "n_seeds": 10, "n_hidden": 200, "n_train": 200,
                   "n_test": 200}
-OUTCOME_DEFAULTS = {**POINT_DEFAULTS, "method": "numba", "lr": 0.01, "n_single": 1000, "n_finetune": 1000, "n_route": 500,
+OUTCOME_DEFAULTS = {**POINT_DEFAULTS, "method": DEFAULT_METHOD, "lr": 0.01, "n_single": 1000, "n_finetune": 1000, "n_route": 500,
                     "route_criterion": 0.1, "converged_ratio": 0.1}
-LR_DEFAULTS = {**POINT_DEFAULTS, "method": "numba", "lr": 0.01, "n_iterations": 500}
+LR_DEFAULTS = {**POINT_DEFAULTS, "method": DEFAULT_METHOD, "lr": 0.01, "n_iterations": 500}
 
 
 def _complete(name: str, defaults: dict, parameters: dict) -> dict:

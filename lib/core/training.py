@@ -12,8 +12,9 @@ Three methods train the same gradient descent (``train_many(..., method=...)``):
 * ``"numba"`` (the default of the paper experiments on CPU): the multitask network only (summed
   squared error), as a compiled CPU kernel, one network per thread
   (:mod:`lib.core.training_kernel`): the one-hot first layer as row additions, the output
-  layer with BLAS, distinct patterns weighted by their counts. Measured about 2x ``"fast"``
-  and 3.5x ``"reference"`` on a 2-core CPU (``benchmarks/train_speed.py``).
+  layer with BLAS, distinct patterns weighted by their counts. Measured 1.1-1.5x ``"fast"`` and
+  2.0-3.25x ``"reference"`` on a 2-core CPU, depending on the workload
+  (``benchmarks/train_speed.py``).
 * ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.core.models.Model`, one optax SGD
   step per iteration (the original implementation, kept as the reference).
 * ``"fast"``: the multitask network only (summed squared error), in XLA (on a GPU, measured
@@ -55,6 +56,7 @@ Observe = Callable[[Params, Data], Any]
 
 N_PROGRESS_CHUNKS = 10
 METHODS = ("numba", "fast", "reference")
+DEFAULT_METHOD = "numba"  # of the paper experiments: the fastest on CPU; on a GPU use "reference" (book/scale.md)
 SPARSE_METHODS = ("numba", "fast")  # train the multitask network on its distinct patterns
 
 
@@ -234,15 +236,21 @@ def _compiled_fast_run(backend: str):
                    compiler_options=options)
 
 
-def _fast_batch(net: MultitaskNet, data: Data, dtype) -> FastBatch:
-    """The distinct training patterns of ``data`` as the fast step's batch, in the weights' ``dtype``."""
-    x, y, counts = unique_patterns(data["x_train"], data["y_train"])
+def _distinct_training_set(net: MultitaskNet, x_train, y_train) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`unique_patterns` of the training set, checked against the network's input width."""
+    x, y, counts = unique_patterns(x_train, y_train)
     if x.shape[-1] != net.n_inputs:
         raise ValueError(f"data['x_train'] must have {net.n_inputs} input units for this network, got {x.shape[-1]}")
+    return x, y, counts
+
+
+def _fast_batch(net: MultitaskNet, data: Data, dtype) -> FastBatch:
+    """The distinct training patterns of ``data`` as the fast step's batch, in the weights' ``dtype``."""
+    x, y, counts = _distinct_training_set(net, data["x_train"], data["y_train"])
     return tuple(jnp.asarray(a, dtype) for a in (x, x[..., net.n_stimulus :], y, counts))
 
 
-def _check_fast(model, reduction: str, method: str) -> None:
+def _check_sparse_method(model, reduction: str, method: str) -> None:
     if not isinstance(model, MultitaskNet):
         raise ValueError(f"method={method!r} trains only the multitask network (MultitaskNet), got "
                          f"{type(model).__name__}; use method='reference'")
@@ -293,9 +301,7 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     if params["w_hidden"].dtype != jnp.float32:
         raise ValueError(f"method='numba' trains float32 weights, got {params['w_hidden'].dtype}; use method='fast'")
     lift = (lambda a: np.asarray(a)) if batched else (lambda a: np.asarray(a)[None])
-    x, y, counts = unique_patterns(lift(data["x_train"]), lift(data["y_train"]))
-    if x.shape[-1] != model.n_inputs:
-        raise ValueError(f"data['x_train'] must have {model.n_inputs} input units for this network, got {x.shape[-1]}")
+    x, y, counts = _distinct_training_set(model, lift(data["x_train"]), lift(data["y_train"]))
     active, values = training_kernel.sparse_inputs(x)
     scratch = np.zeros(x.shape[:-1] + (model.n_hidden + model.n_tasks,), np.float32)
     scratch[..., model.n_hidden :] = x[..., model.n_stimulus :]
@@ -322,7 +328,7 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
         snapshots = jax.block_until_ready([_observe(to_params(c), data, observe, batched) for c in copies])
         return state, jax.tree.map(lambda *parts: jnp.stack(parts, axis=int(batched)), *snapshots)
 
-    return state, advance, lambda state: to_params(tuple(np.array(a) for a in state))
+    return state, advance, to_params  # after the last segment nothing writes into the state
 
 
 def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots, observe, reduction, batched,
@@ -334,7 +340,7 @@ def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots
         if key not in data:
             raise ValueError(f"data must contain {key!r}; got keys {sorted(data)}")
     if method in SPARSE_METHODS:
-        _check_fast(model, reduction, method)
+        _check_sparse_method(model, reduction, method)
     observe = observe or observe_losses(model, reduction)
     recorded = [jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))]
     if method == "numba":
@@ -381,7 +387,7 @@ def train(
         reduction: ``"sum"`` or ``"mean"`` squared error.
         progress: a tqdm bar description, or None for no bar.
         method: ``"reference"`` (``jax.grad``, any model), or for the multitask network with
-            ``reduction="sum"`` only ``"numba"`` (CPU kernel) or ``"fast"`` (XLA, also on GPU);
+            ``reduction="sum"`` only ``"numba"`` (CPU kernel) or ``"fast"`` (XLA);
             all three equal up to float32 rounding.
 
     Returns:

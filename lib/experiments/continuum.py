@@ -29,7 +29,7 @@ import numpy as np
 from ..core.losses import squared_error
 from ..core.models import MultitaskNet, Params
 from ..core.tasks import Dataset, TaskEnvironment
-from ..core.training import train_many
+from ..core.training import DEFAULT_METHOD, train_many
 from ..core.validation import check_choice, check_int, check_positive_float, check_seeds
 
 SCALINGS = ("both", "hidden")
@@ -106,7 +106,7 @@ def _stack(arrays: list[np.ndarray]) -> jax.Array:
 def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float,
                   n_single: int, n_finetune: int, n_route: int, n_hidden: int = 200, n_train: int = 200,
                   n_test: int = 200, n_snapshots: int = 11, progress: bool = False,
-                  method: str = "numba") -> dict[str, np.ndarray]:
+                  method: str = DEFAULT_METHOD) -> dict[str, np.ndarray]:
     """Train every seed's network at init scale ``g`` in the four runs of the module docstring.
 
     Args:
@@ -180,7 +180,7 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
 
 def single_task_losses(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float, n_iterations: int,
                        n_hidden: int = 200, n_train: int = 200, n_test: int = 200,
-                       method: str = "numba") -> dict[str, np.ndarray]:
+                       method: str = DEFAULT_METHOD) -> dict[str, np.ndarray]:
     """Single-task phase only (for choosing a learning rate): ``loss_train`` (S, 11) mean
     per-pattern training loss at 11 snapshots, and ``loss_test`` (S, 11)."""
     seeds = check_seeds("seeds", seeds)

@@ -19,12 +19,11 @@ from ..core.kernels import entk
 from ..core.losses import squared_error
 from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet, Params
 from ..core.tasks import SPLITS, Dataset, TaskEnvironment
-from ..core.training import METHODS, SPARSE_METHODS, multitask_loss, train_many, unique_patterns
+from ..core.training import DEFAULT_METHOD, METHODS, SPARSE_METHODS, multitask_loss, train_many, unique_patterns
 from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
 TRAINING_TAGS = {"numba": "numba-v1", "fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
-DEFAULT_METHOD = "numba"  # the fastest on CPU (benchmarks/train_speed.py); on a GPU use "reference" (book/scale.md)
 
 
 @dataclass(frozen=True)
