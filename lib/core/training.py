@@ -12,7 +12,7 @@ Three methods train the same gradient descent (``train_many(..., method=...)``):
 * ``"numba"`` (the default of the paper experiments on CPU): the multitask network only (summed
   squared error), as a compiled CPU kernel, one network per thread
   (:mod:`lib.core.training_kernel`): the one-hot first layer as row additions, the output
-  layer with BLAS, distinct patterns weighted by their counts. Measured 1.1-1.5x ``"fast"`` and
+  layer with BLAS, distinct patterns weighted by their counts. Measured 1.1-1.8x ``"fast"`` and
   2.0-3.25x ``"reference"`` on a 2-core CPU, depending on the workload
   (``benchmarks/train_speed.py``).
 * ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.core.models.Model`, one optax SGD

@@ -19,7 +19,7 @@ patterns of one network:
 The sigmoid is evaluated inline and vectorised: ``exp`` with Cody-Waite range reduction and
 Cephes' ``expf`` polynomial, within 2.5 float32 ulp of the exact sigmoid on [-30, 30], the
 same bound XLA's ``jax.nn.sigmoid`` meets (``tests/test_training_fast.py``). Compiled once per
-machine (``cache=True``); 1.1-1.5x the XLA path's throughput on a 2-core CPU, depending on
+machine (``cache=True``); 1.1-1.8x the XLA path's throughput on a 2-core CPU, depending on
 the workload (``benchmarks/train_speed.py``).
 """
 
