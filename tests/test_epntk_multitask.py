@@ -36,7 +36,8 @@ def plain_gd(model, params, data, lr, n_steps):
 def test_every_step_path_is_the_papers_epntk_along_the_training_trajectory():
     net, params, data = small_problem()
     lr, n_steps = 0.05, 60
-    final, snaps, paths = kd.stream_epntk(net, params, data, lr, n_steps, n_snapshots=7, keep_paths=(0, 3, 6))
+    final, snaps, paths = kd.stream_epntk(net, params, data, lr, n_steps, n_snapshots=7, keep_paths=(0, 3, 6),
+                                          distinct=False)
     _, reference = kernels.epntk(net, params, data["x_eval"], data["x_train"], data["y_train"], lr, n_steps, 3)
     np.testing.assert_array_equal(paths, np.asarray(reference))  # same sums, same order: bit-identical
     trained, _ = train(net, params, {k: data[k] for k in ("x_train", "y_train")}, lr, n_steps, 2)
@@ -44,6 +45,40 @@ def test_every_step_path_is_the_papers_epntk_along_the_training_trajectory():
         np.testing.assert_array_equal(final[name], trained[name])  # the same gradient descent as lib.core.training
     assert paths.shape == (3, 9, 70, 40) and snaps["estimate"].shape == (7, 70, 9)
     np.testing.assert_allclose(snaps["estimate"][3], paths[1].sum(axis=2).T, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("path_kernel", kd.PATH_KERNELS)
+@pytest.mark.parametrize("batched", [False, True])
+def test_kernels_on_distinct_patterns_equal_the_kernels_on_every_pattern(path_kernel, batched):
+    """Training sets with many repeats (and kernel rows with repeats): the default computes each
+    node kernel once per distinct row and pattern and must give the same paths and observations."""
+    net = MultitaskNet.for_environment(ENV, n_hidden=16)
+    datasets, weights = [], []
+    for seed in (4, 5):
+        train_set, test_set = ENV.make_data(seed, 30, 20)
+        repeat = np.random.default_rng(seed).integers(0, 30, 50)  # 80 patterns, at most 30 distinct
+        x_eval = np.concatenate([train_set.x, test_set.x, test_set.x[:7]])
+        datasets.append({"x_eval": x_eval, "x_train": np.concatenate([train_set.x, train_set.x[repeat]]),
+                         "y_train": np.concatenate([train_set.y, train_set.y[repeat]])})
+        weights.append(net.init(jax.random.PRNGKey(seed), "large", dtype=jnp.float64))
+    distinct = kd.distinct_patterns(datasets[0])
+    assert distinct["x_train_distinct"].shape[0] <= 30 and distinct["x_eval_distinct"].shape[0] <= 50
+    np.testing.assert_array_equal(distinct["x_train_distinct"][distinct["train_index"]], datasets[0]["x_train"])
+    np.testing.assert_array_equal(distinct["x_eval_distinct"][distinct["eval_index"]], datasets[0]["x_eval"])
+    if batched:
+        data = {k: jnp.asarray(np.stack([d[k] for d in datasets])) for k in datasets[0]}
+        params, lr = jax.tree.map(lambda *w: jnp.stack(w), *weights), jnp.asarray([0.02, 0.01])
+    else:
+        data, params, lr = {k: jnp.asarray(v) for k, v in datasets[0].items()}, weights[0], 0.02
+    run = lambda distinct: kd.stream_epntk(net, params, data, lr, 40, n_snapshots=5, node_every=((20, 1), (40, 5)),
+                                           path_kernel=path_kernel, keep_paths=(2, 4), batched=batched,
+                                           distinct=distinct)
+    (final, snaps, paths), (final_all, snaps_all, paths_all) = run(True), run(False)
+    assert np.abs(paths).max() > 0
+    np.testing.assert_allclose(paths, paths_all, rtol=1e-11, atol=1e-15)
+    np.testing.assert_allclose(snaps["estimate"], snaps_all["estimate"], rtol=1e-11, atol=1e-15)
+    for name in final:
+        np.testing.assert_array_equal(final[name], final_all[name])  # the training itself is untouched
 
 
 @pytest.mark.parametrize("node_every", [5, ((10, 1), (60, 5)), ((20, 2), (40, 10), (60, 5))])

@@ -93,9 +93,12 @@ def entk_structured(
     w_out_hidden = params["w_output"][:, : net.n_hidden]  # (K, H)
     g_t = output_loss_gradient(y_t, y_train, reduction) * dy_t  # (M, K)
     b_t = dh_t * (g_t @ w_out_hidden)  # (M, H)
-    output_layer = g_t.T[:, None, :] * (z_e @ z_t.T)[None]  # (K, N, M)
-    hidden_layer = jnp.einsum("nh,kh,mh->knm", dh_e, w_out_hidden, b_t) * (x_eval @ x_train.T)[None]
-    return dy_e.T[:, :, None] * (output_layer + hidden_layer)
+    output_layer = (dy_e.T[:, :, None] * g_t.T[:, None, :]) * (z_e @ z_t.T)[None]  # (K, N, M)
+    # the row factors s'_k(n) W_o[k, i] h'_i(n) of all outputs against b in one (K N, H) x (H, M) product:
+    # the product's result is then read once (XLA's three-operand einsum is ~1.4x slower here)
+    rows = dy_e.T[:, :, None] * w_out_hidden[:, None, :] * dh_e[None]  # (K, N, H)
+    hidden_layer = (rows.reshape(-1, rows.shape[-1]) @ b_t.T).reshape(output_layer.shape)
+    return output_layer + hidden_layer * (x_eval @ x_train.T)[None]
 
 
 def ntk_structured(net: MultitaskNet, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:

@@ -29,6 +29,12 @@ between nodes, identical to the every-step sum for s = 1, and one kernel per s s
 spacing may change at snapshots (every step through a fast early phase, then sparser).
 Its error against the every-step sum is measured by :func:`validation_runs`.
 
+**Distinct patterns.** A kernel row depends only on its input and a column only on its
+training pattern, and i.i.d. sampling repeats ~20% of the paper's 500 training patterns; the
+node kernels and their running sum are therefore held on the distinct rows and columns
+(:func:`distinct_patterns`, about 0.6 of the K x N x M work) and expanded where a snapshot
+observes them or a path is returned. The gradient descent itself is unchanged.
+
 **Multitask experiments** (the chapter "The eNTK over training"): standard/large pairs as
 in :mod:`lib.experiments.schedules`, rows of the kernels over training inputs followed by test
 inputs, so one run serves both index sets of the eNTK analyses (``"principled"``: rows
@@ -85,12 +91,13 @@ def _along(params: Params, step: Params, u) -> Params:
 
 
 def step_entk_jacobian(model: Model, params: Params, x_eval, x_train, y_train, learning_rate, n_points: int = 8,
-                       reduction: str = "sum") -> jax.Array:
+                       reduction: str = "sum", columns=None) -> jax.Array:
     """(K, N, M) step-integrated eNTK of any model, by Jacobian contraction (reference for
     :func:`step_entk_structured`); see :func:`step_entk`."""
     from ..core.kernels import flat_jacobian
 
     step = jax.tree.map(lambda g: -learning_rate * g, _loss_gradient(model, params, x_train, y_train, reduction))
+    x_train, y_train = (x_train, y_train) if columns is None else columns
     j_train = flat_jacobian(model, params, x_train)  # (M, K, P)
     eps = output_loss_gradient(model.apply(params, x_train), y_train, reduction)
     loss_grads = jnp.einsum("mlp,ml->mp", j_train, eps)
@@ -100,7 +107,7 @@ def step_entk_jacobian(model: Model, params: Params, x_eval, x_train, y_train, l
 
 
 def step_entk_structured(net: MultitaskNet, params: Params, x_eval, x_train, y_train, learning_rate,
-                         n_points: int = 8, reduction: str = "sum") -> jax.Array:
+                         n_points: int = 8, reduction: str = "sum", columns=None) -> jax.Array:
     """(K, N, M) step-integrated eNTK of the multitask network without the Jacobian.
 
     With theta_u = theta + u * dtheta along the gradient step dtheta = -lr dL/dtheta, the row
@@ -111,6 +118,7 @@ def step_entk_structured(net: MultitaskNet, params: Params, x_eval, x_train, y_t
     """
     hidden_units = net.n_hidden
     step = jax.tree.map(lambda g: -learning_rate * g, _loss_gradient(net, params, x_train, y_train, reduction))
+    x_train, y_train = (x_train, y_train) if columns is None else columns
     h_t = net.hidden(params, x_train)
     z_t = jnp.concatenate([h_t, net.task_input(x_train)], axis=1)
     y_t = jax.nn.sigmoid(z_t @ params["w_output"].T + net.bias_output)
@@ -118,40 +126,41 @@ def step_entk_structured(net: MultitaskNet, params: Params, x_eval, x_train, y_t
     b_t = h_t * (1.0 - h_t) * (g_t @ params["w_output"][:, :hidden_units])  # (M, H) dL_m/d(hidden pre-activation)
 
     def row_factors(u):
+        """s'(n; u) (K, N), z(n; u) (N, H+T), W_o(u) (K, H), h'(n; u) (N, H)."""
         p = _along(params, step, u)
         h = net.hidden(p, x_eval)
         z = jnp.concatenate([h, net.task_input(x_eval)], axis=1)
         y = jax.nn.sigmoid(z @ p["w_output"].T + net.bias_output)
-        slope = (y * (1.0 - y)).T[:, :, None]  # (K, N, 1)
-        return slope * z[None], slope * p["w_output"][:, None, :hidden_units] * (h * (1.0 - h))[None]
+        return (y * (1.0 - y)).T, z, p["w_output"][:, :hidden_units], h * (1.0 - h)
 
-    def add_point(sums, point):
-        u, w = point
-        rows_output, rows_hidden = row_factors(u)
-        return (sums[0] + w * rows_output, sums[1] + w * rows_hidden), None
-
-    nodes, weights = (jnp.asarray(a, x_eval.dtype) for a in gauss_legendre(n_points))
-    zeros = jax.eval_shape(row_factors, nodes[0])
-    zeros = tuple(jnp.zeros(z.shape, z.dtype) for z in zeros)
-    (output_rows, hidden_rows), _ = jax.lax.scan(add_point, zeros, (nodes, weights))  # (K, N, H+T), (K, N, H)
-    output_layer = jnp.einsum("knj,mj->knm", output_rows, z_t) * g_t.T[:, None, :]
-    hidden_layer = jnp.einsum("kni,mi->knm", hidden_rows, b_t) * (x_eval @ x_train.T)[None]
+    # the points unrolled: each weighted sum over them is one elementwise pass writing its rows once
+    points = [(w, *row_factors(u)) for u, w in zip(*(jnp.asarray(a, x_eval.dtype) for a in gauss_legendre(n_points)))]
+    output_rows = sum(w * slope[:, :, None] * z[None] for w, slope, z, _, _ in points)  # (K, N, H+T)
+    hidden_rows = sum(w * slope[:, :, None] * w_o[:, None, :] * dh[None] for w, slope, _, w_o, dh in points)  # (K, N, H)
+    product = lambda rows, columns: (rows.reshape(-1, rows.shape[-1]) @ columns.T).reshape(*rows.shape[:2], -1)
+    output_layer = product(output_rows, z_t) * g_t.T[:, None, :]
+    hidden_layer = product(hidden_rows, b_t) * (x_eval @ x_train.T)[None]
     return output_layer + hidden_layer
 
 
 @partial(jax.jit, static_argnames=("model", "n_points", "reduction"))
 def step_entk(model: Model, params: Params, x_eval, x_train, y_train, learning_rate, n_points: int = 8,
-              reduction: str = "sum") -> jax.Array:
+              reduction: str = "sum", columns=None) -> jax.Array:
     """(K, N_eval, M_train) step-integrated eNTK: the eNTK of one *discrete* gradient step,
 
         K_step[k, n, m] = int_0^1 dy_k(x_n; theta + u dtheta)/dtheta du . dL_m(theta)/dtheta,
 
     with dtheta = -lr dL/dtheta (``n_points`` Gauss-Legendre points in u). ``-lr *
     K_step.sum(axis=2).T`` is the step's change of the outputs up to that quadrature's error;
-    the eNTK (:func:`lib.core.kernels.entk`) is the integrand at u = 0 and predicts it to O(lr^2)."""
+    the eNTK (:func:`lib.core.kernels.entk`) is the integrand at u = 0 and predicts it to O(lr^2).
+
+    ``columns``: optional (x (M', D), y (M', K)) patterns whose loss gradients make the columns
+    instead of the training set's (the step is always the training set's), e.g. its distinct
+    patterns (:func:`distinct_patterns`); M_train is then M'."""
     if isinstance(model, MultitaskNet):
-        return step_entk_structured(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction)
-    return step_entk_jacobian(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction)
+        return step_entk_structured(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction,
+                                    columns)
+    return step_entk_jacobian(model, params, x_eval, x_train, y_train, learning_rate, n_points, reduction, columns)
 
 
 # --- streaming ePNTK ------------------------------------------------------------------------------
@@ -183,12 +192,65 @@ def _gd_step(model, params, opt_state, data, learning_rate, reduction):
 _CONFIG = ("model", "path_kernel", "n_points", "reduction", "observe", "batched")
 
 
+def distinct_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct rows of ``a`` (N, ...) in order of first occurrence (U, ...), an (N,) int32
+    index with ``a == distinct[index]``)."""
+    a = np.asarray(a)
+    _, first, inverse = np.unique(a.reshape(len(a), -1), axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return a[first[order]], rank[inverse.ravel()].astype(np.int32)
+
+
+def _padded(arrays: list[np.ndarray]) -> np.ndarray:
+    """Stack arrays of different lengths, each padded to the longest by repeating its first row."""
+    longest = max(len(a) for a in arrays)
+    return np.stack([np.concatenate([a, np.repeat(a[:1], longest - len(a), axis=0)]) for a in arrays])
+
+
+def distinct_patterns(data: Data, batched: bool = False, columns: bool = True) -> Data:
+    """``data`` plus its distinct kernel rows and training patterns, so that a node kernel is
+    computed once per distinct pair (i.i.d. sampling repeats ~20% of the paper's 500 training
+    patterns): a kernel row depends only on its input, a column only on its pattern's input and
+    target, hence ``kernel[:, n, m] == distinct[:, eval_index[n], train_index[m]]``.
+
+    Adds ``x_eval_distinct`` (N', D), ``eval_index`` (N,), ``x_train_distinct`` (M', D),
+    ``y_train_distinct`` (M', K), ``train_index`` (M,) (a leading network axis if ``batched``;
+    each network's sets padded to the batch's largest by repeating its first pattern, which no
+    index points to). ``columns=False`` keeps every training pattern as its own column (the
+    ``"mean"`` loss, whose per-pattern gradient depends on the number of patterns)."""
+    rows_of = lambda d: distinct_rows(d["x_eval"])
+    if columns:
+        columns_of = lambda d: distinct_rows(np.concatenate([d["x_train"], d["y_train"]], axis=-1))
+    else:
+        columns_of = lambda d: (np.concatenate([d["x_train"], d["y_train"]], axis=-1),
+                                np.arange(len(d["x_train"]), dtype=np.int32))
+    host = {k: np.asarray(data[k]) for k in ("x_eval", "x_train", "y_train")}
+    networks = [{k: v[b] for k, v in host.items()} for b in range(len(host["x_eval"]))] if batched else [host]
+    rows, cols = zip(*[rows_of(d) for d in networks]), zip(*[columns_of(d) for d in networks])
+    (x_rows, row_index), (xy_cols, col_index) = (list(r) for r in rows), (list(c) for c in cols)
+    n_inputs = host["x_train"].shape[-1]
+    stack = _padded if batched else (lambda arrays: arrays[0])
+    xy = stack(xy_cols)
+    out = {"x_eval_distinct": stack(x_rows), "eval_index": stack(row_index),
+           "x_train_distinct": xy[..., :n_inputs], "y_train_distinct": xy[..., n_inputs:], "train_index": stack(col_index)}
+    return dict(data) | {k: jnp.asarray(v) for k, v in out.items()}
+
+
+def _expand(kernel: jax.Array, data: Data) -> jax.Array:
+    """(K, N, M) kernel from its (K, N', M') distinct rows and columns (:func:`distinct_patterns`)."""
+    return jnp.take(jnp.take(kernel, data["eval_index"], axis=1), data["train_index"], axis=2)
+
+
 def _kernel(model, params, data, learning_rate, path_kernel, n_points, reduction):
-    """The node kernel at ``params``: the eNTK ("euler") or the step-integrated eNTK ("step")."""
-    args = (model, params, data["x_eval"], data["x_train"], data["y_train"])
+    """The node kernel at ``params`` on the distinct rows and columns (K, N', M'): the eNTK
+    ("euler") or the step-integrated eNTK ("step")."""
+    columns = (data["x_train_distinct"], data["y_train_distinct"])
     if path_kernel == "euler":
-        return entk(*args, reduction)
-    return step_entk(*args, learning_rate, n_points, reduction)
+        return entk(model, params, data["x_eval_distinct"], *columns, reduction)
+    return step_entk(model, params, data["x_eval_distinct"], data["x_train"], data["y_train"], learning_rate, n_points,
+                     reduction, columns)
 
 
 def _batch(fn, batched):
@@ -209,22 +271,24 @@ def _start(model, params, data, learning_rate, node_every, path_kernel, n_points
         _, end = _weights(learning_rate, node_every, kernel)
         path_sum = -end * kernel  # path_sum + end * kernel = P(0) = 0; the first node gets weight (s+1)/2
         carry = (params, optax.sgd(learning_rate).init(params), kernel, path_sum)
-        return carry, observe(params, 0.0 * kernel, kernel, data)  # 0 * kernel: a literal zero is folded slowly
+        full = _expand(kernel, data)
+        return carry, observe(params, 0.0 * full, full, data)  # 0 * kernel: a literal zero is folded slowly
 
     return _batch(one, batched)(params, data, learning_rate)
 
 
 @partial(jax.jit, static_argnames=("batched",))
-def _path(carry, learning_rate, node_every, new_node_every, batched=False):
-    """(the ePNTK at the carry's iteration, the carry re-based so that nodes continue every
-    ``new_node_every`` steps instead of ``node_every`` (the path does not change))."""
+def _path(carry, data, learning_rate, node_every, new_node_every, batched=False):
+    """(the ePNTK at the carry's iteration (K, N, M), the carry re-based so that nodes continue
+    every ``new_node_every`` steps instead of ``node_every`` (the path does not change))."""
 
-    def one(carry, learning_rate):
+    def one(carry, data, learning_rate):
         params, opt_state, kernel, path_sum = carry
         path = path_sum + _weights(learning_rate, node_every, kernel)[1] * kernel
-        return path, (params, opt_state, kernel, path - _weights(learning_rate, new_node_every, kernel)[1] * kernel)
+        rebased = path - _weights(learning_rate, new_node_every, kernel)[1] * kernel
+        return _expand(path, data), (params, opt_state, kernel, rebased)
 
-    return _batch(one, batched)(carry, learning_rate)
+    return _batch(one, batched)(carry, data, learning_rate)
 
 
 @partial(jax.jit, static_argnames=_CONFIG)
@@ -233,7 +297,8 @@ def _segment(model, carry, data, learning_rate, node_every, nodes, path_kernel, 
     serves every node spacing), then the observation.
 
     The carry holds (params, optimizer state, node kernel at params, running sum without that
-    kernel). A node adds its kernel to the running sum and takes ``node_every`` steps; the next
+    kernel), the kernels on the distinct rows and columns (:func:`distinct_patterns`); the
+    observation gets them expanded. A node adds its kernel to the running sum and takes ``node_every`` steps; the next
     node's kernel is computed where it is added (one pass over the K x N x M sum), except at the
     snapshot, where it also enters the end correction and is carried to the next segment."""
 
@@ -254,7 +319,8 @@ def _segment(model, carry, data, learning_rate, node_every, nodes, path_kernel, 
         state = (*steps(params, opt_state), path_sum + interior * kernel)
         params, opt_state, path_sum = jax.lax.fori_loop(0, nodes - 1, node, state)
         kernel = kernel_at(params)
-        return (params, opt_state, kernel, path_sum), observe(params, path_sum + end * kernel, kernel, data)
+        path = _expand(path_sum + end * kernel, data)
+        return (params, opt_state, kernel, path_sum), observe(params, path, _expand(kernel, data), data)
 
     return _batch(one, batched)(carry, data, learning_rate)
 
@@ -321,6 +387,7 @@ def stream_epntk(
     reduction: str = "sum",
     batched: bool = False,
     progress: str | None = None,
+    distinct: bool = True,
 ) -> tuple[Params, Any, np.ndarray]:
     """Full-batch gradient descent that accumulates the ePNTK as it goes, in one compiled scan.
 
@@ -346,11 +413,15 @@ def stream_epntk(
         reduction: ``"sum"`` or ``"mean"`` squared error.
         batched: vmap over a leading network axis (memory grows with the number of networks).
         progress: a tqdm bar description, or None.
+        distinct: compute and sum the node kernels on the distinct rows and training patterns
+            only (:func:`distinct_patterns`; columns only with the ``"sum"`` loss) and expand
+            them where they are observed or returned: the same numbers up to float rounding
+            (the products are summed in other blockings), less work where patterns repeat.
 
     Returns:
         (final params, snapshots with a leading axis n_snapshots (after the network axis if
         batched), numpy array of the ePNTK at the sorted ``keep_paths``: (len(keep_paths), K, N, M),
-        or (networks, len(keep_paths), K, N, M) if batched). Memory: two K x N x M arrays
+        or (networks, len(keep_paths), K, N, M) if batched). Memory: two K x N' x M' arrays
         (the running sum and the current node kernel) plus the kept paths on the host.
     """
     spacing, phases, keep = _check_stream(learning_rate, n_iterations, n_snapshots, node_every, path_kernel, n_points,
@@ -358,6 +429,13 @@ def stream_epntk(
     config = dict(model=model, path_kernel=path_kernel, n_points=n_points, reduction=reduction,
                   observe=observe or observe_reconstruction(model), batched=batched)
     learning_rate = jnp.asarray(learning_rate) if batched else float(learning_rate)  # a float stays weakly typed
+    if distinct:
+        data = distinct_patterns(data, batched, columns=reduction == "sum")
+    else:
+        every = lambda n: jnp.broadcast_to(jnp.arange(n, dtype=jnp.int32), (*np.shape(data["x_eval"])[:-2], n))
+        data = dict(data) | {"x_eval_distinct": data["x_eval"], "x_train_distinct": data["x_train"],
+                             "y_train_distinct": data["y_train"], "eval_index": every(np.shape(data["x_eval"])[-2]),
+                             "train_index": every(np.shape(data["x_train"])[-2])}
     segment_spacing, start = [], 0
     for until, s in phases:  # node spacing of every snapshot segment
         segment_spacing += [s] * ((until - start) // spacing)
@@ -370,7 +448,7 @@ def stream_epntk(
     for i, s in enumerate(segment_spacing):
         previous = segment_spacing[max(i - 1, 0)]
         if i in keep or s != previous:
-            path, rebased = _path(carry, learning_rate, previous, s, batched)
+            path, rebased = _path(carry, data, learning_rate, previous, s, batched)
             carry = rebased if s != previous else carry  # a new node spacing: same path, new end weight
             if i in keep:
                 paths[i] = np.asarray(path) if i else np.zeros(np.shape(path), np.result_type(path))
@@ -382,7 +460,7 @@ def stream_epntk(
         bar.update(spacing)
     bar.close()
     if n_snapshots - 1 in keep:
-        paths[n_snapshots - 1] = np.asarray(_path(carry, learning_rate, segment_spacing[-1], segment_spacing[-1],
+        paths[n_snapshots - 1] = np.asarray(_path(carry, data, learning_rate, segment_spacing[-1], segment_spacing[-1],
                                                   batched)[0])
     snapshots = jax.tree.map(lambda *parts: jnp.stack(parts, axis=axis), *recorded)
     kept = np.stack([paths[k] for k in keep], axis=axis) if keep else np.zeros((0,), np.float32)
