@@ -172,10 +172,12 @@ def test_sharing_categories_partition_the_tasks():
         kd.sharing_category(ENV, np.array([0, -1]), np.array([1]))
 
 
-def test_leading_right_vectors_match_the_svd():
+@pytest.mark.parametrize("n_rows", [70, 25])  # more rows than columns (40), and fewer: the other Gram matrix
+def test_leading_right_vectors_match_the_svd(n_rows):
     net, params, data = small_problem("large", n_hidden=32)
-    kernel = kernels.entk(net, params, data["x_eval"], data["x_train"], data["y_train"])
+    kernel = kernels.entk(net, params, data["x_eval"][:n_rows], data["x_train"], data["y_train"])
     vectors = kd.leading_right_vectors(kernel)
+    assert vectors.shape == (9, 40)
     for k, matrix in enumerate(np.asarray(kernel)):
         reference = np.linalg.svd(matrix)[2][0]
         assert abs(float(vectors[k] @ reference)) > 1 - 1e-8
@@ -217,6 +219,16 @@ def test_multitask_run_records_consistent_statistics_and_is_deterministic():
     assert out["profiles/entk_initial/columns/principled"].shape == (1, 2, 12, 9 * 60)
     np.testing.assert_allclose(np.diagonal(out["hidden_similarity"], axis1=-2, axis2=-1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(out["sharing_pattern_fraction"].sum(axis=-1), 1.0)
+    # the categories' contributions (summed by task in the run) against a direct split of the final path
+    final = kd.run_kernel_dynamics(ENV, "LR", [0], keep_final_path=True, **options)
+    category = kd.pair_kernel_data(ENV, [0], 60, 60)["sharing"][0]  # (N, M)
+    for init in range(2):
+        path = final["path_final"][0, init].astype(np.float64)  # (K, N, M)
+        for s, rows in enumerate((slice(0, 60), slice(60, None))):
+            estimate = path[:, rows].sum(axis=2).T
+            parts = np.stack([np.where(category[rows] == c, path[:, rows], 0.0).sum(axis=2).T for c in range(4)])
+            np.testing.assert_allclose(final["sharing_signed"][0, init, -1, s],
+                                       (parts * estimate).sum(axis=(1, 2)) / (estimate**2).sum(), rtol=1e-4, atol=1e-6)
     again = kd.run_kernel_dynamics(ENV, "LR", [0], **options)
     for key in out:
         np.testing.assert_array_equal(out[key], again[key], err_msg=key)

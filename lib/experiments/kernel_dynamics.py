@@ -240,7 +240,8 @@ def distinct_patterns(data: Data, batched: bool = False, columns: bool = True) -
 
 def _expand(kernel: jax.Array, data: Data) -> jax.Array:
     """(K, N, M) kernel from its (K, N', M') distinct rows and columns (:func:`distinct_patterns`)."""
-    return jnp.take(jnp.take(kernel, data["eval_index"], axis=1), data["train_index"], axis=2)
+    # columns first: XLA's CPU gather copies the rows' contiguous slices fast, the columns element by element
+    return jnp.take(jnp.take(kernel, data["train_index"], axis=2), data["eval_index"], axis=1)
 
 
 def _kernel(model, params, data, learning_rate, path_kernel, n_points, reduction):
@@ -486,19 +487,28 @@ def _orthonormalize(block: jax.Array) -> jax.Array:
 
 
 def subspace_iteration(kernel: jax.Array, start: jax.Array, n_iterations: int) -> tuple[jax.Array, jax.Array]:
-    """Leading right singular vectors of each output's (N, M) matrix of a (K, N, M) kernel by
-    subspace iteration on A^T A from the (K, M, b) block ``start``, with a Rayleigh-Ritz step:
-    O(N M b) per iteration instead of an SVD's O(N M^2); the error of the leading vector falls
-    like (s_{b+1} / s_1)^(2 n_iterations).
+    """Leading right singular vectors of each output's (N, M) matrix A of a (K, N, M) kernel by
+    subspace iteration from the (K, M, b) right block ``start``, with a Rayleigh-Ritz step; the
+    error of the leading vector falls like (s_{b+1} / s_1)^(2 n_iterations).
+
+    The iteration runs on the smaller Gram matrix, A A^T (N x N, from the left block A V) when
+    N < M, else A^T A: the same subspaces as iterating V <- A^T A V, but A is read three times
+    (the Gram matrix, the start, the result) however many iterations, instead of twice per
+    iteration; O(min(N, M) N M) once instead of an SVD's O(N M min(N, M)) per call.
 
     Returns ((K, M) unit vectors signed to a non-negative sum (the principled loading of
-    :mod:`lib.analyses.entk_vectors`), (K, M, b) the final block, to warm-start a nearby kernel)."""
+    :mod:`lib.analyses.entk_vectors`), (K, M, b) a right block spanning the final subspace, to
+    warm-start a nearby kernel)."""
 
     def one(a, v):
-        v = jax.lax.fori_loop(0, n_iterations, lambda _, v: _orthonormalize(a.T @ (a @ v)), _orthonormalize(v))
-        _, _, wt = jnp.linalg.svd(a @ v, full_matrices=False)
-        top = v @ wt[0]
-        return top * jnp.where(jnp.sum(top) < 0, -1.0, 1.0), v
+        left = a.shape[0] < a.shape[1]  # static
+        gram, block = (a @ a.T, a @ v) if left else (a.T @ a, v)
+        block = jax.lax.fori_loop(0, n_iterations, lambda _, q: _orthonormalize(gram @ q), _orthonormalize(block))
+        _, ritz = jnp.linalg.eigh(block.T @ gram @ block)  # ascending eigenvalues
+        top = block @ ritz[:, -1]
+        top, block = (a.T @ top, a.T @ block) if left else (top, block)
+        top = top / jnp.linalg.norm(top)
+        return top * jnp.where(jnp.sum(top) < 0, -1.0, 1.0), block
 
     return jax.vmap(one)(kernel, start)
 
@@ -587,7 +597,9 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
     the task-mean hidden activity, and the weights ``params``. Plus ``loss_train``, ``loss_test``.
 
     ``data`` must hold ``y_eval`` (targets of the rows), ``y0_eval`` (outputs at iteration 0),
-    ``sharing`` (N, M) int categories, ``entk_initial`` (K, N, M), ``row_average`` (2, G, N)
+    ``column_tasks`` (M, G) the training patterns' tasks and ``row_sharing`` (N, G, C) the
+    category of each task for each row, one-hot (the categories as task x task: one pass over
+    P(t) sums it by task), ``entk_initial`` (K, N, M), ``row_average`` (2, G, N)
     (one task-averaging matrix per index set, zero on the other set's rows) and
     ``column_average`` (G, M).
     """
@@ -595,9 +607,9 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
 
     def observe(params, path, entk_now, data):
         outputs = net.apply(params, data["x_eval"])
-        change, estimate = outputs - data["y0_eval"], path.sum(axis=2).T  # (N, K)
-        contributions = jnp.stack([jnp.where(data["sharing"] == c, path, 0.0).sum(axis=2).T
-                                   for c in range(n_categories)])  # (C, N, K)
+        by_task = jnp.einsum("knm,mg->kng", path, data["column_tasks"])  # (K, N, G) summed over each task's patterns
+        change, estimate = outputs - data["y0_eval"], by_task.sum(axis=2).T  # (N, K)
+        contributions = jnp.einsum("kng,ngc->cnk", by_task, data["row_sharing"])  # (C, N, K)
         out = {"loss_train": squared_error(outputs[sets[0]], data["y_eval"][sets[0]]),
                "loss_test": squared_error(outputs[sets[1]], data["y_eval"][sets[1]])}
         per_set = []
@@ -668,23 +680,29 @@ def pair_kernel_data(env: TaskEnvironment, seeds, n_train: int = 500, n_test: in
     """Per pair (P, ...): the single-task data of :func:`lib.experiments.schedules.pair_datasets` with the
     kernel rows ``x_eval`` = training inputs then test inputs (optionally only the first
     ``n_rows // 2`` of each, for cheap checks), their targets ``y_eval``, ``n_train_rows``,
-    the ``sharing`` categories (P, N, M), the per-index-set task averages ``row_average``
-    (P, 2, G, N) and the training patterns' ``column_average`` (P, G, M)."""
+    the ``sharing`` categories (P, N, M) (:func:`sharing_category`), the same as one-hot
+    ``column_tasks`` (P, M, G) and ``row_sharing`` (P, N, G, C) (category of every task for each
+    row), the per-index-set task averages ``row_average`` (P, 2, G, N) and the training
+    patterns' ``column_average`` (P, G, M)."""
     arrays = pair_data_arrays(pair_datasets(env, seeds, "single", n_train, n_test, split))
     take = (n_train, n_test) if n_rows is None else (min(n_rows // 2, n_train), min(n_rows - n_rows // 2, n_test))
     task_of = lambda tasks: np.asarray(tasks).argmax(axis=-1)
     out = {"x_train": arrays["x_train"], "y_train": arrays["y_train"],
            "x_eval": np.concatenate([arrays["x_train"][:, :take[0]], arrays["x_test"][:, :take[1]]], axis=1),
            "y_eval": np.concatenate([arrays["y_train"][:, :take[0]], arrays["y_test"][:, :take[1]]], axis=1)}
-    sharing, rows_average, columns_average = [], [], []
+    sharing, rows_average, columns_average, column_tasks, row_sharing = [], [], [], [], []
+    one_hot = lambda labels, n: np.eye(n, dtype=np.float32)[labels]
     for p in range(len(arrays["x_train"])):
         rows = np.concatenate([task_of(arrays["tasks_train"][p, :take[0]]), task_of(arrays["tasks_test"][p, :take[1]])])
         columns = task_of(arrays["tasks_train"][p])
         sharing.append(sharing_category(env, rows, columns))
+        column_tasks.append(one_hot(columns, env.n_tasks))
+        row_sharing.append(one_hot(sharing_category(env, rows, np.arange(env.n_tasks)), len(SHARING_CATEGORIES)))
         rows_average.append(np.stack([group_average(rows[:take[0]], env.n_tasks, len(rows), 0),
                                       group_average(rows[take[0]:], env.n_tasks, len(rows), take[0])]))
         columns_average.append(group_average(columns, env.n_tasks, len(columns), 0))
-    out |= {"sharing": np.stack(sharing), "row_average": np.stack(rows_average),
+    out |= {"sharing": np.stack(sharing), "column_tasks": np.stack(column_tasks), "row_sharing": np.stack(row_sharing),
+            "row_average": np.stack(rows_average),
             "column_average": np.stack(columns_average), "n_train_rows": np.asarray(take[0])}
     return out
 
