@@ -208,6 +208,19 @@ def _fast_step(net: MultitaskNet, state: FastState, batch: FastBatch, learning_r
     return x.T @ delta_hidden + w_in, delta_out.T @ hidden + w_out_hidden, delta_out.T @ x_task + w_out_task
 
 
+def distinct_gd_steps(net: MultitaskNet, params: Params, batch: FastBatch, learning_rate, n_steps) -> Params:
+    """``n_steps`` full-batch gradient steps of the summed squared error on count-weighted distinct
+    patterns, by the fast path's step (traceable; ``n_steps`` may be traced): the descent of
+    :func:`train` up to float32 rounding, for callers that interleave their own work with it.
+
+    Args:
+        batch: (x (U, D), x_task (U, T), y (U, K), counts (U,)) the distinct patterns, their
+            task inputs ``x[:, net.n_stimulus:]`` and how often each occurs (0 adds nothing).
+    """
+    step = lambda _, state: _fast_step(net, state, batch, learning_rate)
+    return _fast_params(jax.lax.fori_loop(0, n_steps, step, _fast_state(net, params)))
+
+
 def _fast_segments(net, state, batch, data, learning_rate, steps_per_snapshot, n_segments, observe):
     """Run ``n_segments`` x ``steps_per_snapshot`` fast steps; observe after each segment."""
 
