@@ -297,23 +297,47 @@ def _path(carry, data, learning_rate, node_every, new_node_every, batched=False)
     return _batch(one, batched)(carry, data, learning_rate)
 
 
+def _gd_steps(model, params, opt_state, data, learning_rate, node_every, reduction):
+    """``node_every`` (traced) full-batch gradient steps of one network: on the distinct
+    patterns, count-weighted, for the multitask network with the summed loss
+    (:func:`distinct_patterns`), else as :mod:`lib.core.training` takes them (optax SGD)."""
+    if "train_counts" in data and isinstance(model, MultitaskNet) and reduction == "sum":
+        x = data["x_train_distinct"]
+        batch = (x, x[..., model.n_stimulus:], data["y_train_distinct"], data["train_counts"])
+        return distinct_gd_steps(model, params, batch, learning_rate, node_every), opt_state
+    gd = lambda _, state: _gd_step(model, *state, data, learning_rate, reduction)
+    return jax.lax.fori_loop(0, node_every, gd, (params, opt_state))
+
+
 @partial(jax.jit, static_argnames=("model", "reduction", "batched"))
 def _steps(model, params, opt_state, data, learning_rate, node_every, reduction, batched):
-    """``node_every`` (traced) full-batch gradient steps: on the distinct patterns, count-weighted,
-    for the multitask network with the summed loss (:func:`distinct_patterns`), else as
-    :mod:`lib.core.training` takes them (optax SGD). A program of their own: compiled into one
-    with the kernels' large products, XLA's CPU runtime ran these steps ~3x slower (measured,
-    0.73 vs 0.25 ms per network and step)."""
-
-    def one(params, opt_state, data, learning_rate):
-        if "train_counts" in data and isinstance(model, MultitaskNet) and reduction == "sum":
-            x = data["x_train_distinct"]
-            batch = (x, x[..., model.n_stimulus:], data["y_train_distinct"], data["train_counts"])
-            return distinct_gd_steps(model, params, batch, learning_rate, node_every), opt_state
-        gd = lambda _, state: _gd_step(model, *state, data, learning_rate, reduction)
-        return jax.lax.fori_loop(0, node_every, gd, (params, opt_state))
-
+    """:func:`_gd_steps` as a program of its own (see :func:`_segment`)."""
+    one = lambda params, opt_state, data, lr: _gd_steps(model, params, opt_state, data, lr, node_every, reduction)
     return _batch(one, batched)(params, opt_state, data, learning_rate)
+
+
+@partial(jax.jit, static_argnames=_CONFIG)
+def _every_step_segment(model, carry, data, learning_rate, nodes, path_kernel, n_points, reduction, observe, batched):
+    """:func:`_segment` with a node at every step (``nodes`` traced), as one program."""
+
+    def one(carry, data, learning_rate):
+        params, opt_state, kernel, path_sum = carry
+        interior, end = _weights(learning_rate, 1, kernel)
+        kernel_at = lambda p: _kernel(model, p, data, learning_rate, path_kernel, n_points, reduction)
+        steps = lambda params, opt_state: _gd_steps(model, params, opt_state, data, learning_rate, 1, reduction)
+
+        def node(_, state):
+            params, opt_state, path_sum = state
+            path_sum = path_sum + interior * kernel_at(params)
+            return (*steps(params, opt_state), path_sum)
+
+        state = (*steps(params, opt_state), path_sum + interior * kernel)
+        params, opt_state, path_sum = jax.lax.fori_loop(0, nodes - 1, node, state)
+        kernel = kernel_at(params)
+        path = _expand(path_sum + end * kernel, data)
+        return (params, opt_state, kernel, path_sum), observe(params, path, _expand(kernel, data), data)
+
+    return _batch(one, batched)(carry, data, learning_rate)
 
 
 @partial(jax.jit, static_argnames=("batched",), donate_argnames=("path_sum",))
@@ -353,14 +377,24 @@ def _segment(model, carry, data, learning_rate, node_every, nodes, path_kernel, 
     """One snapshot segment: ``nodes`` nodes of ``node_every`` steps (traced: one compilation
     serves every node spacing), then the observation.
 
+    XLA's CPU runtime runs the gradient steps ~3x slower when they are compiled into one
+    program with the kernels' large products (measured: 0.73 vs 0.25 ms per network and step),
+    and the kernel ~1.3x slower in a program of its own. Segments with a node at every step
+    (kernel-bound) are therefore one program (:func:`_every_step_segment`); sparser ones
+    alternate compiled calls: the node's kernel added to the running sum (donated: updated in
+    place), then the steps.
+
     The carry holds (params, optimizer state, node kernel at params, running sum without that
     kernel), the kernels on the distinct rows and columns (:func:`distinct_patterns`); the
     observation gets them expanded. A node adds its kernel to the running sum and takes
     ``node_every`` steps; the next node's kernel is computed where it is added (one pass over
     the K x N x M sum), except at the snapshot, where it also enters the end correction and is
     carried to the next segment."""
-    params, opt_state, kernel, path_sum = carry
     kernel_config = dict(model=model, path_kernel=path_kernel, n_points=n_points, reduction=reduction, batched=batched)
+    if node_every == 1:
+        return _every_step_segment(carry=carry, data=data, learning_rate=learning_rate, nodes=nodes, observe=observe,
+                                   **kernel_config)
+    params, opt_state, kernel, path_sum = carry
     path_sum = _accumulate(path_sum, kernel, learning_rate, node_every, batched)
     params, opt_state = _steps(model, params, opt_state, data, learning_rate, node_every, reduction, batched)
     for _ in range(nodes - 1):
