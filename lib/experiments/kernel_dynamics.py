@@ -7,9 +7,10 @@ it too costly for anything larger (App A.3). Here the ePNTK
 
 is accumulated inside the same full-batch gradient descent as :mod:`lib.core.training`, holding
 O(K N M) numbers however long the run: the running sum and the kernel at the current
-weights, never the kernel of every step. Each stretch between two snapshots is one call of
-one compiled function (a loop over nodes and steps; the node spacing is traced, so one
-compilation serves every spacing); at each snapshot an ``observe(params, path, kernel,
+weights, never the kernel of every step. Each stretch between two snapshots is compiled
+code (one program when a kernel is taken at every step, else alternating calls of a node's
+kernel and the steps to the next node, see :func:`_segment`; the node spacing is traced, so
+one compilation serves every spacing); at each snapshot an ``observe(params, path, kernel,
 data)`` function records only what an analysis needs (scalars, small matrices, the
 weights), and the full P is returned at chosen snapshots only.
 
@@ -470,7 +471,7 @@ def stream_epntk(
     progress: str | None = None,
     distinct: bool = True,
 ) -> tuple[Params, Any, np.ndarray]:
-    """Full-batch gradient descent that accumulates the ePNTK as it goes, in one compiled scan.
+    """Full-batch gradient descent that accumulates the ePNTK as it goes, in compiled segments.
 
     Args:
         model: a network with :func:`lib.core.kernels.entk` (structured for the multitask network).
