@@ -34,6 +34,11 @@
 # holds two $K \times N \times M$ arrays however long the run, and at each of the recorded
 # snapshots only what the analyses below need is kept. Rows $n$ are training inputs (the
 # principled index set) and test inputs (the authors'), columns $m$ the 500 training inputs.
+# A kernel row depends only on its input and a column only on its training pattern, and
+# i.i.d. sampling repeats training patterns, so the kernels are computed once per distinct
+# row and column and copied to the repeats (and the gradient steps weight each distinct
+# pattern by its count); `benchmarks/epntk_speed.py` compares this with the computation on
+# every pattern (the same ePNTK up to float32 rounding, and its time).
 #
 # **Two refinements, both measured below.** (1) *The step-integrated kernel.* The paper's
 # sum uses the eNTK at the start of each step and is exact only to first order in $\eta$.
