@@ -139,7 +139,8 @@ def step_entk_structured(net: MultitaskNet, params: Params, x_eval, x_train, y_t
     # the points unrolled: each weighted sum over them is one elementwise pass writing its rows once
     points = [(w, *row_factors(u)) for u, w in zip(*(jnp.asarray(a, x_eval.dtype) for a in gauss_legendre(n_points)))]
     output_rows = sum(w * slope[:, :, None] * z[None] for w, slope, z, _, _ in points)  # (K, N, H+T)
-    hidden_rows = sum(w * slope[:, :, None] * w_o[:, None, :] * dh[None] for w, slope, _, w_o, dh in points)  # (K, N, H)
+    hidden_rows = sum(w * slope[:, :, None] * w_o[:, None, :] * dh[None]
+                      for w, slope, _, w_o, dh in points)  # (K, N, H)
     product = lambda rows, columns: (rows.reshape(-1, rows.shape[-1]) @ columns.T).reshape(*rows.shape[:2], -1)
     output_layer = product(output_rows, z_t) * g_t.T[:, None, :]
     hidden_layer = product(hidden_rows, b_t) * (x_eval @ x_train.T)[None]
@@ -260,6 +261,11 @@ def _kernel(model, params, data, learning_rate, path_kernel, n_points, reduction
                      reduction, columns)
 
 
+def _observe_expanded(observe, params, path, kernel, data):
+    """``observe`` of the (K, N, M) path and kernel expanded from their distinct rows and columns."""
+    return observe(params, _expand(path, data), _expand(kernel, data), data)
+
+
 def _batch(fn, batched):
     return jax.vmap(fn) if batched else fn
 
@@ -278,8 +284,8 @@ def _start(model, params, data, learning_rate, node_every, path_kernel, n_points
         _, end = _weights(learning_rate, node_every, kernel)
         path_sum = -end * kernel  # path_sum + end * kernel = P(0) = 0; the first node gets weight (s+1)/2
         carry = (params, optax.sgd(learning_rate).init(params), kernel, path_sum)
-        full = _expand(kernel, data)
-        return carry, observe(params, 0.0 * full, full, data)  # 0 * kernel: a literal zero is folded slowly
+        # P(0) = 0 as 0 * kernel: a literal zero is folded slowly
+        return carry, _observe_expanded(observe, params, 0.0 * kernel, kernel, data)
 
     return _batch(one, batched)(params, data, learning_rate)
 
@@ -335,8 +341,8 @@ def _every_step_segment(model, carry, data, learning_rate, nodes, path_kernel, n
         state = (*steps(params, opt_state), path_sum + interior * kernel)
         params, opt_state, path_sum = jax.lax.fori_loop(0, nodes - 1, node, state)
         kernel = kernel_at(params)
-        path = _expand(path_sum + end * kernel, data)
-        return (params, opt_state, kernel, path_sum), observe(params, path, _expand(kernel, data), data)
+        return (params, opt_state, kernel, path_sum), _observe_expanded(observe, params, path_sum + end * kernel,
+                                                                        kernel, data)
 
     return _batch(one, batched)(carry, data, learning_rate)
 
@@ -368,8 +374,8 @@ def _close(model, params, path_sum, data, learning_rate, node_every, path_kernel
 
     def one(params, path_sum, data, learning_rate):
         kernel = _kernel(model, params, data, learning_rate, path_kernel, n_points, reduction)
-        path = _expand(path_sum + _weights(learning_rate, node_every, kernel)[1] * kernel, data)
-        return kernel, observe(params, path, _expand(kernel, data), data)
+        path = path_sum + _weights(learning_rate, node_every, kernel)[1] * kernel
+        return kernel, _observe_expanded(observe, params, path, kernel, data)
 
     return _batch(one, batched)(params, path_sum, data, learning_rate)
 
