@@ -87,3 +87,19 @@ def test_group_means_and_ari_of_clusters():
     clusters = np.array([[0, 0, 1, 1], [0, 1, 0, 1]])
     ari = partitions.ari_of_clusters(clusters, np.array([0, 0, 1, 1]))
     assert ari[0] == pytest.approx(1.0) and ari[1] < 0
+
+
+def test_ari_of_clusters_equals_scikit_learn_exactly():
+    from sklearn.metrics import adjusted_rand_score
+
+    rng = np.random.default_rng(3)
+    for n_groups, n_true, n_pred in [(12, 3, 4), (36, 4, 6), (69, 12, 2), (5, 5, 5), (9, 1, 3)]:
+        labels = rng.integers(0, n_true, n_groups) * 7 - 2  # arbitrary label values, not 0..R-1
+        clusters = rng.integers(0, n_pred, (20, n_groups))
+        clusters[0] = 0  # one cluster
+        clusters[1] = np.arange(n_groups)  # singletons
+        clusters[2] = labels  # the reference itself (ARI 1)
+        expected = [adjusted_rand_score(labels, c) for c in clusters]
+        np.testing.assert_array_equal(partitions.ari_of_clusters(clusters, labels), expected)
+    with pytest.raises(ValueError, match="clusters must be"):
+        partitions.ari_of_clusters(np.zeros(4), np.zeros(4))

@@ -184,8 +184,8 @@ def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_tr
 
     import jax.numpy as jnp
     from sklearn.exceptions import ConvergenceWarning
-    from threadpoolctl import threadpool_limits
-    from tqdm import tqdm
+
+    from ..core.parallel import parallel_map
 
     seeds = check_seeds("seeds", seeds)
     names = [check_choice("predictors[]", p, PREDICTORS) for p in predictors]
@@ -200,20 +200,17 @@ def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_tr
     pairs = initial_pairs(env, seeds, n_hidden, n_train, n_test, split, large_scaling)
     net = MultitaskNet.for_environment(env, n_hidden)
     weights = params_of(pairs, "params_initial")
-    per_network = []
-    # one BLAS/OpenMP thread: on a shared 2-core machine multithreaded LAPACK and k-means on these
-    # small problems spin-wait and run 5-15x slower
-    with threadpool_limits(1), warnings.catch_warnings():
+
+    def one_network(p: int, i: int) -> dict:
+        params = {k: jnp.asarray(v[p, i]) for k, v in weights.items()}
+        structure = network_structure(net, params, pairs["x_train"][p], pairs["y_train"][p], pairs["x_test"][p], names)
+        return structure | {f"silhouette/{n}": silhouette_of_loadings(structure[n]) for n in names}
+
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # targets: 9 distinct rows for 12 clusters
-        for p in tqdm(range(len(seeds)), desc="t=0 structure (pairs)"):
-            row = []
-            for i in range(len(INITS)):
-                params = {k: jnp.asarray(v[p, i]) for k, v in weights.items()}
-                structure = network_structure(net, params, pairs["x_train"][p], pairs["y_train"][p],
-                                              pairs["x_test"][p], names)
-                structure |= {f"silhouette/{n}": silhouette_of_loadings(structure[n]) for n in names}
-                row.append(structure)
-            per_network.append(row)
+        networks = parallel_map(one_network, [(p, i) for p in range(len(seeds)) for i in range(len(INITS))],
+                                desc="t=0 structure (networks)")
+    per_network = [networks[p * len(INITS):(p + 1) * len(INITS)] for p in range(len(seeds))]
     out = {k: pairs[k] for k in ("stimulus_train", "tasks_train")}
     for n in names:
         out[f"loadings/{n}"] = np.array([[net_[n] for net_ in row] for row in per_network], dtype=np.float32)

@@ -18,10 +18,9 @@ separated clusters (tested against scikit-learn).
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
-from sklearn.metrics import adjusted_rand_score, silhouette_score
+from sklearn.metrics import silhouette_score
 
 from ..core.tasks import TaskEnvironment
 from ..core.validation import check_choice, check_int
@@ -154,7 +153,30 @@ def cluster_over_training(grouped: np.ndarray, n_clusters: int, seed: int = 0) -
 
 
 def ari_of_clusters(clusters: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """(S,) adjusted Rand index of each snapshot's clusters (S, G) against ``labels`` (G,)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return np.array([adjusted_rand_score(labels, c) for c in clusters])
+    """(S,) adjusted Rand index of each snapshot's clusters (S, G) against ``labels`` (G,).
+
+    scikit-learn's ``adjusted_rand_score(labels, clusters[s])`` for every s at once: the same
+    pair-confusion counts in integers and the same final float expression, so the same numbers
+    (tested), without its per-call input validation (~3 ms a call, 70% of the ARI curves' time)."""
+    clusters = np.asarray(clusters)
+    labels = np.asarray(labels)
+    if clusters.ndim != 2 or labels.shape != clusters.shape[1:]:
+        raise ValueError(f"clusters must be (snapshots, G) and labels (G,), got shapes {clusters.shape} and "
+                         f"{labels.shape}")
+    n = labels.shape[0]
+    true_onehot = (np.unique(labels)[:, None] == labels[None, :]).astype(np.int64)  # (R, G)
+    pred_values = np.unique(clusters)
+    pred_onehot = (clusters[:, None, :] == pred_values[None, :, None]).astype(np.int64)  # (S, C, G)
+    contingency = np.einsum("rg,scg->src", true_onehot, pred_onehot)  # (S, R, C)
+    true_sizes, pred_sizes = contingency.sum(axis=2), contingency.sum(axis=1)  # (S, R), (S, C)
+    sum_squares = (contingency**2).sum(axis=(1, 2))
+    true_positive = sum_squares - n
+    false_positive = (contingency * pred_sizes[:, None, :]).sum(axis=(1, 2)) - sum_squares
+    false_negative = (contingency * true_sizes[:, :, None]).sum(axis=(1, 2)) - sum_squares
+    true_negative = n**2 - false_positive - false_negative - sum_squares
+    out = np.ones(len(clusters))  # scikit-learn: 1.0 when the partitions agree on every pair
+    for s, (tn, fp, fn, tp) in enumerate(zip(true_negative.tolist(), false_positive.tolist(),
+                                             false_negative.tolist(), true_positive.tolist())):
+        if fn or fp:
+            out[s] = 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+    return out

@@ -529,14 +529,15 @@ def principled_loadings_fast(entk_matrix: np.ndarray) -> np.ndarray:
 def pair_silhouettes(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500) -> np.ndarray:
     """(P, 2) principled-variant t=0 eNTK silhouette of every standard/large pair of ``seeds``
     (the networks :func:`lib.experiments.schedules.run_schedule` trains)."""
-    from tqdm import tqdm
-
-    from ..experiments.schedules import entk_at_init, initial_pairs
     from ..core.models import INITS
+    from ..core.parallel import parallel_map
+    from ..experiments.schedules import entk_at_init, initial_pairs
 
     pairs = initial_pairs(env, seeds, n_hidden, n_train)
-    return np.array([[silhouette_of_loadings(principled_loadings_fast(entk_at_init(env, pairs, p, init)))
-                      for init in INITS] for p in tqdm(range(len(pairs["x_train"])), desc="t=0 silhouettes")])
+    networks = [(p, init) for p in range(len(pairs["x_train"])) for init in INITS]
+    silhouettes = parallel_map(lambda p, init: silhouette_of_loadings(principled_loadings_fast(
+        entk_at_init(env, pairs, p, init))), networks, desc="t=0 silhouettes")
+    return np.array(silhouettes).reshape(-1, len(INITS))
 
 
 def binary_comparison(single_test: np.ndarray, finetune_test: np.ndarray, single_train: np.ndarray,

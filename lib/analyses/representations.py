@@ -152,28 +152,31 @@ def ari_curves(env: TaskEnvironment, hidden_groups: np.ndarray, derived: dict | 
     (:data:`REFERENCE_COMPARISONS`) and, if given, against each network's eNTK-derived partition:
     ``derived[grouping] = (labels (P, 2, G), parts (P, 2))`` from :func:`entk_partitions`
     (reported as "<grouping> vs eNTK-derived")."""
-    from threadpoolctl import threadpool_limits
+    from ..core.parallel import parallel_map
 
     grouped = split_groupings(env, hidden_groups)
     n_pairs = hidden_groups.shape[0]
-    clusters: dict[tuple, np.ndarray] = {}  # (grouping, k, pair, init) -> (S, G), shared by every partition
+    references = {(grouping, by): reference_partition(env, grouping, by) for grouping, by in REFERENCE_COMPARISONS}
+    for grouping in derived or {}:
+        check_choice("derived grouping", grouping, DERIVED_GROUPINGS)
+    # every (grouping, k, pair, init) clustering over training that a comparison needs, computed once
+    needed = {(grouping, k, p, i) for (grouping, _), (_, k) in references.items()
+              for p in range(n_pairs) for i in range(2)}
+    needed |= {(grouping, int(parts[p, i]), p, i) for grouping, (_, parts) in (derived or {}).items()
+               for p in range(n_pairs) for i in range(2)}
+    needed = sorted(needed)
+    labels_over_training = parallel_map(
+        cluster_over_training, [(grouped[grouping][p, i], k, seed) for grouping, k, p, i in needed],
+        desc="k-means over training")
+    clusters = dict(zip(needed, labels_over_training))
 
-    def clustered(grouping, k, p, i):
-        if (grouping, k, p, i) not in clusters:
-            clusters[grouping, k, p, i] = cluster_over_training(grouped[grouping][p, i], k, seed)
-        return clusters[grouping, k, p, i]
-
-    out = {}
-    with threadpool_limits(1):
-        for grouping, by in REFERENCE_COMPARISONS:
-            labels, k = reference_partition(env, grouping, by)
-            out[f"{grouping} vs {by}"] = np.array([[ari_of_clusters(clustered(grouping, k, p, i), labels)
-                                                    for i in range(2)] for p in range(n_pairs)])
-        for grouping, (labels, parts) in (derived or {}).items():
-            check_choice("derived grouping", grouping, DERIVED_GROUPINGS)
-            out[f"{grouping} vs eNTK-derived"] = np.array([
-                [ari_of_clusters(clustered(grouping, int(parts[p, i]), p, i), labels[p, i]) for i in range(2)]
-                for p in range(n_pairs)])
+    out = {f"{grouping} vs {by}": np.array([[ari_of_clusters(clusters[grouping, k, p, i], labels) for i in range(2)]
+                                           for p in range(n_pairs)])
+           for (grouping, by), (labels, k) in references.items()}
+    for grouping, (labels, parts) in (derived or {}).items():
+        out[f"{grouping} vs eNTK-derived"] = np.array([
+            [ari_of_clusters(clusters[grouping, int(parts[p, i]), p, i], labels[p, i]) for i in range(2)]
+            for p in range(n_pairs)])
     return out
 
 
@@ -192,16 +195,16 @@ def cached_ari_curves(env: TaskEnvironment, recorded: dict[str, np.ndarray], key
 def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dict) -> dict[str, np.ndarray]:
     """M-PHATE embeddings (S, G, 2) of one pair's grouped activity (2, S, 69, H), per
     "<init>/<grouping>", cached under ``key`` (the parameters that produced the activity)."""
-    from tqdm import tqdm
-
     from ..core import results
+    from ..core.parallel import parallel_map
     from .mphate import embed_over_time
 
     def compute():
         grouped = split_groupings(env, hidden_groups_pair)
         jobs = [(init, g) for init in ("standard", "large") for g in GROUPINGS]
-        return {f"{init}/{g}": embed_over_time(grouped[g][("standard", "large").index(init)])
-                for init, g in tqdm(jobs, desc="M-PHATE")}
+        embeddings = parallel_map(lambda init, g: embed_over_time(grouped[g][("standard", "large").index(init)]),
+                                  jobs, desc="M-PHATE")
+        return {f"{init}/{g}": embedding for (init, g), embedding in zip(jobs, embeddings)}
 
     return results.cached("mphate", {**key, "version": 1}, compute)
 
