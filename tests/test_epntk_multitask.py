@@ -67,7 +67,7 @@ def test_kernels_on_distinct_patterns_equal_the_kernels_on_every_pattern(path_ke
     np.testing.assert_array_equal(distinct["x_eval_distinct"][distinct["eval_index"]], datasets[0]["x_eval"])
     np.testing.assert_array_equal(distinct["train_counts"], np.bincount(distinct["train_index"]))
     padded = kd.distinct_patterns({k: np.stack([d[k] for d in datasets]) for k in datasets[0]}, batched=True)
-    assert padded["train_counts"].sum(axis=1).tolist() == [80, 80]  # padding repeats a pattern with count 0
+    assert padded["train_counts"].sum(axis=1).tolist() == [80, 80]  # padding: zero rows with count 0
     if batched:
         data = {k: jnp.asarray(np.stack([d[k] for d in datasets])) for k in datasets[0]}
         params, lr = jax.tree.map(lambda *w: jnp.stack(w), *weights), jnp.asarray([0.02, 0.01])

@@ -17,7 +17,8 @@ from lib.experiments.schedules import TRAINING_TAGS, params_of, run_pairs, run_s
 from lib.core.losses import squared_error
 from lib.core.models import INITS, LinearNet, MultitaskNet
 from lib.core.tasks import TaskEnvironment
-from lib.core.training import SPARSE_METHODS, multitask_loss, train, train_many, unique_patterns
+from lib.core.training import (SPARSE_METHODS, distinct_rows, multitask_loss, stack_padded, train, train_many,
+                               unique_patterns)
 from lib.core.training_kernel import sigmoid_array, sparse_inputs
 
 ENV = TaskEnvironment()
@@ -36,6 +37,17 @@ def assert_runs_close(fast, reference, keys):
     for key in keys:
         for i, init in enumerate(INITS):  # (pairs, 2 inits, ...): each init separately
             assert_close(fast[key][:, i], reference[key][:, i], f"{key} ({init} init)")
+
+
+def test_distinct_rows_index_counts_and_padding():
+    a = np.random.default_rng(1).integers(0, 2, size=(30, 2, 2))  # rows of any shape
+    distinct, index, counts = distinct_rows(a)
+    np.testing.assert_array_equal(distinct[index], a)
+    np.testing.assert_array_equal(counts, np.bincount(index))
+    flat = distinct.reshape(len(distinct), -1).tolist()
+    assert flat == sorted(flat) and len(flat) == len({tuple(r) for r in flat})  # lexicographic, distinct
+    padded = stack_padded([np.ones((2, 3)), np.ones((4, 3))])
+    assert padded.shape == (2, 4, 3) and padded[0, 2:].sum() == 0 and padded[1].sum() == 12
 
 
 def test_unique_patterns_keep_every_pattern_with_its_count():

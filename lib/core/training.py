@@ -131,8 +131,25 @@ FastState = tuple[jax.Array, jax.Array, jax.Array]
 FastBatch = tuple[jax.Array, jax.Array, jax.Array, jax.Array]
 
 
+def distinct_rows(a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of ``a`` (N, ...): ``distinct`` (U, ...) in lexicographic order, the
+    (N,) int32 ``index`` with ``a == distinct[index]``, and the (U,) int64 ``counts`` of each."""
+    a = np.asarray(a)
+    distinct, index, counts = np.unique(a.reshape(len(a), -1), axis=0, return_inverse=True, return_counts=True)
+    return distinct.reshape((len(distinct),) + a.shape[1:]), index.ravel().astype(np.int32), counts
+
+
+def stack_padded(arrays: list[np.ndarray]) -> np.ndarray:
+    """Stack arrays (U_b, ...) of different lengths U_b into (B, max U_b, ...), zeros after each."""
+    out = np.zeros((len(arrays), max(len(a) for a in arrays)) + arrays[0].shape[1:], arrays[0].dtype)
+    for b, a in enumerate(arrays):
+        out[b, : len(a)] = a
+    return out
+
+
 def unique_patterns(x, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct (input, target) rows of a training set and how often each occurs.
+    """The distinct (input, target) rows of a training set and how often each occurs
+    (:func:`distinct_rows` of ``[x, y]``).
 
     The summed squared error over the N patterns equals the count-weighted sum over the
     distinct ones, and so does its gradient: training on them is the same gradient descent.
@@ -152,13 +169,9 @@ def unique_patterns(x, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                          f"got shapes {x.shape} and {y.shape}")
     if x.ndim == 2:
         return tuple(a[0] for a in unique_patterns(x[None], y[None]))
-    sets = [np.unique(np.concatenate([xb, yb], axis=1), axis=0, return_counts=True) for xb, yb in zip(x, y)]
-    n_unique = max(len(rows) for rows, _ in sets)
-    rows = np.zeros((len(sets), n_unique, x.shape[-1] + y.shape[-1]), np.float32)
-    counts = np.zeros((len(sets), n_unique), np.float32)
-    for b, (distinct, count) in enumerate(sets):
-        rows[b, : len(distinct)] = distinct
-        counts[b, : len(count)] = count
+    sets = [distinct_rows(np.concatenate([xb, yb], axis=1).astype(np.float32)) for xb, yb in zip(x, y)]
+    rows = stack_padded([distinct for distinct, _, _ in sets])
+    counts = stack_padded([count.astype(np.float32) for _, _, count in sets])
     return rows[..., : x.shape[-1]], rows[..., x.shape[-1] :], counts
 
 

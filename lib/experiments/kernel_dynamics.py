@@ -67,7 +67,7 @@ from ..core.kernels import entk
 from ..core.losses import REDUCTIONS, output_loss_gradient, squared_error
 from ..core.models import INITS, Model, MultitaskNet, Params
 from ..core.tasks import TaskEnvironment
-from ..core.training import check_schedule, distinct_gd_steps
+from ..core.training import check_schedule, distinct_gd_steps, distinct_rows, stack_padded
 from ..core.validation import check_choice, check_int, check_positive_float, check_seeds
 
 Data = dict[str, jax.Array]
@@ -196,23 +196,6 @@ def _gd_step(model, params, opt_state, data, learning_rate, reduction):
 _CONFIG = ("model", "path_kernel", "n_points", "reduction", "observe", "batched")
 
 
-def distinct_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct rows of ``a`` (N, ...) in order of first occurrence (U, ...), an (N,) int32
-    index with ``a == distinct[index]``)."""
-    a = np.asarray(a)
-    _, first, inverse = np.unique(a.reshape(len(a), -1), axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return a[first[order]], rank[inverse.ravel()].astype(np.int32)
-
-
-def _padded(arrays: list[np.ndarray]) -> np.ndarray:
-    """Stack arrays of different lengths, each padded to the longest by repeating its first row."""
-    longest = max(len(a) for a in arrays)
-    return np.stack([np.concatenate([a, np.repeat(a[:1], longest - len(a), axis=0)]) for a in arrays])
-
-
 def distinct_patterns(data: Data, batched: bool = False, columns: bool = True) -> Data:
     """``data`` plus its distinct kernel rows and training patterns, so that a node kernel is
     computed once per distinct pair (i.i.d. sampling repeats ~20% of the paper's 500 training
@@ -221,27 +204,26 @@ def distinct_patterns(data: Data, batched: bool = False, columns: bool = True) -
 
     Adds ``x_eval_distinct`` (N', D), ``eval_index`` (N,), ``x_train_distinct`` (M', D),
     ``y_train_distinct`` (M', K), ``train_index`` (M,), ``train_counts`` (M',) how often each
-    distinct pattern occurs (a leading network axis if ``batched``;
-    each network's sets padded to the batch's largest by repeating its first pattern, which no
-    index points to). ``columns=False`` keeps every training pattern as its own column (the
+    distinct pattern occurs (:func:`lib.core.training.distinct_rows`, lexicographic order; a
+    leading network axis if ``batched``, each network's sets padded to the batch's largest with
+    zero rows of count 0, which no index points to). ``columns=False`` keeps every training pattern as its own column (the
     ``"mean"`` loss, whose per-pattern gradient depends on the number of patterns)."""
-    rows_of = lambda d: distinct_rows(d["x_eval"])
-    if columns:
-        columns_of = lambda d: distinct_rows(np.concatenate([d["x_train"], d["y_train"]], axis=-1))
-    else:
-        columns_of = lambda d: (np.concatenate([d["x_train"], d["y_train"]], axis=-1),
-                                np.arange(len(d["x_train"]), dtype=np.int32))
     host = {k: np.asarray(data[k]) for k in ("x_eval", "x_train", "y_train")}
     networks = [{k: v[b] for k, v in host.items()} for b in range(len(host["x_eval"]))] if batched else [host]
-    rows, cols = zip(*[rows_of(d) for d in networks]), zip(*[columns_of(d) for d in networks])
-    (x_rows, row_index), (xy_cols, col_index) = (list(r) for r in rows), (list(c) for c in cols)
+    rows = [distinct_rows(d["x_eval"]) for d in networks]
+    if columns:
+        cols = [distinct_rows(np.concatenate([d["x_train"], d["y_train"]], axis=-1)) for d in networks]
+    else:
+        n_train = len(host["x_train"][0] if batched else host["x_train"])
+        cols = [(np.concatenate([d["x_train"], d["y_train"]], axis=-1), np.arange(n_train, dtype=np.int32),
+                 np.ones(n_train, np.int64)) for d in networks]
+    stack = stack_padded if batched else (lambda arrays: arrays[0])
+    xy = stack([c[0] for c in cols])
     n_inputs = host["x_train"].shape[-1]
-    stack = _padded if batched else (lambda arrays: arrays[0])
-    xy = stack(xy_cols)
-    counts = np.stack([np.bincount(index, minlength=xy.shape[-2]) for index in col_index])  # padding: count 0
-    out = {"x_eval_distinct": stack(x_rows), "eval_index": stack(row_index), "x_train_distinct": xy[..., :n_inputs],
-           "y_train_distinct": xy[..., n_inputs:], "train_index": stack(col_index),
-           "train_counts": (counts if batched else counts[0]).astype(host["x_train"].dtype)}
+    out = {"x_eval_distinct": stack([r[0] for r in rows]), "eval_index": stack([r[1] for r in rows]),
+           "x_train_distinct": xy[..., :n_inputs], "y_train_distinct": xy[..., n_inputs:],
+           "train_index": stack([c[1] for c in cols]),
+           "train_counts": stack([c[2] for c in cols]).astype(host["x_train"].dtype)}  # padding: count 0
     return dict(data) | {k: jnp.asarray(v) for k, v in out.items()}
 
 
