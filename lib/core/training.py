@@ -135,8 +135,18 @@ def distinct_rows(a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct rows of ``a`` (N, ...): ``distinct`` (U, ...) in lexicographic order, the
     (N,) int32 ``index`` with ``a == distinct[index]``, and the (U,) int64 ``counts`` of each."""
     a = np.asarray(a)
-    distinct, index, counts = np.unique(a.reshape(len(a), -1), axis=0, return_inverse=True, return_counts=True)
-    return distinct.reshape((len(distinct),) + a.shape[1:]), index.ravel().astype(np.int32), counts
+    flat = a.reshape(len(a), int(np.prod(a.shape[1:])))
+    # np.unique(flat, axis=0, return_inverse=True, return_counts=True) gives the same arrays
+    # (tested), but sorts the rows as structured scalars, ~10x slower on the book's 500 x 33 sets
+    order = np.lexsort(flat.T[::-1]) if flat.size else np.arange(len(a))  # first column first
+    rows = flat[order]
+    starts = np.ones(len(a), bool)
+    starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+    group = np.cumsum(starts) - 1
+    index = np.empty(len(a), np.int32)
+    index[order] = group
+    distinct = rows[starts]
+    return distinct.reshape((len(distinct),) + a.shape[1:]), index, np.bincount(group, minlength=len(distinct))
 
 
 def stack_padded(arrays: list[np.ndarray]) -> np.ndarray:
@@ -328,11 +338,11 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
         raise ValueError(f"method='numba' trains float32 weights, got {params['w_hidden'].dtype}; use method='fast'")
     lift = (lambda a: np.asarray(a)) if batched else (lambda a: np.asarray(a)[None])
     x, y, counts = _distinct_training_set(model, lift(data["x_train"]), lift(data["y_train"]))
-    active, values = training_kernel.sparse_inputs(x)
+    inputs = training_kernel.factored_inputs(x, model.n_stimulus)
     scratch = np.zeros(x.shape[:-1] + (model.n_hidden + model.n_tasks,), np.float32)
     scratch[..., model.n_hidden :] = x[..., model.n_stimulus :]
     learning_rates = np.asarray(learning_rate, np.float32).reshape(-1)
-    constants = (active, values, y, counts, learning_rates)
+    constants = (*inputs, y, counts, learning_rates)
     biases = (np.float32(model.bias_hidden), np.float32(model.bias_output))
     state = (np.ascontiguousarray(np.swapaxes(lift(params["w_hidden"]), 1, 2), np.float32),
              np.array(lift(params["w_output"]), np.float32))

@@ -23,7 +23,7 @@ from ..core.training import DEFAULT_METHOD, METHODS, SPARSE_METHODS, multitask_l
 from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
-TRAINING_TAGS = {"numba": "numba-v1", "fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
+TRAINING_TAGS = {"numba": "numba-v2", "fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
 
 
 @dataclass(frozen=True)
