@@ -11,10 +11,11 @@ Three methods train the same gradient descent (``train_many(..., method=...)``):
 
 * ``"numba"`` (the default of the paper experiments on CPU): the multitask network only (summed
   squared error), as a compiled CPU kernel, one network per thread
-  (:mod:`lib.core.training_kernel`): the one-hot first layer as row additions, the output
-  layer with BLAS, distinct patterns weighted by their counts. Measured 1.1-1.8x ``"fast"`` and
-  2.0-3.25x ``"reference"`` on a 2-core CPU, depending on the workload
-  (``benchmarks/train_speed.py``).
+  (:mod:`lib.core.training_kernel`): the first layer factored into distinct stimuli and task
+  sets, the output layer with BLAS, distinct patterns weighted by their counts. Measured
+  1.44-1.52x ``"fast"`` and 2.67-3.51x ``"reference"`` on a 2-core CPU in one run, depending
+  on the workload (fine-tuning data, with almost no repeated patterns, gains least;
+  ``benchmarks/train_speed.py``).
 * ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.core.models.Model`, one optax SGD
   step per iteration (the original implementation, kept as the reference).
 * ``"fast"``: the multitask network only (summed squared error), in XLA (on a GPU, measured
