@@ -18,7 +18,6 @@ separated clusters (tested against scikit-learn).
 
 from __future__ import annotations
 
-
 import numpy as np
 from sklearn.metrics import silhouette_score
 
