@@ -206,8 +206,9 @@ def distinct_patterns(data: Data, batched: bool = False, columns: bool = True) -
     ``y_train_distinct`` (M', K), ``train_index`` (M,), ``train_counts`` (M',) how often each
     distinct pattern occurs (:func:`lib.core.training.distinct_rows`, lexicographic order; a
     leading network axis if ``batched``, each network's sets padded to the batch's largest with
-    zero rows of count 0, which no index points to). ``columns=False`` keeps every training pattern as its own column (the
-    ``"mean"`` loss, whose per-pattern gradient depends on the number of patterns)."""
+    zero rows of count 0, which no index points to). ``columns=False`` keeps every training
+    pattern as its own column (the ``"mean"`` loss, whose per-pattern gradient depends on the
+    number of patterns)."""
     host = {k: np.asarray(data[k]) for k in ("x_eval", "x_train", "y_train")}
     networks = [{k: v[b] for k, v in host.items()} for b in range(len(host["x_eval"]))] if batched else [host]
     rows = [distinct_rows(d["x_eval"]) for d in networks]
