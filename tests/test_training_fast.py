@@ -263,3 +263,50 @@ def test_bad_method_and_unsupported_models_are_rejected():
         run_pairs(ENV, "ET", [0], n_iterations=10, n_snapshots=2, method="Fast")
     with pytest.raises(ValueError, match="method must be one of"):
         schedule_parameters(ENV, "ET", [0], method="slow")
+
+
+_VECTOR_WIDTH_SCRIPT = """
+import re, sys
+import numpy as np
+from numba import njit
+from numba.core import config
+from lib.core import training_kernel
+from lib.core.tasks import TaskEnvironment
+from lib.experiments.schedules import params_of, run_pairs
+
+copy = njit(fastmath={"contract"}, error_model="numpy")(training_kernel.sigmoid_array.py_func)
+copy(np.zeros(64, np.float32), np.zeros(64, np.float32))
+zmm = bool(re.search("zmm", "".join(copy.inspect_asm().values())))
+env = TaskEnvironment()
+single = run_pairs(env, "ET", (3, 4), n_iterations=200, n_snapshots=3, method="numba")
+finetune = run_pairs(env, "ET", (3, 4), phase="finetune", start_params=params_of(single, "params_final"),
+                     n_iterations=200, n_snapshots=3, method="numba")
+np.savez(sys.argv[1], zmm=zmm, **{k: v for k, v in finetune.items() if k.startswith("params_final/")})
+"""
+
+
+@pytest.mark.skipif("+avx512f" not in __import__("numba.core.codegen").core.codegen.get_host_cpu_features().split(","),
+                    reason="the 512-bit build needs an AVX-512 CPU")
+def test_512_bit_build_trains_the_same_weights_as_the_256_bit_build(tmp_path):
+    """The kernel compiled for 512-bit vectors (the default on AVX-512 CPUs) and for LLVM's
+    256-bit default (forced with $NUMBA_CPU_FEATURES, the host's features as they are) give
+    bit-identical weights after single-task training and fine-tuning; each build is checked
+    to use the vector width it claims (zmm registers in a fresh compile of the sigmoid loop)."""
+    import os
+    import subprocess
+    import sys
+
+    from numba.core import codegen
+
+    runs = {}
+    for name, features in (("wide", None), ("narrow", codegen.get_host_cpu_features())):
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_CPU_FEATURES"}
+        if features is not None:
+            env["NUMBA_CPU_FEATURES"] = features
+        out = tmp_path / f"{name}.npz"
+        subprocess.run([sys.executable, "-c", _VECTOR_WIDTH_SCRIPT, str(out)], check=True, env=env,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        runs[name] = dict(np.load(out))
+    assert runs["wide"].pop("zmm") and not runs["narrow"].pop("zmm")
+    for key in runs["wide"]:
+        np.testing.assert_array_equal(runs["wide"][key], runs["narrow"][key], err_msg=key)

@@ -331,9 +331,11 @@ def _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe
 def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched):
     """As :func:`_reference_engine`, for the CPU kernel (:mod:`lib.core.training_kernel`). The
     state is NumPy arrays with a leading network axis, trained in place."""
+    import numba
     from threadpoolctl import threadpool_limits
 
     from . import training_kernel
+    from .parallel import available_workers
 
     if params["w_hidden"].dtype != jnp.float32:
         raise ValueError(f"method='numba' trains float32 weights, got {params['w_hidden'].dtype}; use method='fast'")
@@ -358,6 +360,8 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
         # the state); then observe them with JAX, whose threads would otherwise compete with the
         # kernel's for the cores
         copies = []
+        # one kernel thread per available core: a Dask worker's one, not the machine's
+        numba.set_num_threads(min(available_workers(), numba.config.NUMBA_NUM_THREADS))
         with threadpool_limits(1, user_api="blas"):  # one BLAS thread inside each kernel thread
             for _ in range(n_segments):
                 training_kernel.train_steps(*state, scratch, *constants, steps_per_snapshot, *biases)

@@ -31,6 +31,11 @@ Cephes' ``expf`` polynomial, within 2.5 float32 ulp of the exact sigmoid on [-30
 same bound XLA's ``jax.nn.sigmoid`` meets (``tests/test_training_fast.py``). Compiled once per
 machine (``cache=True``); see ``benchmarks/train_speed.py`` for its throughput next to the XLA
 and reference paths.
+
+On CPUs with AVX-512 the kernel is compiled for 512-bit vectors (:func:`prefer_512_bit_vectors`;
+LLVM's tuning for these CPUs stops at 256 bits): 11-13% more network-steps per second here,
+with bit-identical weights, because every vectorised loop is element-wise and no sum is
+reassociated (tested against a 256-bit build in a subprocess).
 """
 
 from __future__ import annotations
@@ -38,7 +43,28 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
+from numba.core import codegen, config, registry
 from numba.extending import intrinsic
+
+
+def prefer_512_bit_vectors() -> bool:
+    """Let LLVM vectorise Numba code with 512-bit registers on an AVX-512 CPU; True if it now does.
+
+    Sets Numba's target features to the host's plus ``-prefer-256-bit`` (LLVM's default tuning
+    for Skylake-class server CPUs). Must run before Numba compiles anything in this process; it
+    changes nothing when ``$NUMBA_CPU_FEATURES`` is set (the user's choice, e.g. to compare the
+    builds), when Numba has already compiled, or without AVX-512. The on-disk cache keys
+    compiled code by the features, so builds never mix."""
+    if config.CPU_FEATURES is not None or "_toplevel_target_context" in vars(registry.cpu_target):
+        return False
+    features = codegen.get_host_cpu_features()
+    if "+avx512f" not in features.split(","):
+        return False
+    config.CPU_FEATURES = features + ",-prefer-256-bit"
+    return True
+
+
+prefer_512_bit_vectors()  # before the first @njit below compiles
 
 F32 = np.float32
 # "contract" lets LLVM fuse multiply-adds; no reassociation, so the exp's range reduction and
