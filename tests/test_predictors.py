@@ -199,6 +199,28 @@ def test_point_parameters_are_checked():
     assert predictors.outcome_point.check_parameters({})["method"] == "numba"  # and so in every cache key
 
 
+@pytest.mark.parametrize("g", [1.0, 10.0])
+def test_explicit_linearized_descent_equals_autodiff_of_the_linearization(g):
+    """train_linearized (the Jacobian written out) against jax.grad of LinearizedNet's jvp, through
+    the reference training loop: weights and losses at every snapshot equal to float32 rounding."""
+    from lib.core.training import train_many
+
+    net = MultitaskNet.for_environment(ENV, n_hidden=16)
+    params0 = continuum.scaled_initial_params(net, [0, 1, 2], g)
+    sets = [ENV.make_data(s, 40, 10)[0] for s in (0, 1, 2)]
+    x = jnp.asarray(np.stack([d.x for d in sets]), jnp.float32)
+    y = jnp.asarray(np.stack([d.y for d in sets]), jnp.float32)
+    lrs = jnp.array([0.05, 0.02, 0.01])
+    fast, losses = continuum.train_linearized(net, params0, x, y, lrs, 60, 7)
+    lin = continuum.LinearizedNet(net)
+    reference, snaps = train_many(lin, {"theta": params0, "theta0": params0}, {"x_train": x, "y_train": y}, lrs, 60, 7)
+    for key in fast:
+        ref = np.asarray(reference["theta"][key])
+        np.testing.assert_allclose(fast[key], ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max(), err_msg=key)
+    assert not np.allclose(fast["w_hidden"], params0["w_hidden"], atol=1e-4)  # the descent moved the weights
+    np.testing.assert_allclose(losses, snaps["loss_train"], rtol=1e-5)
+
+
 def test_continuum_runs_with_the_kernel_equal_the_reference():
     """The continuum's networks train with the CPU kernel by default; the same runs with the
     reference method agree to float32 tolerance (the linearized network is always reference)."""

@@ -10,7 +10,8 @@ four runs that share its initial weights:
 * ``single``: single-task data, then ``finetune``: multitask data from the trained weights
   (the paper's Sec 5 schedule);
 * ``linearized``: the network's first-order Taylor expansion at its initial weights,
-  :class:`LinearizedNet`, trained on the same single-task data (the lazy limit);
+  :class:`LinearizedNet`, trained on the same single-task data (the lazy limit;
+  :func:`train_linearized`);
 * ``route``: single-task data of 11 of the 12 tasks, then the 12th task alone (the held-out
   route; which task is held out cycles with the seed).
 
@@ -20,7 +21,7 @@ Everything returned is numpy, with a leading axis over seeds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import jax
 import jax.numpy as jnp
@@ -29,7 +30,7 @@ import numpy as np
 from ..core.losses import squared_error
 from ..core.models import MultitaskNet, Params
 from ..core.tasks import Dataset, TaskEnvironment
-from ..core.training import DEFAULT_METHOD, train_many
+from ..core.training import DEFAULT_METHOD, check_schedule, train_many
 from ..core.validation import check_choice, check_int, check_positive_float, check_seeds
 
 SCALINGS = ("both", "hidden")
@@ -67,6 +68,66 @@ class LinearizedNet:
         delta = jax.tree.map(lambda a, b: a - b, params["theta"], theta0)
         y0, dy = jax.jvp(lambda p: self.net.apply(p, x), (theta0,), (delta,))
         return y0 + dy
+
+
+def _linearization_constants(net: MultitaskNet, theta0: Params, x: jax.Array) -> tuple[jax.Array, ...]:
+    """What the linearization at ``theta0`` keeps fixed, on the inputs x (N, D): hidden slopes
+    h0 (1 - h0) (N, H), the output layer's input z0 = [h0; x_task] (N, H + T), the outputs
+    f0 (N, K) and their slopes f0 (1 - f0) (N, K)."""
+    h0 = net.hidden(theta0, x)
+    z0 = jnp.concatenate([h0, net.task_input(x)], axis=1)
+    f0 = jax.nn.sigmoid(z0 @ theta0["w_output"].T + net.bias_output)
+    return h0 * (1 - h0), z0, f0, f0 * (1 - f0)
+
+
+def _linearized_step(net: MultitaskNet, theta0: Params, constants, x, y, learning_rate, theta: Params) -> Params:
+    """One full-batch GD step on the summed squared error of :class:`LinearizedNet`, with its
+    Jacobian written out: f = f0 + s0 (z0 d2^T + (a0 (x d1^T)) W_o0[:, :H]^T), d = theta - theta0,
+    so a step costs six small matrix products and no sigmoid (``jax.grad`` of the ``jvp``
+    recomputes the network at theta0 every step)."""
+    slope_hidden, z0, f0, slope_out = constants
+    w_out_hidden = theta0["w_output"][:, : net.n_hidden]
+    d_hidden = theta["w_hidden"] - theta0["w_hidden"]
+    d_output = theta["w_output"] - theta0["w_output"]
+    tangent_hidden = slope_hidden * (x @ d_hidden.T)
+    f = f0 + slope_out * (z0 @ d_output.T + tangent_hidden @ w_out_hidden.T)
+    error = 2 * (f - y) * slope_out  # dL/d(pre-activation tangent), (N, K)
+    grad_output = error.T @ z0
+    grad_hidden = (slope_hidden * (error @ w_out_hidden)).T @ x
+    return {"w_hidden": theta["w_hidden"] - learning_rate * grad_hidden,
+            "w_output": theta["w_output"] - learning_rate * grad_output}
+
+
+@partial(jax.jit, static_argnames=("net", "steps_per_snapshot", "n_segments"))
+def _linearized_run(net, theta0, x, y, learning_rates, steps_per_snapshot, n_segments):
+    def one(theta0, x, y, learning_rate):
+        constants = _linearization_constants(net, theta0, x)
+        loss = lambda theta: squared_error(LinearizedNet(net).apply({"theta": theta, "theta0": theta0}, x), y)
+
+        def segment(theta, _):
+            theta = jax.lax.fori_loop(0, steps_per_snapshot, lambda _, t: _linearized_step(
+                net, theta0, constants, x, y, learning_rate, t), theta)
+            return theta, loss(theta)
+
+        final, losses = jax.lax.scan(segment, theta0, None, length=n_segments)
+        return final, jnp.concatenate([loss(theta0)[None], losses])
+
+    return jax.vmap(one)(theta0, x, y, learning_rates)
+
+
+def train_linearized(net: MultitaskNet, params0: Params, x_train: jax.Array, y_train: jax.Array,
+                     learning_rates: jax.Array, n_iterations: int, n_snapshots: int = 11) -> tuple[Params, jax.Array]:
+    """Full-batch GD of the linearizations of S networks at their ``params0`` (leading axis S) on
+    their own x_train (S, N, D), y_train (S, N, K): the same descent as
+    ``train_many(LinearizedNet(net), {"theta": params0, "theta0": params0}, ...)`` (equal to
+    float32 rounding, tested), about 5x faster.
+
+    Returns (theta after ``n_iterations`` steps, (S, n_snapshots) summed squared training error
+    at equally spaced snapshots, the first at theta0)."""
+    steps = check_schedule(n_iterations, n_snapshots)
+    dtype = params0["w_hidden"].dtype
+    x_train, y_train, learning_rates = (jnp.asarray(a, dtype) for a in (x_train, y_train, learning_rates))
+    return _linearized_run(net, params0, x_train, y_train, learning_rates, steps, n_snapshots - 1)
 
 
 def held_out_task(seed: int, n_tasks: int) -> int:
@@ -118,7 +179,7 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
             each a multiple of ``n_snapshots - 1``.
         n_train, n_test: training and test patterns per phase (i.i.d., as the paper).
         method: training method of the network's runs (:data:`lib.core.training.METHODS`; the
-            linearized network always trains with ``"reference"``).
+            linearized network always trains with :func:`train_linearized`).
 
     Returns (S = len(seeds), T = n_snapshots): ``params_initial/*``, ``params_single/*``,
     ``params_linearized/*``, ``params_route_pre/*`` (S, ...); mean per-pattern losses
@@ -151,9 +212,8 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
     _, s_finetune = train_many(net, p_single, data_multi, lrs, n_finetune, n_snapshots,
                                _observe_mean_losses(net, ("test",)), progress=bar("finetune"), method=method)
 
-    linear = LinearizedNet(net)
-    p_lin, s_lin = train_many(linear, {"theta": params0, "theta0": params0}, data_single, lrs, n_single,
-                              n_snapshots, _observe_mean_losses(linear, ("train",)), progress=bar("linearized"))
+    p_lin, loss_lin = train_linearized(net, params0, data_single["x_train"], data_single["y_train"], lrs, n_single,
+                                       n_snapshots)
 
     data_pre = {"x_train": _stack([r[0].x for r in routes]), "y_train": _stack([r[0].y for r in routes])}
     p_pre, _ = train_many(net, params0, data_pre, lrs, n_single, n_snapshots, _observe_mean_losses(net, ()),
@@ -164,10 +224,10 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
 
     out = {f"params_initial/{k}": np.asarray(v) for k, v in params0.items()}
     out |= {f"params_single/{k}": np.asarray(v) for k, v in p_single.items()}
-    out |= {f"params_linearized/{k}": np.asarray(v) for k, v in p_lin["theta"].items()}
+    out |= {f"params_linearized/{k}": np.asarray(v) for k, v in p_lin.items()}
     out |= {f"params_route_pre/{k}": np.asarray(v) for k, v in p_pre.items()}
     out |= {"single/loss_train": np.asarray(s_single["loss_train"]), "single/loss_test": np.asarray(s_single["loss_test"]),
-            "linearized/loss_train": np.asarray(s_lin["loss_train"]),
+            "linearized/loss_train": np.asarray(loss_lin) / n_train,
             "finetune/loss_test": np.asarray(s_finetune["loss_test"]),
             "route/loss_route": np.asarray(s_route["loss_train"])}
     out |= {k: np.asarray(v) for k, v in data_single.items()}
