@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from lib.book import sweep_command
+from lib.core import results
 from lib.experiments import sweep
 from lib.experiments.sweep_points import check_pair_parameters, pair_final_losses
 
@@ -162,3 +163,52 @@ def test_bad_input_fails_before_any_cluster_starts(argv, message, capsys, monkey
         code = exit_info.code
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_schedule_blocks_are_the_notebooks_cache_entries_and_train_as_one_block_would(client):
+    """cached_schedule_blocks: a block a notebook already ran (cached_schedule of the same seeds)
+    is read, not trained again; every block is the cache entry cached_schedule reads; the joined
+    weights equal those of all pairs trained as one block, and the losses agree to float32 rounding."""
+    from lib.core.tasks import TaskEnvironment
+    from lib.experiments.schedules import cached_schedule, run_schedule, schedule_parameters
+    from lib.experiments.sweep_points import cached_schedule_blocks
+
+    env = TaskEnvironment()
+    notebook = cached_schedule(env, "LR", (0, 1), 100, n_hidden=16)
+    meta = results.entry_dir("schedule", schedule_parameters(env, "LR", (0, 1), 100, 16)) / results.META_FILE
+    written = meta.stat().st_mtime_ns
+    plan = {"LR": ((0, 1, 2, 3, 4), 100), "ET": ((10, 11, 12), 100)}
+    joined = cached_schedule_blocks(env, plan, block_pairs=2, n_hidden=16, client=client, progress=False)
+    assert meta.stat().st_mtime_ns == written
+    for key, value in notebook.items():
+        np.testing.assert_array_equal(joined["LR"][key][:2] if key != "iterations" else joined["LR"][key], value)
+    for schedule, (seeds, n_iterations) in plan.items():
+        assert joined[schedule]["single/loss_test"].shape[0] == len(seeds)
+        for start in range(0, len(seeds), 2):
+            block = cached_schedule(env, schedule, seeds[start:start + 2], n_iterations, n_hidden=16)
+            for key in block:
+                if key != "iterations":
+                    np.testing.assert_array_equal(joined[schedule][key][start:start + 2], block[key], err_msg=key)
+        whole = run_schedule(env, schedule, seeds, n_iterations, 16, progress=False)
+        for key, value in whole.items():
+            if "params_final" in key:
+                np.testing.assert_array_equal(joined[schedule][key], value, err_msg=key)
+            elif "loss" in key:
+                np.testing.assert_allclose(joined[schedule][key], value, rtol=1e-6, err_msg=key)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"training": "numba-v0"}, "training must be one of"),
+    ({"extra": 1}, "unknown \\['extra'\\]"),
+    ({"env": [4, 3]}, "env must be"),
+    ({"schedule": "XX"}, "schedule must be one of"),
+])
+def test_schedule_point_rejects_bad_parameters(change, message):
+    from lib.core.tasks import TaskEnvironment
+    from lib.experiments.schedules import schedule_parameters
+    from lib.experiments.sweep_points import check_schedule_point
+
+    good = schedule_parameters(TaskEnvironment(), "ET", (0, 1), 100)
+    assert check_schedule_point(good) == good
+    with pytest.raises(ValueError, match=message):
+        check_schedule_point({**good, **change})

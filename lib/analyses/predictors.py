@@ -559,18 +559,22 @@ def binary_comparison(single_test: np.ndarray, finetune_test: np.ndarray, single
     return out
 
 
-def robustness_runs(env: TaskEnvironment, plan: dict, n_hidden: int = 200) -> dict[str, dict[str, np.ndarray]]:
-    """Per schedule: the Sec 5 experiment (:func:`lib.experiments.schedules.cached_schedule`) of the
-    seeds and iterations in ``plan`` (schedule -> (seeds, n_iterations), as
-    :func:`lib.experiments.schedules.check_schedule_parameters` returns it) and the principled t=0
-    silhouette of every network (cached), as ``silhouette`` (P, 2), final test losses
-    ``single``/``finetune`` (P, 2) and training curves ``single_train``/``finetune_train`` (P, 2, S)."""
+def robustness_runs(env: TaskEnvironment, plan: dict, n_hidden: int = 200,
+                    block_pairs: int = 10) -> dict[str, dict[str, np.ndarray]]:
+    """Per schedule: the Sec 5 experiment of the seeds and iterations in ``plan`` (schedule ->
+    (seeds, n_iterations), as :func:`lib.experiments.schedules.check_schedule_parameters` returns
+    it), trained in cached blocks of ``block_pairs`` pairs on Dask
+    (:func:`lib.experiments.sweep_points.cached_schedule_blocks`: blocks a notebook already ran
+    are read), and the principled t=0 silhouette of every network (cached), as ``silhouette``
+    (P, 2), final test losses ``single``/``finetune`` (P, 2) and training curves
+    ``single_train``/``finetune_train`` (P, 2, S)."""
     from ..core import results
-    from ..experiments.schedules import cached_schedule
+    from ..experiments.sweep_points import cached_schedule_blocks
 
+    runs = cached_schedule_blocks(env, plan, block_pairs, n_hidden)
     out = {}
-    for schedule, (seeds, n_iterations) in plan.items():
-        run = cached_schedule(env, schedule, seeds, n_iterations, n_hidden)
+    for schedule, (seeds, _) in plan.items():
+        run = runs[schedule]
         key = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], seeds=list(seeds), n_hidden=n_hidden)
         sil = results.cached("pair_silhouettes", key,
                              lambda: {"silhouette": pair_silhouettes(env, seeds, n_hidden)})["silhouette"]

@@ -76,7 +76,7 @@ PROFILES: dict[str, dict[str, dict]] = {
         "10_rich_lazy_continuum": {"n_scales": 3, "hidden_scales": [10.0], "n_seeds": 3, "n_lr_seeds": 1,
                                    "lr_candidates": [0.01, 0.1],
                                    "iterations": {"single": 100, "finetune": 50, "route": 50, "lr_choice": 100},
-                                   "n_pairs": 3, "robustness_iterations": {"ET": 100, "LR": 100},
+                                   "n_pairs": 3, "robustness_iterations": {"ET": 1000, "LR": 500}, "block_pairs": 3,
                                    "n_resamples": 200},
     },
 }

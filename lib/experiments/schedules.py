@@ -294,7 +294,8 @@ def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations
     method and its version (:data:`TRAINING_TAGS`), so results of different methods never mix."""
     seeds = check_seeds("seeds", seeds)
     training = TRAINING_TAGS[check_choice("method", method, METHODS)]
-    n_iterations = get_schedule(schedule).n_iterations if n_iterations is None else n_iterations
+    default_iterations = get_schedule(schedule).n_iterations  # checks the schedule's name
+    n_iterations = default_iterations if n_iterations is None else n_iterations
     return dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
                 n_iterations=check_int("n_iterations", n_iterations, minimum=1), n_hidden=n_hidden,
                 split=check_choice("split", split, SPLITS),

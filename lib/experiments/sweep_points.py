@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .schedules import SCHEDULES, run_pairs
+from .schedules import SCHEDULES, TRAINING_TAGS, run_pairs, run_schedule, schedule_parameters
 from ..core.tasks import TaskEnvironment
-from ..core.validation import check_choice, check_int
+from ..core.training import DEFAULT_METHOD
+from ..core.validation import check_choice, check_int, check_seeds
 
 PAIR_DEFAULTS = {"schedule": "LR", "n_iterations": 100, "n_hidden": 200}
 
@@ -56,3 +57,87 @@ def pair_final_losses(parameters: dict) -> dict[str, np.ndarray]:
 
 
 pair_final_losses.check_parameters = check_pair_parameters
+
+
+# --- the Sec 5 experiment in blocks of pairs ----------------------------------------------------
+
+SCHEDULE_CACHE = "schedule"  # the results-cache name of lib.experiments.schedules.cached_schedule
+_METHOD_OF_TAG = {tag: method for method, tag in TRAINING_TAGS.items()}
+_SCHEDULE_KEYS = ("env", "schedule", "seeds", "n_iterations", "n_hidden", "split", "large_scaling", "training")
+
+
+def check_schedule_point(parameters: dict) -> dict:
+    """The complete parameters of :func:`schedule_point`, which are exactly the cache key of
+    :func:`lib.experiments.schedules.cached_schedule` (:func:`~lib.experiments.schedules.schedule_parameters`):
+    ``env`` [n_in_pools, n_out_pools, n_features], ``schedule``, ``seeds``, ``n_iterations``,
+    ``n_hidden``, ``split``, ``large_scaling`` and ``training`` (a tag of
+    :data:`~lib.experiments.schedules.TRAINING_TAGS`). A point and a notebook's
+    ``cached_schedule`` of the same pairs therefore share one cache entry."""
+    unknown, missing = sorted(set(parameters) - set(_SCHEDULE_KEYS)), sorted(set(_SCHEDULE_KEYS) - set(parameters))
+    if unknown or missing:
+        raise ValueError(f"schedule_point parameters must be exactly {list(_SCHEDULE_KEYS)}; unknown {unknown}, "
+                         f"missing {missing}")
+    method = _METHOD_OF_TAG[check_choice("training", parameters["training"], _METHOD_OF_TAG)]
+    env = parameters["env"]
+    if not (isinstance(env, (list, tuple)) and len(env) == 3):
+        raise ValueError(f"env must be [n_in_pools, n_out_pools, n_features], got {env!r}")
+    return schedule_parameters(TaskEnvironment(*env), parameters["schedule"], parameters["seeds"],
+                               parameters["n_iterations"], check_int("n_hidden", parameters["n_hidden"], minimum=1),
+                               parameters["split"], parameters["large_scaling"], method)
+
+
+def schedule_point(parameters: dict) -> dict[str, np.ndarray]:
+    """Sweep point: :func:`lib.experiments.schedules.run_schedule` of the pairs ``seeds`` (the
+    single-task phase, then fine-tuning), with the parameters of :func:`check_schedule_point`."""
+    p = check_schedule_point(parameters)
+    return run_schedule(TaskEnvironment(*p["env"]), p["schedule"], p["seeds"], p["n_iterations"], p["n_hidden"],
+                        split=p["split"], progress=False, method=_METHOD_OF_TAG[p["training"]],
+                        large_scaling=p["large_scaling"])
+
+
+schedule_point.check_parameters = check_schedule_point
+
+
+def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 10, n_hidden: int = 200,
+                           method: str = DEFAULT_METHOD, client=None, progress: bool = True) -> dict[str, dict[str, np.ndarray]]:
+    """:func:`lib.experiments.schedules.cached_schedule` of many pairs per schedule, trained as
+    sweep points of ``block_pairs`` consecutive seeds each (a schedule's last block may be
+    shorter), all schedules' blocks in one Dask sweep, and joined per schedule.
+
+    Each block is its own cache entry, the same entry as ``cached_schedule`` of those seeds, so
+    blocks already computed (by a notebook or an earlier sweep) are read, not trained again;
+    the others run in parallel on the workers. A network's weights do not depend on the other
+    networks of its block (each trains on its own); its recorded losses can differ in the
+    last float32 bit between block sizes (they are evaluated on the block's padded distinct
+    patterns), so the blocks, like the seeds, are part of what a result is.
+
+    Args:
+        plan: schedule -> (seeds, n_iterations or None for the schedule's own), as
+            :func:`lib.experiments.schedules.check_schedule_parameters` returns it.
+        client: an existing ``distributed.Client`` (default: a local cluster, started only if
+            a block is missing).
+
+    Returns: schedule -> the :func:`~lib.experiments.schedules.run_schedule` arrays with the pair
+    axis over all its seeds, in order.
+    """
+    from .sweep import sweep
+
+    check_int("block_pairs", block_pairs, minimum=1)
+    points, owner = [], []
+    for schedule, (seeds, n_iterations) in plan.items():
+        seeds = check_seeds(f"seeds of {schedule}", seeds)
+        for i in range(0, len(seeds), block_pairs):
+            points.append(schedule_parameters(env, schedule, seeds[i:i + block_pairs], n_iterations, n_hidden,
+                                              method=method))
+            owner.append(schedule)
+    report = sweep(points, "lib.experiments.sweep_points:schedule_point", name=SCHEDULE_CACHE, client=client,
+                   progress=progress)
+    if not report.ok:
+        raise RuntimeError("schedule blocks failed:\n" + "\n".join(f.format() for f in report.failures))
+    loaded = report.load()
+    out = {}
+    for schedule in plan:
+        blocks = [b for b, o in zip(loaded, owner) if o == schedule]
+        out[schedule] = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0] if k != "iterations"}
+        out[schedule]["iterations"] = blocks[0]["iterations"]
+    return out
