@@ -329,7 +329,7 @@ route.round(3).style.hide(axis="index")
 # ones here, exactly: the pairs are trained in blocks of {glue:text}`cont_rob_block` on the
 # sweep engine, each block a cached result of its own, and the first block is the
 # performance chapter's run, read from the cache rather than trained again. A network's
-# training does not depend on the other networks of its block. A network *did not
+# training and recorded losses do not depend on the other networks of its block. A network *did not
 # converge* in a phase when its final training loss is above 10% of its training loss at
 # the start of that phase (or not finite).
 

@@ -310,3 +310,35 @@ def test_512_bit_build_trains_the_same_weights_as_the_256_bit_build(tmp_path):
     assert runs["wide"].pop("zmm") and not runs["narrow"].pop("zmm")
     for key in runs["wide"]:
         np.testing.assert_array_equal(runs["wide"][key], runs["narrow"][key], err_msg=key)
+
+
+def test_kernel_losses_equal_the_squared_error_and_do_not_depend_on_the_batch():
+    """SummedLosses evaluated by the kernel (count-weighted, on distinct patterns, with repeated,
+    non-binary and all-zero input rows) against squared_error of net.apply in float64, for three
+    networks at different scales; each network's loss is bit-identical alone and in the batch."""
+    from lib.core.training import SummedLosses, _numba_engine
+
+    net = MultitaskNet.for_environment(ENV, n_hidden=12)
+    rng = np.random.default_rng(5)
+    x = (rng.random((3, 30, net.n_inputs)) < 0.3) * rng.normal(size=(3, 30, net.n_inputs))
+    x[:, 10:20] = x[:, :10]  # repeated patterns
+    x[:, 20] = 0.0
+    data = {"x_train": x.astype(np.float32), "y_train": rng.random((3, 30, net.n_outputs)).astype(np.float32)}
+    data["y_train"][:, 10:20] = data["y_train"][:, :10]  # ... with their targets: counted twice
+    data |= {"x_test": data["x_train"][:, ::-1].copy(), "y_test": data["y_train"][:, ::-1].copy()}
+    data["x_test"][1] = data["x_test"][1, 0]  # one network's test set: one pattern 30 times (the others padded)
+    data["y_test"][1] = data["y_test"][1, 0]
+    params = {k: (v * np.array([1.0, 3.0, 10.0])[:, None, None]).astype(np.float32) for k, v in
+              jax.tree.map(lambda *a: np.stack(a), *[net.init(jax.random.PRNGKey(s)) for s in range(3)]).items()}
+    observe = SummedLosses(net)
+    losses = _numba_engine(net, params, data, np.full(3, 0.1, np.float32), 1, observe, True)[3]
+    for name in ("train", "test"):
+        for b in range(3):
+            p64 = {k: np.asarray(v[b], np.float64) for k, v in params.items()}
+            exact = float(squared_error(net.apply(p64, np.asarray(data[f"x_{name}"][b], np.float64)),
+                                        np.asarray(data[f"y_{name}"][b], np.float64)))
+            assert losses[f"loss_{name}"][b, 0] == pytest.approx(exact, rel=1e-5)
+            alone = _numba_engine(net, jax.tree.map(lambda a: a[b:b + 1], params),
+                                  {k: v[b:b + 1] for k, v in data.items()}, np.full(1, 0.1, np.float32), 1, observe,
+                                  True)[3]
+            assert alone[f"loss_{name}"][0, 0] == losses[f"loss_{name}"][b, 0]

@@ -39,6 +39,7 @@ Three methods train the same gradient descent (``train_many(..., method=...)``):
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any
 
@@ -73,6 +74,24 @@ def observe_losses(model: Model, reduction: str = "sum") -> Observe:
         }
 
     return observe
+
+
+@dataclass(frozen=True)
+class SummedLosses:
+    """An ``observe`` function: the multitask network's summed squared error on each named set
+    (``loss_<name>`` from ``x_<name>``, ``y_<name>`` of the data).
+
+    With ``method="numba"`` the CPU kernel evaluates it itself, per network on its distinct
+    patterns weighted by their counts (:func:`lib.core.training_kernel.summed_losses`): no
+    JAX call per snapshot, and each network's loss is the same whatever the other networks
+    of its batch. The other methods call it as a JAX function (``squared_error``)."""
+
+    model: MultitaskNet
+    names: tuple[str, ...] = ("train", "test")
+
+    def __call__(self, params: Params, data: Data) -> dict[str, jax.Array]:
+        return {f"loss_{n}": squared_error(self.model.apply(params, data[f"x_{n}"]), data[f"y_{n}"])
+                for n in self.names}
 
 
 def check_schedule(n_iterations: int, n_snapshots: int) -> int:
@@ -328,9 +347,21 @@ def _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe
     return to_state(params), advance, to_params
 
 
+def _kernel_set(model: MultitaskNet, x, y) -> tuple:
+    """One data set of B networks as the kernel takes it: (factored inputs..., y, counts) of the
+    distinct patterns, and a (B, U, H + T) scratch whose last T columns hold the task inputs."""
+    from . import training_kernel
+
+    x, y, counts = _distinct_training_set(model, x, y)
+    scratch = np.zeros(x.shape[:-1] + (model.n_hidden + model.n_tasks,), np.float32)
+    scratch[..., model.n_hidden :] = x[..., model.n_stimulus :]
+    return scratch, (*training_kernel.factored_inputs(x, model.n_stimulus), y, counts)
+
+
 def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched):
     """As :func:`_reference_engine`, for the CPU kernel (:mod:`lib.core.training_kernel`). The
-    state is NumPy arrays with a leading network axis, trained in place."""
+    state is NumPy arrays with a leading network axis, trained in place. A :class:`SummedLosses`
+    observation is evaluated by the kernel; any other ``observe`` by JAX on copies of the weights."""
     import numba
     from threadpoolctl import threadpool_limits
 
@@ -340,36 +371,53 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     if params["w_hidden"].dtype != jnp.float32:
         raise ValueError(f"method='numba' trains float32 weights, got {params['w_hidden'].dtype}; use method='fast'")
     lift = (lambda a: np.asarray(a)) if batched else (lambda a: np.asarray(a)[None])
-    x, y, counts = _distinct_training_set(model, lift(data["x_train"]), lift(data["y_train"]))
-    inputs = training_kernel.factored_inputs(x, model.n_stimulus)
-    scratch = np.zeros(x.shape[:-1] + (model.n_hidden + model.n_tasks,), np.float32)
-    scratch[..., model.n_hidden :] = x[..., model.n_stimulus :]
-    learning_rates = np.asarray(learning_rate, np.float32).reshape(-1)
-    constants = (*inputs, y, counts, learning_rates)
+    scratch, arrays = _kernel_set(model, lift(data["x_train"]), lift(data["y_train"]))
+    constants = (*arrays, np.asarray(learning_rate, np.float32).reshape(-1))
     biases = (np.float32(model.bias_hidden), np.float32(model.bias_output))
     state = (np.ascontiguousarray(np.swapaxes(lift(params["w_hidden"]), 1, 2), np.float32),
              np.array(lift(params["w_output"]), np.float32))
+    in_kernel = isinstance(observe, SummedLosses) and observe.model == model
+    loss_sets = {n: _kernel_set(model, lift(data[f"x_{n}"]), lift(data[f"y_{n}"])) for n in observe.names} \
+        if in_kernel else {}
+    n_threads = min(available_workers(), numba.config.NUMBA_NUM_THREADS)  # a Dask worker's one, not the machine's
 
     def to_params(state):
         w_in, w_output = state
         out = {"w_hidden": jnp.asarray(np.swapaxes(w_in, 1, 2)), "w_output": jnp.asarray(w_output)}
         return out if batched else jax.tree.map(lambda a: a[0], out)
 
+    def kernel_losses(state) -> dict:
+        out = {}
+        for name, (set_scratch, set_arrays) in loss_sets.items():
+            losses = np.empty(state[0].shape[0], np.float64)
+            training_kernel.summed_losses(*state, set_scratch, *set_arrays, *biases, losses)
+            out[f"loss_{name}"] = losses.astype(np.float32) if batched else np.float32(losses[0])
+        return out
+
+    def stacked(snapshots: list) -> dict:
+        return jax.tree.map(lambda *parts: np.stack(parts, axis=int(batched)), *snapshots)
+
     def advance(state, n_segments):
-        # train all segments first, keeping copies of the weights (the kernel goes on writing into
-        # the state); then observe them with JAX, whose threads would otherwise compete with the
-        # kernel's for the cores
-        copies = []
-        # one kernel thread per available core: a Dask worker's one, not the machine's
-        numba.set_num_threads(min(available_workers(), numba.config.NUMBA_NUM_THREADS))
+        # with a JAX observation: train all segments first, keeping copies of the weights (the
+        # kernel goes on writing into the state), then observe them (JAX's threads would
+        # otherwise compete with the kernel's for the cores)
+        snapshots = []
+        numba.set_num_threads(n_threads)
         with threadpool_limits(1, user_api="blas"):  # one BLAS thread inside each kernel thread
             for _ in range(n_segments):
                 training_kernel.train_steps(*state, scratch, *constants, steps_per_snapshot, *biases)
-                copies.append(tuple(np.array(a) for a in state))
-        snapshots = jax.block_until_ready([_observe(to_params(c), data, observe, batched) for c in copies])
-        return state, jax.tree.map(lambda *parts: jnp.stack(parts, axis=int(batched)), *snapshots)
+                snapshots.append(kernel_losses(state) if in_kernel else tuple(np.array(a) for a in state))
+        if not in_kernel:
+            snapshots = jax.block_until_ready([_observe(to_params(c), data, observe, batched) for c in snapshots])
+        return state, stacked(snapshots)
 
-    return state, advance, to_params  # after the last segment nothing writes into the state
+    if in_kernel:
+        numba.set_num_threads(n_threads)
+        with threadpool_limits(1, user_api="blas"):
+            first = stacked([kernel_losses(state)])
+    else:
+        first = jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))
+    return state, advance, to_params, first  # after the last segment nothing writes into the state
 
 
 def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots, observe, reduction, batched,
@@ -383,14 +431,18 @@ def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots
     if method in SPARSE_METHODS:
         _check_sparse_method(model, reduction, method)
     observe = observe or observe_losses(model, reduction)
-    recorded = [jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))]
     if method == "numba":
-        state, advance, final = _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched)
-    elif method == "fast":
-        state, advance, final = _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched)
+        state, advance, final, first = _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
+                                                     batched)
     else:
-        state, advance, final = _reference_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
-                                                  reduction, batched)
+        if method == "fast":
+            state, advance, final = _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
+                                                 batched)
+        else:
+            state, advance, final = _reference_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
+                                                      reduction, batched)
+        first = jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))
+    recorded = [first]
     bar = tqdm(total=n_iterations, desc=progress or "training", unit="it", disable=not progress, mininterval=1.0)
     for n_segments in _chunks(n_snapshots - 1):
         state, snaps = advance(state, n_segments)

@@ -19,7 +19,8 @@ from ..core.kernels import entk
 from ..core.losses import squared_error
 from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet, Params
 from ..core.tasks import SPLITS, Dataset, TaskEnvironment
-from ..core.training import DEFAULT_METHOD, METHODS, SPARSE_METHODS, multitask_loss, train_many, unique_patterns
+from ..core.training import (DEFAULT_METHOD, METHODS, SPARSE_METHODS, SummedLosses, multitask_loss, train_many,
+                             unique_patterns)
 from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
@@ -113,11 +114,15 @@ def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = F
     """Snapshot function: train/test summed squared error, hidden activity on the training
     set, and group-averaged hidden activity on probe patterns (``probe_average @ h(x_probe)``).
 
-    ``method="fast"`` or ``"numba"`` computes the losses with :func:`lib.core.training.multitask_loss` on the
+    ``method="numba"`` without hidden activity or probes: :class:`lib.core.training.SummedLosses`,
+    which the CPU kernel evaluates itself, per network. Otherwise ``method="fast"`` or
+    ``"numba"`` computes the losses with :func:`lib.core.training.multitask_loss` on the
     distinct patterns of each set weighted by their counts (``distinct_x_<set>``,
     ``distinct_y_<set>``, ``distinct_counts_<set>`` in the data, see :func:`distinct_sets`):
     the same sums up to float32 rounding, in about half the time."""
     check_choice("method", method, METHODS)
+    if method == "numba" and not record_hidden and not record_probe:
+        return SummedLosses(net)
 
     def loss(params: Params, data: dict, name: str) -> jax.Array:
         if method in SPARSE_METHODS:
@@ -207,10 +212,10 @@ def run_pairs(
     if probe is not None:
         for name, value in zip(("x_probe", "probe_average"), probe):
             data[name] = jnp.broadcast_to(jnp.asarray(value, jnp.float32), (2 * len(seeds),) + np.shape(value))
-    if method in SPARSE_METHODS:
-        data |= distinct_sets(data)
     lrs = jnp.asarray([sched.learning_rate(init) for _ in seeds for init in INITS], jnp.float32)
     observe = observe_pairs(net, record_hidden, probe is not None, method)
+    if method in SPARSE_METHODS and not isinstance(observe, SummedLosses):
+        data |= distinct_sets(data)
     final, snaps = train_many(net, params, data, lrs, n_iterations, n_snapshots, observe,
                               progress=f"{schedule} {phase}, {len(seeds)} pairs" if progress else None, method=method)
     out = {k: by_pair(v, len(seeds)) for k, v in snaps.items()}

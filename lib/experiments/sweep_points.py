@@ -106,10 +106,9 @@ def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 
 
     Each block is its own cache entry, the same entry as ``cached_schedule`` of those seeds, so
     blocks already computed (by a notebook or an earlier sweep) are read, not trained again;
-    the others run in parallel on the workers. A network's weights do not depend on the other
-    networks of its block (each trains on its own); its recorded losses can differ in the
-    last float32 bit between block sizes (they are evaluated on the block's padded distinct
-    patterns), so the blocks, like the seeds, are part of what a result is.
+    the others run in parallel on the workers. A network's weights and recorded losses do not
+    depend on the other networks of its block (each trains, and its losses are summed, on its
+    own), so the joined arrays equal those of one block of all the pairs, bit for bit (tested).
 
     Args:
         plan: schedule -> (seeds, n_iterations or None for the schedule's own), as
