@@ -372,6 +372,7 @@ glue("rob_lr_ft", f"{lr_['finetune/large_wins']} of {n_pairs}", display=False)
 glue("rob_nc", ", ".join(f"{s} {p}: {c[f'{p}/not_converged_standard']} standard / {c[f'{p}/not_converged_large']} large"
                          for s, c in comparisons.items() for p in ("single", "finetune")), display=False)
 glue("rob_sig", f"{int((robust_table.p_within_permutation < 0.05).sum())} of {len(robust_table)}", display=False)
+glue("rob_sig_chance", f"{0.05 * len(robust_table):.1f}", display=False)
 shown.style.hide(axis="index")
 
 # %% [markdown]
@@ -386,7 +387,8 @@ shown.style.hide(axis="index")
 # converge: {glue:text}`rob_nc`. The correlation table above is the paper's, at this
 # size, with the principled eNTK variant (the authors' variant needs a full
 # eigendecomposition per output and network, beyond this profile's budget); the
-# within-init permutation test gives p < 0.05 in {glue:text}`rob_sig` rows.
+# within-init permutation test gives p < 0.05 in {glue:text}`rob_sig` rows (by chance
+# alone, {glue:text}`rob_sig_chance` such rows are expected at that level).
 #
 # ## What this profile cannot show
 #
