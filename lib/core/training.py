@@ -39,6 +39,7 @@ Three methods train the same gradient descent (``train_many(..., method=...)``):
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import Any
@@ -377,9 +378,18 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     state = (np.ascontiguousarray(np.swapaxes(lift(params["w_hidden"]), 1, 2), np.float32),
              np.array(lift(params["w_output"]), np.float32))
     in_kernel = isinstance(observe, SummedLosses) and observe.model == model
-    loss_sets = {n: _kernel_set(model, lift(data[f"x_{n}"]), lift(data[f"y_{n}"])) for n in observe.names} \
-        if in_kernel else {}
+    # the training set's arrays serve its loss too (each step rewrites the scratch's hidden columns)
+    loss_sets = {n: (scratch, arrays) if n == "train" else _kernel_set(model, lift(data[f"x_{n}"]),
+                                                                       lift(data[f"y_{n}"]))
+                 for n in (observe.names if in_kernel else ())}
     n_threads = min(available_workers(), numba.config.NUMBA_NUM_THREADS)  # a Dask worker's one, not the machine's
+
+    @contextmanager
+    def kernel_threads():
+        """One kernel thread per available core, one BLAS thread inside each."""
+        numba.set_num_threads(n_threads)
+        with threadpool_limits(1, user_api="blas"):
+            yield
 
     def to_params(state):
         w_in, w_output = state
@@ -402,8 +412,7 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
         # kernel goes on writing into the state), then observe them (JAX's threads would
         # otherwise compete with the kernel's for the cores)
         snapshots = []
-        numba.set_num_threads(n_threads)
-        with threadpool_limits(1, user_api="blas"):  # one BLAS thread inside each kernel thread
+        with kernel_threads():
             for _ in range(n_segments):
                 training_kernel.train_steps(*state, scratch, *constants, steps_per_snapshot, *biases)
                 snapshots.append(kernel_losses(state) if in_kernel else tuple(np.array(a) for a in state))
@@ -412,8 +421,7 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
         return state, stacked(snapshots)
 
     if in_kernel:
-        numba.set_num_threads(n_threads)
-        with threadpool_limits(1, user_api="blas"):
+        with kernel_threads():
             first = stacked([kernel_losses(state)])
     else:
         first = jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))

@@ -120,7 +120,7 @@ def train_linearized(net: MultitaskNet, params0: Params, x_train: jax.Array, y_t
     """Full-batch GD of the linearizations of S networks at their ``params0`` (leading axis S) on
     their own x_train (S, N, D), y_train (S, N, K): the same descent as
     ``train_many(LinearizedNet(net), {"theta": params0, "theta0": params0}, ...)`` (equal to
-    float32 rounding, tested), about 5x faster.
+    float32 rounding, tested), 2.7x as fast on one core (14 networks, 500 steps: 4.4 -> 1.65 s).
 
     Returns (theta after ``n_iterations`` steps, (S, n_snapshots) summed squared training error
     at equally spaced snapshots, the first at theta0)."""
