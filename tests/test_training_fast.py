@@ -269,7 +269,6 @@ _VECTOR_WIDTH_SCRIPT = """
 import re, sys
 import numpy as np
 from numba import njit
-from numba.core import config
 from lib.core import training_kernel
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.schedules import params_of, run_pairs

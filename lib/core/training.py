@@ -443,12 +443,9 @@ def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots
         state, advance, final, first = _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
                                                      batched)
     else:
-        if method == "fast":
-            state, advance, final = _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
-                                                 batched)
-        else:
-            state, advance, final = _reference_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
-                                                      reduction, batched)
+        state, advance, final = (
+            _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched) if method == "fast"
+            else _reference_engine(model, params, data, learning_rate, steps_per_snapshot, observe, reduction, batched))
         first = jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))
     recorded = [first]
     bar = tqdm(total=n_iterations, desc=progress or "training", unit="it", disable=not progress, mininterval=1.0)

@@ -152,6 +152,23 @@ def _scatter_rows(gradient, sums, active, values):
 
 
 @njit(**_OPTIONS)
+def _sums_scratch(inputs, n_hidden):
+    """Scratch (S', H) and (T', H) for the row sums per distinct stimulus and task set."""
+    return (np.empty((inputs[0].shape[0], n_hidden), np.float32),
+            np.empty((inputs[3].shape[0], n_hidden), np.float32))
+
+
+@njit(**_OPTIONS)
+def _hidden_layer(z, w_in, inputs, stimulus_sums, task_sums, bias_hidden):
+    """The forward pass to the hidden layer (step 1 of the module docstring): the row sums per
+    distinct stimulus and task set into the ``*_sums`` scratch, then z[:, :H] = sigmoid(...)."""
+    stimulus_active, stimulus_values, stimulus_of, task_active, task_values, task_of = inputs
+    _block_sums(stimulus_sums, w_in, stimulus_active, stimulus_values, F32(0.0))
+    _block_sums(task_sums, w_in, task_active, task_values, bias_hidden)
+    _hidden(z, stimulus_sums, task_sums, stimulus_of, task_of)
+
+
+@njit(**_OPTIONS)
 def _input_gradient(gradient, back, z, inputs, stimulus_sums, task_sums):
     """gradient (D, H) = x.T @ (back[:, :H] * h (1 - h)): the hidden errors are first summed per
     distinct stimulus and per distinct task set (into the ``*_sums`` scratch), then added to the
@@ -195,10 +212,8 @@ def _network_steps(w_in, w_output, z, inputs, y, counts, learning_rate, n_steps,
     ``z`` (U, H + T) is scratch whose last T columns hold the patterns' task inputs; ``inputs``:
     see :func:`train_steps`.
     """
-    stimulus_active, stimulus_values, stimulus_of, task_active, task_values, task_of = inputs
-    n_patterns, n_outputs, n_hidden = z.shape[0], w_output.shape[0], w_in.shape[1]
-    stimulus_sums = np.empty((stimulus_active.shape[0], n_hidden), np.float32)
-    task_sums = np.empty((task_active.shape[0], n_hidden), np.float32)
+    n_patterns, n_outputs = z.shape[0], w_output.shape[0]
+    stimulus_sums, task_sums = _sums_scratch(inputs, w_in.shape[1])
     delta_out = np.empty((n_patterns, n_outputs), np.float32)
     back = np.empty_like(z)
     gradient_in = np.empty_like(w_in)
@@ -206,9 +221,7 @@ def _network_steps(w_in, w_output, z, inputs, y, counts, learning_rate, n_steps,
     w_output_t = np.empty((w_output.shape[1], n_outputs), np.float32)
     scale = F32(-2.0) * learning_rate
     for _ in range(n_steps):
-        _block_sums(stimulus_sums, w_in, stimulus_active, stimulus_values, F32(0.0))
-        _block_sums(task_sums, w_in, task_active, task_values, bias_hidden)
-        _hidden(z, stimulus_sums, task_sums, stimulus_of, task_of)
+        _hidden_layer(z, w_in, inputs, stimulus_sums, task_sums, bias_hidden)
         w_output_t[:] = w_output.T
         np.dot(z, w_output_t, delta_out)
         _output_error(delta_out, y, counts, scale, bias_output)
@@ -245,13 +258,8 @@ def train_steps(w_in, w_output, z, stimulus_active, stimulus_values, stimulus_of
 def _network_loss(w_in, w_output, z, inputs, y, counts, bias_hidden, bias_output):
     """Count-weighted summed squared error of one network on its U distinct patterns: the
     training step's forward pass (float32), the sum in float64 in pattern order."""
-    stimulus_active, stimulus_values, stimulus_of, task_active, task_values, task_of = inputs
-    n_hidden = w_in.shape[1]
-    stimulus_sums = np.empty((stimulus_active.shape[0], n_hidden), np.float32)
-    task_sums = np.empty((task_active.shape[0], n_hidden), np.float32)
-    _block_sums(stimulus_sums, w_in, stimulus_active, stimulus_values, F32(0.0))
-    _block_sums(task_sums, w_in, task_active, task_values, bias_hidden)
-    _hidden(z, stimulus_sums, task_sums, stimulus_of, task_of)
+    stimulus_sums, task_sums = _sums_scratch(inputs, w_in.shape[1])
+    _hidden_layer(z, w_in, inputs, stimulus_sums, task_sums, bias_hidden)
     pre = np.dot(z, np.ascontiguousarray(w_output.T))
     total = 0.0
     for u in range(pre.shape[0]):
