@@ -138,6 +138,10 @@ def test_train_many_fast_with_the_default_observe_equals_reference(method):
 
 @pytest.mark.parametrize("method", SPARSE_METHODS)
 def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypatch, method):
+    """The same call twice: bit-identical (same compiled code, inputs and order). In one chunk
+    instead of ten: the kernel (``numba``) runs the same compiled steps in the same order, so
+    bit-identical by construction; XLA (``fast``) compiles a different program per chunk length,
+    whose fusion may round differently on another CPU, so float32 agreement (RTOL)."""
     import lib.core.training
 
     kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=100, n_snapshots=11, record_hidden=True, method=method)
@@ -147,7 +151,10 @@ def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypa
     whole = run_pairs(ENV, "LR", [2, 3], **kw)
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
-        np.testing.assert_array_equal(a[key], whole[key], err_msg=key)
+        if method == "numba":
+            np.testing.assert_array_equal(a[key], whole[key], err_msg=key)
+        else:
+            assert_close(a[key], whole[key], key)
 
 
 def test_kernel_results_do_not_depend_on_the_thread_count_or_the_batch():
@@ -286,11 +293,15 @@ np.savez(sys.argv[1], zmm=zmm, **{k: v for k, v in finetune.items() if k.startsw
 
 @pytest.mark.skipif("+avx512f" not in __import__("numba.core.codegen").core.codegen.get_host_cpu_features().split(","),
                     reason="the 512-bit build needs an AVX-512 CPU")
+@pytest.mark.skipif(bool(__import__("os").environ.get("NUMBA_CPU_NAME")),
+                    reason="$NUMBA_CPU_NAME sets the target CPU: the kernel is not built for the host's vectors")
 def test_512_bit_build_trains_the_same_weights_as_the_256_bit_build(tmp_path):
-    """The kernel compiled for 512-bit vectors (the default on AVX-512 CPUs) and for LLVM's
-    256-bit default (forced with $NUMBA_CPU_FEATURES, the host's features as they are) give
-    bit-identical weights after single-task training and fine-tuning; each build is checked
-    to use the vector width it claims (zmm registers in a fresh compile of the sigmoid loop)."""
+    """The kernel compiled for 512-bit vectors (the default on AVX-512 CPUs) and with the host's
+    own features (forced with $NUMBA_CPU_FEATURES) agree to float32 tolerance after single-task
+    training and fine-tuning. Each build reports whether it uses 512-bit (zmm) registers in a
+    fresh compile of the sigmoid loop; the wide one must. Where LLVM's tuning for the host also
+    uses zmm in the host build (some AVX-512 CPUs), the two builds are the same width and the
+    comparison says nothing about vector widths: the test is skipped with that reason."""
     import os
     import subprocess
     import sys
@@ -298,7 +309,7 @@ def test_512_bit_build_trains_the_same_weights_as_the_256_bit_build(tmp_path):
     from numba.core import codegen
 
     runs = {}
-    for name, features in (("wide", None), ("narrow", codegen.get_host_cpu_features())):
+    for name, features in (("wide", None), ("host", codegen.get_host_cpu_features())):
         env = {k: v for k, v in os.environ.items() if k != "NUMBA_CPU_FEATURES"}
         if features is not None:
             env["NUMBA_CPU_FEATURES"] = features
@@ -306,9 +317,11 @@ def test_512_bit_build_trains_the_same_weights_as_the_256_bit_build(tmp_path):
         subprocess.run([sys.executable, "-c", _VECTOR_WIDTH_SCRIPT, str(out)], check=True, env=env,
                        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         runs[name] = dict(np.load(out))
-    assert runs["wide"].pop("zmm") and not runs["narrow"].pop("zmm")
+    assert runs["wide"].pop("zmm"), "the 512-bit build does not use zmm registers"
+    if runs["host"].pop("zmm"):
+        pytest.skip("LLVM's tuning for this CPU already uses 512-bit vectors: both builds have the same width")
     for key in runs["wide"]:
-        np.testing.assert_array_equal(runs["wide"][key], runs["narrow"][key], err_msg=key)
+        assert_close(runs["wide"][key], runs["host"][key], key)
 
 
 def test_kernel_losses_equal_the_squared_error_and_do_not_depend_on_the_batch():
@@ -341,3 +354,51 @@ def test_kernel_losses_equal_the_squared_error_and_do_not_depend_on_the_batch():
                                   {k: v[b:b + 1] for k, v in data.items()}, np.full(1, 0.1, np.float32), 1, observe,
                                   True)[3]
             assert alone[f"loss_{name}"][0, 0] == losses[f"loss_{name}"][b, 0]
+
+
+def _kernel_run(net, params, x, y, learning_rates, n_steps, poison_padding=False):
+    """train_steps and summed_losses of B networks called directly; with ``poison_padding`` every
+    padding row (after each network's own distinct patterns) is NaN, so reading one shows."""
+    from lib.core import training_kernel
+    from lib.core.training import _kernel_set
+
+    scratch, arrays = _kernel_set(net, x, y)
+    *inputs, y_distinct, counts, n_patterns = arrays
+    if poison_padding:
+        for b, n in enumerate(n_patterns):
+            for a in (scratch, y_distinct, counts):
+                a[b, n:] = np.nan
+    w_in = np.ascontiguousarray(np.swapaxes(params["w_hidden"], 1, 2), np.float32)
+    w_output = np.array(params["w_output"], np.float32)
+    biases = (np.float32(net.bias_hidden), np.float32(net.bias_output))
+    training_kernel.train_steps(w_in, w_output, scratch, *inputs, y_distinct, counts, n_patterns,
+                                np.asarray(learning_rates, np.float32), n_steps, *biases)
+    losses = np.empty(len(w_in), np.float64)
+    training_kernel.summed_losses(w_in, w_output, scratch, *inputs, y_distinct, counts, n_patterns, *biases, losses)
+    return w_in, w_output, losses, n_patterns
+
+
+def test_kernel_never_reads_batch_padding_so_a_network_trains_alike_alone_and_in_any_batch():
+    """At the paper's sizes (200 hidden units, 500 training patterns): the networks of a batch
+    have different numbers of distinct patterns, and the kernel cuts each network's arrays to its
+    own (the BLAS products, whose blocking depends on the matrix sizes, never see the batch's
+    padding). So NaN in every padding row changes nothing, and each network's weights and loss
+    are bit-identical alone and in the batch, whatever BLAS kernel this CPU uses."""
+    net = MultitaskNet.for_environment(ENV, PAPER["n_hidden"])
+    seeds = (3, 4, 5)
+    sets = [ENV.make_data(seed, PAPER["n_train"], PAPER["n_test"])[0] for seed in seeds]
+    x = np.stack([s.x for s in sets]).astype(np.float32)
+    x[1, 250:] = x[1, :250]  # network 1: half as many distinct patterns as the others
+    y = np.stack([s.y for s in sets]).astype(np.float32)
+    y[1, 250:] = y[1, :250]
+    params = jax.tree.map(lambda *a: np.stack(a), *[net.init(jax.random.PRNGKey(s), "standard") for s in seeds])
+    rates = np.full(len(seeds), 0.3, np.float32)
+    batch = _kernel_run(net, params, x, y, rates, 30)
+    assert len(set(batch[3].tolist())) > 1  # the premise: padding exists in this batch
+    poisoned = _kernel_run(net, params, x, y, rates, 30, poison_padding=True)
+    for got, expected in zip(poisoned[:3], batch[:3]):
+        np.testing.assert_array_equal(got, expected)
+    for b in range(len(seeds)):
+        alone = _kernel_run(net, jax.tree.map(lambda a: a[b:b + 1], params), x[b:b + 1], y[b:b + 1], rates[b:b + 1], 30)
+        for got, expected in zip(alone[:3], batch[:3]):
+            np.testing.assert_array_equal(got[0], expected[b])

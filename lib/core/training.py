@@ -4,36 +4,31 @@
 data and learning rates (seeds, standard/large pairs). Snapshots are taken at
 ``n_snapshots`` equally spaced iterations, including iteration 0 and the last one; what is
 recorded is chosen by an ``observe(params, data)`` function, so no parameters are stored
-unless asked for. The snapshot segments run in a few compiled chunks so that a progress
-bar can advance between them; chunking does not change a single bit of the result.
+unless asked for. The snapshot segments run in a few chunks so that a progress bar can
+advance between them: the CPU kernel (``"numba"``) runs the same steps in the same order
+either way (bit-identical, tested); the XLA methods compile one program per chunk length,
+whose results agree to float32 rounding.
 
 Three methods train the same gradient descent (``train_many(..., method=...)``):
 
 * ``"numba"`` (the default of the paper experiments on CPU): the multitask network only (summed
   squared error), as a compiled CPU kernel, one network per thread
   (:mod:`lib.core.training_kernel`): the first layer factored into distinct stimuli and task
-  sets, the output layer with BLAS, distinct patterns weighted by their counts. Measured
-  1.44-1.52x ``"fast"`` and 2.67-3.51x ``"reference"`` on a 2-core CPU in one run, depending
-  on the workload (fine-tuning data, with almost no repeated patterns, gains least;
-  ``benchmarks/train_speed.py``).
+  sets, the output layer with BLAS, distinct patterns weighted by their counts. A network's
+  result does not depend on the other networks of its batch or on the thread count.
 * ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.core.models.Model`, one optax SGD
   step per iteration (the original implementation, kept as the reference).
-* ``"fast"``: the multitask network only (summed squared error), in XLA (on a GPU, measured
-  slower than ``"reference"``, see the book's "Running at scale"). Hand-written backward pass
-  with the same arithmetic up to float32 rounding, measured 2.1-2.5x faster on a 2-core CPU
-  (``benchmarks/train_speed.py``): duplicate training patterns are trained once with their
-  multiplicity as a weight (the summed loss and its gradient are unchanged); the output
-  layer's hidden and task weights are kept apart (no concatenated ``[h; x_task]`` copy); the
-  hidden-layer weights are stored transposed; the back-propagated error is formed inside one
-  elementwise fusion; the learning rate is folded into the output error so that every
-  weight update is fused into its matmul; and on CPU it is compiled for XLA's classic
-  runtime, whose elementwise kernels are several times faster than the default thunk
-  runtime's in JAX 0.5.3 (``_FAST_CPU_COMPILER_OPTIONS``). Measured and not used, because
-  slower or no faster on that CPU: gathering the one-hot input's active weight rows instead
-  of the first-layer matmul, scatter-adds or segment sums for its gradient, the output
-  layer's matmuls as XLA reductions, the pair's shared inputs in one matmul, activations laid
-  out (H, U), blocks of patterns, networks in chunks (``lax.map``) instead of one vmap,
-  fast-math and vector-width flags.
+* ``"fast"``: the multitask network only (summed squared error), in XLA, with a hand-written
+  backward pass: duplicate training patterns are trained once with their multiplicity as a
+  weight (the summed loss and its gradient are unchanged); the output layer's hidden and task
+  weights are kept apart (no concatenated ``[h; x_task]`` copy); the hidden-layer weights are
+  stored transposed; the learning rate is folded into the output error so that every weight
+  update is fused into its matmul; on CPU it is compiled for XLA's classic runtime
+  (``_FAST_CPU_COMPILER_OPTIONS``), whose elementwise kernels are faster than the default
+  thunk runtime's in JAX 0.5.3.
+
+The three agree to float32 rounding (``tests/test_training_fast.py``). Their speed ratios
+depend on the CPU: ``make benchmark`` (``benchmarks/train_speed.py``) measures them on yours.
 """
 
 from __future__ import annotations
@@ -144,8 +139,6 @@ def _run(model, params, opt_state, data, learning_rate, steps_per_snapshot, n_se
 
 
 # --- the fast path: the multitask network's hand-written backward pass -------------------------------
-# Measured on a 2-core CPU (JAX 0.5.3): the classic runtime runs this scan 2-4x faster than the
-# default thunk runtime, whose elementwise kernels (the sigmoids) are several times slower.
 _FAST_CPU_COMPILER_OPTIONS = {"xla_cpu_use_thunk_runtime": False}
 
 FastState = tuple[jax.Array, jax.Array, jax.Array]
@@ -349,14 +342,16 @@ def _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe
 
 
 def _kernel_set(model: MultitaskNet, x, y) -> tuple:
-    """One data set of B networks as the kernel takes it: (factored inputs..., y, counts) of the
-    distinct patterns, and a (B, U, H + T) scratch whose last T columns hold the task inputs."""
+    """One data set of B networks as the kernel takes it: (factored inputs..., y, counts, n_patterns)
+    of the distinct patterns (``n_patterns`` (B,): each network's own number, the rows after it
+    padding), and a (B, U, H + T) scratch whose last T columns hold the task inputs."""
     from . import training_kernel
 
     x, y, counts = _distinct_training_set(model, x, y)
+    n_patterns = np.count_nonzero(counts, axis=-1).astype(np.int64)  # padding rows alone have count 0
     scratch = np.zeros(x.shape[:-1] + (model.n_hidden + model.n_tasks,), np.float32)
     scratch[..., model.n_hidden :] = x[..., model.n_stimulus :]
-    return scratch, (*training_kernel.factored_inputs(x, model.n_stimulus), y, counts)
+    return scratch, (*training_kernel.factored_inputs(x, model.n_stimulus), y, counts, n_patterns)
 
 
 def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched):
@@ -377,6 +372,9 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     biases = (np.float32(model.bias_hidden), np.float32(model.bias_output))
     state = (np.ascontiguousarray(np.swapaxes(lift(params["w_hidden"]), 1, 2), np.float32),
              np.array(lift(params["w_output"]), np.float32))
+    training_kernel.check_batch(w_in=state[0], w_output=state[1], scratch=scratch, learning_rates=constants[-1],
+                                **dict(zip(("stimulus_active", "stimulus_values", "stimulus_of", "task_active",
+                                            "task_values", "task_of", "y", "counts", "n_patterns"), arrays)))
     in_kernel = isinstance(observe, SummedLosses) and observe.model == model
     # the training set's arrays serve its loss too (each step rewrites the scratch's hidden columns)
     loss_sets = {n: (scratch, arrays) if n == "train" else _kernel_set(model, lift(data[f"x_{n}"]),
@@ -428,6 +426,50 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     return state, advance, to_params, first  # after the last segment nothing writes into the state
 
 
+def _leaves(tree, prefix: str) -> dict[str, Any]:
+    """The arrays of a pytree as {"prefix['key']...": array}, for messages that name them."""
+    return {prefix + jax.tree_util.keystr(path): leaf for path, leaf in jax.tree_util.tree_leaves_with_path(tree)}
+
+
+def _check_arrays(params: Params, data: Data, learning_rate, batched: bool) -> None:
+    """Cheap checks at the entry of training, before anything is compiled or run: every
+    parameter and data array is a finite real array, and with ``batched`` all of them and the
+    learning rates share one leading size (the number of networks)."""
+    arrays = _leaves(params, "params") | _leaves(data, "data")
+    for name, value in arrays.items():
+        value = np.asarray(value)
+        if not (np.issubdtype(value.dtype, np.floating) or np.issubdtype(value.dtype, np.integer)
+                or value.dtype == bool):
+            raise ValueError(f"{name} must be a real array, got dtype {value.dtype}")
+        if value.size and not np.isfinite(value).all():
+            raise ValueError(f"{name} must be finite, got {np.size(value) - np.isfinite(value).sum()} NaN or "
+                             f"infinite entries")
+    if not batched:
+        return
+    sizes = {name: (np.shape(value)[0] if np.ndim(value) else None) for name, value in arrays.items()}
+    sizes["learning_rates"] = np.shape(learning_rate)[0]
+    if len(set(sizes.values())) != 1:
+        raise ValueError("params, data and learning_rates must have the same leading size (one entry per "
+                         f"network), got {', '.join(f'{n}: {s}' for n, s in sizes.items())}")
+
+
+def _check_multitask_shapes(model: MultitaskNet, params: Params, data: Data, batched: bool) -> None:
+    """The multitask network's weights and data have the shapes of ``model``."""
+    lead = 1 if batched else 0
+    expected = {"w_hidden": (model.n_hidden, model.n_inputs), "w_output": (model.n_outputs, model.n_hidden + model.n_tasks)}
+    if sorted(params) != sorted(expected):
+        raise ValueError(f"params must hold exactly {sorted(expected)} for {model}, got {sorted(params)}")
+    for key, shape in expected.items():
+        if np.shape(params[key])[lead:] != shape:
+            raise ValueError(f"params[{key!r}] must have shape {('B',) * lead + shape} for this network, "
+                             f"got {np.shape(params[key])}")
+    for name in (k[2:] for k in data if k.startswith("x_") and f"y_{k[2:]}" in data):
+        x_shape, y_shape = np.shape(data[f"x_{name}"]), np.shape(data[f"y_{name}"])
+        if len(x_shape) != lead + 2 or x_shape[-1] != model.n_inputs or y_shape != x_shape[:-1] + (model.n_outputs,):
+            raise ValueError(f"data['x_{name}'] and data['y_{name}'] must have shapes {('B',) * lead + ('N', model.n_inputs)} "
+                             f"and {('B',) * lead + ('N', model.n_outputs)}, got {x_shape} and {y_shape}")
+
+
 def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots, observe, reduction, batched,
                    progress, method):
     steps_per_snapshot = check_schedule(n_iterations, n_snapshots)
@@ -436,8 +478,11 @@ def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots
     for key in ("x_train", "y_train"):
         if key not in data:
             raise ValueError(f"data must contain {key!r}; got keys {sorted(data)}")
+    _check_arrays(params, data, learning_rate, batched)
     if method in SPARSE_METHODS:
         _check_sparse_method(model, reduction, method)
+    if isinstance(model, MultitaskNet):
+        _check_multitask_shapes(model, params, data, batched)
     observe = observe or observe_losses(model, reduction)
     if method == "numba":
         state, advance, final, first = _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
@@ -511,7 +556,7 @@ def train_many(
     """:func:`train` vmapped over the leading axis of ``params``, ``data`` and ``learning_rates``;
     snapshots have shape (networks, n_snapshots, ...)."""
     learning_rates = jnp.asarray(learning_rates)
-    if learning_rates.ndim != 1 or not bool(jnp.all(learning_rates > 0)):
-        raise ValueError(f"learning_rates must be a 1-D array of positive numbers, got {learning_rates!r}")
+    if learning_rates.ndim != 1 or not bool(jnp.all((learning_rates > 0) & jnp.isfinite(learning_rates))):
+        raise ValueError(f"learning_rates must be a 1-D array of positive finite numbers, got {learning_rates!r}")
     return _train_checked(model, params, data, learning_rates, n_iterations, n_snapshots, observe, reduction,
                           True, progress, method)

@@ -22,25 +22,28 @@ patterns of one network:
    the weights U times).
 
 The grouping is exact algebra for any input values (``factored_inputs``; tested on
-non-binary inputs); it changes only the order of float32 additions. Measured on the 2-core
-CPU, per network-step: hidden layer 127 -> 86 us, first-layer gradient 67 -> 36 us (single-task
-data; fine-tuning data 166 -> 108 and 94 -> 46 us).
+non-binary inputs); it changes only the order of float32 additions.
+
+Each network's arrays are cut to its own distinct patterns before any product (the batch pads
+them to the largest count): the BLAS products, whose blocking and summation order depend on the
+matrix sizes, never see the padding, so a network's weights and losses are bit-identical alone
+and in any batch (tested with NaN in every padding row).
 
 The sigmoid is evaluated inline and vectorised: ``exp`` with Cody-Waite range reduction and
 Cephes' ``expf`` polynomial, within 2.5 float32 ulp of the exact sigmoid on [-30, 30], the
 same bound XLA's ``jax.nn.sigmoid`` meets (``tests/test_training_fast.py``). Compiled once per
-machine (``cache=True``); see ``benchmarks/train_speed.py`` for its throughput next to the XLA
-and reference paths.
+machine and CPU target (``cache=True``); ``benchmarks/train_speed.py`` measures its throughput
+next to the XLA and reference paths.
 
 The losses recorded at snapshots (:func:`summed_losses`, for
 :class:`lib.core.training.SummedLosses`) use the same forward pass, per network, with the
-count-weighted sum in float64: no JAX call per snapshot (101 snapshots of 20 networks: 3.0 ->
-0.75 s on one core), and a network's losses do not depend on the other networks of its batch.
+count-weighted sum in float64: no JAX call per snapshot.
 
 On CPUs with AVX-512 the kernel is compiled for 512-bit vectors (:func:`prefer_512_bit_vectors`;
-LLVM's tuning for these CPUs stops at 256 bits): 11-13% more network-steps per second here,
-with bit-identical weights, because every vectorised loop is element-wise and no sum is
-reassociated (tested against a 256-bit build in a subprocess).
+LLVM's tuning for some of these CPUs stops at 256 bits). The weights agree with a build for the
+host's own features to float32 tolerance (tested in a subprocess where the two widths differ).
+``$NUMBA_CPU_FEATURES`` is checked before anything compiles (:func:`check_cpu_features`), and an
+unreadable on-disk compiled-code cache is removed and compiled again (:func:`repair_compiled_cache`).
 """
 
 from __future__ import annotations
@@ -50,6 +53,29 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.core import codegen, config, registry
 from numba.extending import intrinsic
+
+
+CPU_FEATURES_ENV = "NUMBA_CPU_FEATURES"
+
+
+def check_cpu_features(features: str | None = None) -> None:
+    """Raise ``ValueError`` unless ``features`` (default: ``$NUMBA_CPU_FEATURES``) is a comma-separated
+    list of ``+name`` / ``-name`` items naming CPU features LLVM knows for this machine's target.
+
+    LLVM aborts the whole process on an item without a sign and ignores unknown names with a
+    warning, so the variable is checked before Numba compiles anything."""
+    import os
+
+    features = os.environ.get(CPU_FEATURES_ENV) if features is None else features
+    if not features:  # unset, or empty: no features beyond the CPU name's (Numba's default for 'generic')
+        return
+    known = {item[1:] for item in codegen.get_host_cpu_features().split(",") if item}
+    items = [item.strip() for item in features.split(",")]
+    bad = [item for item in items if len(item) < 2 or item[0] not in "+-" or item[1:] not in known]
+    if bad:
+        raise ValueError(f"${CPU_FEATURES_ENV} must be a comma-separated list of +feature or -feature items "
+                         f"naming features of this CPU's target (e.g. '+avx2,-avx512f'; unset it for the host's "
+                         f"own), got the invalid item(s) {bad}")
 
 
 def prefer_512_bit_vectors() -> bool:
@@ -69,6 +95,7 @@ def prefer_512_bit_vectors() -> bool:
     return True
 
 
+check_cpu_features()  # before anything compiles: LLVM aborts the process on a malformed item
 prefer_512_bit_vectors()  # before the first @njit below compiles
 
 F32 = np.float32
@@ -210,7 +237,9 @@ def _network_steps(w_in, w_output, z, inputs, y, counts, learning_rate, n_steps,
     """``n_steps`` full-batch GD steps of one network, in place on ``w_in`` (D, H) and ``w_output`` (K, H + T).
 
     ``z`` (U, H + T) is scratch whose last T columns hold the patterns' task inputs; ``inputs``:
-    see :func:`train_steps`.
+    see :func:`train_steps`. Every array here has exactly this network's U patterns (no batch
+    padding), so the BLAS products, whose blocking and summation order depend on the matrix
+    sizes, see the same operands whatever the other networks of the batch are.
     """
     n_patterns, n_outputs = z.shape[0], w_output.shape[0]
     stimulus_sums, task_sums = _sums_scratch(inputs, w_in.shape[1])
@@ -232,9 +261,19 @@ def _network_steps(w_in, w_output, z, inputs, y, counts, learning_rate, n_steps,
         w_output += gradient_output
 
 
+@njit(**_OPTIONS)
+def _own_patterns(b, n_patterns, z, stimulus_active, stimulus_values, stimulus_of, task_active, task_values, task_of,
+                  y, counts):
+    """Network ``b``'s arrays cut to its own ``n_patterns[b]`` patterns: (z, inputs, y, counts)."""
+    n = n_patterns[b]
+    inputs = (stimulus_active[b], stimulus_values[b], stimulus_of[b, :n], task_active[b], task_values[b],
+              task_of[b, :n])
+    return z[b, :n], inputs, y[b, :n], counts[b, :n]
+
+
 @njit(parallel=True, **_OPTIONS)
 def train_steps(w_in, w_output, z, stimulus_active, stimulus_values, stimulus_of, task_active, task_values, task_of,
-                y, counts, learning_rates, n_steps, bias_hidden, bias_output):
+                y, counts, n_patterns, learning_rates, n_steps, bias_hidden, bias_output):
     """``n_steps`` GD steps of B networks in place, one network per thread.
 
     Args:
@@ -246,12 +285,15 @@ def train_steps(w_in, w_output, z, stimulus_active, stimulus_values, stimulus_of
             value 0 (:func:`factored_inputs`); stimulus_of: (B, U) int32, each pattern's stimulus.
         task_active, task_values, task_of: the same for the distinct task inputs (task sets).
         y: (B, U, K) targets; counts: (B, U) pattern multiplicities (0 for padding rows).
+        n_patterns: (B,) int64, network b's number of distinct patterns U_b <= U; its rows U_b:
+            are padding and are never read, so a network's result does not depend on the batch.
         learning_rates: (B,); n_steps: int; bias_hidden, bias_output: float32 constants.
     """
     for b in prange(w_in.shape[0]):
-        inputs = (stimulus_active[b], stimulus_values[b], stimulus_of[b], task_active[b], task_values[b], task_of[b])
-        _network_steps(w_in[b], w_output[b], z[b], inputs, y[b], counts[b], learning_rates[b], n_steps, bias_hidden,
-                       bias_output)
+        own_z, inputs, own_y, own_counts = _own_patterns(b, n_patterns, z, stimulus_active, stimulus_values,
+                                                         stimulus_of, task_active, task_values, task_of, y, counts)
+        _network_steps(w_in[b], w_output[b], own_z, inputs, own_y, own_counts, learning_rates[b], n_steps,
+                       bias_hidden, bias_output)
 
 
 @njit(**_OPTIONS)
@@ -273,13 +315,24 @@ def _network_loss(w_in, w_output, z, inputs, y, counts, bias_hidden, bias_output
 
 @njit(parallel=True, **_OPTIONS)
 def summed_losses(w_in, w_output, z, stimulus_active, stimulus_values, stimulus_of, task_active, task_values, task_of,
-                  y, counts, bias_hidden, bias_output, out):
+                  y, counts, n_patterns, bias_hidden, bias_output, out):
     """out[b] = network b's count-weighted summed squared error on its distinct patterns, one
     network per thread; arguments as :func:`train_steps` (``z`` is scratch for this set's
     patterns), ``out`` (B,) float64. Each network's sum is the same whatever the batch."""
     for b in prange(w_in.shape[0]):
-        inputs = (stimulus_active[b], stimulus_values[b], stimulus_of[b], task_active[b], task_values[b], task_of[b])
-        out[b] = _network_loss(w_in[b], w_output[b], z[b], inputs, y[b], counts[b], bias_hidden, bias_output)
+        own_z, inputs, own_y, own_counts = _own_patterns(b, n_patterns, z, stimulus_active, stimulus_values,
+                                                         stimulus_of, task_active, task_values, task_of, y, counts)
+        out[b] = _network_loss(w_in[b], w_output[b], own_z, inputs, own_y, own_counts, bias_hidden, bias_output)
+
+
+def check_batch(**arrays: np.ndarray) -> int:
+    """The common leading size B (networks) of the kernel's arrays, checked before any compiled
+    code runs (the kernel does no bounds checks: inconsistent sizes would read out of bounds)."""
+    sizes = {name: (a.shape[0] if np.ndim(a) else None) for name, a in arrays.items()}
+    if len(set(sizes.values())) != 1:
+        raise ValueError("the kernel's arrays must share one leading size (networks), got "
+                         + ", ".join(f"{name}: {size}" for name, size in sizes.items()))
+    return next(iter(sizes.values()))
 
 
 def sparse_inputs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -313,3 +366,37 @@ def factored_inputs(x: np.ndarray, n_stimulus: int) -> tuple[np.ndarray, ...]:
         out += [*sparse_inputs(stack_padded([distinct for distinct, _, _ in per_network])),
                 np.stack([index for _, index, _ in per_network])]
     return tuple(out)
+
+
+def repair_compiled_cache(dispatchers) -> list[str]:
+    """Remove the unreadable files of these Numba functions' on-disk compiled-code cache (a
+    truncated index or object file, e.g. from a process killed while writing it), so that the
+    next call recompiles instead of failing with an unpickling error on every run. Reads each
+    index and object file as Numba does; returns the removed paths (and warns naming them)."""
+    import glob
+    import os
+    import warnings
+
+    removed = []
+    for dispatcher in dispatchers:
+        cache_file = dispatcher._cache._cache_file  # Numba's IndexDataCacheFile (numba pinned in requirements)
+        try:
+            for data_name in cache_file._load_index().values():
+                cache_file._load_data(data_name)
+        except FileNotFoundError:
+            continue
+        except Exception as err:  # noqa: BLE001 - any unreadable file: recompile
+            prefix = os.path.splitext(cache_file._index_path)[0]
+            paths = sorted(glob.glob(glob.escape(prefix) + ".nbi") + glob.glob(glob.escape(prefix) + ".*.nbc"))
+            for path in paths:
+                os.remove(path)
+            removed += paths
+            warnings.warn(f"removed the unreadable compiled-code cache of {dispatcher.__name__} "
+                          f"({type(err).__name__}: {err}); it is compiled again: {paths}", RuntimeWarning,
+                          stacklevel=2)
+    return removed
+
+
+repair_compiled_cache([sigmoid_array, _block_sums, _hidden, _scatter_rows, _sums_scratch, _hidden_layer,
+                       _input_gradient, _output_error, _network_steps, _own_patterns, train_steps, _network_loss,
+                       summed_losses])

@@ -1,0 +1,188 @@
+"""Faults around the compiled training kernel: a malformed $NUMBA_CPU_FEATURES and a damaged
+on-disk compiled-code cache. Each runs in a subprocess (the kernel's module reads both when
+it is imported)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lib.core.training_kernel import check_cpu_features
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = ("import numpy as np; from lib.core import training_kernel as tk; "
+          "x = np.linspace(-3, 3, 64).astype(np.float32); out = np.empty_like(x); tk.sigmoid_array(x, out); "
+          "assert abs(float(out[-1]) - 1 / (1 + np.exp(-3.0))) < 1e-6; print('ok')")
+
+
+def run_kernel(**env_changes):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CPU_FEATURES"} | env_changes
+    return subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("features", ["garbage", "avx2", "+avx2,sse4.2", "+not_a_feature", "+", ","])
+def test_malformed_cpu_features_are_named_before_llvm_sees_them(features):
+    with pytest.raises(ValueError, match=r"\$NUMBA_CPU_FEATURES must be a comma-separated list"):
+        check_cpu_features(features)
+
+
+def test_valid_cpu_features_pass():
+    from numba.core import codegen
+
+    check_cpu_features(codegen.get_host_cpu_features())
+    check_cpu_features("+sse2,-avx512f")
+    check_cpu_features("")  # no features beyond the CPU name's: NUMBA_CPU_NAME=generic's default
+
+
+def test_importing_the_kernel_with_malformed_cpu_features_is_a_clear_error_not_an_abort():
+    done = run_kernel(NUMBA_CPU_FEATURES="garbage")
+    assert done.returncode == 1, done.stderr[-2000:]  # a Python exception, not SIGABRT inside LLVM
+    assert "NUMBA_CPU_FEATURES must be a comma-separated list" in done.stderr
+    assert "'garbage'" in done.stderr
+
+
+def test_a_truncated_compiled_code_cache_is_removed_and_compiled_again(tmp_path):
+    cache = tmp_path / "numba-cache"
+    first = run_kernel(NUMBA_CACHE_DIR=str(cache))
+    assert first.stdout.strip() == "ok", first.stderr[-2000:]
+    damaged = sorted(cache.rglob("training_kernel.sigmoid_array-*"))
+    assert any(p.suffix == ".nbi" for p in damaged) and any(p.suffix == ".nbc" for p in damaged)
+    for path in damaged:
+        path.write_bytes(path.read_bytes()[:30])  # a process killed while writing them
+    again = run_kernel(NUMBA_CACHE_DIR=str(cache))
+    assert again.stdout.strip() == "ok", again.stderr[-2000:]
+    assert "removed the unreadable compiled-code cache of sigmoid_array" in again.stderr
+    third = run_kernel(NUMBA_CACHE_DIR=str(cache))  # the rewritten cache is whole
+    assert third.stdout.strip() == "ok" and "unreadable" not in third.stderr
+
+
+# --- training's entry checks: before any compiled code runs, errors that name the argument ---------
+def _batch(n_networks: int, n_hidden: int = 8):
+    import jax
+
+    from lib.core.models import MultitaskNet
+    from lib.core.tasks import TaskEnvironment
+
+    env = TaskEnvironment()
+    net = MultitaskNet.for_environment(env, n_hidden)
+    train_set, _ = env.make_data(0, 20, 10)
+    data = {"x_train": np.stack([train_set.x] * n_networks).astype(np.float32),
+            "y_train": np.stack([train_set.y] * n_networks).astype(np.float32)}
+    params = jax.tree.map(lambda *a: np.stack(a), *[net.init(jax.random.PRNGKey(s)) for s in range(n_networks)])
+    return net, params, data
+
+
+
+def _replace(tree, key, value):
+    return {**tree, key: value}
+
+
+BAD_TRAINING_CALLS = {
+    "learning rates shorter than the batch": (lambda p, d: (p, d, np.array([0.1])), "same leading size"),
+    "parameters for more networks than data": (
+        lambda p, d: ({k: np.concatenate([v, v]) for k, v in p.items()}, d, np.full(2, 0.1)), "same leading size"),
+    "data for more networks than parameters": (
+        lambda p, d: (p, {k: np.concatenate([v, v]) for k, v in d.items()}, np.full(2, 0.1)), "same leading size"),
+    "an infinite learning rate": (lambda p, d: (p, d, np.array([0.1, np.inf])), "positive finite"),
+    "a NaN learning rate": (lambda p, d: (p, d, np.array([0.1, np.nan])), "positive finite"),
+    "NaN in the inputs": (lambda p, d: (p, _replace(d, "x_train", np.where(d["x_train"] > 0, np.nan, 0.0)),
+                                        np.full(2, 0.1)), r"data\['x_train'\] must be finite"),
+    "inf in the weights": (lambda p, d: (_replace(p, "w_output", p["w_output"] * np.inf), d, np.full(2, 0.1)),
+                           r"params\['w_output'\] must be finite"),
+    "inputs of the wrong width": (lambda p, d: (p, _replace(d, "x_train", d["x_train"][..., :-1]), np.full(2, 0.1)),
+                                  r"data\['x_train'\] and data\['y_train'\] must have shapes"),
+    "weights of another network": (lambda p, d: (_replace(p, "w_hidden", p["w_hidden"][:, :-1]), d, np.full(2, 0.1)),
+                                   r"params\['w_hidden'\] must have shape"),
+    "a missing weight matrix": (lambda p, d: ({"w_hidden": p["w_hidden"]}, d, np.full(2, 0.1)),
+                                "params must hold exactly"),
+    "complex data": (lambda p, d: (p, _replace(d, "y_train", d["y_train"].astype(complex)), np.full(2, 0.1)),
+                     "must be a real array"),
+}
+
+
+@pytest.mark.parametrize("method", ["numba", "fast", "reference"])
+@pytest.mark.parametrize("case", list(BAD_TRAINING_CALLS))
+def test_train_many_rejects_inconsistent_or_non_finite_input_naming_it(case, method):
+    from lib.core.training import train_many
+
+    net, params, data = _batch(2)
+    make, message = BAD_TRAINING_CALLS[case]
+    bad_params, bad_data, rates = make(params, data)
+    with pytest.raises(ValueError, match=message):
+        train_many(net, bad_params, bad_data, rates, 10, 2, method=method)
+
+
+def test_train_rejects_non_finite_input_and_the_kernel_checks_its_batch():
+    from lib.core import training_kernel
+    from lib.core.training import train
+
+    net, params, data = _batch(1)
+    one = {k: v[0] for k, v in params.items()}
+    with pytest.raises(ValueError, match="learning_rate must be a positive finite number"):
+        train(net, one, {k: v[0] for k, v in data.items()}, float("inf"), 10, 2, method="numba")
+    with pytest.raises(ValueError, match=r"data\['y_train'\] must be finite"):
+        train(net, one, {"x_train": data["x_train"][0], "y_train": data["y_train"][0] * np.nan}, 0.1, 10, 2)
+    with pytest.raises(ValueError, match="leading size"):
+        training_kernel.check_batch(w_in=np.zeros((3, 2, 2)), learning_rates=np.zeros(2))
+
+
+# --- the kernels' entry checks ----------------------------------------------------------------------
+def _kernel_problem():
+    import jax
+
+    from lib.core.models import MultitaskNet
+    from lib.core.tasks import TaskEnvironment
+
+    env = TaskEnvironment()
+    net = MultitaskNet.for_environment(env, 6)
+    train_set, test_set = env.make_data(0, 12, 5)
+    return net, net.init(jax.random.PRNGKey(0)), test_set.x, train_set.x, train_set.y
+
+
+@pytest.mark.parametrize("case, message", [
+    ("x_eval of another width", r"inputs must all have 24 columns"),
+    ("y_train with fewer rows", r"y_train must have shape \(M, K\) = \(12, 9\)"),
+    ("a 1-D x_train", r"x_train must be a real 2-D array"),
+    ("NaN in x_eval", r"x_eval must be finite"),
+    ("inf in the weights", r"params\['w_hidden'\] must be finite"),
+])
+@pytest.mark.parametrize("function", ["entk", "epntk", "one_step_change"])
+def test_kernels_reject_bad_inputs_naming_them(case, message, function):
+    from lib.core import kernels
+
+    net, params, x_eval, x_train, y_train = _kernel_problem()
+    if case == "x_eval of another width":
+        x_eval = x_eval[:, :-1]
+    elif case == "y_train with fewer rows":
+        y_train = y_train[:-1]
+    elif case == "a 1-D x_train":
+        x_train = x_train[0]
+    elif case == "NaN in x_eval":
+        x_eval = np.where(x_eval > 0, np.nan, x_eval)
+    else:
+        params = {**params, "w_hidden": params["w_hidden"] * np.inf}
+    call = {"entk": lambda: kernels.entk(net, params, x_eval, x_train, y_train),
+            "epntk": lambda: kernels.epntk(net, params, x_eval, x_train, y_train, 0.1, 2),
+            "one_step_change": lambda: kernels.one_step_change(net, params, x_eval, x_train, y_train, 0.1)}[function]
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_ntk_checks_its_inputs_and_the_checks_pass_inside_jit():
+    import jax
+
+    from lib.core import kernels
+
+    net, params, x_eval, x_train, y_train = _kernel_problem()
+    with pytest.raises(ValueError, match="x2 must be finite"):
+        kernels.ntk(net, params, x_eval, np.where(x_train > 0, np.inf, x_train))
+    with pytest.raises(ValueError, match="inputs must all have 24 columns"):
+        kernels.ntk_output_diagonal(net, params, x_eval[:, 1:], x_train)
+    traced = jax.jit(lambda p: kernels.entk(net, p, x_eval, x_train, y_train))(params)  # shapes only when traced
+    np.testing.assert_allclose(traced, kernels.entk(net, params, x_eval, x_train, y_train), rtol=1e-6)
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        kernels.entk(net, params, x_eval, x_train, y_train, reduction="max")
