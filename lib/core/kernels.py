@@ -24,6 +24,7 @@ from functools import lru_cache, partial
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.flatten_util import ravel_pytree
 
 from .losses import REDUCTIONS, output_loss_gradient, squared_error
@@ -129,30 +130,78 @@ def ntk_output_diagonal_structured(net: MultitaskNet, params: Params, x1: jax.Ar
 
 
 # --- dispatch ----------------------------------------------------------------------------
+def _is_concrete(a) -> bool:
+    return not isinstance(a, jax.core.Tracer)
+
+
+def check_kernel_inputs(model: Model, params: Params, **arrays) -> None:
+    """Cheap checks at a kernel's entry, with errors that name the argument: every input is a
+    real 2-D array (N, D) of one width D (the network's input width for the multitask network),
+    ``y_train`` is (M, K) with the rows of ``x_train``, and concrete parameters and inputs are
+    finite (inside ``jax.jit`` only the shapes are checked)."""
+    inputs = {name: a for name, a in arrays.items() if name != "y_train"}
+    widths = {}
+    for name, a in arrays.items():
+        if np.ndim(a) != 2 or not jnp.issubdtype(jnp.result_type(a), jnp.floating) and not jnp.issubdtype(
+                jnp.result_type(a), jnp.integer):
+            raise ValueError(f"{name} must be a real 2-D array, got shape {np.shape(a)} and dtype {jnp.result_type(a)}")
+        if name in inputs:
+            widths[name] = np.shape(a)[1]
+    expected = model.n_inputs if isinstance(model, MultitaskNet) else None
+    if len(set(widths.values()) | ({expected} if expected else set())) > 1:
+        raise ValueError(f"the inputs must all have {expected or 'the same number of'} columns (input units), got "
+                         + ", ".join(f"{n}: {np.shape(a)}" for n, a in inputs.items()))
+    if "y_train" in arrays:
+        y, x = np.shape(arrays["y_train"]), np.shape(arrays["x_train"])
+        k = model.n_outputs if isinstance(model, MultitaskNet) else y[1]
+        if y != (x[0], k):
+            raise ValueError(f"y_train must have shape (M, K) = {(x[0], k)} for x_train of shape {x}, got {y}")
+    named = {f"params{jax.tree_util.keystr(path)}": leaf for path, leaf in jax.tree_util.tree_leaves_with_path(params)}
+    for name, a in (named | arrays).items():
+        if _is_concrete(a) and not np.isfinite(np.asarray(a)).all():
+            raise ValueError(f"{name} must be finite, got NaN or infinite entries")
+
+
 @partial(jax.jit, static_argnames=("model", "reduction"))
-def entk(
-    model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array, y_train: jax.Array, reduction: str = "sum"
-) -> jax.Array:
-    """(K, N_eval, M_train) eNTK; the structured implementation where one exists."""
+def _entk(model, params, x_eval, x_train, y_train, reduction):
     if isinstance(model, MultitaskNet):
         return entk_structured(model, params, x_eval, x_train, y_train, reduction)
     return entk_jacobian(model, params, x_eval, x_train, y_train, reduction)
 
 
+def entk(
+    model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array, y_train: jax.Array, reduction: str = "sum"
+) -> jax.Array:
+    """(K, N_eval, M_train) eNTK; the structured implementation where one exists (compiled)."""
+    check_choice("reduction", reduction, REDUCTIONS)
+    check_kernel_inputs(model, params, x_eval=x_eval, x_train=x_train, y_train=y_train)
+    return _entk(model, params, x_eval, x_train, y_train, reduction)
+
+
 @partial(jax.jit, static_argnames=("model",))
-def ntk(model: Model, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
-    """(N, M, K, K) NTK; the structured implementation where one exists."""
+def _ntk(model, params, x1, x2):
     if isinstance(model, MultitaskNet):
         return ntk_structured(model, params, x1, x2)
     return ntk_jacobian(model, params, x1, x2)
 
 
+def ntk(model: Model, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
+    """(N, M, K, K) NTK; the structured implementation where one exists (compiled)."""
+    check_kernel_inputs(model, params, x1=x1, x2=x2)
+    return _ntk(model, params, x1, x2)
+
+
 @partial(jax.jit, static_argnames=("model",))
-def ntk_output_diagonal(model: Model, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
-    """(K, N, M) NTK blocks of equal outputs, ``ntk[:, :, k, k]``; structured where one exists."""
+def _ntk_output_diagonal(model, params, x1, x2):
     if isinstance(model, MultitaskNet):
         return ntk_output_diagonal_structured(model, params, x1, x2)
     return jnp.einsum("nmkk->knm", ntk_jacobian(model, params, x1, x2))
+
+
+def ntk_output_diagonal(model: Model, params: Params, x1: jax.Array, x2: jax.Array) -> jax.Array:
+    """(K, N, M) NTK blocks of equal outputs, ``ntk[:, :, k, k]``; structured where one exists (compiled)."""
+    check_kernel_inputs(model, params, x1=x1, x2=x2)
+    return _ntk_output_diagonal(model, params, x1, x2)
 
 
 def predicted_change(entk_matrix: jax.Array, learning_rate: float) -> jax.Array:
@@ -173,6 +222,8 @@ def one_step_change(
 ) -> tuple[jax.Array, jax.Array]:
     """(actual, predicted), each (N_eval, K): the change of the outputs in one full-batch
     gradient step, and its eNTK prediction. Their difference is O(lr^2)."""
+    check_positive_float("learning_rate", learning_rate)
+    check_kernel_inputs(model, params, x_eval=x_eval, x_train=x_train, y_train=y_train)
     stepped = gradient_step(model, params, x_train, y_train, learning_rate, reduction)
     actual = model.apply(stepped, x_eval) - model.apply(params, x_eval)
     predicted = predicted_change(entk(model, params, x_eval, x_train, y_train, reduction), learning_rate)
@@ -258,6 +309,7 @@ def epntk(
     check_positive_float("learning_rate", learning_rate)
     check_schedule(n_iterations, n_snapshots)
     check_choice("reduction", reduction, REDUCTIONS)
+    check_kernel_inputs(model, params, x_eval=x_eval, x_train=x_train, y_train=y_train)
     return _epntk(model, params, x_eval, x_train, y_train, learning_rate, n_iterations, n_snapshots, reduction)
 
 
