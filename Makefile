@@ -8,7 +8,7 @@ REQ_HASH := $(shell sha256sum requirements.txt pyproject.toml | sha256sum | cut 
 STAMP := $(VENV)/.installed-$(REQ_HASH)
 JB_FLAGS := -W --keep-going
 
-.PHONY: setup browser book test sweep benchmark prune-results clean-results clean
+.PHONY: setup browser book test test-generic-cpu sweep benchmark prune-results clean-results clean
 export NOTEBOOK FUNCTION GRID WORKERS SCHEDULER
 
 $(STAMP):
@@ -40,6 +40,12 @@ test: setup browser
 	$(PY) -m lib.book.runner --profile quick
 	$(VENV)/bin/jupyter-book build _build/quick/src $(JB_FLAGS) --path-output _build/quick
 	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest tests
+
+## The training and kernel tests again with the CPU kernel compiled for a generic x86-64/ARM
+## target (no AVX, no FMA): a test that holds only on this machine's CPU fails here first.
+GENERIC_CPU_TESTS := tests/test_training_fast.py tests/test_faults_kernel.py tests/test_determinism.py tests/test_sweep.py
+test-generic-cpu: setup
+	NUMBA_CPU_NAME=generic $(PY) -m pytest $(GENERIC_CPU_TESTS)
 
 ## A sweep on Dask (python -m lib.book.sweep_command): a LocalCluster on this machine unless SCHEDULER (or
 ## $$REPRO_DASK_SCHEDULER) names one; every point is cached, so a re-run resumes. E.g.

@@ -18,6 +18,7 @@ from lib.core import kernels
 from lib.core.kernel_reference import median_seconds
 from lib.core.models import MultitaskNet
 from lib.core.tasks import TaskEnvironment
+from machine import describe_machine  # benchmarks/machine.py
 
 AUTHORS_PYTORCH_ENTK_S = 44.0  # the authors' script, t=0 eNTK of one standard/large pair, this machine kind
 
@@ -44,6 +45,7 @@ def main() -> None:
     ours, theirs = structured(), reference[fastest]()
     rel = float(jnp.abs(ours - theirs).max() / jnp.abs(theirs).max())
 
+    print(describe_machine())
     print(f"eNTK of the paper network at init: 500 x 500 patterns, 9 outputs, float32, {jax.devices()[0]}")
     print(f"{'implementation':42s} {'median s':>10s} {'ratio':>9s}")
     print(f"{'structured (lib.core.kernels.entk, jitted)':42s} {t_structured:10.4f} {1.0:9.1f}")

@@ -21,6 +21,7 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from machine import describe_machine  # benchmarks/machine.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -82,6 +83,7 @@ def main() -> None:
 
     medians = {k: statistics.median(v) for k, v in timings.items()}
     rate = {k: args.points / v for k, v in medians.items()}
+    print(describe_machine())
     print(f"{args.points} points per sweep, each one standard/large pair of the paper network (200 hidden), "
           f"{args.iterations} iterations; median of {args.repeats}; {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}")

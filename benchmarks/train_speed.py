@@ -30,6 +30,7 @@ from threadpoolctl import threadpool_limits
 from lib.experiments.schedules import initial_pairs, params_of, run_pairs
 from lib.core.models import MultitaskNet
 from lib.core.tasks import TaskEnvironment
+from machine import describe_machine  # benchmarks/machine.py
 
 METHODS = ("numba", "fast", "reference")
 SNAPSHOT_SPACING = 25  # iterations between snapshots in the LR schedule (2500 / 100)
@@ -113,6 +114,7 @@ def main() -> None:
             parser.error(f"iterations must be multiples of {SNAPSHOT_SPACING}, got {n}")
     env = TaskEnvironment()
     flops = dense_flops_per_network_iteration(MultitaskNet.for_environment(env), 500)
+    print(describe_machine())
     print(f"training throughput, paper network (500 patterns), dense-equivalent work {flops / 1e6:.1f} MFLOP "
           "per network-iteration; medians of interleaved repeats")
     n_numpy = max(20, args.iterations // 10)
