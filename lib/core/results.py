@@ -12,10 +12,14 @@ An entry is a folder holding ``arrays.npz`` and ``meta.json`` (parameters, code 
 SHA-256 of the archive, wall time, provenance). It is written into a temporary folder and
 renamed into place in one step, so a killed writer never leaves a half-written entry
 (stray ``.tmp-*`` folders are ignored, and removed by ``prune``). Concurrent writers of one
-entry are serialized with a file lock (``filelock``): the second waits, then loads what the
-first wrote. Every unreadable, truncated, edited or swapped file raises :class:`CacheError`
-naming the file and what to do; nothing is deleted automatically. Files get the user's
-umask, like any other file the user writes.
+entry are serialized with a file lock (``filelock``, ``<key>.lock``): the second waits, then
+loads what the first wrote. The holder records its pid, host and start in ``<key>.lock.holder``;
+a waiter says once on stderr whom it waits for, and gives up with :class:`CacheError` after
+``$REPRO_LOCK_TIMEOUT`` seconds (default two hours). Every unreadable, truncated, edited or
+swapped file (metadata not of :data:`META_SCHEMA` included) raises :class:`CacheError` naming
+the file and what to do; nothing is deleted automatically, and ``prune`` removes only folders
+that are entries by name, files and metadata (:func:`classify`), reporting anything else.
+Files get the user's umask, like any other file the user writes.
 
 The results folder is ``$REPRO_RESULTS_DIR`` if set (made absolute against the current
 directory when this module is imported, so processes started from elsewhere — a notebook
@@ -24,12 +28,17 @@ kernel, a Dask worker — inherit the same folder), else ``results/`` at the rep
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import platform
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -40,14 +49,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LIB_DIR = Path(__file__).resolve().parents[1]
 RESULTS_ENV = "REPRO_RESULTS_DIR"
 TRACKED_PACKAGES = ("jax", "jaxlib", "optax", "numpy", "scipy", "scikit-learn", "m-phate", "neural-tangents")
 ARRAYS_FILE, META_FILE = "arrays.npz", "meta.json"
-LOCK_TIMEOUT_S = 24 * 3600.0
+LOCK_TIMEOUT_ENV, LOCK_TIMEOUT_S = "REPRO_LOCK_TIMEOUT", 2 * 3600.0  # a writer gives up waiting after this
+LOCK_NOTICE_AFTER_S, HOLDER_SUFFIX = 1.0, ".holder"  # wait this long silently; ``<key>.lock.holder`` names the holder
+KEY_PATTERN = re.compile(r"[0-9a-f]{20}")  # :func:`entry_key`
+TMP_PATTERN = re.compile(r"\.tmp-([0-9a-f]{20})-[0-9a-f]{8}")  # the temporary folder of :func:`save`
+META_SCHEMA = {"name": "string", "parameters": "object", "code": "string", "sha256": "string", "wall_time_s": "number",
+               "created": "string", "arrays": "object", "provenance": "object"}  # the JSON types :func:`save` writes
 
 
 class CacheError(RuntimeError):
@@ -75,7 +89,8 @@ def results_dir() -> Path:
     return Path(value).expanduser().absolute()
 
 
-resolve_results_env()
+if __name__ != "__main__":  # the command line reports a bad value as one line (main)
+    resolve_results_env()
 
 
 def canonical_json(parameters: Mapping[str, Any]) -> str:
@@ -161,16 +176,38 @@ def entry_dir(name: str, parameters: Mapping[str, Any], directory: Path | None =
     return (directory or results_dir()) / name / entry_key(parameters, code or code_digest())
 
 
+def _json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type (for error messages)."""
+    kinds = ((bool, "boolean"), (dict, "object"), (list, "array"), (str, "string"), ((int, float), "number"))
+    return next((label for kind, label in kinds if isinstance(value, kind)), "null" if value is None else "?")
+
+
+def check_meta(meta: Any, meta_path: Path) -> dict[str, Any]:
+    """``meta`` if it matches :data:`META_SCHEMA` (a JSON object with every key the cache writes,
+    each of the right type), else :class:`CacheError` naming ``meta_path`` and what is wrong."""
+    if not isinstance(meta, dict):
+        raise CacheError(f"cache metadata {meta_path} holds a JSON {_json_type(meta)}, not an object (edited or "
+                         f"written by something else); delete the folder {meta_path.parent} to recompute")
+    problems = [f"missing key {key!r}" if key not in meta else f"{key!r} is a JSON {_json_type(meta[key])}, not {kind}"
+                for key, kind in META_SCHEMA.items() if key not in meta or _json_type(meta[key]) != kind]
+    if problems:
+        raise CacheError(f"cache metadata {meta_path} is not the metadata the cache writes ({'; '.join(problems)}); "
+                         f"delete the folder {meta_path.parent} to recompute")
+    return meta
+
+
 def _read_meta(folder: Path) -> dict[str, Any]:
+    """The checked (:func:`check_meta`) metadata of an entry; :class:`CacheError` naming the file otherwise."""
     meta_path = folder / META_FILE
     try:
-        return json.loads(meta_path.read_text())
+        meta = json.loads(meta_path.read_text())
     except FileNotFoundError as err:
         raise CacheError(f"cache entry {folder} has no {META_FILE} (removed or edited by hand); "
                          f"delete the folder {folder} to recompute") from err
     except (OSError, ValueError) as err:
         raise CacheError(f"cache metadata {meta_path} is unreadable ({err}); delete the folder {folder} to recompute") \
             from err
+    return check_meta(meta, meta_path)
 
 
 def _verified_arrays(folder: Path, meta: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -180,7 +217,7 @@ def _verified_arrays(folder: Path, meta: Mapping[str, Any]) -> dict[str, np.ndar
     except OSError as err:
         raise CacheError(f"cache file {npz_path} is missing or unreadable ({err}); delete the folder {folder} "
                          "to recompute") from err
-    if checksum != meta.get("sha256"):
+    if checksum != meta["sha256"]:
         raise CacheError(f"cache file {npz_path} does not match the checksum in {folder / META_FILE} (truncated, "
                          f"corrupted or replaced); delete the folder {folder} to recompute")
     try:
@@ -193,16 +230,17 @@ def _verified_arrays(folder: Path, meta: Mapping[str, Any]) -> dict[str, np.ndar
 
 def load(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> dict[str, np.ndarray] | None:
     """The cached arrays for ``parameters`` under the current code, ``None`` if there is no entry;
-    :class:`CacheError` if the entry is broken or records other parameters or code."""
+    :class:`CacheError` if the entry is broken or records another name, other parameters or code."""
     code = code_digest()
     folder = entry_dir(name, parameters, directory, code)
     if not folder.exists():
         return None
     meta = _read_meta(folder)
-    if canonical_json(meta.get("parameters", {})) != canonical_json(parameters) or meta.get("code") != code:
-        raise CacheError(f"cache entry {folder} records parameters {meta.get('parameters')} and code "
-                         f"{meta.get('code')} but {dict(parameters)} and code {code} were requested (edited or "
-                         f"moved by hand); delete the folder {folder} to recompute")
+    if canonical_json(meta["parameters"]) != canonical_json(parameters) or meta["code"] != code \
+            or meta["name"] != name:
+        raise CacheError(f"cache entry {folder} records parameters {meta['parameters']} and code {meta['code']} "
+                         f"of {meta['name']!r} but {dict(parameters)} and code {code} of {name!r} were requested "
+                         f"(edited or moved by hand); delete the folder {folder} to recompute")
     return _verified_arrays(folder, meta)
 
 
@@ -239,11 +277,110 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
     return folder
 
 
-def lock_for(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> FileLock:
+# ------------------------------------------------------------------ locks that say who holds them
+
+
+def lock_timeout() -> float:
+    """Seconds a writer waits for another process's lock: ``$REPRO_LOCK_TIMEOUT`` or :data:`LOCK_TIMEOUT_S`."""
+    value = os.environ.get(LOCK_TIMEOUT_ENV)
+    try:
+        seconds = LOCK_TIMEOUT_S if value is None else float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise CacheError(f"{LOCK_TIMEOUT_ENV}={value!r} is not a number of seconds >= 0; unset it "
+                         f"(default {LOCK_TIMEOUT_S:g}) or set e.g. {LOCK_TIMEOUT_ENV}=14400")
+    return seconds
+
+
+def _pid_running(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host (one of another user counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists but belongs to someone else
+        pass
+    return True
+
+
+def describe_holder(holder_path: Path) -> str:
+    """Who holds a lock, from the record its holder wrote (pid, host, since when, command)."""
+    try:
+        record = json.loads(holder_path.read_text())
+        pid, host, since = record["pid"], record["host"], record["since"]
+        if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
+            raise ValueError(f"pid {pid!r}")
+    except FileNotFoundError:
+        return f"an unknown process (no holder record {holder_path}: a writer running older code?)"
+    except (OSError, ValueError, TypeError, KeyError) as err:
+        return f"an unknown process (holder record {holder_path} is unreadable: {err!r})"
+    text = f"pid {pid} on host {host} since {since} ({record.get('command') or '?'})"
+    if host == socket.gethostname() and not _pid_running(pid):
+        text += (f"; holder pid {pid} is not running: that record is stale, and the lock is held by a "
+                 "process that wrote none (a writer running older code?)")
+    return text
+
+
+class EntryLock:
+    """The inter-process lock of one entry (``<key>.lock``, a ``filelock.FileLock``) that records
+    its holder in ``<key>.lock.holder`` and waits a bounded time, saying once whom it waits for."""
+
+    def __init__(self, lock_path: Path, entry: Path):
+        self.path, self.entry, self._lock = lock_path, entry, FileLock(str(lock_path))
+        self.holder_path = lock_path.with_name(lock_path.name + HOLDER_SUFFIX)
+
+    def try_acquire(self, timeout: float) -> bool:
+        """Take the lock within ``timeout`` seconds and record this process as its holder."""
+        try:
+            self._lock.acquire(timeout=timeout)
+        except Timeout:
+            return False
+        record = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                  "command": " ".join(sys.argv)[:200]}
+        scratch = self.holder_path.with_name(f"{self.holder_path.name}.{os.getpid()}")
+        with contextlib.suppress(OSError):  # advisory: without it, waiters only cannot say who holds the lock
+            scratch.write_text(json.dumps(record))
+            os.replace(scratch, self.holder_path)  # whole, never half-written
+        return True
+
+    def acquire(self) -> None:
+        """Take the lock, saying once on stderr who holds it if that takes over :data:`LOCK_NOTICE_AFTER_S`;
+        :class:`CacheError` naming the entry, the holder and the timeout after :func:`lock_timeout` seconds."""
+        timeout = lock_timeout()
+        deadline = time.monotonic() + timeout
+        if self.try_acquire(min(LOCK_NOTICE_AFTER_S, timeout)):
+            return
+        if deadline > time.monotonic():
+            print(f"[results] waiting for cache entry {self.entry}: its lock {self.path} is held by "
+                  f"{describe_holder(self.holder_path)}; giving up after {timeout:g} s ({LOCK_TIMEOUT_ENV})",
+                  file=sys.stderr, flush=True)
+            if self.try_acquire(max(0.0, deadline - time.monotonic())):
+                return
+        raise CacheError(f"gave up after {timeout:g} s ({LOCK_TIMEOUT_ENV}) waiting for cache entry {self.entry}: "
+                         f"its lock {self.path} is held by {describe_holder(self.holder_path)}; wait for that "
+                         f"process, stop it, or set {LOCK_TIMEOUT_ENV} to a longer time in seconds")
+
+    def release(self) -> None:
+        """Remove this process's holder record, then release the lock."""
+        try:
+            self.holder_path.unlink(missing_ok=True)
+        finally:
+            self._lock.release()
+
+    def __enter__(self) -> EntryLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.release()
+
+
+def lock_for(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> EntryLock:
     """The inter-process lock serializing writers of one entry (a ``.lock`` file beside it)."""
     folder = entry_dir(name, parameters, directory)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(folder.parent / f"{folder.name}.lock"), timeout=LOCK_TIMEOUT_S)
+    return EntryLock(folder.parent / f"{folder.name}.lock", folder)
 
 
 def cached(name: str, parameters: Mapping[str, Any], compute: Callable[[], Mapping[str, np.ndarray]],
@@ -251,7 +388,7 @@ def cached(name: str, parameters: Mapping[str, Any], compute: Callable[[], Mappi
     """Load the result of ``compute`` for ``parameters`` from disk, computing and saving it if absent.
 
     Two processes asking for the same missing entry: one computes, the other waits for the
-    lock and loads the finished entry."""
+    lock (at most :func:`lock_timeout` seconds) and loads the finished entry."""
     found = load(name, parameters, directory)
     if found is not None:
         return found
@@ -274,49 +411,117 @@ def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None
     return _read_meta(folder)
 
 
-def stale_entries(directory: Path | None = None) -> list[Path]:
-    """Entries written by other code versions, and temporary folders of interrupted writes."""
+# ------------------------------------------------------------------ maintenance: only ever real entries
+
+
+def classify(folder: Path, code: str) -> tuple[str, str]:
+    """``(kind, reason)`` of a folder ``<results>/<name>/<folder>``: ``current`` or ``stale`` (an entry,
+    by name, files and :func:`check_meta`, of this or other code), ``interrupted`` (a :func:`save`
+    folder of a killed writer) or ``skipped`` (anything else: never touched; the reason says why)."""
+    try:
+        if folder.is_symlink():
+            return "skipped", "a symbolic link, which the cache never writes"
+        interrupted = TMP_PATTERN.fullmatch(folder.name) is not None
+        if not interrupted and not KEY_PATTERN.fullmatch(folder.name):
+            return "skipped", "its name is not a cache key"
+        foreign = sorted(p.name for p in folder.iterdir()
+                         if p.name not in (ARRAYS_FILE, META_FILE) or p.is_symlink() or not p.is_file())
+        if foreign:
+            return "skipped", f"it holds {', '.join(foreign)}, which the cache never writes"
+        meta = None if interrupted else _read_meta(folder)
+    except (OSError, CacheError) as err:
+        return "skipped", str(err)
+    if meta is None:
+        return "interrupted", ""
+    if meta["name"] != folder.parent.name:
+        return "skipped", f"{folder / META_FILE} records name {meta['name']!r}, not {folder.parent.name!r}"
+    return ("current" if meta["code"] == code else "stale"), ""
+
+
+def scan(directory: Path | None = None, report: bool = False) -> dict[str, list[Path]]:
+    """Folders ``<results>/<name>/*`` by :func:`classify` kind (hidden ``<name>`` folders are not the
+    cache's); with ``report``, one stderr line per skipped folder, naming it and the reason."""
     root, code = directory or results_dir(), code_digest()
-    stale = []
-    for meta_path in sorted(root.glob(f"*/*/{META_FILE}")):
+    found: dict[str, list[Path]] = {"current": [], "stale": [], "interrupted": [], "skipped": []}
+    if root.exists() and not root.is_dir():
+        raise CacheError(f"results folder {root} is not a folder (check {RESULTS_ENV})")
+    for group in sorted(root.iterdir()) if root.exists() else []:
         try:
-            recorded = json.loads(meta_path.read_text()).get("code")
-        except (OSError, ValueError):
-            continue  # unreadable: reported by load, never removed automatically
-        if recorded != code:
-            stale.append(meta_path.parent)
-    return stale + sorted(p for p in root.glob("*/.tmp-*") if p.is_dir())
+            folders = sorted(p for p in group.iterdir() if p.is_dir()) if group.is_dir() \
+                and not group.name.startswith(".") else []
+            kinds = [(folder, *classify(folder, code)) for folder in folders]
+        except OSError as err:
+            kinds = [(group, "skipped", f"unreadable ({err})")]
+        for folder, kind, reason in kinds:
+            found[kind].append(folder)
+            if report and kind == "skipped":
+                print(f"[results] skipped {folder} (not a valid cache entry, left alone): {reason}", file=sys.stderr)
+    return found
+
+
+def stale_entries(directory: Path | None = None, report: bool = False) -> list[Path]:
+    """Entries written by other code versions, and temporary folders of interrupted writes."""
+    found = scan(directory, report)
+    return found["stale"] + found["interrupted"]
+
+
+def _remove(folder: Path, dry_run: bool) -> bool:
+    """Delete one stale entry or interrupted write under its lock (never while a writer holds it),
+    after checking again, under the lock, that it still is one."""
+    match = TMP_PATTERN.fullmatch(folder.name)
+    key = match.group(1) if match else folder.name
+    lock = EntryLock(folder.parent / f"{key}.lock", folder.parent / key)
+    if not lock.try_acquire(0):
+        print(f"[results] {folder}: being written by {describe_holder(lock.holder_path)}, left alone", file=sys.stderr)
+        return False
+    try:
+        kind, reason = classify(folder, code_digest())
+        if kind not in ("stale", "interrupted"):
+            print(f"[results] {folder}: changed since the scan ({reason or kind}), left alone", file=sys.stderr)
+            return False
+        if not dry_run:
+            shutil.rmtree(folder)
+        return True
+    except OSError as err:
+        print(f"[results] {folder}: could not be removed ({err})", file=sys.stderr)
+        return False
+    finally:
+        lock.release()
 
 
 def prune(directory: Path | None = None, dry_run: bool = False) -> list[Path]:
-    """Remove :func:`stale_entries` (each under its writer's lock, so a running write is never touched)."""
-    removed = []
-    for folder in stale_entries(directory):
-        key = folder.name.split("-")[1] if folder.name.startswith(".tmp-") else folder.name
-        lock = FileLock(str(folder.parent / f"{key}.lock"), timeout=0)
-        try:
-            with lock:
-                if not dry_run:
-                    shutil.rmtree(folder)
-                removed.append(folder)
-        except TimeoutError:
-            print(f"[results] {folder}: being written by another process, left alone", file=sys.stderr)
-    return removed
+    """Remove :func:`stale_entries` (each under its writer's lock, so a running write is never touched);
+    every folder that is not a valid entry is reported on stderr and left alone."""
+    return [folder for folder in stale_entries(directory, report=True) if _remove(folder, dry_run)]
+
+
+class _Parser(argparse.ArgumentParser):
+    """Raises its error for :func:`main` to report as one line, instead of printing usage and exiting."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise argparse.ArgumentError(None, message)
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Inspect or prune the results cache.")
+    """The command line; bad input (arguments, ``$REPRO_RESULTS_DIR``) is one stderr line and status 2."""
+    parser = _Parser(prog="python -m lib.core.results", description="Inspect or prune the results cache.")
     parser.add_argument("command", choices=["prune", "stale", "digest"],
                         help="prune: delete entries of other code versions and interrupted writes; "
                              "stale: list them; digest: print the current code digest")
-    args = parser.parse_args(argv)
-    if args.command == "digest":
-        print(code_digest())
-        return 0
-    paths = prune() if args.command == "prune" else stale_entries()
-    verb = "removed" if args.command == "prune" else "stale"
+    parser.add_argument("--dry-run", action="store_true", help="prune: list what would be removed, remove nothing")
+    try:
+        args = parser.parse_args(argv)
+        if args.dry_run and args.command != "prune":
+            parser.error(f"--dry-run applies to prune only, not {args.command}")
+        resolve_results_env()
+        if args.command == "digest":
+            print(code_digest())
+            return 0
+        paths = prune(dry_run=args.dry_run) if args.command == "prune" else stale_entries(report=True)
+    except (argparse.ArgumentError, CacheError) as err:
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
+    verb = {"prune": "would remove" if args.dry_run else "removed", "stale": "stale"}[args.command]
     for path in paths:
         print(f"{verb}: {path}")
     print(f"[results] {len(paths)} {verb} under {results_dir()} (current code {code_digest()})")
