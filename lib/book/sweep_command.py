@@ -8,7 +8,9 @@
 A notebook point executes the notebook with papermill (:func:`lib.book.runner.execute`) into
 one sub-folder of ``output_dir`` per point, and is cached like a function point. Every check
 (grid syntax, parameter names and types, output folders) happens before any cluster starts;
-the command exits 2 on bad input and 1 if any point failed.
+every error that stops a sweep before it runs (bad input, no scheduler answering at
+``--scheduler`` within ``--connect-timeout`` seconds, workers without the results folder) is one
+line on stderr and exit status 2; the command exits 1 if any point failed.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import numpy as np
 
 from ..core import results
 from ..core.results import REPO_ROOT
-from ..experiments.sweep import (SCHEDULER_ENV, ClusterError, Plan, PointFunction, SweepReport, plan_function_sweep,
-                                 run_plan)
+from ..experiments.sweep import (CONNECT_TIMEOUT_S, SCHEDULER_ENV, Plan, PointFunction, SweepError, SweepReport, Watch,
+                                 check_name, plan_function_sweep, run_plan)
 from .runner import check_parameters, execute, grid_points, parse_grid, parse_grid_spec, point_folder
 
 
@@ -62,7 +64,8 @@ def plan_notebook_sweep(points: list[dict], notebook: str, output_dir: str | Pat
         raise ValueError(f"points must have distinct output folders, got {clashing} more than once")
     source = notebook_source_hash(notebook)
     keys = [{"notebook": notebook, "source": source, "output_dir": str(out), "parameters": dict(p)} for p in points]
-    return Plan(name or f"notebook_{notebook}", NotebookPoint(notebook, str(out)), list(points), keys)
+    name = f"notebook_{notebook}" if name is None else check_name(name)
+    return Plan(name, NotebookPoint(notebook, str(out)), list(points), keys)
 
 
 def plan_sweep(points: list[dict], function: str | PointFunction | None = None, notebook: str | None = None,
@@ -94,8 +97,29 @@ def sweep(points: list[dict], function: str | PointFunction | None = None, noteb
 # --- command line -------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+class UsageError(Exception):
+    """Bad command-line input (one line on stderr, exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]  # argparse's usage block is 5 lines
+        raise UsageError(f"{message} (see --help)")
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of :func:`main`."""
+    parser = _Parser(
         prog="python -m lib.book.sweep_command",
         description="Run a parameter grid on Dask (a local cluster by default), caching every point.")
     target = parser.add_mutually_exclusive_group(required=True)
@@ -110,27 +134,48 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, help="local cluster size (default: one per CPU core)")
     parser.add_argument("--scheduler", help=f"address of an existing Dask scheduler (default ${SCHEDULER_ENV}, "
                                             "else a local cluster)")
+    parser.add_argument("--connect-timeout", type=positive_seconds, default=CONNECT_TIMEOUT_S, metavar="SECONDS",
+                        help=f"how long --scheduler has to answer (default {CONNECT_TIMEOUT_S:g})")
+    parser.add_argument("--stall-after", type=positive_seconds, default=Watch.stall_s, metavar="SECONDS",
+                        help="report the running points when none finished for this long (default "
+                             f"{Watch.stall_s:g}); workers that die or stop responding are reported at once")
     parser.add_argument("--retries", type=int, default=1, help="extra attempts for a point that raises (default 1)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """:class:`UsageError` for options that parse but do not fit together."""
     if args.output_dir is not None and args.notebook is None:
-        parser.error("--output-dir applies to --notebook sweeps only")
+        raise UsageError("--output-dir applies to --notebook sweeps only")
     if args.workers is not None and args.workers < 1:
-        parser.error(f"--workers must be an integer >= 1, got {args.workers}")
+        raise UsageError(f"--workers must be an integer >= 1, got {args.workers}")
     if args.retries < 0:
-        parser.error(f"--retries must be an integer >= 0, got {args.retries}")
+        raise UsageError(f"--retries must be an integer >= 0, got {args.retries}")
+    if args.scheduler is not None and not args.scheduler.strip():
+        raise UsageError("--scheduler is empty; give an address like tcp://host:8786, or leave it out")
     if args.workers is not None and (args.scheduler or os.environ.get(SCHEDULER_ENV)):
-        parser.error("--workers sizes the local cluster; it cannot be combined with --scheduler/$" + SCHEDULER_ENV)
+        raise UsageError("--workers sizes the local cluster; it cannot be combined with --scheduler/$" + SCHEDULER_ENV)
+
+
+def error(message: object) -> int:
+    """Print ``[sweep] error: message`` as one line on stderr; the exit status 2."""
+    print(f"[sweep] error: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
     try:  # every check before any cluster starts
+        args = build_parser().parse_args(argv)
+        check_arguments(args)
         grids = [parse_grid(g) for g in args.grid] + parse_grid_spec(args.grid_spec)
         plan = plan_sweep(grid_points(grids), args.function, args.notebook, args.output_dir, args.name)
-    except ValueError as err:  # ParameterError included
-        print(f"[sweep] error: {err}", file=sys.stderr, flush=True)
-        return 2
+    except (UsageError, ValueError) as err:  # ParameterError included
+        return error(err)
     try:
-        report = run_plan(plan, args.scheduler, args.workers, args.retries)
-    except ClusterError as err:
-        print(f"[sweep] error: {err}", file=sys.stderr, flush=True)
-        return 2
+        report = run_plan(plan, args.scheduler, args.workers, args.retries, connect_timeout_s=args.connect_timeout,
+                          watch=Watch(check_s=min(Watch.check_s, args.stall_after), stall_s=args.stall_after))
+    except (SweepError, ValueError, results.CacheError) as err:  # no scheduler, no shared results folder, ...
+        return error(err)
     print(f"[sweep] {report.name}: {len(report.points)} points, {len(report.skipped)} already cached, "
           f"{len(report.computed)} computed, {len(report.failures)} failed (results in {results.results_dir()})",
           flush=True)

@@ -9,23 +9,30 @@ command line ``python -m lib.book.sweep_command``, are built on this module in
 :mod:`lib.book.sweep_command`.
 
 Execution is Dask's: by default a ``LocalCluster`` with one single-threaded worker process
-per CPU core of this machine; with a scheduler address, an existing cluster whose workers
-run the same code and see the same results folder (checked before submitting). A point
-that raises is retried ``retries`` times, then reported with its parameters and traceback
-while the other points finish; a point whose worker dies (killed, out of memory) is
-rescheduled by Dask on another worker (up to the scheduler's
-``distributed.scheduler.allowed-failures``, 3 by default). A sweep reports every failed
-point at the end (:class:`SweepReport`).
+per CPU core of this machine; with a scheduler address (which must answer within
+``connect_timeout_s``), an existing cluster whose workers run the same code and see the same
+results folder (checked before submitting). A point that raises is retried ``retries`` times,
+then reported with its parameters and traceback while the other points finish; a point whose
+worker dies (killed, out of memory) is rescheduled by Dask on another worker (up to the
+scheduler's ``distributed.scheduler.allowed-failures``, 3 by default); a result the cache could
+not store and read back (:func:`storable_arrays`) is reported at once and never written. While
+waiting, a sweep reports workers that die or stop responding, and stalls (:class:`StallMonitor`);
+it never stops a point. A sweep reports every failed point at the end (:class:`SweepReport`).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
+import math
 import os
 import re
+import sys
+import time
 import traceback
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import CancelledError
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
@@ -34,7 +41,37 @@ import numpy as np
 from ..core import results
 
 SCHEDULER_ENV = "REPRO_DASK_SCHEDULER"
+CONNECT_TIMEOUT_S = 5.0  # an existing scheduler must answer within this
+POLL_S = 0.1  # how often the waiting loop looks for finished points
 PointFunction = Callable[[dict], Mapping[str, np.ndarray]]
+# Parameters of the call that stores a result (results.save): a key named so would be taken as one.
+SAVEZ_PARAMETERS = frozenset(name for name, p in inspect.signature(np.savez_compressed).parameters.items()
+                             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+class SweepError(RuntimeError):
+    """A sweep cannot run, or a point's result cannot be kept."""
+
+
+class ClusterError(SweepError):
+    """The Dask cluster cannot run the sweep (no scheduler at the address, no workers, or
+    workers without the results folder)."""
+
+
+class UnstorableResult(SweepError):
+    """A point function returned something the results cache cannot store and read back."""
+
+    def __init__(self, parameters: dict, key: object, problem: str):
+        super().__init__(parameters, key, problem)
+        self.parameters, self.key, self.problem = parameters, key, problem
+
+    def detail(self) -> str:
+        """The problem, without the point: ``result key 'k' ...``."""
+        where = "the result" if self.key is None else f"result key {self.key!r}"
+        return f"{where} {self.problem}; nothing was written to the cache"
+
+    def __str__(self) -> str:
+        return f"point {self.parameters}: {self.detail()}"
 
 
 class PointError(RuntimeError):
@@ -48,10 +85,6 @@ class PointError(RuntimeError):
         return f"point {self.parameters} failed: {self.error}"
 
 
-class ClusterError(RuntimeError):
-    """The Dask cluster cannot run the sweep (no workers, or workers without the results folder)."""
-
-
 @dataclass(frozen=True)
 class Failure:
     """A point that did not finish: its grid parameters, the error and its traceback."""
@@ -61,7 +94,7 @@ class Failure:
     traceback: str
 
     def format(self) -> str:
-        return f"point {self.parameters}: {self.error}\n{self.traceback.rstrip()}"
+        return f"point {self.parameters}: {self.error}\n{self.traceback.rstrip()}".rstrip()
 
 
 @dataclass
@@ -109,6 +142,18 @@ def function_name(function: PointFunction) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{function.__module__}.{function.__qualname__}")
 
 
+def check_name(name: object) -> str:
+    """``name`` if the results cache accepts it as a result name (:func:`lib.core.results.entry_dir`),
+    else ``ValueError`` naming the parameter."""
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a string, got {name!r} ({type(name).__name__})")
+    try:
+        results.entry_dir(name, {}, directory=results.REPO_ROOT, code="0")  # the cache's own rule, no I/O
+    except ValueError as err:
+        raise ValueError(f"name: {err}") from None
+    return name
+
+
 @dataclass(frozen=True)
 class FunctionPoint:
     """Calls a point function on a worker; a ``"module:function"`` spec is imported there."""
@@ -116,10 +161,47 @@ class FunctionPoint:
     spec: str | PointFunction
 
     def __call__(self, parameters: dict) -> Mapping[str, np.ndarray]:
-        arrays = resolve_function(self.spec)(dict(parameters))
-        if not isinstance(arrays, Mapping):
-            raise TypeError(f"a point function must return a dict of arrays, got {type(arrays).__name__}")
-        return arrays
+        return resolve_function(self.spec)(dict(parameters))
+
+
+def _storable_array(key: object, value: object) -> np.ndarray:
+    """``np.asarray(value)`` as :func:`lib.core.results.save` stores it under ``key``, or a
+    ``ValueError`` whose message says why the cache could not store it or read it back."""
+    if not isinstance(key, str):
+        raise ValueError(f"is a {type(key).__name__}, not a string")
+    if key in SAVEZ_PARAMETERS:
+        raise ValueError("is the name of a parameter of np.savez_compressed, which stores the arrays; rename it")
+    if "\0" in key or any(0xD800 <= ord(c) <= 0xDFFF for c in key):
+        raise ValueError("contains a NUL character or a lone surrogate, which an archive member cannot be named "
+                         "with; rename it")
+    if isinstance(value, np.ma.MaskedArray):
+        raise ValueError("holds a masked array, whose mask the cache would drop; return the data and the mask "
+                         "as two arrays")
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"holds a {type(value).__name__} that is not an array ({err})") from None
+    if array.dtype.hasobject:
+        raise ValueError(f"holds a {type(value).__name__} that becomes an array of dtype {array.dtype} (Python "
+                         "objects), which the cache reads without pickle and so cannot store; return numbers, "
+                         "booleans or strings (a nested dict as one key per entry)")
+    return array
+
+
+def storable_arrays(parameters: dict, arrays: object) -> dict[str, np.ndarray]:
+    """A point's result as the results cache stores it (each value through ``np.asarray``), or
+    :class:`UnstorableResult` naming the point and the first offending key: the cache writes
+    ``np.savez_compressed(**arrays)`` and reads it back with ``allow_pickle=False``, so a result
+    must be a dict of string keys to numeric, boolean, string or bytes arrays or scalars."""
+    if not isinstance(arrays, Mapping):
+        raise UnstorableResult(parameters, None, f"is a {type(arrays).__name__}, not a dict of arrays")
+    stored = {}
+    for key, value in arrays.items():
+        try:
+            stored[key] = _storable_array(key, value)
+        except ValueError as err:
+            raise UnstorableResult(parameters, key, str(err)) from None
+    return stored
 
 
 # --- planning (all validation happens here, before any cluster starts) ----------------------------
@@ -141,6 +223,7 @@ def plan_function_sweep(points: list[dict], function: str | PointFunction, name:
     if not points:
         raise ValueError("points must contain at least one parameter dict")
     resolved = resolve_function(function)
+    name = function_name(resolved) if name is None else check_name(name)
     check = getattr(resolved, "check_parameters", None)
     keys = []
     for point in points:
@@ -148,26 +231,37 @@ def plan_function_sweep(points: list[dict], function: str | PointFunction, name:
             keys.append(check(dict(point)) if check else dict(point))
         except ValueError as err:
             raise ValueError(f"point {point}: {err}") from err
-    return Plan(name or function_name(resolved), FunctionPoint(function), list(points), keys)
+    return Plan(name, FunctionPoint(function), list(points), keys)
 
 
 # --- execution ----------------------------------------------------------------------------------
 
 
-def run_point(name: str, key: dict, point: dict, target: Callable[[dict], Mapping[str, np.ndarray]]) -> None:
+def run_point(name: str, key: dict, point: dict, target: Callable[[dict], Mapping[str, np.ndarray]]) \
+        -> PointError | None:
     """Worker side: compute one point through the results cache (under ``key``); a point that
-    raises becomes a :class:`PointError` carrying ``point`` and the formatted traceback."""
+    raises becomes a :class:`PointError` carrying ``point`` and the formatted traceback. A result
+    the cache cannot store is *returned* as a :class:`PointError` (Dask retries only what raises,
+    and computing it again would give the same result)."""
     try:
-        results.cached(name, key, lambda: target(point))
+        results.cached(name, key, lambda: storable_arrays(point, target(point)))
+    except UnstorableResult as err:
+        return PointError(point, f"{type(err).__name__}: {err.detail()}", "")
     except Exception as err:  # reported with the point, other points go on
         raise PointError(point, describe_error(err), traceback.format_exc()) from None
+    return None
 
 
 def describe_error(err: BaseException) -> str:
     """One line: the exception type and message (for a failed notebook, the failing cell's exception)."""
     if hasattr(err, "ename") and hasattr(err, "evalue"):  # papermill.PapermillExecutionError
-        return f"{type(err).__name__}: {err.ename}: {err.evalue}"
-    return f"{type(err).__name__}: {err}"
+        return one_line(f"{type(err).__name__}: {err.ename}: {err.evalue}")
+    return one_line(f"{type(err).__name__}: {err}")
+
+
+def one_line(err: object) -> str:
+    """``str(err)`` on one line (messages of some libraries span several)."""
+    return re.sub(r"\s*\n\s*", " ", str(err)).strip() or type(err).__name__
 
 
 def local_worker_count() -> int:
@@ -175,17 +269,72 @@ def local_worker_count() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def check_seconds(name: str, value: object) -> float:
+    """``value`` as a finite number of seconds > 0, else ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+def connect(address: str, timeout_s: float = CONNECT_TIMEOUT_S):
+    """A ``distributed.Client`` of the scheduler at ``address``: ``ValueError`` if the address is
+    malformed, :class:`ClusterError` naming it if no scheduler answers within ``timeout_s``."""
+    from dask.distributed import Client
+
+    timeout_s = check_seconds("connect_timeout_s", timeout_s)
+    try:
+        probe_scheduler(address, timeout_s)
+        return Client(address, timeout=timeout_s)
+    except ValueError as err:
+        raise ValueError(f"scheduler address {address!r} is not valid ({one_line(err)}); expected e.g. "
+                         "tcp://host:8786") from None
+    except (OSError, TimeoutError) as err:
+        reason = "connected, but no Dask handshake came back" if type(err) is TimeoutError else connect_reason(err)
+        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout_s:g} s (last attempt: {reason}); "
+                           f"start one there, or fix --scheduler / ${SCHEDULER_ENV}") from None
+
+
+def connect_reason(err: OSError) -> str:
+    """Why ``distributed`` could not connect: its last attempt's error (the cause of the error it
+    raises after retrying until the timeout), without the connector's repr."""
+    cause = err.__cause__ or err
+    if isinstance(cause, TimeoutError) and not str(cause):
+        return "timed out"
+    return re.sub(r"^in <[^>]*>: ", "", one_line(cause))
+
+
+def probe_scheduler(address: str, timeout_s: float) -> None:
+    """Open and close one Dask connection to ``address``, handshake included, within ``timeout_s``
+    (twice that, +1 s): ``distributed`` bounds the connection, not the handshake, so a port that accepts
+    and never answers would hold ``Client(address)`` forever. Runs in its own thread and event loop."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect as open_comm
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(open_comm(address, timeout=timeout_s), 2 * timeout_s + 1.0)
+        await comm.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, handshake()).result()
+
+
 @contextmanager
-def dask_client(scheduler: str | None = None, n_workers: int | None = None) -> Iterator:
-    """A ``distributed.Client``: to ``scheduler`` (or ``$REPRO_DASK_SCHEDULER``) if given, else
-    to a new ``LocalCluster`` of ``n_workers`` (default: one per core) single-threaded processes."""
+def dask_client(scheduler: str | None = None, n_workers: int | None = None,
+                connect_timeout_s: float = CONNECT_TIMEOUT_S) -> Iterator:
+    """A ``distributed.Client``: to ``scheduler`` (or ``$REPRO_DASK_SCHEDULER``) if given (see
+    :func:`connect`), else to a new ``LocalCluster`` of ``n_workers`` (default: one per core)
+    single-threaded processes."""
     from dask.distributed import Client, LocalCluster
 
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise ValueError(f"scheduler must be an address like tcp://host:8786, got {scheduler!r}")
     address = scheduler or os.environ.get(SCHEDULER_ENV)
     if address:
         if n_workers is not None:
             raise ValueError("n_workers sizes the local cluster only; an existing cluster keeps its workers")
-        with Client(address) as client:
+        with connect(address, connect_timeout_s) as client:
             yield client
         return
     n_workers = local_worker_count() if n_workers is None else n_workers
@@ -202,9 +351,13 @@ def _sees_file(name: str) -> bool:
 def check_shared_results(client) -> None:
     """Fail unless every worker sees this process's results folder (a probe file written here)."""
     folder = results.results_dir()
-    folder.mkdir(parents=True, exist_ok=True)
     probe = folder / f".sweep-probe-{uuid.uuid4().hex}"
-    probe.touch()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe.touch()
+    except OSError as err:
+        raise SweepError(f"cannot write to the results folder {folder} ({one_line(err)}); check "
+                         f"{results.RESULTS_ENV}") from None
     try:
         seen = client.run(_sees_file, probe.name)
     finally:
@@ -215,6 +368,152 @@ def check_shared_results(client) -> None:
     if blind:
         raise ClusterError(f"workers {blind} do not see the results folder {folder}: mount it on every worker "
                            "and point REPRO_RESULTS_DIR at it there")
+
+
+# --- watching a running sweep -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Watch:
+    """When a waiting sweep reports trouble: it looks every ``check_s``; a worker whose heartbeat
+    has not changed for ``heartbeat_s`` is not responding; no point finished for ``stall_s`` is a stall."""
+
+    check_s: float = 15.0
+    heartbeat_s: float = 30.0
+    stall_s: float = 120.0
+
+    def __post_init__(self):
+        for name in ("check_s", "heartbeat_s", "stall_s"):
+            check_seconds(f"watch.{name}", getattr(self, name))
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """What the scheduler says at one moment: each worker's last heartbeat (scheduler clock) and
+    name, and the task keys it is processing (running or queued on it)."""
+
+    last_seen: dict[str, float]
+    names: dict[str, str] = field(default_factory=dict)
+    processing: dict[str, list] = field(default_factory=dict)
+
+
+def cluster_state(client) -> ClusterState:
+    """The scheduler's view of the workers (``client.scheduler_info`` and ``client.processing``)."""
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    return ClusterState({w: info.get("last_seen") for w, info in workers.items()},
+                        {w: str(info.get("name", w)) for w, info in workers.items()},
+                        {w: list(keys) for w, keys in client.processing().items()})
+
+
+def points_text(points: list[dict], limit: int = 5) -> str:
+    """``[{...}, {...}]``, at most ``limit`` points, then how many more."""
+    more = f" and {len(points) - limit} more" if len(points) > limit else ""
+    return f"[{', '.join(map(str, points[:limit]))}{more}]"
+
+
+class StallMonitor:
+    """Turns successive :class:`ClusterState`\\ s of a running sweep into reports: workers that
+    left, workers whose heartbeat stopped (and resumed), no point finished for ``stall_s``.
+    Pure: the caller passes each state, the keys still pending and the (monotonic) time."""
+
+    def __init__(self, watch: Watch, points: Mapping[object, dict], now: float):
+        self.watch, self.points = watch, dict(points)  # task key -> grid point
+        self.last_check = self.last_progress = now
+        self.last_stall_report: float | None = None
+        self.previous: ClusterState | None = None
+        self.heartbeats: dict[str, tuple[float, float]] = {}  # worker -> (last_seen, when first seen)
+        self.silent: set[str] = set()  # reported as not responding
+
+    def due(self, now: float) -> bool:
+        return now - self.last_check >= self.watch.check_s
+
+    def progress(self, now: float) -> None:
+        """A point finished at ``now``."""
+        self.last_progress = now
+
+    def check(self, state: ClusterState, pending: Iterable, now: float) -> list[str]:
+        """The reports for ``state`` (one line each), given the task keys not yet finished."""
+        pending = set(pending)
+        self.last_check = now
+        messages = self._lost(state, pending) + self._silent(state, pending, now) + self._idle(state, pending, now)
+        self.previous = state
+        return messages
+
+    def _label(self, worker: str, state: ClusterState) -> str:
+        name = state.names.get(worker)
+        return worker if name in (None, worker) else f"{worker} (name {name})"
+
+    def _held(self, state: ClusterState, worker: str, pending: set) -> list[dict]:
+        return [self.points[k] for k in state.processing.get(worker, ()) if k in pending and k in self.points]
+
+    def _lost(self, state: ClusterState, pending: set) -> list[str]:
+        messages = []
+        for worker in sorted(set(self.previous.last_seen if self.previous else ()) - set(state.last_seen)):
+            held = self._held(self.previous, worker, pending)
+            text = f"[sweep] worker {self._label(worker, self.previous)} left the cluster (died, killed, disconnected)"
+            messages.append(text + (f" while holding {points_text(held)}; Dask resubmits them to the other workers "
+                                    "(a point that loses 3 workers fails with KilledWorker)" if held else ""))
+            self.heartbeats.pop(worker, None)
+            self.silent.discard(worker)
+        return messages
+
+    def _silent(self, state: ClusterState, pending: set, now: float) -> list[str]:
+        messages = []
+        for worker, seen in sorted(state.last_seen.items()):
+            known = self.heartbeats.get(worker)
+            if known is None or known[0] != seen:
+                self.heartbeats[worker] = (seen, now)
+                if worker in self.silent:
+                    self.silent.discard(worker)
+                    messages.append(f"[sweep] worker {self._label(worker, state)} responds again")
+            elif now - known[1] >= self.watch.heartbeat_s and worker not in self.silent:
+                self.silent.add(worker)
+                messages.append(
+                    f"[sweep] worker {self._label(worker, state)} has sent no heartbeat for at least "
+                    f"{now - known[1]:.0f} s (hung, overloaded or unreachable) while holding "
+                    f"{points_text(self._held(state, worker, pending))}; nothing is stopped: the scheduler restarts "
+                    "or drops it after distributed.scheduler.worker-ttl (5 min by default) and resubmits its points")
+        return messages
+
+    def _idle(self, state: ClusterState, pending: set, now: float) -> list[str]:
+        idle = now - self.last_progress
+        if idle < self.watch.stall_s or (self.last_stall_report is not None
+                                         and now - self.last_stall_report < self.watch.stall_s):
+            return []
+        self.last_stall_report = now
+        running = {w: self._held(state, w, pending) for w in sorted(state.processing)}
+        running = {w: held for w, held in running.items() if held}
+        waiting = len(pending) - sum(map(len, running.values()))
+        where = "; ".join(f"worker {self._label(w, state)}: {points_text(held)}" for w, held in running.items())
+        where = f"assigned to {where}" if where else "none is on a worker"
+        return [f"[sweep] no point finished for {idle:.0f} s; {where}"
+                + (f"; {waiting} points wait for a worker" if waiting > 0 else "")
+                + " (a long point is not stopped, this is a report only)"]
+
+
+def watched_batches(futures: Mapping, client, monitor: StallMonitor, log: Callable[[str], None]) -> Iterator[list]:
+    """The futures in batches as they finish; between batches, every ``watch.check_s``, the
+    monitor's reports on the cluster go to ``log`` (a failing query is reported, not raised)."""
+    from dask.distributed import as_completed
+
+    waiting = as_completed(futures)
+    while not waiting.is_empty():
+        batch = waiting.next_batch(block=False)
+        now = time.monotonic()
+        if batch:
+            monitor.progress(now)
+            yield batch
+        if monitor.due(now):
+            pending = [f.key for f in futures if not f.done()]
+            try:
+                messages = monitor.check(cluster_state(client), pending, now)
+            except Exception as err:  # a lost scheduler: the futures report it themselves
+                monitor.last_check = now
+                messages = [f"[sweep] could not ask the scheduler about its workers ({describe_error(err)})"]
+            for message in messages:
+                log(message)
+        if not batch:
+            time.sleep(POLL_S)
 
 
 def sweep(points: list[dict], function: str | PointFunction, name: str | None = None, **options) -> SweepReport:
@@ -228,8 +527,20 @@ def sweep(points: list[dict], function: str | PointFunction, name: str | None = 
     return run_plan(plan_function_sweep(points, function, name), **options)
 
 
+def check_options(retries: object, n_workers: object, connect_timeout_s: object, watch: object) -> None:
+    """``ValueError`` naming the first bad option of :func:`run_plan`."""
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1):
+        raise ValueError(f"n_workers must be an integer >= 1, got {n_workers!r}")
+    check_seconds("connect_timeout_s", connect_timeout_s)
+    if watch is not None and not isinstance(watch, Watch):
+        raise ValueError(f"watch must be a Watch, got {watch!r}")
+
+
 def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = None, retries: int = 1,
-             progress: bool = True, client=None) -> SweepReport:
+             progress: bool = True, client=None, connect_timeout_s: float = CONNECT_TIMEOUT_S,
+             watch: Watch | None = None, log: Callable[[str], None] | None = None) -> SweepReport:
     """Run every point of ``plan`` not yet in the results cache on Dask; report what was skipped,
     computed and failed.
 
@@ -239,14 +550,13 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
         retries: extra attempts for a point that raises.
         progress: print the number of cached points and show a tqdm bar over points.
         client: an existing ``distributed.Client`` to use instead (``scheduler``, ``n_workers`` unused).
+        connect_timeout_s: how long ``scheduler`` has to answer (:class:`ClusterError` after that).
+        watch: when to report lost, silent or stalled workers while waiting (default :class:`Watch`).
+        log: where those reports go (default: a line on stderr, above the progress bar).
     """
-    from dask.distributed import as_completed
     from tqdm import tqdm
 
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
-    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1):
-        raise ValueError(f"n_workers must be an integer >= 1, got {n_workers!r}")
+    check_options(retries, n_workers, connect_timeout_s, watch)
     report = SweepReport(plan.name, plan.points, plan.cache_parameters)
     todo = []
     for point, key in zip(plan.points, plan.cache_parameters):
@@ -264,22 +574,32 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
     if not todo:
         return report
 
-    with dask_client(scheduler, n_workers) if client is None else nullcontext(client) as client:
+    with dask_client(scheduler, n_workers, connect_timeout_s) if client is None else nullcontext(client) as client:
         check_shared_results(client)
         futures = {client.submit(run_point, plan.name, key, point, plan.target, retries=retries, pure=False): point
                    for point, key in todo}
-        bar = tqdm(as_completed(futures), total=len(futures), desc=f"sweep {plan.name}", unit="point",
-                   disable=not progress)
-        for future in bar:
-            point = futures[future]
-            try:
-                future.result()
-            except PointError as err:
-                report.failures.append(Failure(point, err.error, err.traceback_text))
-            except Exception as err:  # KilledWorker (its worker died too often), lost scheduler, ...
-                text = "".join(traceback.format_exception(type(err), err, err.__traceback__))
-                report.failures.append(Failure(point, describe_error(err), text))
-            else:
-                report.computed.append(point)
+        monitor = StallMonitor(watch or Watch(), {f.key: p for f, p in futures.items()}, time.monotonic())
+        bar = tqdm(total=len(futures), desc=f"sweep {plan.name}", unit="point", disable=not progress)
+        for batch in watched_batches(futures, client, monitor, log or (lambda line: bar.write(line, file=sys.stderr))):
+            for future in batch:
+                collect(future, futures[future], report)
+            bar.update(len(batch))
             bar.set_postfix(failed=len(report.failures), refresh=False)
+        bar.close()
     return report
+
+
+def collect(future, point: dict, report: SweepReport) -> None:
+    """Record one finished future in ``report``: computed, or a :class:`Failure`."""
+    try:
+        outcome = future.result()
+    except PointError as err:
+        outcome = err
+    except Exception as err:  # KilledWorker (its worker died too often), lost scheduler (cancelled: no traceback)
+        text = "" if isinstance(err, CancelledError) else "".join(traceback.format_exception(err))
+        report.failures.append(Failure(point, describe_error(err), text))
+        return
+    if isinstance(outcome, PointError):
+        report.failures.append(Failure(point, outcome.error, outcome.traceback_text))
+    else:
+        report.computed.append(point)
