@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lib.core.training_kernel import check_cpu_features
+from lib.core.cpu_target import check_cpu_features
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = ("import numpy as np; from lib.core import training_kernel as tk; "
@@ -186,3 +186,12 @@ def test_ntk_checks_its_inputs_and_the_checks_pass_inside_jit():
     np.testing.assert_allclose(traced, kernels.entk(net, params, x_eval, x_train, y_train), rtol=1e-6)
     with pytest.raises(ValueError, match="reduction must be one of"):
         kernels.entk(net, params, x_eval, x_train, y_train, reduction="max")
+
+
+def test_the_sweep_command_reports_malformed_cpu_features_in_one_line(monkeypatch, capsys):
+    from lib.book import sweep_command
+
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", "avx2")
+    status = sweep_command.main(["--function", "lib.experiments.sweep_points:pair_final_losses", "--grid", "seed=0"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1 and "NUMBA_CPU_FEATURES" in err and "'avx2'" in err

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core import results
 from ..core.results import REPO_ROOT
+from ..core.cpu_target import check_cpu_features
 from ..experiments.sweep import (CONNECT_TIMEOUT_S, SCHEDULER_ENV, Plan, PointFunction, SweepError, SweepReport, Watch,
                                  check_name, plan_function_sweep, run_plan)
 from .runner import check_parameters, execute, grid_points, parse_grid, parse_grid_spec, point_folder
@@ -167,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # every check before any cluster starts
         args = build_parser().parse_args(argv)
         check_arguments(args)
+        check_cpu_features()  # $NUMBA_CPU_FEATURES, which the workers inherit
         grids = [parse_grid(g) for g in args.grid] + parse_grid_spec(args.grid_spec)
         plan = plan_sweep(grid_points(grids), args.function, args.notebook, args.output_dir, args.name)
     except (UsageError, ValueError) as err:  # ParameterError included
