@@ -4,7 +4,7 @@ traceback, or write a cache entry nobody can read, and checks that it now ends i
 
 Unreachable schedulers and bad arguments; results the cache cannot store (checked against the
 cache's own save and load); stalls: workers that die or stop sending heartbeats, and sweeps in
-which no point finishes (the pure :class:`~lib.experiments.sweep.StallMonitor`, a fake client,
+which no point finishes (the pure :class:`~lib.experiments.sweep_watch.StallMonitor`, a fake client,
 and a one-worker LocalCluster whose worker process is killed or stopped).
 """
 
@@ -24,7 +24,8 @@ import pytest
 from lib.book import sweep_command
 from lib.core import results
 from lib.experiments import sweep
-from lib.experiments.sweep import ClusterState, StallMonitor, UnstorableResult, Watch
+from lib.experiments.sweep import UnstorableResult
+from lib.experiments.sweep_watch import ClusterState, StallMonitor, Watch, cluster_state, points_text
 
 MARKS_ENV = "REPRO_SWEEP_FAULT_MARKS"
 PAIR = "lib.experiments.sweep_points:pair_final_losses"
@@ -464,11 +465,11 @@ def test_no_progress_for_stall_s_names_workers_and_points_and_repeats_only_every
 
 
 def test_many_points_are_abbreviated():
-    assert sweep.points_text([{"x": i} for i in range(7)], limit=2) == "[{'x': 0}, {'x': 1} and 5 more]"
+    assert points_text([{"x": i} for i in range(7)], limit=2) == "[{'x': 0}, {'x': 1} and 5 more]"
 
 
 class FakeClient:
-    """What :func:`~lib.experiments.sweep.cluster_state` asks a ``distributed.Client``."""
+    """What :func:`~lib.experiments.sweep_watch.cluster_state` asks a ``distributed.Client``."""
 
     def scheduler_info(self, n_workers=0):
         assert n_workers == -1  # every worker, not distributed's default of a few
@@ -479,6 +480,6 @@ class FakeClient:
 
 
 def test_cluster_state_reads_heartbeats_names_and_processing_from_the_client():
-    assert sweep.cluster_state(FakeClient()) == ClusterState({"tcp://a:1": 5.0, "tcp://b:2": 6.0},
+    assert cluster_state(FakeClient()) == ClusterState({"tcp://a:1": 5.0, "tcp://b:2": 6.0},
                                                              {"tcp://a:1": "0", "tcp://b:2": "1"},
                                                              {"tcp://a:1": ["k1"], "tcp://b:2": []})

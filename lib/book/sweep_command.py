@@ -27,8 +27,9 @@ import numpy as np
 from ..core import results
 from ..core.results import REPO_ROOT
 from ..core.cpu_target import check_cpu_features
-from ..experiments.sweep import (CONNECT_TIMEOUT_S, SCHEDULER_ENV, Plan, PointFunction, SweepError, SweepReport, Watch,
+from ..experiments.sweep import (CONNECT_TIMEOUT_S, SCHEDULER_ENV, Plan, PointFunction, SweepError, SweepReport,
                                  check_name, plan_function_sweep, run_plan)
+from ..experiments.sweep_watch import Watch
 from .runner import check_parameters, execute, grid_points, parse_grid, parse_grid_spec, point_folder
 
 

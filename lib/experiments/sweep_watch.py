@@ -1,0 +1,169 @@
+"""Watching a running Dask sweep (:func:`lib.experiments.sweep.run_plan`): workers that leave
+the cluster or stop sending heartbeats, and stalls in which no point finishes.
+
+:class:`StallMonitor` is pure (it is given each :class:`ClusterState` and the time), so its
+reports are unit-tested without a cluster; :func:`watched_batches` polls the scheduler for it
+while yielding finished points. Nothing here stops a point: a long point is legitimate, so the
+reports only say where the points are and what Dask will do.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+POLL_S = 0.1  # how often the waiting loop looks for finished points
+
+
+def check_seconds(name: str, value: object) -> float:
+    """``value`` as a finite number of seconds > 0, else ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+
+@dataclass(frozen=True)
+class Watch:
+    """When a waiting sweep reports trouble: it looks every ``check_s``; a worker whose heartbeat
+    has not changed for ``heartbeat_s`` is not responding; no point finished for ``stall_s`` is a stall."""
+
+    check_s: float = 15.0
+    heartbeat_s: float = 30.0
+    stall_s: float = 120.0
+
+    def __post_init__(self):
+        for name in ("check_s", "heartbeat_s", "stall_s"):
+            check_seconds(f"watch.{name}", getattr(self, name))
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """What the scheduler says at one moment: each worker's last heartbeat (scheduler clock) and
+    name, and the task keys it is processing (running or queued on it)."""
+
+    last_seen: dict[str, float]
+    names: dict[str, str] = field(default_factory=dict)
+    processing: dict[str, list] = field(default_factory=dict)
+
+
+def cluster_state(client) -> ClusterState:
+    """The scheduler's view of the workers (``client.scheduler_info`` and ``client.processing``)."""
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    return ClusterState({w: info.get("last_seen") for w, info in workers.items()},
+                        {w: str(info.get("name", w)) for w, info in workers.items()},
+                        {w: list(keys) for w, keys in client.processing().items()})
+
+
+def points_text(points: list[dict], limit: int = 5) -> str:
+    """``[{...}, {...}]``, at most ``limit`` points, then how many more."""
+    more = f" and {len(points) - limit} more" if len(points) > limit else ""
+    return f"[{', '.join(map(str, points[:limit]))}{more}]"
+
+
+class StallMonitor:
+    """Turns successive :class:`ClusterState`\\ s of a running sweep into reports: workers that
+    left, workers whose heartbeat stopped (and resumed), no point finished for ``stall_s``.
+    Pure: the caller passes each state, the keys still pending and the (monotonic) time."""
+
+    def __init__(self, watch: Watch, points: Mapping[object, dict], now: float):
+        self.watch, self.points = watch, dict(points)  # task key -> grid point
+        self.last_check = self.last_progress = now
+        self.last_stall_report: float | None = None
+        self.previous: ClusterState | None = None
+        self.heartbeats: dict[str, tuple[float, float]] = {}  # worker -> (last_seen, when first seen)
+        self.silent: set[str] = set()  # reported as not responding
+
+    def due(self, now: float) -> bool:
+        return now - self.last_check >= self.watch.check_s
+
+    def progress(self, now: float) -> None:
+        """A point finished at ``now``."""
+        self.last_progress = now
+
+    def check(self, state: ClusterState, pending: Iterable, now: float) -> list[str]:
+        """The reports for ``state`` (one line each), given the task keys not yet finished."""
+        pending = set(pending)
+        self.last_check = now
+        messages = self._lost(state, pending) + self._silent(state, pending, now) + self._idle(state, pending, now)
+        self.previous = state
+        return messages
+
+    def _label(self, worker: str, state: ClusterState) -> str:
+        name = state.names.get(worker)
+        return worker if name in (None, worker) else f"{worker} (name {name})"
+
+    def _held(self, state: ClusterState, worker: str, pending: set) -> list[dict]:
+        return [self.points[k] for k in state.processing.get(worker, ()) if k in pending and k in self.points]
+
+    def _lost(self, state: ClusterState, pending: set) -> list[str]:
+        messages = []
+        for worker in sorted(set(self.previous.last_seen if self.previous else ()) - set(state.last_seen)):
+            held = self._held(self.previous, worker, pending)
+            text = f"[sweep] worker {self._label(worker, self.previous)} left the cluster (died, killed, disconnected)"
+            messages.append(text + (f" while holding {points_text(held)}; Dask resubmits them to the other workers "
+                                    "(a point that loses 3 workers fails with KilledWorker)" if held else ""))
+            self.heartbeats.pop(worker, None)
+            self.silent.discard(worker)
+        return messages
+
+    def _silent(self, state: ClusterState, pending: set, now: float) -> list[str]:
+        messages = []
+        for worker, seen in sorted(state.last_seen.items()):
+            known = self.heartbeats.get(worker)
+            if known is None or known[0] != seen:
+                self.heartbeats[worker] = (seen, now)
+                if worker in self.silent:
+                    self.silent.discard(worker)
+                    messages.append(f"[sweep] worker {self._label(worker, state)} responds again")
+            elif now - known[1] >= self.watch.heartbeat_s and worker not in self.silent:
+                self.silent.add(worker)
+                messages.append(
+                    f"[sweep] worker {self._label(worker, state)} has sent no heartbeat for at least "
+                    f"{now - known[1]:.0f} s (hung, overloaded or unreachable) while holding "
+                    f"{points_text(self._held(state, worker, pending))}; nothing is stopped: the scheduler restarts "
+                    "or drops it after distributed.scheduler.worker-ttl (5 min by default) and resubmits its points")
+        return messages
+
+    def _idle(self, state: ClusterState, pending: set, now: float) -> list[str]:
+        idle = now - self.last_progress
+        if idle < self.watch.stall_s or (self.last_stall_report is not None
+                                         and now - self.last_stall_report < self.watch.stall_s):
+            return []
+        self.last_stall_report = now
+        running = {w: self._held(state, w, pending) for w in sorted(state.processing)}
+        running = {w: held for w, held in running.items() if held}
+        waiting = len(pending) - sum(map(len, running.values()))
+        where = "; ".join(f"worker {self._label(w, state)}: {points_text(held)}" for w, held in running.items())
+        where = f"assigned to {where}" if where else "none is on a worker"
+        return [f"[sweep] no point finished for {idle:.0f} s; {where}"
+                + (f"; {waiting} points wait for a worker" if waiting > 0 else "")
+                + " (a long point is not stopped, this is a report only)"]
+
+
+def watched_batches(futures: Mapping, client, monitor: StallMonitor, log: Callable[[str], None]) -> Iterator[list]:
+    """The futures in batches as they finish; between batches, every ``watch.check_s``, the
+    monitor's reports on the cluster go to ``log`` (a failing query is reported, not raised)."""
+    from dask.distributed import as_completed
+
+    waiting = as_completed(futures)
+    while not waiting.is_empty():
+        batch = waiting.next_batch(block=False)
+        now = time.monotonic()
+        if batch:
+            monitor.progress(now)
+            yield batch
+        if monitor.due(now):
+            pending = [f.key for f in futures if not f.done()]
+            try:
+                messages = monitor.check(cluster_state(client), pending, now)
+            except Exception as err:  # a lost scheduler: the futures report it themselves
+                monitor.last_check = now
+                reason = " ".join(f"{type(err).__name__}: {err}".split())
+                messages = [f"[sweep] could not ask the scheduler about its workers ({reason})"]
+            for message in messages:
+                log(message)
+        if not batch:
+            time.sleep(POLL_S)
