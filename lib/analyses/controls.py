@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks import as_array, check_finite, check_labels, check_names, check_ndim
 from .entk_vectors import leading_vectors, silhouette_of_loadings
 from ..experiments.schedules import initial_pairs, params_of, test_set_size
 from ..core.losses import output_loss_gradient
 from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet, Params
 from ..core.tasks import TaskEnvironment
-from ..core.validation import check_choice, check_int, check_seeds
+from ..core.validation import check_choice, check_int, check_seed, check_seeds
 
 PREDICTORS = ("entk_authors", "entk_principled", "entk_left", "ntk", "epsilon", "output_error", "targets")
 PREDICTOR_NAMES = {
@@ -55,13 +56,38 @@ PREDICTOR_NAMES = {
 }
 
 
+def _check_network_data(net: MultitaskNet, params: Params | None = None, y_rows_of: str | None = None,
+                        **arrays) -> None:
+    """Network inputs (N, n_inputs) and targets ``y*`` (rows of ``y_rows_of``, n_outputs): real 2-D
+    finite arrays; ``params`` finite."""
+    for name, a in arrays.items():
+        if np.iscomplexobj(a) or np.ndim(a) != 2:
+            raise ValueError(f"{name} must be a real 2-D array, got shape {np.shape(a)}")
+        if name.startswith("y"):
+            expected = (np.shape(arrays[y_rows_of])[0], net.n_outputs)
+            if np.shape(a) != expected:
+                raise ValueError(f"{name} must have shape (N, K) = {expected} for {y_rows_of} of shape "
+                                 f"{np.shape(arrays[y_rows_of])}, got {np.shape(a)}")
+        elif np.shape(a)[1] != net.n_inputs:
+            raise ValueError(f"{name} must have {net.n_inputs} columns (the network's input units), got shape "
+                             f"{np.shape(a)}")
+        check_finite(name, np.asarray(a))
+    if params is not None:
+        import jax
+
+        for path, leaf in jax.tree_util.tree_leaves_with_path(params):
+            check_finite(f"params{jax.tree_util.keystr(path)}", np.asarray(leaf))
+
+
 def _sigmoid(x: float) -> float:
     return float(1.0 / (1.0 + np.exp(-x)))
 
 
 def small_weight_entk(net: MultitaskNet, x_eval: np.ndarray, x_train: np.ndarray, y_train: np.ndarray) -> np.ndarray:
     """(K, N, M) limit of the eNTK (summed squared error) of ``net`` as all weights go to zero:
-    ``sigma'(b_o)^2 * eps0[m, k] * (H sigma(b_h)^2 + x_task[n] . x_task[m])`` (module docstring)."""
+    ``sigma'(b_o)^2 * eps0[m, k] * (H sigma(b_h)^2 + x_task[n] . x_task[m])`` (module docstring).
+    ``x_eval`` (N, n_inputs), ``x_train`` (M, n_inputs), ``y_train`` (M, K), all finite."""
+    _check_network_data(net, None, "x_train", x_eval=x_eval, x_train=x_train, y_train=y_train)
     x_eval, x_train, y_train = (np.asarray(a, dtype=np.float64) for a in (x_eval, x_train, y_train))
     h0, y0 = _sigmoid(net.bias_hidden), _sigmoid(net.bias_output)
     slope = y0 * (1.0 - y0)
@@ -71,20 +97,24 @@ def small_weight_entk(net: MultitaskNet, x_eval: np.ndarray, x_train: np.ndarray
 
 
 def loss_sensitivity(net: MultitaskNet, params: Params, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(N, K) eps = dL/dy of the summed squared error at ``params``."""
+    """(N, K) eps = dL/dy of the summed squared error at ``params``; ``x`` (N, n_inputs), ``y`` (N, K), finite."""
+    _check_network_data(net, params, "x", x=x, y=y)
     return np.asarray(output_loss_gradient(net.apply(params, x), y))
 
 
 def output_error(net: MultitaskNet, params: Params, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(N, K) eps * sigma'(output): dL/d(output pre-activation), the error the eNTK's output term carries."""
+    """(N, K) eps * sigma'(output): dL/d(output pre-activation), the error the eNTK's output term carries;
+    ``x`` (N, n_inputs), ``y`` (N, K), finite."""
+    _check_network_data(net, params, "x", x=x, y=y)
     out = np.asarray(net.apply(params, x))
     return np.asarray(output_loss_gradient(out, y)) * out * (1.0 - out)
 
 
 def ntk_loadings(net: MultitaskNet, params: Params, x: np.ndarray) -> np.ndarray:
-    """(N, K) leading vector of each output's plain NTK block ``ntk[:, :, k, k]`` over ``x``."""
+    """(N, K) leading vector of each output's plain NTK block ``ntk[:, :, k, k]`` over ``x`` (N, n_inputs), finite."""
     from ..core.kernels import ntk_output_diagonal
 
+    _check_network_data(net, None, None, x=x)
     blocks = np.asarray(ntk_output_diagonal(net, params, x, x), dtype=np.float64)
     return leading_vectors(blocks, "principled")
 
@@ -92,10 +122,12 @@ def ntk_loadings(net: MultitaskNet, params: Params, x: np.ndarray) -> np.ndarray
 def explained_share(loadings: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """(K,) squared Pearson r between each column of ``loadings`` (N, K) and the same column of
     ``reference`` (N, K): the share of the loadings' variance a linear function of the reference
-    explains (sign-free; nan where a column is constant)."""
-    a, b = (np.asarray(v, dtype=np.float64) for v in (loadings, reference))
+    explains (sign-free; nan where a column is constant, e.g. for a single row). Both finite."""
+    a, b = (as_array(name, v) for name, v in (("loadings", loadings), ("reference", reference)))
     if a.shape != b.shape or a.ndim != 2:
         raise ValueError(f"loadings and reference must be (N, K) arrays of one shape, got {a.shape} and {b.shape}")
+    check_finite("loadings", a)
+    check_finite("reference", b)
     a, b = a - a.mean(axis=0), b - b.mean(axis=0)
     denom = np.sqrt((a**2).sum(axis=0) * (b**2).sum(axis=0))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -105,10 +137,12 @@ def explained_share(loadings: np.ndarray, reference: np.ndarray) -> np.ndarray:
 def align_signs(loadings: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """``loadings`` (N, K) with each column's sign chosen so that it correlates non-negatively
     with the same column of ``reference``: a sign convention that does not depend on noise
-    when averaging vectors over networks (a vector's sign is arbitrary)."""
-    a, b = (np.asarray(v, dtype=np.float64) for v in (loadings, reference))
+    when averaging vectors over networks (a vector's sign is arbitrary). Both finite."""
+    a, b = (as_array(name, v) for name, v in (("loadings", loadings), ("reference", reference)))
     if a.shape != b.shape or a.ndim != 2:
         raise ValueError(f"loadings and reference must be (N, K) arrays of one shape, got {a.shape} and {b.shape}")
+    check_finite("loadings", a)
+    check_finite("reference", b)
     covariance = ((a - a.mean(axis=0)) * (b - b.mean(axis=0))).sum(axis=0)
     return a * np.where(covariance < 0, -1.0, 1.0)
 
@@ -118,12 +152,20 @@ def eta_squared_permutation(values: np.ndarray, labels: np.ndarray, n_permutatio
     """Between-group share of variance (eta^2) of ``values`` (N, K), averaged over the K columns,
     against its null under shuffled pattern labels.
 
+    ``values`` finite, N >= 2; ``labels`` (N,) integer groups >= 0. A constant column (eta^2
+    undefined) is left out of the mean over columns.
+
     Returns (observed, (n_permutations,) null values, one-sided p = (1 + #null >= observed) / (1 + n))."""
-    values = np.asarray(values, dtype=np.float64)
+    values = as_array("values", values)
     labels = np.asarray(labels)
     if values.ndim != 2 or labels.shape != (values.shape[0],):
         raise ValueError(f"values must be (N, K) and labels (N,), got {values.shape} and {labels.shape}")
+    if values.shape[0] < 2:
+        raise ValueError(f"values must hold at least 2 patterns (rows), got shape {values.shape}")
+    check_finite("values", values)
+    check_labels("labels", labels)
     check_int("n_permutations", n_permutations, minimum=10)
+    check_seed("seed", seed)
     rng = np.random.default_rng(seed)
     permuted = np.stack([labels] + [rng.permutation(labels) for _ in range(n_permutations)])  # (1 + n, N)
     statistics = _batch_eta_squared(values, permuted)
@@ -152,6 +194,7 @@ def network_structure(net: MultitaskNet, params: Params, x_train, y_train, x_tes
 
     from ..core.kernels import entk
 
+    names = [check_choice("predictors[]", name, PREDICTORS) for name in check_names("predictors", predictors)]
     x_train, y_train, x_test = (jnp.asarray(a) for a in (x_train, y_train, x_test))
     principled = np.asarray(entk(net, params, x_train, x_train, y_train), dtype=np.float64)
     limit = small_weight_entk(net, x_train, x_train, y_train)
@@ -164,7 +207,7 @@ def network_structure(net: MultitaskNet, params: Params, x_train, y_train, x_tes
         "output_error": lambda: output_error(net, params, x_train, y_train),
         "targets": lambda: np.asarray(y_train, dtype=np.float64),
     }
-    out = {name: compute[check_choice("predictors[]", name, PREDICTORS)]() for name in predictors}
+    out = {name: compute[name]() for name in names}
     out["limit_error"] = float(np.linalg.norm(principled - limit) / np.linalg.norm(limit))
     return out
 
@@ -188,7 +231,10 @@ def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_tr
     from ..core.parallel import parallel_map
 
     seeds = check_seeds("seeds", seeds)
-    names = [check_choice("predictors[]", p, PREDICTORS) for p in predictors]
+    names = [check_choice("predictors[]", p, PREDICTORS) for p in check_names("predictors", predictors)]
+    if check_int("n_train", n_train, minimum=1) < 13:
+        raise ValueError(f"n_train must be >= 13 (the silhouettes cluster the training patterns into 12 k-means "
+                         f"clusters), got {n_train}")
     if not names:
         raise ValueError(f"predictors must name at least one of {list(PREDICTORS)}")
     check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
@@ -225,6 +271,7 @@ def cached_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, s
     from ..core import results
 
     seeds = check_seeds("seeds", seeds)
+    check_names("predictors", predictors)
     parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], seeds=list(seeds), n_hidden=n_hidden,
                       split=split, large_scaling=large_scaling, predictors=list(predictors), version=1)
     return results.cached("initial_structure", parameters, lambda: run_initial_structure(
@@ -234,7 +281,20 @@ def cached_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, s
 def shares_explained(structure: dict, of: str, by: tuple[str, ...]) -> dict[str, np.ndarray]:
     """control -> (P, 2) share of the variance of ``loadings/<of>`` explained by ``loadings/<control>``
     (:func:`explained_share`, averaged over outputs) for every network of an
-    :func:`run_initial_structure` result."""
+    :func:`run_initial_structure` result. The loadings must be finite."""
+    by = check_names("by", by)
+    shape = None
+    for name in (of, *by):
+        key = f"loadings/{name}"
+        if key not in structure:
+            raise ValueError(f"structure has no {key!r} (of and by name predictors); it holds "
+                             f"{sorted(k for k in structure if k.startswith('loadings/'))}")
+        array = np.asarray(structure[key])
+        shape = array.shape if shape is None else shape
+        if array.ndim != 4 or array.shape != shape:
+            raise ValueError(f"structure[{key!r}] must be (P, 2, N, K) like structure['loadings/{of}'] {shape}, got "
+                             f"shape {array.shape}")
+        check_finite(f"structure[{key!r}]", array)
     target = structure[f"loadings/{of}"]
     return {name: np.array([[np.nanmean(explained_share(target[p, i], structure[f"loadings/{name}"][p, i]))
                              for i in range(target.shape[1])] for p in range(target.shape[0])])
@@ -246,6 +306,13 @@ def shuffle_tests(loadings: np.ndarray, labels: list[np.ndarray], n_permutations
     """:func:`eta_squared_permutation` for every network: ``loadings`` (P, 2, N, K), ``labels[p]``
     (N,) the factor of pair p's patterns. Returns ``observed``, ``null_95`` (95th percentile of the
     null) and ``p``, each (P, 2)."""
+    check_ndim("loadings", np.asarray(loadings), 4, "(P pairs, 2 inits, N patterns, K outputs)")
+    if isinstance(labels, np.ndarray) and labels.ndim == 1 or len(labels) != len(loadings):
+        raise ValueError(f"labels must be a list of one (N,) label array per pair ({len(loadings)}), got "
+                         f"{type(labels).__name__} of length {len(labels)}")
+    for p, pair_labels in enumerate(labels):
+        check_labels(f"labels[{p}]", pair_labels, size=np.shape(loadings)[2], rows_of=f"loadings[{p}, i]")
+    check_finite("loadings", np.asarray(loadings))
     out = {"observed": [], "null_95": [], "p": []}
     for p, pair in enumerate(loadings):
         rows = [eta_squared_permutation(net, labels[p], n_permutations, seed) for net in pair]

@@ -26,9 +26,20 @@ from scipy.sparse.linalg import svds
 from sklearn.cluster import KMeans
 from sklearn.metrics import silhouette_score
 
-from ..core.validation import check_choice, check_int
+from .checks import as_array, check_cluster_count, check_finite, check_ndim
+from ..core.validation import check_choice, check_int, check_seed
 
 VECTOR_METHODS = ("principled", "authors")
+
+
+def _check_matrix(name: str, matrix) -> np.ndarray:
+    """A finite, real, non-empty (N, M) matrix as float64."""
+    if np.iscomplexobj(matrix):
+        raise ValueError(f"{name} must be a real matrix, got dtype {np.asarray(matrix).dtype}")
+    matrix = check_ndim(name, as_array(name, matrix), 2, "(N, M)")
+    if matrix.size == 0:
+        raise ValueError(f"{name} must be a non-empty (N, M) matrix, got shape {matrix.shape}")
+    return check_finite(name, matrix)
 
 
 def _fix_sign(vector: np.ndarray) -> np.ndarray:
@@ -44,10 +55,13 @@ SIDES = ("right", "left")
 
 def leading_vector(matrix: np.ndarray, method: str = "principled", side: str = "right") -> np.ndarray:
     """Leading vector of one (N, M) eNTK matrix (see module docstring): (M,) for the right
-    side, (N,) for the left side of the principled method."""
+    side, (N,) for the left side of the principled method. ``matrix`` must be finite."""
     check_choice("method", method, VECTOR_METHODS)
     check_choice("side", side, SIDES)
-    matrix = np.asarray(matrix, dtype=np.float64)
+    if method == "authors" and side != "right":
+        raise ValueError(f"side={side!r} is only offered for method='principled' (the authors' eigenvector is a "
+                         "column-side loading), got method='authors'")
+    matrix = _check_matrix("matrix", matrix)
     if method == "principled":
         left, right = leading_singular_pair(matrix)
         return _fix_sign(right if side == "right" else left)
@@ -62,8 +76,9 @@ def leading_singular_pair(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     ARPACK (``scipy.sparse.linalg.svds``, k=1) from a fixed pseudo-random start: deterministic,
     equal to the full SVD's pair to ~1e-15 up to sign, and ~15x faster for the 500 x 500 eNTKs;
-    small matrices (fewer than 50 rows or columns), where ARPACK is unreliable, use the full SVD."""
-    matrix = np.asarray(matrix, dtype=np.float64)
+    small matrices (fewer than 50 rows or columns), where ARPACK is unreliable, use the full SVD.
+    ``matrix`` must be finite (LAPACK and ARPACK give garbage or fail on NaN)."""
+    matrix = _check_matrix("matrix", matrix)
     if min(matrix.shape) < 50:
         left, _, right_t = np.linalg.svd(matrix, full_matrices=False)
         return left[:, 0], right_t[0]
@@ -74,21 +89,42 @@ def leading_singular_pair(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def leading_vectors(entk: np.ndarray, method: str = "principled", side: str = "right") -> np.ndarray:
     """(M, K) loadings (or (N, K) for ``side="left"``): the leading vector of each output's
-    (N, M) eNTK, stacked as columns."""
-    return np.stack([leading_vector(m, method, side) for m in np.asarray(entk)], axis=1)
+    (N, M) eNTK, stacked as columns. ``entk``: (K, N, M), finite."""
+    entk = np.asarray(entk)
+    if entk.ndim != 3 or 0 in entk.shape:
+        raise ValueError(f"entk must be a non-empty 3-D array (K outputs, N, M), got shape {entk.shape}")
+    check_finite("entk", entk)
+    return np.stack([leading_vector(m, method, side) for m in entk], axis=1)
 
 
 def silhouette_of_loadings(loadings: np.ndarray, n_clusters: int = 12, seed: int = 10) -> float:
     """Silhouette score of k-means clusters of the (N, K) loading matrix (authors: 12 clusters,
-    ``n_init=10``, ``random_state=10``)."""
+    ``n_init=10``, ``random_state=10``). ``loadings`` must be finite with N > ``n_clusters`` rows, and
+    k-means must find at least 2 clusters (else the silhouette is undefined)."""
     check_int("n_clusters", n_clusters, minimum=2)
+    check_ndim("loadings", np.asarray(loadings), 2, "(N patterns, K outputs)")
+    check_cluster_count("n_clusters", n_clusters, np.shape(loadings)[0], "loadings", minimum=2,
+                        maximum=np.shape(loadings)[0] - 1)
+    check_finite("loadings", as_array("loadings", loadings))
+    check_seed("seed", seed)
     labels = KMeans(n_clusters=n_clusters, n_init=10, random_state=seed).fit_predict(loadings)
+    if len(np.unique(labels)) < 2:
+        raise ValueError(f"loadings has fewer than 2 distinct rows ({np.shape(loadings)[0]} rows): k-means finds one "
+                         "cluster and the silhouette is undefined")
     return float(silhouette_score(loadings, labels))
 
 
 def loglog_slope(x: np.ndarray, y: np.ndarray) -> float:
-    """Least-squares slope of log(y) against log(x): the order of a power law y ~ x^slope."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.size < 2 or (x <= 0).any() or (y <= 0).any():
-        raise ValueError("x and y must be equal-length arrays of >= 2 positive numbers")
+    """Least-squares slope of log(y) against log(x): the order of a power law y ~ x^slope.
+    x, y: 1-D, equal length >= 2, finite and positive, with at least 2 distinct x."""
+    x, y = as_array("x", x), as_array("y", y)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
+        raise ValueError(f"x and y must be equal-length 1-D arrays of >= 2 positive numbers, got shapes {x.shape} "
+                         f"and {y.shape}")
+    for name, values in (("x", x), ("y", y)):
+        if not (np.isfinite(values).all() and (values > 0).all()):
+            raise ValueError(f"x and y must be equal-length arrays of >= 2 positive numbers; {name} holds "
+                             f"non-positive or non-finite values: {values.tolist()}")
+    if np.unique(x).size < 2:
+        raise ValueError(f"x must hold at least 2 distinct values to fit a slope, got {x.tolist()}")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])

@@ -15,13 +15,19 @@ from scipy import stats as scipy_stats
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
+from .checks import as_array, check_cluster_count, check_finite, check_iterations, check_level, check_ndim, check_real
 from ..experiments.kernel_dynamics import INDEX_SETS, SHARING_CATEGORIES, centered_cosine_similarity
 from ..core.models import INITS
-from ..core.validation import check_choice, check_int
+from ..core.validation import check_choice, check_int, check_seed
 
 
 def first_below(iterations: np.ndarray, curves: np.ndarray, threshold: float) -> np.ndarray:
-    """(...,) first iteration after 0 at which ``curves`` (..., S) is below ``threshold``; nan if never."""
+    """(...,) first iteration after 0 at which ``curves`` (..., S >= 2) is below ``threshold``; nan if
+    never. A NaN entry of a curve (a similarity undefined at that snapshot) counts as not below."""
+    if np.ndim(curves) < 1 or np.shape(curves)[-1] < 2:
+        raise ValueError(f"curves must be an array (..., S >= 2 snapshots), got shape {np.shape(curves)}")
+    check_iterations("iterations", iterations, np.shape(curves)[-1], "curves")
+    check_real("threshold", threshold)
     below = np.asarray(curves)[..., 1:] < threshold
     first = np.argmax(below, axis=-1)
     return np.where(below.any(axis=-1), np.asarray(iterations)[1:][first], np.nan)
@@ -29,13 +35,30 @@ def first_below(iterations: np.ndarray, curves: np.ndarray, threshold: float) ->
 
 def upper_triangle(similarity: np.ndarray) -> np.ndarray:
     """(..., G (G - 1) / 2) the entries above the diagonal of (..., G, G) matrices."""
+    _check_square("similarity", similarity)
     rows, cols = np.triu_indices(similarity.shape[-1], k=1)
     return similarity[..., rows, cols]
 
 
+def _check_square(name: str, similarity) -> None:
+    if np.ndim(similarity) < 2 or np.shape(similarity)[-1] != np.shape(similarity)[-2]:
+        raise ValueError(f"{name} must be an array of square (..., G, G) matrices, got shape {np.shape(similarity)}")
+
+
 def rsa(similarity_a: np.ndarray, similarity_b: np.ndarray) -> np.ndarray:
     """(...,) representational similarity: Spearman rank correlation of the off-diagonal entries
-    of two (..., G, G) similarity matrices; nan where either is constant or undefined."""
+    of two (..., G, G) similarity matrices (leading axes broadcast); nan where either is constant or
+    holds a NaN or infinite entry (undefined), a legitimate result."""
+    _check_square("similarity_a", similarity_a)
+    _check_square("similarity_b", similarity_b)
+    shape_a, shape_b = np.shape(similarity_a), np.shape(similarity_b)
+    if shape_a[-1] != shape_b[-1]:
+        raise ValueError(f"similarity_a and similarity_b must compare the same G groups, got shapes {shape_a} and {shape_b}")
+    try:
+        np.broadcast_shapes(shape_a[:-2], shape_b[:-2])
+    except ValueError:
+        raise ValueError(f"similarity_a and similarity_b must have broadcastable leading axes, got shapes {shape_a} and "
+                         f"{shape_b}") from None
     a, b = upper_triangle(np.asarray(similarity_a)), upper_triangle(np.asarray(similarity_b))
     a, b = np.broadcast_arrays(a, b)
     out = np.full(a.shape[:-1], np.nan)
@@ -48,8 +71,13 @@ def rsa(similarity_a: np.ndarray, similarity_b: np.ndarray) -> np.ndarray:
 
 def cluster_labels(features: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarray:
     """(G,) k-means clusters of the rows of (G, F) ``features`` in the geometry of
-    :func:`~lib.experiments.kernel_dynamics.centered_cosine_similarity` (centered, unit-norm rows)."""
+    :func:`~lib.experiments.kernel_dynamics.centered_cosine_similarity` (centered, unit-norm rows).
+    ``features`` must be finite, with at least ``n_clusters`` rows."""
     check_int("n_clusters", n_clusters, minimum=2)
+    check_ndim("features", np.asarray(features), 2, "(G groups, F features)")
+    check_cluster_count("n_clusters", n_clusters, np.shape(features)[0], "features", minimum=2)
+    check_finite("features", np.asarray(features))
+    check_seed("seed", seed)
     centered = features - features.mean(axis=0, keepdims=True)
     norms = np.linalg.norm(centered, axis=1, keepdims=True)
     unit = centered / np.where(norms > 0, norms, 1.0)
@@ -57,7 +85,11 @@ def cluster_labels(features: np.ndarray, n_clusters: int, seed: int = 0) -> np.n
 
 
 def cluster_agreement(features_a: np.ndarray, features_b: np.ndarray, n_clusters: int, seed: int = 0) -> float:
-    """Adjusted Rand index between the k-means clusters of two feature sets of the same G groups."""
+    """Adjusted Rand index between the k-means clusters of two feature sets (G, F_a) and (G, F_b) of
+    the same G groups."""
+    if np.ndim(features_a) != 2 or np.ndim(features_b) != 2 or np.shape(features_a)[0] != np.shape(features_b)[0]:
+        raise ValueError(f"features_a and features_b must be 2-D arrays (G groups, F) of the same groups, got shapes "
+                         f"{np.shape(features_a)} and {np.shape(features_b)}")
     return float(adjusted_rand_score(cluster_labels(features_a, n_clusters, seed),
                                      cluster_labels(features_b, n_clusters, seed)))
 
@@ -86,6 +118,11 @@ def representation_agreement(result: dict, index_set: str, n_clusters=(3, 4)) ->
     similarity (task-mean hidden activity on the rows of ``index_set``): ``rsa/<predictor>``
     and ``ari<c>/<predictor>`` for each cluster count c, each (P, 2)."""
     i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    if isinstance(n_clusters, (str, bytes)) or not hasattr(n_clusters, "__iter__"):
+        raise ValueError(f"n_clusters must be a list of cluster counts (e.g. (3, 4)), got {n_clusters!r}")
+    n_clusters = tuple(n_clusters)
+    for j, c in enumerate(n_clusters):
+        check_int(f"n_clusters[{j}]", c, minimum=2)
     hidden = result["hidden_final"][:, :, i]  # (P, 2, G, H)
     target = np.vectorize(centered_cosine_similarity, signature="(g,f)->(g,g)")(hidden)
     out = {}
@@ -112,14 +149,19 @@ def rsa_over_training(result: dict, index_set: str, side: str = "columns") -> di
 
 
 def mean_sd(values: np.ndarray, digits: int = 2) -> str:
-    """'mean ± sd' over the first axis (pairs), ignoring nan."""
+    """'mean ± sd' over the first axis (pairs), ignoring nan (a legitimate value, e.g. an RSA that is
+    undefined for a pair): 'nan ± 0.00' if no value is finite, sd 0 if only one is."""
+    check_int("digits", digits, minimum=0)
     values = np.asarray(values, dtype=np.float64)
     return f"{np.nanmean(values):.{digits}f} ± {np.nanstd(values, ddof=1) if np.isfinite(values).sum() > 1 else 0:.{digits}f}"
 
 
 def paired_interval(differences: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """(mean, low, high): t-interval of the mean of paired differences over pairs."""
-    d = np.asarray(differences, dtype=np.float64)
+    """(mean, low, high): t-interval at ``level`` in (0, 1) of the mean of paired differences (P,) over
+    pairs. NaN and infinite differences are left out (pairs where the quantity is undefined); with
+    fewer than 2 left the bounds are nan (and the mean too with none)."""
+    check_level("level", level)
+    d = check_ndim("differences", as_array("differences", differences), 1, "(P pairs,)")
     d = d[np.isfinite(d)]
     if len(d) < 2:
         return float(np.mean(d)) if len(d) else float("nan"), float("nan"), float("nan")
@@ -133,8 +175,13 @@ def sharing_table(results: dict[str, dict], index_set: str, snapshot: int = -1) 
     training patterns in the category, and the ratio (> 1: each pattern of the category
     contributes more than an average pattern)."""
     i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    check_int("snapshot", snapshot)
     rows = []
     for schedule, result in results.items():
+        n_snapshots = np.shape(result["sharing_signed"])[2]
+        if not -n_snapshots <= snapshot < n_snapshots:
+            raise ValueError(f"snapshot must index the {n_snapshots} snapshots of results[{schedule!r}] "
+                             f"(-{n_snapshots}..{n_snapshots - 1}), got {snapshot}")
         for j, init in enumerate(INITS):
             shares = result["sharing_signed"][:, j, snapshot, i]  # (P, C)
             fraction = result["sharing_pattern_fraction"][:, j, i]  # (P, C)
@@ -153,6 +200,7 @@ def window_table(results: dict[str, dict], index_set: str, threshold: float) -> 
     similarity to the t=0 eNTK falls below ``threshold`` (median and range over pairs; "never"
     if it does not within training), as a fraction of training too."""
     i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    check_real("threshold", threshold)
     measures = {"alignment of eNTK(t) with eNTK(0)": "alignment_initial",
                 "overlap of leading vectors, eNTK(t) vs eNTK(0)": "overlap_initial",
                 "alignment of the ePNTK so far with eNTK(0)": "alignment_path_initial"}

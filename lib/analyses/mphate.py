@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validation import check_int
+from .checks import check_finite
+from ..core.validation import check_int, check_seed
 
 
 def embed_over_time(
@@ -23,23 +24,33 @@ def embed_over_time(
     n_landmark: int = 1000,
 ) -> np.ndarray:
     """Embed grouped hidden activity of shape (T snapshots, G groups, H units) into
-    (T, G, n_components) with M-PHATE. Needs T > ``interslice_knn``.
+    (T, G, n_components) with M-PHATE. Needs T > ``interslice_knn``, G >= 2 groups, H >= 1 units
+    and finite activity.
 
     ``n_landmark`` (PHATE's landmark approximation of the diffusion operator) matters only
     above that many points (T x G); 1000 keeps a 101 x 36 embedding to seconds instead of
     ~40 s with M-PHATE's default of 4000."""
-    import m_phate  # imported here: it is slow to import and only this function needs it
-
     activity = np.asarray(activity, dtype=np.float64)
     if activity.ndim != 3:
         raise ValueError(f"activity must be (snapshots, groups, units), got shape {activity.shape}")
     n_slices = activity.shape[0]
+    if activity.shape[1] < 2 or activity.shape[2] < 1:
+        raise ValueError(f"activity must hold >= 2 groups and >= 1 unit per snapshot (snapshots, groups, units), got "
+                         f"shape {activity.shape}")
+    check_finite("activity", activity)
+    check_int("n_components", n_components, minimum=1)
     check_int("interslice_knn", interslice_knn, minimum=1)
+    check_seed("seed", seed)
+    if check_int("n_jobs", n_jobs) == 0:
+        raise ValueError("n_jobs must be a non-zero integer (the number of processes; -1: all cores), got 0")
+    check_int("n_landmark", n_landmark, minimum=1)
     if n_slices <= interslice_knn:
         raise ValueError(
             f"M-PHATE needs more snapshots than interslice_knn: got {n_slices} snapshots and "
             f"interslice_knn={interslice_knn}; lower interslice_knn or record more snapshots"
         )
+    import m_phate  # imported here (after the checks): it is slow to import and only this function needs it
+
     operator = m_phate.M_PHATE(
         n_components=n_components,
         interslice_knn=interslice_knn,

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import silhouette_score
 
+from .checks import as_array, check_finite, check_labels, check_ndim
 from ..core.tasks import TaskEnvironment
-from ..core.validation import check_choice, check_int
+from ..core.validation import check_choice, check_int, check_seed
 
 REFERENCE_PARTITIONS = {"input": ("feature",), "task": ("input_pool", "output_pool"),
                         "task_by_input": ("output_pool", "feature"), "output": ("output_pool", "feature")}
@@ -55,11 +56,15 @@ def reference_partition(env: TaskEnvironment, grouping: str, by: str) -> tuple[n
 
 
 def group_means(values: np.ndarray, labels: np.ndarray, n_groups: int) -> np.ndarray:
-    """(G, K) mean of the rows of ``values`` (N, K) within each label in 0..G-1 (nan for an empty group)."""
-    values = np.asarray(values, dtype=np.float64)
+    """(G, K) mean of the rows of ``values`` (N, K), finite, within each label in 0..G-1 (nan for an
+    empty group: a legitimate result, not an error)."""
+    values = as_array("values", values)
     labels = np.asarray(labels)
     if values.ndim != 2 or labels.shape != (values.shape[0],):
         raise ValueError(f"values must be (N, K) and labels (N,), got {values.shape} and {labels.shape}")
+    check_int("n_groups", n_groups, minimum=0)
+    check_labels("labels", labels, n_groups=n_groups)
+    check_finite("values", values)
     counts = np.bincount(labels, minlength=n_groups).astype(float)
     sums = np.zeros((n_groups, values.shape[1]))
     np.add.at(sums, labels, values)
@@ -71,11 +76,17 @@ def kmeans(points: np.ndarray, n_clusters: int, n_init: int = 10, seed: int = 0,
     """(N,) labels of the lowest-inertia k-means partition of ``points`` (N, D) over ``n_init``
     greedy k-means++ starts (as scikit-learn: 2 + log(k) candidates per centre) drawn from
     ``np.random.default_rng(seed)``, all run at once by Lloyd iterations until no label changes.
-    Labels are renumbered in order of first appearance, so equal partitions give equal arrays."""
-    points = np.asarray(points, dtype=np.float64)
+    Labels are renumbered in order of first appearance, so equal partitions give equal arrays.
+    ``points`` must be finite (k-means++ and Lloyd iterations give garbage on NaN or inf)."""
+    points = check_ndim("points", as_array("points", points), 2, "(N points, D dimensions)")
     n = points.shape[0]
+    if n == 0:
+        raise ValueError(f"points must hold at least one point, got shape {points.shape}")
     check_int("n_clusters", n_clusters, minimum=1, maximum=n)
     check_int("n_init", n_init, minimum=1)
+    check_int("max_iter", max_iter, minimum=1)
+    check_seed("seed", seed)
+    check_finite("points", points)
     rng = np.random.default_rng(seed)
     centers = _greedy_kmeans_plus_plus(points, n_clusters, n_init, rng)  # (I, k, D)
     labels = None
@@ -115,8 +126,13 @@ def _greedy_kmeans_plus_plus(points: np.ndarray, n_clusters: int, n_init: int, r
 
 
 def canonical_labels(labels: np.ndarray) -> np.ndarray:
-    """Labels renumbered 0, 1, ... in order of first appearance (the same partition, one spelling)."""
-    _, first, inverse = np.unique(np.asarray(labels), return_index=True, return_inverse=True)
+    """Labels (N,) renumbered 0, 1, ... in order of first appearance (the same partition, one spelling)."""
+    labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise ValueError(f"labels must be a 1-D array (one label per group), got shape {labels.shape}")
+    if labels.dtype.kind in "fc" and not np.isfinite(labels).all():
+        raise ValueError(f"labels must not be NaN or infinite, got {labels.tolist()}")
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     order = np.argsort(np.argsort(first))
     return order[inverse.ravel()]
 
@@ -124,8 +140,9 @@ def canonical_labels(labels: np.ndarray) -> np.ndarray:
 def derive_partition(means: np.ndarray, seed: int = 0) -> tuple[np.ndarray, int]:
     """Partition of G groups from their (G, K) eNTK loading means: :func:`kmeans` for every k in
     2..G//2, keeping the k with the highest silhouette. Returns ((G,) labels, k)."""
-    means = np.asarray(means, dtype=np.float64)
-    n_groups = means.shape[0]
+    means = as_array("means", means)
+    n_groups = means.shape[0] if means.ndim else 0
+    check_seed("seed", seed)
     if means.ndim != 2 or n_groups < 4 or not np.isfinite(means).all():
         raise ValueError(f"means must be a finite (G >= 4, K) array, got shape {means.shape}")
     best = (-np.inf, None, None)
@@ -142,13 +159,20 @@ def derive_partition(means: np.ndarray, seed: int = 0) -> tuple[np.ndarray, int]
 
 
 def same_partition(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two label arrays describe the same partition (up to renaming)."""
+    """Whether two label arrays (G,) of the same groups describe the same partition (up to renaming)."""
+    if np.ndim(a) != 1 or np.shape(a) != np.shape(b):
+        raise ValueError(f"a and b must be 1-D label arrays of the same groups, got shapes {np.shape(a)} and "
+                         f"{np.shape(b)}")
     return bool(np.array_equal(canonical_labels(a), canonical_labels(b)))
 
 
 def cluster_over_training(grouped: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarray:
-    """(S, G) :func:`kmeans` labels of the group means at each snapshot, ``grouped`` (S, G, H)."""
-    return np.stack([kmeans(g, n_clusters, seed=seed) for g in np.asarray(grouped, dtype=np.float64)])
+    """(S, G) :func:`kmeans` labels of the group means at each snapshot, ``grouped`` (S, G, H), finite."""
+    grouped = check_ndim("grouped", as_array("grouped", grouped), 3, "(S snapshots, G groups, H units)")
+    if grouped.shape[0] == 0:
+        raise ValueError(f"grouped must hold at least one snapshot, got shape {grouped.shape}")
+    check_finite("grouped", grouped)
+    return np.stack([kmeans(g, n_clusters, seed=seed) for g in grouped])
 
 
 def ari_of_clusters(clusters: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -162,6 +186,9 @@ def ari_of_clusters(clusters: np.ndarray, labels: np.ndarray) -> np.ndarray:
     if clusters.ndim != 2 or labels.shape != clusters.shape[1:]:
         raise ValueError(f"clusters must be (snapshots, G) and labels (G,), got shapes {clusters.shape} and "
                          f"{labels.shape}")
+    for name, array in (("clusters", clusters), ("labels", labels)):
+        if array.dtype.kind in "fc" and not np.isfinite(array).all():
+            raise ValueError(f"{name} must not hold NaN or infinite labels, got {int((~np.isfinite(array)).sum())}")
     n = labels.shape[0]
     true_onehot = (np.unique(labels)[:, None] == labels[None, :]).astype(np.int64)  # (R, G)
     pred_values = np.unique(clusters)

@@ -14,17 +14,34 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks import as_array, check_finite, check_iterations, check_labels, check_ndim, check_real
 from .partitions import (REFERENCE_PARTITIONS, ari_of_clusters, cluster_over_training, derive_partition,
                          group_means, reference_partition)
 from ..core.tasks import Dataset, TaskEnvironment
-from ..core.validation import check_choice
+from ..core.validation import check_choice, check_int, check_seed
 
 GROUPINGS = ("task", "input", "task_by_input", "output")
+
+
+def _check_patterns(name: str, data) -> Dataset:
+    if not isinstance(data, Dataset):
+        raise ValueError(f"{name} must be a lib.core.tasks.Dataset (e.g. env.all_patterns()), got {type(data).__name__}")
+    if (data.task < 0).any():
+        raise ValueError(f"{name} must hold single-task patterns only, got {int((data.task < 0).sum())} multitask "
+                         f"patterns of {len(data)}")
+    return data
+
+
+def _n_probe_rows(env: TaskEnvironment) -> int:
+    """Number of group means :func:`probe` stacks (69 for the 4x3 environment)."""
+    return env.n_tasks + env.n_stimulus_units + env.n_tasks * env.n_features + env.n_outputs
 
 
 def group_labels(env: TaskEnvironment, data: Dataset, grouping: str) -> tuple[np.ndarray, int]:
     """(N,) group index of every single-task pattern under ``grouping``, and the number of groups."""
     check_choice("grouping", grouping, GROUPINGS)
+    if not isinstance(data, Dataset):
+        raise ValueError(f"data must be a lib.core.tasks.Dataset (e.g. env.all_patterns()), got {type(data).__name__}")
     if (data.task < 0).any():
         raise ValueError("grouping needs single-task patterns only")
     if grouping == "task":
@@ -37,7 +54,9 @@ def group_labels(env: TaskEnvironment, data: Dataset, grouping: str) -> tuple[np
 
 
 def averaging_matrix(labels: np.ndarray, n_groups: int) -> np.ndarray:
-    """(G, N) matrix whose row g averages the patterns with label g."""
+    """(G, N) matrix whose row g averages the patterns with label g (labels (N,) in 0..G-1)."""
+    check_int("n_groups", n_groups, minimum=0)
+    labels = check_labels("labels", labels, n_groups=n_groups)
     counts = np.bincount(labels, minlength=n_groups)
     if (counts == 0).any():
         raise ValueError(f"every group needs at least one pattern; empty groups: {np.flatnonzero(counts == 0)}")
@@ -58,8 +77,14 @@ def probe(env: TaskEnvironment) -> tuple[Dataset, np.ndarray, dict[str, slice]]:
 
 
 def variance_explained(values: np.ndarray, labels: np.ndarray) -> float:
-    """Between-group share of the variance of ``values`` (N,) (eta squared, 0..1)."""
-    values = np.asarray(values, dtype=np.float64)
+    """Between-group share of the variance of ``values`` (N,) (eta squared, 0..1) for integer
+    group ``labels`` (N,) >= 0; nan if ``values`` is constant (no variance to explain).
+    ``values`` must be finite."""
+    values = check_ndim("values", as_array("values", values), 1, "(N,)")
+    if values.size == 0:
+        raise ValueError("values must hold at least one value, got an empty array")
+    check_finite("values", values)
+    labels = check_labels("labels", labels, size=values.shape[0])
     total = ((values - values.mean()) ** 2).sum()
     if total == 0:
         return float("nan")
@@ -70,8 +95,8 @@ def variance_explained(values: np.ndarray, labels: np.ndarray) -> float:
 def loading_factors(env: TaskEnvironment, data: Dataset) -> dict[str, np.ndarray]:
     """Factors of single-task patterns used to explain eNTK loadings: the relevant feature
     position, the task's output pool and input pool, the task, and the target output unit
-    (output pool x feature)."""
-    task = data.task
+    (output pool x feature). ``data``: single-task patterns only."""
+    task = _check_patterns("data", data).task
     return {
         "feature": env.relevant_feature(data),
         "output pool": env.task_out_pool(task),
@@ -82,8 +107,14 @@ def loading_factors(env: TaskEnvironment, data: Dataset) -> dict[str, np.ndarray
 
 
 def loading_variance_explained(loadings: np.ndarray, factors: dict[str, np.ndarray]) -> dict[str, float]:
-    """Mean over output units of the variance of each unit's loadings (N, K) explained by each factor."""
+    """Mean over output units of the variance of each unit's loadings (N, K) explained by each factor
+    (``factors``: name -> (N,) integer labels >= 0). ``loadings`` must be finite; a constant column
+    (eta^2 undefined) is left out of the mean, so a factor is nan only if every column is constant."""
     loadings = np.asarray(loadings)
+    check_ndim("loadings", loadings, 2, "(N patterns, K outputs)")
+    check_finite("loadings", loadings)
+    for name, labels in factors.items():
+        check_labels(f"factors[{name!r}]", labels, size=loadings.shape[0], rows_of="loadings")
     return {name: float(np.nanmean([variance_explained(loadings[:, k], labels) for k in range(loadings.shape[1])]))
             for name, labels in factors.items()}
 
@@ -114,6 +145,10 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
 
 def split_groupings(env: TaskEnvironment, hidden_groups: np.ndarray) -> dict[str, np.ndarray]:
     """grouping -> (..., G, H) from the stacked (..., 69, H) group means."""
+    n_rows = _n_probe_rows(env)
+    if np.ndim(hidden_groups) < 2 or np.shape(hidden_groups)[-2] != n_rows:
+        raise ValueError(f"hidden_groups must be an array (..., {n_rows} group means, H units) as probe(env) stacks "
+                         f"them, got shape {np.shape(hidden_groups)}")
     _, _, rows = probe(env)
     return {grouping: hidden_groups[..., rows[grouping], :] for grouping in GROUPINGS}
 
@@ -134,6 +169,16 @@ def entk_partitions(env: TaskEnvironment, loadings: np.ndarray, stimulus: np.nda
     Returns: labels (P, 2, G) and the number of parts (P, 2).
     """
     check_choice("grouping", grouping, DERIVED_GROUPINGS)
+    check_ndim("loadings", loadings, 4, "(P pairs, 2 inits, N patterns, K outputs)")
+    n_pairs, n_inits, n_patterns = np.shape(loadings)[:3]
+    if n_inits != 2:
+        raise ValueError(f"loadings must be an array (P pairs, 2 inits, N patterns, K outputs), got shape "
+                         f"{np.shape(loadings)}")
+    for name, array in (("stimulus", stimulus), ("tasks", tasks)):
+        if np.ndim(array) != 3 or np.shape(array)[:2] != (n_pairs, n_patterns):
+            raise ValueError(f"{name} must be an array (P, N, ...) = ({n_pairs}, {n_patterns}, ...) for loadings of "
+                             f"shape {np.shape(loadings)}, got shape {np.shape(array)}")
+    check_finite("loadings", loadings)
     labels_out, parts = [], []
     for p in range(loadings.shape[0]):
         pattern_groups, n_groups = group_labels(env, env.encode(stimulus[p], tasks[p]), grouping)
@@ -151,14 +196,21 @@ def ari_curves(env: TaskEnvironment, hidden_groups: np.ndarray, derived: dict | 
     clusters as the partition has parts, and scored against every reference partition
     (:data:`REFERENCE_COMPARISONS`) and, if given, against each network's eNTK-derived partition:
     ``derived[grouping] = (labels (P, 2, G), parts (P, 2))`` from :func:`entk_partitions`
-    (reported as "<grouping> vs eNTK-derived")."""
+    (reported as "<grouping> vs eNTK-derived"). ``hidden_groups`` (P, 2, S, 69, H) must be finite."""
     from ..core.parallel import parallel_map
 
+    n_rows = _n_probe_rows(env)
+    if np.ndim(hidden_groups) != 5 or np.shape(hidden_groups)[1] != 2 or np.shape(hidden_groups)[3] != n_rows:
+        raise ValueError(f"hidden_groups must be an array (P pairs, 2 inits, S snapshots, {n_rows} group means, H units), "
+                         f"got shape {np.shape(hidden_groups)}")
+    check_finite("hidden_groups", hidden_groups)
+    check_seed("seed", seed)
     grouped = split_groupings(env, hidden_groups)
     n_pairs = hidden_groups.shape[0]
     references = {(grouping, by): reference_partition(env, grouping, by) for grouping, by in REFERENCE_COMPARISONS}
     for grouping in derived or {}:
         check_choice("derived grouping", grouping, DERIVED_GROUPINGS)
+        _check_derived(f"derived[{grouping!r}]", derived[grouping], n_pairs, grouped[grouping].shape[-2])
     # every (grouping, k, pair, init) clustering over training that a comparison needs, computed once
     needed = {(grouping, k, p, i) for (grouping, _), (_, k) in references.items()
               for p in range(n_pairs) for i in range(2)}
@@ -180,6 +232,21 @@ def ari_curves(env: TaskEnvironment, hidden_groups: np.ndarray, derived: dict | 
     return out
 
 
+def _check_derived(name: str, entry, n_pairs: int, n_groups: int) -> None:
+    """``entry`` = (labels (P, 2, G), parts (P, 2)) with integer parts in [1, G]."""
+    if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+        raise ValueError(f"{name} must be a pair (labels (P, 2, G), parts (P, 2)) as entk_partitions returns, got "
+                         f"{type(entry).__name__}")
+    labels, parts = np.asarray(entry[0]), np.asarray(entry[1])
+    if labels.shape != (n_pairs, 2, n_groups):
+        raise ValueError(f"{name} labels must have shape (P, 2, G) = {(n_pairs, 2, n_groups)}, got {labels.shape}")
+    if parts.shape != (n_pairs, 2):
+        raise ValueError(f"{name} parts must have shape (P, 2) = {(n_pairs, 2)}, got {parts.shape}")
+    if parts.dtype.kind not in "iu" or parts.min() < 1 or parts.max() > n_groups:
+        raise ValueError(f"{name} parts must be integers in [1, {n_groups}] (clusters of {n_groups} groups), got "
+                         f"{parts.tolist()}")
+
+
 def cached_ari_curves(env: TaskEnvironment, recorded: dict[str, np.ndarray], key: dict,
                       derived: dict | None = None) -> dict[str, np.ndarray]:
     """:func:`ari_curves` of a :func:`cached_grouped_hidden` result through the cache, keyed by ``key``
@@ -199,6 +266,11 @@ def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dic
     from ..core.parallel import parallel_map
     from .mphate import embed_over_time
 
+    n_rows = _n_probe_rows(env)
+    if np.ndim(hidden_groups_pair) != 4 or np.shape(hidden_groups_pair)[0] != 2 or np.shape(hidden_groups_pair)[2] != n_rows:
+        raise ValueError(f"hidden_groups_pair must be one pair's array (2 inits, S snapshots, {n_rows} group means, "
+                         f"H units), got shape {np.shape(hidden_groups_pair)}")
+
     def compute():
         grouped = split_groupings(env, hidden_groups_pair)
         jobs = [(init, g) for init in ("standard", "large") for g in GROUPINGS]
@@ -213,7 +285,12 @@ def task_distance_ratios(env: TaskEnvironment, task_means: np.ndarray) -> dict[s
     """How much closer tasks that share a pool lie: mean Euclidean distance between the hidden
     means (..., G=n_tasks, H) of task pairs sharing their input pool, or their output pool, divided
     by that of pairs sharing neither. 1: equidistant regardless of shared pools; < 1: shared
-    structure. Returns "same input pool" and "same output pool" -> (...) ratios."""
+    structure. Returns "same input pool" and "same output pool" -> (...) ratios; nan where the
+    pairs sharing neither pool are at distance 0 (all task means equal). ``task_means`` must be finite."""
+    if np.ndim(task_means) < 2 or np.shape(task_means)[-2] != env.n_tasks:
+        raise ValueError(f"task_means must be an array (..., {env.n_tasks} tasks, H units), got shape "
+                         f"{np.shape(task_means)}")
+    check_finite("task_means", np.asarray(task_means))
     tasks = np.arange(env.n_tasks)
     first, second = np.triu_indices(env.n_tasks, k=1)
     same_in = env.task_in_pool(tasks)[first] == env.task_in_pool(tasks)[second]
@@ -226,7 +303,14 @@ def task_distance_ratios(env: TaskEnvironment, task_means: np.ndarray) -> dict[s
 
 
 def onset(iterations: np.ndarray, curve: np.ndarray, level: float = 0.5) -> float:
-    """First iteration at which ``curve`` (S,) reaches ``level`` (linear interpolation); nan if never."""
+    """First iteration at which ``curve`` (S,) reaches ``level`` (linear interpolation); nan if never.
+    ``iterations`` (S,), ``curve`` finite, S >= 1."""
     from ..experiments.smg import crossing_time
 
+    curve_array = check_ndim("curve", np.asarray(curve), 1, "(S snapshots,)")
+    if curve_array.size == 0:
+        raise ValueError("curve must hold at least one snapshot, got an empty array")
+    check_finite("curve", as_array("curve", curve_array))
+    check_iterations("iterations", iterations, curve_array.shape[0], "curve")
+    check_real("level", level)
     return crossing_time(np.asarray(iterations, dtype=float), np.asarray(curve, dtype=float), level)

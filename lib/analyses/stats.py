@@ -5,35 +5,55 @@ standard and column 1 the large init of the same pair. A pair's *relative* loss 
 final loss minus its partner's, so the two entries of a pair are +d and -d: any variable
 that separates the two inits (the init label itself) correlates with relative loss through
 the sign of d alone. The controls below measure how much a predictor adds beyond that.
+
+Inputs are checked at entry: the correlation functions need finite values (a NaN or infinite
+entry raises ``ValueError`` naming the argument, where it would otherwise give nan, or a
+bootstrap interval drawn only from the resamples that happen to miss it). nan is returned only
+where it is the answer: r of a constant predictor or outcome, an iteration that is never reached.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from ..core.validation import check_int
+from .checks import as_array, check_finite, check_iterations, check_level, check_names
+from ..core.validation import check_int, check_positive_float, check_seed
 
 STANDARD, LARGE = 0, 1
 
 
-def _pairs(name: str, values: np.ndarray) -> np.ndarray:
-    values = np.asarray(values, dtype=np.float64)
+def _pairs(name: str, values: np.ndarray, finite: bool = False) -> np.ndarray:
+    values = as_array(name, values)
     if values.ndim != 2 or values.shape[1] != 2 or values.shape[0] < 2:
         raise ValueError(f"{name} must be an array of shape (pairs >= 2, 2), got {values.shape}")
-    return values
+    return check_finite(name, values) if finite else values
+
+
+def _two_pairs(x_name: str, x: np.ndarray, y_name: str, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two finite (P, 2) arrays of the same pairs."""
+    x, y = _pairs(x_name, x, finite=True), _pairs(y_name, y, finite=True)
+    if x.shape != y.shape:
+        raise ValueError(f"{x_name} and {y_name} must hold the same pairs, got shapes {x.shape} and {y.shape}")
+    return x, y
 
 
 def relative_to_partner(values: np.ndarray) -> np.ndarray:
-    """(P, 2) own value minus the partner's: column 0 is std - large, column 1 is large - std."""
+    """(P, 2) own value minus the partner's: column 0 is std - large, column 1 is large - std.
+    Elementwise: a NaN entry gives NaN in both columns of its pair (the correlations reject it)."""
     values = _pairs("values", values)
     return values - values[:, ::-1]
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson r of two equal-size arrays (flattened); nan if either is constant."""
-    x, y = np.ravel(np.asarray(x, dtype=np.float64)), np.ravel(np.asarray(y, dtype=np.float64))
+    """Pearson r of two equal-size arrays (flattened, >= 2 finite values each); nan if either is constant."""
+    x, y = check_finite("x", as_array("x", x)), check_finite("y", as_array("y", y))
+    x, y = np.ravel(x), np.ravel(y)
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    if x.size < 2:
+        raise ValueError(f"x and y must hold at least 2 values each, got {x.size}")
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
     return float(np.corrcoef(x, y)[0, 1])
@@ -49,13 +69,17 @@ def _batch_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def init_label(n_pairs: int) -> np.ndarray:
     """(P, 2) condition label: 1 for standard init, 0 for large init."""
+    check_int("n_pairs", n_pairs, minimum=0)
     return np.tile([1.0, 0.0], (n_pairs, 1))
 
 
 def bootstrap_ci(x: np.ndarray, y: np.ndarray, n_resamples: int = 10_000, seed: int = 0, level: float = 0.95):
-    """Percentile bootstrap interval of r, resampling whole pairs (both members together)."""
-    x, y = _pairs("x", x), _pairs("y", y)
+    """Percentile bootstrap interval of r, resampling whole pairs (both members together), at
+    ``level`` in (0, 1); (nan, nan) if the predictor or the outcome is constant."""
+    x, y = _two_pairs("x", x, "y", y)
     check_int("n_resamples", n_resamples, minimum=100)
+    check_seed("seed", seed)
+    check_level("level", level)
     rng = np.random.default_rng(seed)
     idx = rng.integers(len(x), size=(n_resamples, len(x)))
     rs = _batch_pearson(x[idx].reshape(n_resamples, -1), y[idx].reshape(n_resamples, -1))
@@ -69,9 +93,11 @@ def permutation_within_condition(x: np.ndarray, y: np.ndarray, n_permutations: i
     """Null distribution of r when ``x`` is shuffled among networks of the same init.
 
     Keeps every between-condition difference of ``x`` and destroys its within-condition
-    pairing with ``y``. Returns (null r values, two-sided p of ``|r_observed|`` under the null)."""
-    x, y = _pairs("x", x), _pairs("y", y)
+    pairing with ``y``. Returns (null r values, two-sided p of ``|r_observed|`` under the null);
+    p is nan if ``x`` or ``y`` is constant."""
+    x, y = _two_pairs("x", x, "y", y)
     check_int("n_permutations", n_permutations, minimum=100)
+    check_seed("seed", seed)
     rng = np.random.default_rng(seed)
     observed = abs(pearson(x, y))
     order = np.argsort(rng.random((n_permutations, len(x), 2)), axis=1)  # independent shuffles per column
@@ -84,15 +110,15 @@ def permutation_within_condition(x: np.ndarray, y: np.ndarray, n_permutations: i
 
 
 def within_condition(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(r among standard-init networks, r among large-init networks)."""
-    x, y = _pairs("x", x), _pairs("y", y)
+    """(r among standard-init networks, r among large-init networks); nan where one is constant."""
+    x, y = _two_pairs("x", x, "y", y)
     return pearson(x[:, STANDARD], y[:, STANDARD]), pearson(x[:, LARGE], y[:, LARGE])
 
 
 def correlation_report(predictor: np.ndarray, outcome: np.ndarray, n_resamples: int = 10_000, seed: int = 0) -> dict:
     """r(predictor, outcome) with a bootstrap interval, the label-only r, within-condition r
-    and the within-condition permutation p-value; all inputs (P, 2)."""
-    predictor, outcome = _pairs("predictor", predictor), _pairs("outcome", outcome)
+    and the within-condition permutation p-value; all inputs (P, 2), finite."""
+    predictor, outcome = _two_pairs("predictor", predictor, "outcome", outcome)
     lo, hi = bootstrap_ci(predictor, outcome, n_resamples, seed)
     _, p = permutation_within_condition(predictor, outcome, n_resamples, seed)
     r_std, r_large = within_condition(predictor, outcome)
@@ -114,11 +140,14 @@ def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 
     Args:
         by_schedule: schedule name -> dict with the predictor (P, 2) under the key ``predictor``
             (default ``silhouette``) and final test losses ``single`` and ``finetune`` (P, 2).
-            "combined" pools all schedules' pairs.
+            "combined" pools all schedules' pairs. All values finite.
     """
     from ..experiments.paper import PAPER_CORRELATIONS
 
+    if not isinstance(predictor, str):
+        raise ValueError(f"predictor must be the name of a key of every by_schedule entry, got {predictor!r}")
     keys = (predictor, "single", "finetune")
+    _check_by_schedule(by_schedule, keys)
     pooled = {key: np.concatenate([d[key] for d in by_schedule.values()]) for key in keys}
     rows = []
     for (quantity, phase, schedule), paper_r in PAPER_CORRELATIONS.items():
@@ -132,10 +161,26 @@ def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 
     return rows
 
 
+def _check_by_schedule(by_schedule: dict, keys: tuple[str, ...]) -> None:
+    """Every entry of ``by_schedule`` a dict holding finite (P, 2) arrays of one shape under ``keys``."""
+    if not isinstance(by_schedule, Mapping) or not by_schedule:
+        raise ValueError(f"by_schedule must be a non-empty dict schedule -> dict of (P, 2) arrays, got "
+                         f"{type(by_schedule).__name__} of length {len(by_schedule) if hasattr(by_schedule, '__len__') else '?'}")
+    for name, data in by_schedule.items():
+        if not isinstance(data, Mapping) or any(key not in data for key in keys):
+            present = sorted(data) if isinstance(data, Mapping) else type(data).__name__
+            raise ValueError(f"by_schedule[{name!r}] must be a dict with (P, 2) arrays under {list(keys)}, got {present}")
+        shapes = {key: _pairs(f"by_schedule[{name!r}][{key!r}]", data[key], finite=True).shape for key in keys}
+        if len(set(shapes.values())) > 1:
+            raise ValueError(f"by_schedule[{name!r}] must hold arrays of one shape (P, 2), got {shapes}")
+
+
 def rival_correlations(by_schedule: dict, predictors: list[str], n_resamples: int = 10_000, seed: int = 0) -> list[dict]:
     """:func:`correlation_table` for each of ``predictors`` (keys of every ``by_schedule`` entry),
     plus the init label itself; each row names its ``predictor``. A predictor that is the same for
     every network gives r = nan."""
+    predictors = check_names("predictors", predictors)
+    _check_by_schedule(by_schedule, ("single", "finetune"))
     rows = []
     for predictor in predictors:
         rows += [{"predictor": predictor, **row} for row in correlation_table(by_schedule, n_resamples, seed, predictor)]
@@ -154,8 +199,13 @@ def paired_trajectory_summary(iterations: np.ndarray, losses: np.ndarray) -> dic
     Returns: final mean loss per init, pairs in which standard init ends lower, the share
     of snapshots (after 0) at which the mean difference favours standard init, and the
     iteration after which the mean difference keeps its final sign (nan if it never changes).
+    ``losses`` must be finite, with at least one pair and two snapshots.
     """
-    losses = np.asarray(losses, dtype=np.float64)
+    losses = as_array("losses", losses)
+    if losses.ndim != 3 or losses.shape[0] < 1 or losses.shape[1] != 2 or losses.shape[2] < 2:
+        raise ValueError(f"losses must be an array of shape (pairs >= 1, 2 inits, snapshots >= 2), got {losses.shape}")
+    check_finite("losses", losses)
+    check_iterations("iterations", iterations, losses.shape[2], "losses")
     diff = losses[:, 0] - losses[:, 1]
     mean = diff.mean(axis=0)
     final_sign = np.sign(mean[-1])
@@ -174,22 +224,37 @@ def paired_trajectory_summary(iterations: np.ndarray, losses: np.ndarray) -> dic
 def first_iteration_below(iterations: np.ndarray, curves: np.ndarray, fraction: float) -> np.ndarray:
     """First snapshot iteration at which each curve reaches ``fraction`` of its first value.
 
-    iterations: (S,); curves: (..., S). Returns (...) floats, nan where a curve never gets
-    there. Resolution is that of the snapshots, so two curves can tie."""
-    curves = np.asarray(curves, dtype=float)
+    iterations: (S,); curves: (..., S), finite; fraction > 0. Returns (...) floats, nan where a
+    curve never gets there. Resolution is that of the snapshots, so two curves can tie."""
+    curves = as_array("curves", curves)
+    if curves.ndim < 1 or curves.shape[-1] < 1:
+        raise ValueError(f"curves must be an array (..., snapshots >= 1), got shape {curves.shape}")
+    check_finite("curves", curves)
+    check_iterations("iterations", iterations, curves.shape[-1], "curves")
+    check_positive_float("fraction", fraction)
     reached = curves <= fraction * curves[..., :1]
     first = np.argmax(reached, axis=-1)
     return np.where(reached.any(axis=-1), np.asarray(iterations, dtype=float)[first], np.nan)
 
 
 def relative_to_start(curves: np.ndarray) -> np.ndarray:
-    """Each curve divided by its first value: (..., S) -> (..., S), 1 at the start."""
-    curves = np.asarray(curves, dtype=float)
-    return curves / curves[..., :1]
+    """Each curve divided by its first value: (..., S) -> (..., S), 1 at the start.
+
+    The first values must be finite and non-zero; a NaN later in a curve stays NaN in place."""
+    curves = as_array("curves", curves)
+    if curves.ndim < 1 or curves.shape[-1] < 1:
+        raise ValueError(f"curves must be an array (..., snapshots >= 1), got shape {curves.shape}")
+    start = curves[..., :1]
+    if not (np.isfinite(start).all() and (start != 0).all()):
+        bad = np.argwhere(~np.isfinite(start) | (start == 0))[0][:-1]
+        raise ValueError(f"curves must start at a finite non-zero value (each curve is divided by its first value), "
+                         f"got {start[tuple(bad)][0]!r} for the curve at index {tuple(int(i) for i in bad)}")
+    return curves / start
 
 
 def relative_loss_area(curves: np.ndarray) -> np.ndarray:
     """Each curve divided by its first value, averaged over its snapshots: (..., S) -> (...).
 
-    Lower means a faster improvement relative to the curve's own start (1 = no improvement)."""
-    return relative_to_start(curves).mean(axis=-1)
+    Lower means a faster improvement relative to the curve's own start (1 = no improvement).
+    ``curves`` must be finite, with a non-zero first value."""
+    return relative_to_start(check_finite("curves", as_array("curves", curves))).mean(axis=-1)
