@@ -54,10 +54,8 @@ import jax
 jax.config.update("jax_enable_x64", True)  # the SMG runs are float64
 
 from lib.experiments.smg import check_notebook_parameters
-from lib.core.validation import check_size
 
-check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times)
-check_size("n_sweep_seeds", n_sweep_seeds, minimum=1, sane_maximum=500)
+check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds)
 run_parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations, record_every=record_every, analysis_times=analysis_times, n_sweep_seeds=n_sweep_seeds)
 
 # %% tags=["hide-input"]

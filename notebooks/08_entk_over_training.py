@@ -58,20 +58,25 @@
 # | name | meaning | allowed |
 # |---|---|---|
 # | `architecture` | `"4x3"` (the paper's network) or `"3x4"` (App A.7.1) | `"4x3"`, `"3x4"` |
-# | `n_pairs` | standard/large pairs per schedule | integer >= 2 |
+# | `n_pairs` | standard/large pairs per schedule | integer in [2, 200] |
 # | `first_seeds` | first pair seed per schedule (the networks of the performance chapters) | dict `{"ET": int, "LR": int}`, disjoint ranges |
-# | `iterations` | single-task training iterations per schedule | dict, multiples of 100 and of `n_snapshots - 1` |
-# | `n_snapshots` | recorded snapshots, equally spaced | integer >= 3 |
+# | `iterations` | single-task training iterations per schedule | dict, multiples of 100 and of `n_snapshots - 1`, at most 100 000 |
+# | `n_snapshots` | recorded snapshots, equally spaced | integer in [3, 1001] |
 # | `node_every` | kernel evaluations: `[[until, s], ...]` every `s` iterations up to `until`, per schedule | dict of lists; untils multiples of the snapshot spacing, ending at `iterations`; each `s` divides the spacing |
 # | `path_kernel` | `"step"` (step-integrated, exact) or `"euler"` (the paper's eNTK sum) for the analyses | `"step"`, `"euler"` |
-# | `n_points` | Gauss-Legendre points along each step (`"step"`) | integer >= 1 |
-# | `n_rows` | kernel rows: half training inputs, half test inputs (`None`: all 500 + 500) | integer >= 48 or `None` |
-# | `check_rows` | kernel rows of the validation runs | integer >= 2 |
+# | `n_points` | Gauss-Legendre points along each step (`"step"`) | integer in [1, 32] (at most 256) |
+# | `n_rows` | kernel rows: half training inputs, half test inputs (`None`: all 500 + 500) | integer in [48, 1000] with every task among each half, or `None` |
+# | `check_rows` | kernel rows of the validation runs | integer in [2, 1000] |
 # | `check_iterations` | length of the every-step validation runs per schedule | dict, multiples of the snapshot spacing |
-# | `n_halvings` | learning-rate halvings in the convergence study | integer >= 2 |
-# | `convergence_iterations` | iterations at the schedule's learning rate in the convergence study ($\eta t$ fixed) | integer >= 1 |
+# | `n_halvings` | learning-rate halvings in the convergence study | integer in [2, 10] |
+# | `convergence_iterations` | iterations at the schedule's learning rate in the convergence study ($\eta t$ fixed) | integer in [1, 10 000], and `convergence_iterations` $\times (2^{n_\text{halvings}} - 1) \le$ 100 000 |
 # | `window_threshold` | similarity below which the $t=0$ kernel no longer describes the kernel | number in (0, 1) |
 # | `index_set` | kernel rows analysed in the time-window and representation sections | `"principled"`, `"authors"` |
+#
+# The maxima above, and a total of $5 \times 10^8$ for the kernel work of the ePNTK runs (networks $\times$
+# (kernel nodes + snapshots) $\times$ rows $\times$ `n_points`; the defaults: $1.8 \times 10^7$), keep a run within
+# hours; larger runs need `--allow-large` (`python -m lib.book.runner`), except where the computation itself
+# breaks (256 points, 1000 rows, $2^{31}$ steps).
 
 # %% tags=["parameters"]
 architecture = "4x3"

@@ -47,17 +47,21 @@
 #
 # | name | meaning | allowed |
 # |---|---|---|
-# | `g_min`, `g_max`, `n_scales` | log grid of init scales (both layers); 1 and 10 always included | 0 < g_min < g_max, n_scales >= 3 |
-# | `hidden_scales` | init scales with the hidden layer scaled only | list of positive floats |
-# | `n_seeds` | evaluated networks per scale and learning rate | integer >= 3 |
-# | `n_lr_seeds` | held-out networks per scale and candidate learning rate | integer >= 1 |
-# | `lr_candidates` | learning rates to choose from per scale | list of positive floats |
-# | `iterations` | iterations of the single-task (and linearized, and 11-task) run, fine-tuning, held-out route, learning-rate choice | dict, multiples of 10 |
-# | `n_train` | training and test patterns per phase | integer >= 24 |
+# | `g_min`, `g_max`, `n_scales` | log grid of init scales (both layers), rounded to 4 decimals; 1 and 10 always included when inside | 0.0001 <= g_min < g_max <= 1e6; n_scales in [3, 40], all distinct after rounding |
+# | `hidden_scales` | init scales with the hidden layer scaled only | non-empty list of distinct numbers in [0.0001, 1e6] |
+# | `n_seeds` | evaluated networks per scale and learning rate | integer in [3, 200] |
+# | `n_lr_seeds` | held-out networks per scale and candidate learning rate | integer in [1, 50] |
+# | `lr_candidates` | learning rates to choose from per scale | non-empty list of distinct positive numbers |
+# | `iterations` | iterations of the single-task (and linearized, and 11-task) run, fine-tuning, held-out route, learning-rate choice | dict, multiples of 10 in [10, 100 000] |
+# | `n_train` | training and test patterns per phase | integer in [24, 2000] |
 # | `n_hidden` | hidden units of every network (the paper: 200) | integer in [1, 2000] |
 # | `n_pairs`, `first_seeds`, `robustness_iterations` | the standard-vs-large experiment of the performance chapter, repeated at a larger size | as there |
-# | `block_pairs` | pairs per cached sweep task of that experiment; the performance chapter's `n_pairs`, so that its pairs are read from the cache, not trained again | integer >= 1 |
-# | `n_resamples` | bootstrap resamples per interval | integer >= 100 |
+# | `block_pairs` | pairs per cached sweep task of that experiment; the performance chapter's `n_pairs`, so that its pairs are read from the cache, not trained again | integer in [1, 200] |
+# | `n_resamples` | bootstrap resamples per interval | integer in [100, 1 000 000] |
+#
+# Besides these maxima, the continuum's training work ((scales) x (networks x iterations) x `n_train` x
+# `n_hidden`, 3.4e10 at the defaults) is limited to 5e11, and `n_resamples` x the networks of the largest
+# bootstrap to 2e7 numbers; larger runs need `--allow-large` (`python -m lib.book.runner`).
 #
 # The defaults are sized for the book's time budget on a 2-core machine (the sizes of this
 # run are stated below the sweep); the continuum's iteration counts are therefore far below the
@@ -88,30 +92,56 @@ block_pairs = 10
 n_resamples = 2000
 
 # %% tags=["remove-cell"]
-from lib.experiments.schedules import check_schedule_parameters
-from lib.core.validation import check_positive_float, check_size
+import numpy as np
 
+from lib.analyses.predictors import LR_SELECTION_SEED, scale_grid
+from lib.experiments.schedules import check_schedule_parameters
+from lib.core.validation import (check_int, check_number_list, check_positive_float, check_seed, check_size,
+                                 check_workload)
+
+G_RANGE = (1e-4, 1e6)  # the grid rounds to 4 decimals; float32 weights and losses stay finite up to 1e6
+LR_MAXIMUM = float(np.finfo(np.float32).max)  # learning rates are float32
 plan = check_schedule_parameters(n_pairs, first_seeds, robustness_iterations)
 check_size("n_scales", n_scales, minimum=3, sane_maximum=40)
 check_size("n_seeds", n_seeds, minimum=3, sane_maximum=200)
+check_int("n_seeds", n_seeds, minimum=3, maximum=LR_SELECTION_SEED)  # evaluated seeds stay below the held-out ones
 check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
+check_seed("n_lr_seeds: the last held-out seed", LR_SELECTION_SEED + n_lr_seeds - 1)
 check_size("n_train", n_train, minimum=24, sane_maximum=2000)
 check_size("n_hidden", n_hidden, minimum=1, sane_maximum=2000)
 check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
 check_size("block_pairs", block_pairs, minimum=1, sane_maximum=200)
-for name, values in (("hidden_scales", hidden_scales), ("lr_candidates", lr_candidates)):
-    if not isinstance(values, list) or not values:
-        raise ValueError(f"{name} must be a non-empty list of positive numbers, got {values!r}")
-    for i, v in enumerate(values):
-        check_positive_float(f"{name}[{i}]", v)
-if sorted(iterations) != ["finetune", "lr_choice", "route", "single"]:
-    raise ValueError(f"iterations must have the keys finetune, lr_choice, route, single, got {sorted(iterations)}")
+for name, value in (("g_min", g_min), ("g_max", g_max)):
+    if not G_RANGE[0] <= check_positive_float(name, value) <= G_RANGE[1]:
+        raise ValueError(f"{name} must be a number in [{G_RANGE[0]:g}, {G_RANGE[1]:g}], got {value!r}")
+if not g_min < g_max:
+    raise ValueError(f"g_min and g_max must satisfy g_min < g_max, got {g_min!r}, {g_max!r}")
+grid = scale_grid(g_min, g_max, n_scales)
+if len(grid) != n_scales or not all(np.isfinite(g) and g > 0 for g in grid):
+    raise ValueError(f"g_min = {g_min!r}, g_max = {g_max!r}, n_scales = {n_scales!r} give {len(grid)} distinct init "
+                     f"scales {grid} (the grid is rounded to 4 decimals), not {n_scales}: widen [g_min, g_max] or ask "
+                     "for fewer scales")
+missing = [anchor for anchor in (1.0, 10.0) if g_min <= anchor <= g_max and anchor not in grid]
+if missing:
+    raise ValueError(f"n_scales = {n_scales} scales between g_min = {g_min!r} and g_max = {g_max!r} cannot hold both "
+                     f"anchors 1 and 10 (grid {grid}, missing {missing}): ask for more scales or a narrower range")
+check_number_list("hidden_scales", hidden_scales, *G_RANGE)
+check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
+if not isinstance(iterations, dict) or sorted(iterations) != ["finetune", "lr_choice", "route", "single"]:
+    raise ValueError(f"iterations must be a dict with the keys finetune, lr_choice, route, single, got {iterations!r}")
 for key, value in iterations.items():
     check_size(f"iterations[{key!r}]", value, minimum=10, sane_maximum=100_000)
     if value % 10:
         raise ValueError(f"iterations[{key!r}] must be a multiple of 10 (11 snapshots), got {value}")
-if not 0 < g_min < g_max:
-    raise ValueError(f"g_min and g_max must satisfy 0 < g_min < g_max, got {g_min}, {g_max}")
+n_cells = n_scales + len(hidden_scales)
+check_workload(f"the continuum's training work, (n_scales + len(hidden_scales)) x (2 n_seeds x (3 iterations['single'] + "
+               f"iterations['finetune'] + iterations['route']) + len(lr_candidates) x n_lr_seeds x "
+               f"iterations['lr_choice']) x n_train x n_hidden (the defaults: 3.4e10)",
+               n_cells * (2 * n_seeds * (3 * iterations["single"] + iterations["finetune"] + iterations["route"])
+                          + len(lr_candidates) * n_lr_seeds * iterations["lr_choice"]) * n_train * n_hidden, 5e11)
+check_workload("n_resamples x the networks of the largest bootstrap (max(n_scales x n_seeds, len(hidden_scales) x "
+               "n_seeds, 4 n_pairs); its arrays hold that many numbers)",
+               n_resamples * max(n_scales * n_seeds, len(hidden_scales) * n_seeds, 4 * n_pairs), 2e7)
 
 # %% tags=["hide-input", "remove-stderr"]
 import time

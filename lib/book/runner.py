@@ -14,11 +14,20 @@ book's sources there, so ``jupyter-book build _build/quick/src`` builds that boo
 
 Parameters are checked before a kernel starts: every ``-p``/``--grid`` name must be one the
 notebook's ``parameters`` cell defines, and every value a Python literal of the default's type
-(lists, tuples, dicts allowed); ranges are checked by the notebook's first cell, still before
-any work. An executed notebook is written to a temporary file and renamed into place only if
-every cell succeeded, so a failed run never replaces a good chapter (the failed notebook is kept
-as ``<name>.failed.ipynb`` for inspection). A notebook whose source, parameters, ``lib/`` code,
-requirements and inputs (the summary records it reads) are unchanged is not re-executed.
+(lists, tuples, dicts allowed); ranges are checked by the notebook's first cell after its
+``parameters`` cell, which the runner also executes for every run (in one child process,
+:func:`check_ranges`) before the first kernel starts. An executed notebook is written to a
+temporary file and renamed into place only if every cell succeeded, so a failed run never
+replaces a good chapter (the failed notebook is kept as ``<name>.failed.ipynb`` for inspection).
+A notebook whose source, parameters, ``lib/`` code, requirements and inputs (the summary records
+it reads) are unchanged is not re-executed.
+
+The book's executed folder (``book/executed/``, compared after resolving ``..`` and symbolic
+links) is written only by the ``full`` profile at the book's own parameters (no ``-p``, no
+grid; ``--only`` is fine): any other run naming it, or a folder inside it, is refused before
+any notebook runs, and so is ``notebooks/`` (the paired sources). Every user error of the
+command line (an unknown option or notebook, a bad parameter name, type or range, an empty or
+unusable ``--output-dir``) is one line on stderr and exit status 2, before any kernel starts.
 """
 
 from __future__ import annotations
@@ -29,16 +38,19 @@ import hashlib
 import itertools
 import json
 import os
+import pickle
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_env, results_dir
+from ..core.cpu_target import check_cpu_features
+from ..core.results import REPO_ROOT, RESULTS_ENV, CacheError, code_digest, resolve_results_env, results_dir
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 NOTEBOOKS = (
@@ -251,6 +263,117 @@ def inside(folder: Path, parent: Path) -> Path:
     return resolved
 
 
+def within(folder: Path, parent: Path) -> bool:
+    """Whether ``folder`` is ``parent`` or lies inside it, after resolving ``..`` and symbolic links."""
+    resolved, root = Path(folder).resolve(), Path(parent).resolve()
+    return resolved == root or root in resolved.parents
+
+
+def check_output_dir(text: str) -> Path:
+    """The ``--output-dir`` value as a folder that can be created and written: not empty, not an
+    existing file, not under a file or a dangling symbolic link, its nearest existing folder writable."""
+    if not text.strip():
+        raise ParameterError(f"--output-dir must name a folder, got {text!r} (leave the option out for the "
+                             "profile's own folder)")
+    if "\0" in text:
+        raise ParameterError(f"--output-dir must be a path without NUL characters, got {text!r}")
+    folder = Path(text)
+    try:
+        candidate = folder.absolute()
+        for path in (candidate, *candidate.parents):
+            if path.is_symlink() and not path.exists():
+                raise ParameterError(f"--output-dir {text!r}: {path} is a dangling or looping symbolic link")
+            if path.exists():
+                if not path.is_dir():
+                    what = "is" if path == candidate else f"lies under {path}, which is"
+                    raise ParameterError(f"--output-dir {text!r} {what} an existing file, not a folder")
+                if not os.access(path, os.W_OK | os.X_OK):
+                    raise ParameterError(f"--output-dir {text!r}: {path} is not writable")
+                break
+        folder.resolve()
+    except ParameterError:
+        raise
+    except (OSError, RuntimeError, ValueError) as err:  # e.g. a name too long, a symbolic link loop
+        raise ParameterError(f"--output-dir {text!r} is not a usable folder ({err})") from None
+    return folder
+
+
+def check_book_untouched(folders, profile: str, overrides: bool) -> None:
+    """Refuse (:class:`ParameterError`) any output folder that is, or lies inside, the book's executed
+    folder :data:`EXECUTED_DIR` (after resolving ``..`` and symbolic links), except that folder
+    itself for the ``full`` profile at the book's own parameters (``overrides`` false: no -p, no grid);
+    and the notebooks' own folder, where an executed notebook would replace its paired source."""
+    book = EXECUTED_DIR.resolve()
+    for folder in folders:
+        resolved = Path(folder).resolve()
+        if resolved == NOTEBOOK_DIR.resolve():
+            raise ParameterError(f"refusing to write into {NOTEBOOK_DIR} (output folder {folder}): executed notebooks "
+                                 "would replace the paired sources notebooks/*.ipynb; give another --output-dir")
+        if not within(resolved, book):
+            continue
+        if resolved == book and profile == "full" and not overrides:
+            continue
+        where = "is" if resolved == book else "lies inside"
+        why = (f"the {profile} profile" if profile != "full" else
+               "parameters other than the book's (-p/--grid)" if resolved == book else "a sub-folder")
+        raise ParameterError(f"refusing to write into the published book: output folder {folder} {where} "
+                             f"{EXECUTED_DIR} ({why}); only --profile full without -p/--grid writes there, "
+                             "give another --output-dir")
+
+
+def check_cell_source(name: str) -> str:
+    """The source of ``notebooks/<name>.py``'s first code cell after its ``parameters`` cell: the
+    notebook's range checks, which must do no work besides checking."""
+    import jupytext
+
+    cells = [c for c in jupytext.read(notebook_source(name)).cells if c.cell_type == "code"]
+    index = next(i for i, c in enumerate(cells) if "parameters" in c.metadata.get("tags", []))
+    return cells[index + 1].source if index + 1 < len(cells) else ""
+
+
+_RANGE_ERROR = "[runner-check] "
+
+
+def _check_ranges_child() -> None:
+    """Child process of :func:`check_ranges`: run each job's check cell with its parameters; print
+    the first failure as one marked JSON line."""
+    for name, parameters in pickle.load(sys.stdin.buffer):
+        namespace = {"__name__": "__check__", **notebook_parameters(name), **parameters}
+        try:
+            exec(compile(check_cell_source(name), f"notebooks/{name}.py (checks)", "exec"), namespace)
+        except Exception as err:  # any failure of the checks under these parameters is the parameters' fault
+            message = " ".join(str(err).split()) or type(err).__name__
+            print(_RANGE_ERROR + json.dumps({"name": name, "parameters": repr(parameters), "error": message}),
+                  flush=True)
+            return
+
+
+def check_ranges(runs: list[tuple[str, dict, Path]], allow_large: bool = False, timeout: float = 600) -> None:
+    """Run every notebook's own checks (:func:`check_cell_source`) with each run's parameters, before
+    any kernel starts, in one child process (the checks may configure JAX); the first failure is a
+    :class:`ParameterError` naming the notebook."""
+    jobs, seen = [], set()
+    for name, parameters, _ in runs:
+        key = json.dumps([name, parameters], sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            jobs.append((name, parameters))
+    env = {**os.environ, ENV_ALLOW_LARGE: "1" if allow_large else "0"}
+    try:
+        done = subprocess.run([sys.executable, "-c", "from lib.book.runner import _check_ranges_child as c; c()"],
+                              input=pickle.dumps(jobs), capture_output=True, cwd=REPO_ROOT, env=env,
+                              timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise RuntimeError(f"could not check the notebooks' parameters: {err}") from None
+    for line in done.stdout.decode(errors="replace").splitlines():
+        if line.startswith(_RANGE_ERROR):
+            failure = json.loads(line[len(_RANGE_ERROR):])
+            raise ParameterError(f"{failure['name']}: {failure['error']} (parameters {failure['parameters']})")
+    if done.returncode != 0:
+        last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"could not check the notebooks' parameters (exit {done.returncode}): {last}")
+
+
 # ---------------------------------------------------------------- execution
 
 
@@ -327,6 +450,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
     import papermill
 
     parameters = check_parameters(name, parameters)
+    check_book_untouched([output_dir], profile, overrides=bool(parameters))
     output_dir = Path(output_dir).absolute()
     summary_dir = output_dir / "summary"
     output = output_dir / f"{name}.ipynb"
@@ -395,8 +519,15 @@ def plan_runs(args: argparse.Namespace, layout: ProfileLayout) -> list[tuple[str
     return runs
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose errors are a :class:`ParameterError` (one line from :func:`main`), not usage + exit."""
+
+    def error(self, message: str):
+        raise ParameterError(message)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Execute the book's notebooks with papermill.")
+    parser = _Parser(description="Execute the book's notebooks with papermill.")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="full")
     parser.add_argument("--only", nargs="+", choices=NOTEBOOKS, help="run only these notebooks")
     parser.add_argument("-p", "--parameter", action="append", default=[],
@@ -405,26 +536,36 @@ def main(argv: list[str] | None = None) -> int:
                         help="sweep a parameter: name=v1,v2,... (repeatable; the cartesian product is run, "
                              "each point into its own sub-folder of --output-dir)")
     parser.add_argument("--grid-spec", default="", help="several grids in one string: \"seed=0,1 schedule=ET,LR\"")
-    parser.add_argument("--output-dir", type=Path, default=None,
-                        help="where executed notebooks go (default: the profile's book folder)")
+    parser.add_argument("--output-dir", default=None,
+                        help="where executed notebooks go (default: the profile's book folder; never the published "
+                             "book/executed except for --profile full without -p/--grid)")
     parser.add_argument("--force", action="store_true", help="execute even notebooks that are up to date")
     parser.add_argument("--allow-large", action="store_true",
                         help="run sizes and iteration counts above the notebooks' sane bounds (may take days)")
     try:
-        args = parser.parse_args(argv)
-        layout = profile_layout(args.profile, args.output_dir)
-        default_book = profile_layout(args.profile).executed
-        if (args.grid or args.grid_spec) and layout.executed == default_book:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as done:  # --help
+            return done.code if isinstance(done.code, int) else 0
+        check_cpu_features()  # $NUMBA_CPU_FEATURES, which every notebook's kernel inherits
+        output_dir = check_output_dir(args.output_dir) if args.output_dir is not None else None
+        layout = profile_layout(args.profile, output_dir)
+        if (args.grid or args.grid_spec) and \
+                layout.executed.resolve() == profile_layout(args.profile).executed.resolve():
             raise ParameterError("a grid needs an --output-dir of its own (sweeps never overwrite the book)")
-        if args.profile != "full" and args.output_dir and layout.executed == EXECUTED_DIR.absolute():
-            raise ParameterError(f"the {args.profile} profile never writes into {EXECUTED_DIR} (the published book)")
-        runs = plan_runs(args, layout)
-    except ParameterError as err:
+        runs = plan_runs(args, layout)  # parameter names and types
+        overrides = bool(args.parameter or args.grid or args.grid_spec)
+        check_book_untouched([layout.executed, *sorted({folder for _, _, folder in runs})], args.profile, overrides)
+        check_ranges(runs, args.allow_large)
+        resolve_results_env()
+    except (ParameterError, CacheError, ValueError) as err:
         print(f"[runner] error: {err}", file=sys.stderr)
         return 2
-    resolve_results_env()
+    except RuntimeError as err:
+        print(f"[runner] error: {err}", file=sys.stderr)
+        return 1
     results = layout.results if args.profile != "full" else None
-    if args.profile == "quick" and not args.output_dir:
+    if args.profile == "quick" and output_dir is None:
         stage_book_sources(QUICK_DIR / "src")
     start, times = time.perf_counter(), []
     for name, parameters, output_dir in runs:
@@ -433,6 +574,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             execute(name, parameters, output_dir, force=args.force, profile=args.profile, results=results,
                     allow_large=args.allow_large)
+        except ParameterError as err:
+            print(f"[runner] error: {err}", file=sys.stderr)
+            return 2
         except NotebookFailed as err:
             print(f"[runner] error: {err}", file=sys.stderr)
             return 1

@@ -7,6 +7,8 @@ clear ``ValueError`` before any work starts instead of a stack trace from deep i
 
 from __future__ import annotations
 
+import contextlib
+import math
 import numbers
 import os
 from collections.abc import Iterable
@@ -77,3 +79,82 @@ def check_seeds(name: str, value: Any) -> tuple[int, ...]:
     if not seeds:
         raise ValueError(f"{name} must contain at least one seed, got {value!r}")
     return seeds
+
+
+# --- helpers for the notebooks' parameter checks (sizes with an explicit confirmation, derived
+# workloads, lists of numbers) -------------------------------------------------------------------
+def allow_large_runs(allow_large: bool | None = None) -> bool:
+    """``allow_large`` if given (True/False), else :func:`large_runs_allowed` (the runner's ``--allow-large``)."""
+    if allow_large is None:
+        return large_runs_allowed()
+    if not isinstance(allow_large, bool):
+        raise ValueError(f"allow_large must be True, False or None (the runner's --allow-large), got {allow_large!r}")
+    return allow_large
+
+
+_LARGE_HINT = (f"to run it anyway pass --allow-large to python -m lib.book.runner (or set {ALLOW_LARGE_ENV}=1, or "
+               "allow_large=True)")
+
+
+def check_bounded_size(name: str, value: Any, minimum: int, sane_maximum: int, maximum: int | None = None,
+                       allow_large: bool | None = None) -> int:
+    """As :func:`check_size` (an integer >= ``minimum``; above ``sane_maximum`` only when confirmed),
+    with the confirmation given explicitly (``allow_large``; None: the runner's ``--allow-large``)
+    and a hard ``maximum`` that no confirmation lifts (where the computation itself breaks)."""
+    value = check_int(name, value, minimum=minimum, maximum=maximum)
+    if value > sane_maximum and not allow_large_runs(allow_large):
+        raise ValueError(f"{name} must be an integer in [{minimum}, {sane_maximum}] (larger values run for hours "
+                         f"or days), got {value!r}; {_LARGE_HINT}")
+    return value
+
+
+def check_workload(what: str, value: float, sane_maximum: float, allow_large: bool | None = None) -> float:
+    """A workload derived from several parameters (``what`` names them and the formula, e.g.
+    ``"convergence_iterations x (2**n_halvings - 1)"``): above ``sane_maximum`` only when confirmed."""
+    if value > sane_maximum and not allow_large_runs(allow_large):
+        raise ValueError(f"{what} must be <= {sane_maximum:g} (more runs for hours or days), got {value:g}; "
+                         f"{_LARGE_HINT}")
+    return value
+
+
+def check_number_list(name: str, values: Any, minimum: float, maximum: float, distinct: bool = True,
+                      increasing: bool = False, min_length: int = 1, include_minimum: bool = True) -> list[float]:
+    """A list (or tuple) of at least ``min_length`` finite real numbers (not bools, not strings)
+    between ``minimum`` (excluded unless ``include_minimum``) and ``maximum``, pairwise distinct if
+    ``distinct``, strictly increasing if ``increasing``; returned as floats."""
+    low = f"[{minimum:g}" if include_minimum else f"({minimum:g}"
+    allowed = (f"a list of at least {min_length} {'distinct ' if distinct else ''}numbers in {low}, {maximum:g}]"
+               f"{' in increasing order' if increasing else ''}")
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)) or len(values) < min_length:
+        raise ValueError(f"{name} must be {allowed}, got {values!r}")
+    out = []
+    for i, v in enumerate(values):
+        ok = not isinstance(v, bool) and isinstance(v, numbers.Real) and math.isfinite(float(v))
+        ok = ok and (minimum <= float(v) if include_minimum else minimum < float(v)) and float(v) <= maximum
+        if not ok:
+            raise ValueError(f"{name}[{i}] must be a finite number in {low}, {maximum:g}], got {v!r}")
+        out.append(float(v))
+    if distinct and len(set(out)) != len(out):
+        repeated = sorted({v for v in out if out.count(v) > 1})
+        raise ValueError(f"{name} must be {allowed}, got {values!r} (repeated: {repeated})")
+    if increasing and any(b <= a for a, b in zip(out, out[1:])):
+        raise ValueError(f"{name} must be {allowed}, got {values!r}")
+    return out
+
+
+@contextlib.contextmanager
+def large_runs(allow_large: bool | None = None):
+    """Within the block :func:`large_runs_allowed` (so :func:`check_size`) answers ``allow_large``
+    (None: leave the runner's ``--allow-large`` setting as it is); restored afterwards."""
+    if allow_large is None:
+        yield
+        return
+    saved = os.environ.get(ALLOW_LARGE_ENV)
+    os.environ[ALLOW_LARGE_ENV] = "1" if allow_large_runs(allow_large) else "0"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(ALLOW_LARGE_ENV, None)
+        else:
+            os.environ[ALLOW_LARGE_ENV] = saved

@@ -1021,24 +1021,65 @@ def truncate_phases(phases, n_iterations: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def node_count(phases) -> int:
+    """Kernel evaluations (nodes) per network of the node phases ``((until, s), ...)``."""
+    starts = [0] + [until for until, _ in phases[:-1]]
+    return sum((until - start) // s for (until, s), start in zip(phases, starts))
+
+
+# the chapter's size limits: above a sane maximum only with allow_large (the runner's --allow-large),
+# above a hard maximum never (the computation itself breaks)
+SANE_SNAPSHOTS, SANE_POINTS, MAX_POINTS, MAX_ROWS = 1001, 32, 256, 1000  # rows: 500 training + 500 test inputs
+SANE_HALVINGS, SANE_CONVERGENCE_ITERATIONS, SANE_CONVERGENCE_STEPS = 10, 10_000, 100_000
+MAX_STEPS = 2**31 - 1  # JAX counts the steps of a run in int32
+SANE_KERNEL_WORK = 5e8  # networks x (nodes + snapshots) x kernel rows x points: ~28x the book's 1.8e7
+
+
+def missing_task_rows(env: TaskEnvironment, seeds, n_rows: int | None) -> list[tuple[int, str]]:
+    """(pair seed, index set) whose first ``n_rows`` kernel rows (:func:`pair_kernel_data`) lack a
+    task: the chapter's task statistics need every task among the rows of each index set."""
+    if n_rows is None:
+        return []
+    data = pair_kernel_data(env, tuple(seeds), n_rows=n_rows)
+    return [(seed, INDEX_SETS[i]) for p, seed in enumerate(seeds) for i in range(len(INDEX_SETS))
+            if (data["row_average"][p, i].sum(axis=1) == 0).any()]
+
+
 def check_notebook_parameters(architecture, architectures, n_pairs, first_seeds, iterations, n_snapshots, node_every,
                               path_kernel, n_points, n_rows, check_rows, check_iterations, n_halvings,
-                              convergence_iterations, window_threshold, index_set) -> dict:
+                              convergence_iterations, window_threshold, index_set, allow_large=None) -> dict:
     """Validate the parameters of the chapter "The eNTK over training" before any work starts
-    (ValueError naming the parameter and the allowed values); return schedule -> (seeds,
-    iterations, node phases, check iterations, check node phases, check snapshots)."""
+    (ValueError naming the parameter, the value and the allowed values); return schedule -> (seeds,
+    iterations, node phases, check iterations, check node phases, check snapshots).
+
+    Sizes above the chapter's sane maxima (hours of computation; :data:`SANE_SNAPSHOTS`, ...,
+    :data:`SANE_KERNEL_WORK`) need ``allow_large`` (None: the runner's ``--allow-large``); the
+    convergence study, which doubles its every-step run ``n_halvings`` times, is bounded in total."""
+    from ..core.validation import check_bounded_size, check_workload, large_runs
     from .schedules import SCHEDULES, check_schedule_parameters
 
     check_choice("architecture", architecture, architectures)
-    plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
-    check_int("n_snapshots", n_snapshots, minimum=3)
+    with large_runs(allow_large):
+        plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+    check_bounded_size("n_snapshots", n_snapshots, minimum=3, sane_maximum=SANE_SNAPSHOTS, allow_large=allow_large)
     check_choice("path_kernel", path_kernel, PATH_KERNELS)
-    check_int("n_points", n_points, minimum=1)
+    check_bounded_size("n_points", n_points, minimum=1, sane_maximum=SANE_POINTS, maximum=MAX_POINTS,
+                       allow_large=allow_large)
     if n_rows is not None:
-        check_int("n_rows", n_rows, minimum=48)
-    check_int("check_rows", check_rows, minimum=2)
-    check_int("n_halvings", n_halvings, minimum=2)
-    check_int("convergence_iterations", convergence_iterations, minimum=1)
+        check_int("n_rows", n_rows, minimum=48, maximum=MAX_ROWS)
+    check_int("check_rows", check_rows, minimum=2, maximum=MAX_ROWS)
+    check_bounded_size("n_halvings", n_halvings, minimum=2, sane_maximum=SANE_HALVINGS, maximum=31,
+                       allow_large=allow_large)
+    check_bounded_size("convergence_iterations", convergence_iterations, minimum=1,
+                       sane_maximum=SANE_CONVERGENCE_ITERATIONS, allow_large=allow_large)
+    longest = convergence_iterations * 2 ** (n_halvings - 1)
+    if longest > MAX_STEPS:
+        raise ValueError(f"convergence_iterations x 2**(n_halvings - 1), the longest run of the convergence study, "
+                         f"must be <= {MAX_STEPS} (JAX counts steps in int32), got {longest} "
+                         f"(convergence_iterations={convergence_iterations}, n_halvings={n_halvings})")
+    check_workload(f"convergence_iterations x (2**n_halvings - 1), the every-step iterations of the convergence "
+                   f"study (convergence_iterations={convergence_iterations}, n_halvings={n_halvings})",
+                   convergence_iterations * (2**n_halvings - 1), SANE_CONVERGENCE_STEPS, allow_large)
     check_positive_float("window_threshold", window_threshold)
     if window_threshold >= 1:
         raise ValueError(f"window_threshold must be in (0, 1), got {window_threshold!r}")
@@ -1046,7 +1087,7 @@ def check_notebook_parameters(architecture, architectures, n_pairs, first_seeds,
     for name, value in (("node_every", node_every), ("check_iterations", check_iterations)):
         if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
             raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
-    out = {}
+    out, work = {}, 0
     for schedule, (seeds, n_iterations) in plan.items():
         if n_iterations % (n_snapshots - 1):
             raise ValueError(f"iterations[{schedule!r}] ({n_iterations}) must be a multiple of n_snapshots - 1 "
@@ -1062,4 +1103,17 @@ def check_notebook_parameters(architecture, architectures, n_pairs, first_seeds,
                              f"in {spacing}..{n_iterations}, got {n_check}")
         out[schedule] = (seeds, n_iterations, phases, n_check, truncate_phases(phases, n_check),
                          n_check // spacing + 1)
+        work += (2 * len(seeds) * (node_count(phases) + n_snapshots) * (MAX_ROWS if n_rows is None else n_rows)
+                 * (n_points if path_kernel == "step" else 1))
+    check_workload(f"the kernel work of the ePNTK runs, 2 n_pairs x (kernel nodes of node_every + n_snapshots) x "
+                   f"kernel rows (n_rows) x n_points summed over the schedules (n_pairs={n_pairs}, n_rows={n_rows}, "
+                   f"n_points={n_points}, n_snapshots={n_snapshots}, node_every={node_every})", work,
+                   SANE_KERNEL_WORK, allow_large)
+    env = TaskEnvironment(*architectures[architecture])
+    missing = [(schedule, *m) for schedule, (seeds, *_) in out.items() for m in missing_task_rows(env, seeds, n_rows)]
+    if missing:
+        raise ValueError(f"n_rows = {n_rows} is too few kernel rows: the task statistics need every task among the "
+                         f"{n_rows // 2} rows of each index set, and (schedule, pair seed, index set) {missing[:4]}"
+                         f"{' ...' if len(missing) > 4 else ''} lack one; use more rows (the default 200) or None "
+                         "(all)")
     return out
