@@ -195,3 +195,12 @@ def test_the_sweep_command_reports_malformed_cpu_features_in_one_line(monkeypatc
     status = sweep_command.main(["--function", "lib.experiments.sweep_points:pair_final_losses", "--grid", "seed=0"])
     err = capsys.readouterr().err.strip()
     assert status == 2 and len(err.splitlines()) == 1 and "NUMBA_CPU_FEATURES" in err and "'avx2'" in err
+
+
+def test_the_runner_reports_malformed_cpu_features_in_one_line(monkeypatch, capsys):
+    from lib.book import runner
+
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", "garbage")
+    status = runner.main(["--profile", "quick", "--only", "00_quickstart"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1 and "NUMBA_CPU_FEATURES" in err and "'garbage'" in err
