@@ -144,9 +144,9 @@ def _kernel_problem():
 
 
 @pytest.mark.parametrize("case, message", [
-    ("x_eval of another width", r"inputs must all have 24 columns"),
+    ("x_eval of another width", r"every input pattern must have shape \(24,\)"),
     ("y_train with fewer rows", r"y_train must have shape \(M, K\) = \(12, 9\)"),
-    ("a 1-D x_train", r"x_train must be a real 2-D array"),
+    ("a 1-D x_train", r"x_train must be a real array of patterns"),
     ("NaN in x_eval", r"x_eval must be finite"),
     ("inf in the weights", r"params\['w_hidden'\] must be finite"),
 ])
@@ -180,7 +180,7 @@ def test_ntk_checks_its_inputs_and_the_checks_pass_inside_jit():
     net, params, x_eval, x_train, y_train = _kernel_problem()
     with pytest.raises(ValueError, match="x2 must be finite"):
         kernels.ntk(net, params, x_eval, np.where(x_train > 0, np.inf, x_train))
-    with pytest.raises(ValueError, match="inputs must all have 24 columns"):
+    with pytest.raises(ValueError, match=r"every input pattern must have shape \(24,\)"):
         kernels.ntk_output_diagonal(net, params, x_eval[:, 1:], x_train)
     traced = jax.jit(lambda p: kernels.entk(net, p, x_eval, x_train, y_train))(params)  # shapes only when traced
     np.testing.assert_allclose(traced, kernels.entk(net, params, x_eval, x_train, y_train), rtol=1e-6)
@@ -204,3 +204,23 @@ def test_the_runner_reports_malformed_cpu_features_in_one_line(monkeypatch, caps
     status = runner.main(["--profile", "quick", "--only", "00_quickstart"])
     err = capsys.readouterr().err.strip()
     assert status == 2 and len(err.splitlines()) == 1 and "NUMBA_CPU_FEATURES" in err and "'garbage'" in err
+
+
+def test_kernels_take_inputs_of_any_pattern_shape_for_other_models():
+    """Image inputs (N, H, W, C) for a convolutional network: the checks ask only that every
+    pattern has the same shape (chapter 09's CNN)."""
+    import jax
+    import jax.numpy as jnp
+
+    from lib.core import kernels
+
+    @jax.tree_util.register_static
+    class Pool:
+        def apply(self, params, x):
+            return jnp.tanh(x.reshape(len(x), -1) @ params["w"])
+
+    x = np.random.default_rng(0).normal(size=(5, 2, 2, 1))
+    params = {"w": np.ones((4, 3)) * 0.1}
+    assert kernels.ntk(Pool(), params, x, x[:3]).shape == (5, 3, 3, 3)
+    with pytest.raises(ValueError, match="every input pattern must have the same shape"):
+        kernels.ntk(Pool(), params, x, x[:3, :1])

@@ -136,24 +136,25 @@ def _is_concrete(a) -> bool:
 
 def check_kernel_inputs(model: Model, params: Params, **arrays) -> None:
     """Cheap checks at a kernel's entry, with errors that name the argument: every input is a
-    real 2-D array (N, D) of one width D (the network's input width for the multitask network),
-    ``y_train`` is (M, K) with the rows of ``x_train``, and concrete parameters and inputs are
-    finite (inside ``jax.jit`` only the shapes are checked)."""
-    inputs = {name: a for name, a in arrays.items() if name != "y_train"}
-    widths = {}
+    real array of patterns (N, ...) with the same shape per pattern ((N, D) with the network's
+    D for the multitask network; images (N, H, W, C) for a CNN, say), ``y_train`` is (M, K)
+    with the rows of ``x_train`` (K the network's outputs for the multitask network), and
+    concrete parameters and inputs are finite (inside ``jax.jit`` only the shapes are checked)."""
     for name, a in arrays.items():
-        if np.ndim(a) != 2 or not jnp.issubdtype(jnp.result_type(a), jnp.floating) and not jnp.issubdtype(
-                jnp.result_type(a), jnp.integer):
-            raise ValueError(f"{name} must be a real 2-D array, got shape {np.shape(a)} and dtype {jnp.result_type(a)}")
-        if name in inputs:
-            widths[name] = np.shape(a)[1]
-    expected = model.n_inputs if isinstance(model, MultitaskNet) else None
-    if len(set(widths.values()) | ({expected} if expected else set())) > 1:
-        raise ValueError(f"the inputs must all have {expected or 'the same number of'} columns (input units), got "
-                         + ", ".join(f"{n}: {np.shape(a)}" for n, a in inputs.items()))
+        dtype = jnp.result_type(a)
+        if np.ndim(a) < (2 if name == "y_train" or isinstance(model, MultitaskNet) else 1) or not (
+                jnp.issubdtype(dtype, jnp.floating) or jnp.issubdtype(dtype, jnp.integer)):
+            raise ValueError(f"{name} must be a real array of patterns (N, ...), 2-D (N, D) for the multitask network, "
+                             f"got shape {np.shape(a)} and dtype {dtype}")
+    inputs = {name: np.shape(a) for name, a in arrays.items() if name != "y_train"}
+    expected = (model.n_inputs,) if isinstance(model, MultitaskNet) else None
+    if len({shape[1:] for shape in inputs.values()} | ({expected} if expected else set())) > 1:
+        per_pattern = f"shape {expected}" if expected else "the same shape"
+        raise ValueError(f"every input pattern must have {per_pattern}, got "
+                         + ", ".join(f"{n}: {shape}" for n, shape in inputs.items()))
     if "y_train" in arrays:
         y, x = np.shape(arrays["y_train"]), np.shape(arrays["x_train"])
-        k = model.n_outputs if isinstance(model, MultitaskNet) else y[1]
+        k = model.n_outputs if isinstance(model, MultitaskNet) else y[-1]
         if y != (x[0], k):
             raise ValueError(f"y_train must have shape (M, K) = {(x[0], k)} for x_train of shape {x}, got {y}")
     named = {f"params{jax.tree_util.keystr(path)}": leaf for path, leaf in jax.tree_util.tree_leaves_with_path(params)}
