@@ -33,12 +33,14 @@
 #
 # | name | meaning | allowed |
 # |---|---|---|
-# | `seed` | problem and initialization seed (target, inputs, weights) | integer >= 0 |
-# | `learning_rate` | gradient-descent step on the mean squared error | > 0 |
-# | `n_iterations` | training length | multiple of `record_every` |
-# | `record_every` | iterations between recorded states | integer >= 1 |
-# | `analysis_times` | the two iterations analysed as in the paper | recorded iterations |
-# | `n_sweep_seeds` | seeds in the half-time sweep | integer >= 1 |
+# | `seed` | problem and initialization seed (target, inputs, weights) | integer in [0, 2**32) |
+# | `learning_rate` | gradient-descent step on the mean squared error | > 0 and below the divergence bound $P N_\text{out} / (2 s_1) \approx 6.9$ |
+# | `n_iterations` | training length | multiple of `record_every` (and of 10 for the sweep), at most 100 000 |
+# | `record_every` | iterations between recorded states | integer >= 1; at most 10 000 recorded states |
+# | `analysis_times` | the two iterations analysed as in the paper | two recorded iterations $t_1 < t_2 \le$ `n_iterations` |
+# | `n_sweep_seeds` | seeds in the half-time sweep | integer in [1, 500] |
+#
+# Larger sizes run for hours and need the runner's `--allow-large`.
 
 # %% tags=["parameters"]
 seed = 0
