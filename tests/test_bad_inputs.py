@@ -258,7 +258,7 @@ def test_validation_helpers_reject_what_the_chapters_rely_on(monkeypatch):
         assert v.check_size("n", 10**9, minimum=1, sane_maximum=10) == 10**9
     assert "REPRO_ALLOW_LARGE" not in os.environ
     with pytest.raises(ValueError, match=r"n must be an integer >= 1 and <= 20, got 30"):
-        v.check_bounded_size("n", 30, minimum=1, sane_maximum=10, maximum=20, allow_large=True)
+        v.check_size("n", 30, minimum=1, sane_maximum=10, maximum=20, allow_large=True)
 
 
 # ------------------------------------------------------------------ chapter 02 (and 03): SMG

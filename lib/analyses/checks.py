@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.validation import check_int
+from ..core.validation import check_finite, check_int  # noqa: F401 (check_finite: for the analyses modules)
 
 
 def as_array(name: str, value: Any, dtype=np.float64) -> np.ndarray:
@@ -26,19 +26,6 @@ def check_ndim(name: str, array: np.ndarray, ndim: int, layout: str) -> np.ndarr
     """``array`` if it has ``ndim`` axes; ``layout`` names them, e.g. ``"(N, K)"``."""
     if np.ndim(array) != ndim:
         raise ValueError(f"{name} must be a {ndim}-D array {layout}, got shape {np.shape(array)}")
-    return array
-
-
-def check_finite(name: str, array: np.ndarray) -> np.ndarray:
-    """``array`` if it holds no NaN or infinite entry."""
-    finite = np.isfinite(array)
-    if not finite.all():
-        bad = np.argwhere(~finite)[0]
-        where = tuple(int(i) for i in bad)
-        where = where[0] if len(where) == 1 else where
-        raise ValueError(f"{name} must be finite, got {int(finite.size - finite.sum())} NaN or infinite entries "
-                         f"(first at index {where}: {np.asarray(array)[tuple(bad)]!r}) in an array of shape "
-                         f"{np.shape(array)}")
     return array
 
 

@@ -30,7 +30,7 @@ from jax.flatten_util import ravel_pytree
 from .losses import REDUCTIONS, output_loss_gradient, squared_error
 from .models import Model, MultitaskNet, Params
 from .training import check_schedule
-from .validation import check_choice, check_positive_float
+from .validation import check_choice, check_finite, check_positive_float, named_leaves
 
 
 # --- generic (any model) ---------------------------------------------------------------
@@ -130,10 +130,6 @@ def ntk_output_diagonal_structured(net: MultitaskNet, params: Params, x1: jax.Ar
 
 
 # --- dispatch ----------------------------------------------------------------------------
-def _is_concrete(a) -> bool:
-    return not isinstance(a, jax.core.Tracer)
-
-
 def check_kernel_inputs(model: Model, params: Params, **arrays) -> None:
     """Cheap checks at a kernel's entry, with errors that name the argument: every input is a
     real array of patterns (N, ...) with the same shape per pattern ((N, D) with the network's
@@ -157,10 +153,9 @@ def check_kernel_inputs(model: Model, params: Params, **arrays) -> None:
         k = model.n_outputs if isinstance(model, MultitaskNet) else y[-1]
         if y != (x[0], k):
             raise ValueError(f"y_train must have shape (M, K) = {(x[0], k)} for x_train of shape {x}, got {y}")
-    named = {f"params{jax.tree_util.keystr(path)}": leaf for path, leaf in jax.tree_util.tree_leaves_with_path(params)}
-    for name, a in (named | arrays).items():
-        if _is_concrete(a) and not np.isfinite(np.asarray(a)).all():
-            raise ValueError(f"{name} must be finite, got NaN or infinite entries")
+    for name, a in (named_leaves(params, "params") | arrays).items():
+        if not isinstance(a, jax.core.Tracer):  # under jit only the shapes are known
+            check_finite(name, np.asarray(a))
 
 
 @partial(jax.jit, static_argnames=("model", "reduction"))

@@ -47,7 +47,7 @@ from tqdm import tqdm
 
 from .losses import REDUCTIONS, squared_error
 from .models import Model, MultitaskNet, Params
-from .validation import check_choice, check_int, check_positive_float
+from .validation import check_choice, check_finite, check_int, check_positive_float, named_leaves
 
 Data = dict[str, jax.Array]
 Observe = Callable[[Params, Data], Any]
@@ -426,24 +426,17 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     return state, advance, to_params, first  # after the last segment nothing writes into the state
 
 
-def _leaves(tree, prefix: str) -> dict[str, Any]:
-    """The arrays of a pytree as {"prefix['key']...": array}, for messages that name them."""
-    return {prefix + jax.tree_util.keystr(path): leaf for path, leaf in jax.tree_util.tree_leaves_with_path(tree)}
-
-
 def _check_arrays(params: Params, data: Data, learning_rate, batched: bool) -> None:
     """Cheap checks at the entry of training, before anything is compiled or run: every
     parameter and data array is a finite real array, and with ``batched`` all of them and the
     learning rates share one leading size (the number of networks)."""
-    arrays = _leaves(params, "params") | _leaves(data, "data")
+    arrays = named_leaves(params, "params") | named_leaves(data, "data")
     for name, value in arrays.items():
         value = np.asarray(value)
         if not (np.issubdtype(value.dtype, np.floating) or np.issubdtype(value.dtype, np.integer)
                 or value.dtype == bool):
             raise ValueError(f"{name} must be a real array, got dtype {value.dtype}")
-        if value.size and not np.isfinite(value).all():
-            raise ValueError(f"{name} must be finite, got {np.size(value) - np.isfinite(value).sum()} NaN or "
-                             f"infinite entries")
+        check_finite(name, value)
     if not batched:
         return
     sizes = {name: (np.shape(value)[0] if np.ndim(value) else None) for name, value in arrays.items()}

@@ -14,8 +14,12 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 SEED_LIMIT = 2**32  # JAX's PRNGKey (without x64) and NumPy's legacy seeding take seeds in [0, 2**32)
 ALLOW_LARGE_ENV = "REPRO_ALLOW_LARGE"
+LARGE_RUN_HINT = (f"to run it anyway pass --allow-large to python -m lib.book.runner (or set {ALLOW_LARGE_ENV}=1, "
+                  "or allow_large=True where the function takes it)")
 
 
 def check_choice(name: str, value: Any, allowed: Iterable[Any]) -> Any:
@@ -47,14 +51,16 @@ def large_runs_allowed() -> bool:
     return os.environ.get(ALLOW_LARGE_ENV, "0") == "1"
 
 
-def check_size(name: str, value: Any, minimum: int, sane_maximum: int) -> int:
-    """An integer size or iteration count >= ``minimum``; above ``sane_maximum`` (a run of hours to
-    days on a laptop) only when confirmed with the runner's ``--allow-large`` (``REPRO_ALLOW_LARGE=1``)."""
-    value = check_int(name, value, minimum=minimum)
-    if value > sane_maximum and not large_runs_allowed():
+def check_size(name: str, value: Any, minimum: int, sane_maximum: int, maximum: int | None = None,
+               allow_large: bool | None = None) -> int:
+    """An integer size or iteration count in [``minimum``, ``maximum``]; above ``sane_maximum`` (a
+    run of hours to days on a laptop) only when confirmed: ``allow_large`` if given, else the
+    runner's ``--allow-large`` (``REPRO_ALLOW_LARGE=1``). ``maximum`` is where the computation
+    itself breaks: no confirmation lifts it."""
+    value = check_int(name, value, minimum=minimum, maximum=maximum)
+    if value > sane_maximum and not allow_large_runs(allow_large):
         raise ValueError(f"{name} must be an integer in [{minimum}, {sane_maximum}] (larger values run for hours "
-                         f"or days), got {value!r}; to run it anyway pass --allow-large to python -m lib.book.runner "
-                         f"(or set {ALLOW_LARGE_ENV}=1)")
+                         f"or days), got {value!r}; {LARGE_RUN_HINT}")
     return value
 
 
@@ -81,8 +87,30 @@ def check_seeds(name: str, value: Any) -> tuple[int, ...]:
     return seeds
 
 
-# --- helpers for the notebooks' parameter checks (sizes with an explicit confirmation, derived
-# workloads, lists of numbers) -------------------------------------------------------------------
+def check_finite(name: str, array: Any) -> Any:
+    """``array`` if it holds no NaN or infinite entry, else ``ValueError`` naming ``name``, the count
+    and the first such entry."""
+    finite = np.isfinite(array)
+    if not finite.all():
+        bad = np.argwhere(~finite)[0]
+        where = tuple(int(i) for i in bad)
+        where = where[0] if len(where) == 1 else where
+        raise ValueError(f"{name} must be finite, got {int(finite.size - finite.sum())} NaN or infinite entries "
+                         f"(first at index {where}: {np.asarray(array)[tuple(bad)]!r}) in an array of shape "
+                         f"{np.shape(array)}")
+    return array
+
+
+def named_leaves(tree: Any, prefix: str) -> dict[str, Any]:
+    """The arrays of a pytree (dicts, lists, ...) as ``{"prefix['key']...": array}``, so that a
+    check of each can name it."""
+    from jax.tree_util import keystr, tree_leaves_with_path
+
+    return {prefix + keystr(path): leaf for path, leaf in tree_leaves_with_path(tree)}
+
+
+# --- helpers for the notebooks' parameter checks (confirmation of large runs, derived workloads,
+# lists of numbers) -------------------------------------------------------------------
 def allow_large_runs(allow_large: bool | None = None) -> bool:
     """``allow_large`` if given (True/False), else :func:`large_runs_allowed` (the runner's ``--allow-large``)."""
     if allow_large is None:
@@ -92,28 +120,12 @@ def allow_large_runs(allow_large: bool | None = None) -> bool:
     return allow_large
 
 
-_LARGE_HINT = (f"to run it anyway pass --allow-large to python -m lib.book.runner (or set {ALLOW_LARGE_ENV}=1, or "
-               "allow_large=True)")
-
-
-def check_bounded_size(name: str, value: Any, minimum: int, sane_maximum: int, maximum: int | None = None,
-                       allow_large: bool | None = None) -> int:
-    """As :func:`check_size` (an integer >= ``minimum``; above ``sane_maximum`` only when confirmed),
-    with the confirmation given explicitly (``allow_large``; None: the runner's ``--allow-large``)
-    and a hard ``maximum`` that no confirmation lifts (where the computation itself breaks)."""
-    value = check_int(name, value, minimum=minimum, maximum=maximum)
-    if value > sane_maximum and not allow_large_runs(allow_large):
-        raise ValueError(f"{name} must be an integer in [{minimum}, {sane_maximum}] (larger values run for hours "
-                         f"or days), got {value!r}; {_LARGE_HINT}")
-    return value
-
-
 def check_workload(what: str, value: float, sane_maximum: float, allow_large: bool | None = None) -> float:
     """A workload derived from several parameters (``what`` names them and the formula, e.g.
     ``"convergence_iterations x (2**n_halvings - 1)"``): above ``sane_maximum`` only when confirmed."""
     if value > sane_maximum and not allow_large_runs(allow_large):
         raise ValueError(f"{what} must be <= {sane_maximum:g} (more runs for hours or days), got {value:g}; "
-                         f"{_LARGE_HINT}")
+                         f"{LARGE_RUN_HINT}")
     return value
 
 

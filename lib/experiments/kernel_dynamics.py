@@ -68,7 +68,7 @@ from ..core.losses import REDUCTIONS, output_loss_gradient, squared_error
 from ..core.models import INITS, Model, MultitaskNet, Params
 from ..core.tasks import TaskEnvironment
 from ..core.training import check_schedule, distinct_gd_steps, distinct_rows, stack_padded
-from ..core.validation import check_choice, check_int, check_positive_float, check_seeds
+from ..core.validation import check_choice, check_int, check_positive_float, check_seeds, check_size
 
 Data = dict[str, jax.Array]
 Observe = Callable[[Params, jax.Array, jax.Array, Data], Any]
@@ -1055,22 +1055,22 @@ def check_notebook_parameters(architecture, architectures, n_pairs, first_seeds,
     Sizes above the chapter's sane maxima (hours of computation; :data:`SANE_SNAPSHOTS`, ...,
     :data:`SANE_KERNEL_WORK`) need ``allow_large`` (None: the runner's ``--allow-large``); the
     convergence study, which doubles its every-step run ``n_halvings`` times, is bounded in total."""
-    from ..core.validation import check_bounded_size, check_workload, large_runs
+    from ..core.validation import check_workload, large_runs
     from .schedules import SCHEDULES, check_schedule_parameters
 
     check_choice("architecture", architecture, architectures)
     with large_runs(allow_large):
         plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
-    check_bounded_size("n_snapshots", n_snapshots, minimum=3, sane_maximum=SANE_SNAPSHOTS, allow_large=allow_large)
+    check_size("n_snapshots", n_snapshots, minimum=3, sane_maximum=SANE_SNAPSHOTS, allow_large=allow_large)
     check_choice("path_kernel", path_kernel, PATH_KERNELS)
-    check_bounded_size("n_points", n_points, minimum=1, sane_maximum=SANE_POINTS, maximum=MAX_POINTS,
+    check_size("n_points", n_points, minimum=1, sane_maximum=SANE_POINTS, maximum=MAX_POINTS,
                        allow_large=allow_large)
     if n_rows is not None:
         check_int("n_rows", n_rows, minimum=48, maximum=MAX_ROWS)
     check_int("check_rows", check_rows, minimum=2, maximum=MAX_ROWS)
-    check_bounded_size("n_halvings", n_halvings, minimum=2, sane_maximum=SANE_HALVINGS, maximum=31,
+    check_size("n_halvings", n_halvings, minimum=2, sane_maximum=SANE_HALVINGS, maximum=31,
                        allow_large=allow_large)
-    check_bounded_size("convergence_iterations", convergence_iterations, minimum=1,
+    check_size("convergence_iterations", convergence_iterations, minimum=1,
                        sane_maximum=SANE_CONVERGENCE_ITERATIONS, allow_large=allow_large)
     longest = convergence_iterations * 2 ** (n_halvings - 1)
     if longest > MAX_STEPS:

@@ -404,7 +404,7 @@ def check_notebook_parameters(seed, learning_rate, n_iterations, record_every, a
     """
     import numbers
 
-    from ..core.validation import check_bounded_size, check_workload
+    from ..core.validation import check_workload
 
     check_seed("seed", seed)
     n_samples, n_outputs, largest = 250, 5, 90.0  # make_smg_problem's defaults, which the chapters use
@@ -414,15 +414,15 @@ def check_notebook_parameters(seed, learning_rate, n_iterations, record_every, a
         raise ValueError(f"learning_rate must be in (0, {limit:.3g}) (P * N_out / (2 s_1) = {n_samples} * "
                          f"{n_outputs} / (2 * {largest:g}): above it gradient descent oscillates or diverges), "
                          f"got {learning_rate!r}")
-    check_bounded_size("record_every", record_every, minimum=1, sane_maximum=100_000, allow_large=allow_large)
-    check_bounded_size("n_iterations", n_iterations, minimum=record_every, sane_maximum=100_000,
+    check_size("record_every", record_every, minimum=1, sane_maximum=100_000, allow_large=allow_large)
+    check_size("n_iterations", n_iterations, minimum=record_every, sane_maximum=100_000,
                        allow_large=allow_large)
     if n_iterations % record_every:
         raise ValueError(f"n_iterations must be a multiple of record_every ({record_every}), got {n_iterations}")
     check_workload("n_iterations / record_every (recorded states, each analysed with the eNTK)",
                    n_iterations // record_every, 10_000, allow_large)
     if n_sweep_seeds is not None:
-        check_bounded_size("n_sweep_seeds", n_sweep_seeds, minimum=1, sane_maximum=500, allow_large=allow_large)
+        check_size("n_sweep_seeds", n_sweep_seeds, minimum=1, sane_maximum=500, allow_large=allow_large)
         if n_iterations % 10:
             raise ValueError(f"n_iterations must be a multiple of 10 (the half-time sweep records every 10 "
                              f"iterations), got {n_iterations}")
