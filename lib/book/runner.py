@@ -255,18 +255,17 @@ def point_folder(point: dict) -> str:
     return f"{readable}_{digest}"
 
 
-def inside(folder: Path, parent: Path) -> Path:
-    """``folder`` resolved, if it lies inside ``parent``; else :class:`ParameterError`."""
-    resolved, root = folder.resolve(), parent.resolve()
-    if resolved != root and root not in resolved.parents:
-        raise ParameterError(f"output folder {folder} would leave {parent}")
-    return resolved
-
-
 def within(folder: Path, parent: Path) -> bool:
     """Whether ``folder`` is ``parent`` or lies inside it, after resolving ``..`` and symbolic links."""
     resolved, root = Path(folder).resolve(), Path(parent).resolve()
     return resolved == root or root in resolved.parents
+
+
+def inside(folder: Path, parent: Path) -> Path:
+    """``folder`` resolved, if it lies inside ``parent`` (:func:`within`); else :class:`ParameterError`."""
+    if not within(folder, parent):
+        raise ParameterError(f"output folder {folder} would leave {parent}")
+    return folder.resolve()
 
 
 def check_output_dir(text: str) -> Path:
