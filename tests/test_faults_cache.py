@@ -288,3 +288,15 @@ def test_bad_results_folder_on_the_command_line_is_one_line_and_status_2(tmp_pat
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and results.RESULTS_ENV in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("arrays, message", [
+    ({"a": np.array([{"x": 1}], dtype=object)}, r"array 'a' holds a ndarray that becomes an array of dtype object"),
+    ({"file": np.zeros(2)}, r"array 'file' is the name of a parameter of np.savez_compressed"),
+    ({"m": np.ma.masked_array([1.0, 2.0], mask=[0, 1])}, r"array 'm' holds a masked array"),
+])
+def test_save_refuses_arrays_it_could_not_read_back_and_writes_nothing(arrays, message, results_tmp):
+    """Every caller of the cache, not only sweeps: nothing unreadable is ever written."""
+    with pytest.raises(ValueError, match=message):
+        results.save("unstorable", {"seed": 0}, arrays, 0.0)
+    assert not list(results_tmp.rglob("meta.json")) and not list(results_tmp.rglob("arrays.npz"))

@@ -32,6 +32,7 @@ import argparse
 import contextlib
 import functools
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -56,6 +57,8 @@ LIB_DIR = Path(__file__).resolve().parents[1]
 RESULTS_ENV = "REPRO_RESULTS_DIR"
 TRACKED_PACKAGES = ("jax", "jaxlib", "optax", "numpy", "scipy", "scikit-learn", "m-phate", "neural-tangents")
 ARRAYS_FILE, META_FILE = "arrays.npz", "meta.json"
+SAVEZ_PARAMETERS = frozenset(name for name, p in inspect.signature(np.savez_compressed).parameters.items()
+                             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))  # not usable as array names
 LOCK_TIMEOUT_ENV, LOCK_TIMEOUT_S = "REPRO_LOCK_TIMEOUT", 2 * 3600.0  # a writer gives up waiting after this
 LOCK_NOTICE_AFTER_S, HOLDER_SUFFIX = 1.0, ".holder"  # wait this long silently; ``<key>.lock.holder`` names the holder
 KEY_PATTERN = re.compile(r"[0-9a-f]{20}")  # :func:`entry_key`
@@ -244,9 +247,43 @@ def load(name: str, parameters: Mapping[str, Any], directory: Path | None = None
     return _verified_arrays(folder, meta)
 
 
+def storable_array(key: object, value: object) -> np.ndarray:
+    """``np.asarray(value)`` as :func:`save` stores it under ``key``, or a ``ValueError`` whose
+    message (to follow the key's name) says why the cache could not store it or read it back:
+    :func:`save` writes ``np.savez_compressed(**arrays)`` and :func:`load` reads it back with
+    ``allow_pickle=False``."""
+    if not isinstance(key, str):
+        raise ValueError(f"is a {type(key).__name__}, not a string")
+    if key in SAVEZ_PARAMETERS:
+        raise ValueError("is the name of a parameter of np.savez_compressed, which stores the arrays; rename it")
+    if "\0" in key or any(0xD800 <= ord(c) <= 0xDFFF for c in key):
+        raise ValueError("contains a NUL character or a lone surrogate, which an archive member cannot be named "
+                         "with; rename it")
+    if isinstance(value, np.ma.MaskedArray):
+        raise ValueError("holds a masked array, whose mask the cache would drop; return the data and the mask "
+                         "as two arrays")
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"holds a {type(value).__name__} that is not an array ({err})") from None
+    if array.dtype.hasobject:
+        raise ValueError(f"holds a {type(value).__name__} that becomes an array of dtype {array.dtype} (Python "
+                         "objects), which the cache reads without pickle and so cannot store; return numbers, "
+                         "booleans or strings (a nested dict as one key per entry)")
+    return array
+
+
 def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarray], wall_time_s: float,
          directory: Path | None = None) -> Path:
-    """Write an entry atomically (temporary folder, then one rename); refuse to overwrite one."""
+    """Write an entry atomically (temporary folder, then one rename); refuse to overwrite one, and
+    refuse (``ValueError`` naming the key) arrays that could not be read back (:func:`storable_array`)."""
+    stored = {}
+    for key, value in arrays.items():
+        try:
+            stored[key] = storable_array(key, value)
+        except ValueError as err:
+            raise ValueError(f"cache entry {name!r}: array {key!r} {err}") from None
+    arrays = stored
     code = code_digest()
     folder = entry_dir(name, parameters, directory, code)
     if folder.exists():
@@ -256,7 +293,7 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
     tmp.mkdir()  # mode 0777 & ~umask, like every other folder the user makes
     try:
         with open(tmp / ARRAYS_FILE, "wb") as handle:
-            np.savez_compressed(handle, **{k: np.asarray(v) for k, v in arrays.items()})
+            np.savez_compressed(handle, **arrays)
             handle.flush()
             os.fsync(handle.fileno())
         meta = {
@@ -266,7 +303,7 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
             "sha256": file_sha256(tmp / ARRAYS_FILE),
             "wall_time_s": wall_time_s,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "arrays": {k: [list(np.shape(v)), str(np.asarray(v).dtype)] for k, v in arrays.items()},
+            "arrays": {k: [list(v.shape), str(v.dtype)] for k, v in arrays.items()},
             "provenance": provenance(),
         }
         (tmp / META_FILE).write_text(json.dumps(meta, indent=2))

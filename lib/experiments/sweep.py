@@ -23,7 +23,6 @@ it never stops a point. A sweep reports every failed point at the end (:class:`S
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 import re
 import sys
@@ -44,8 +43,6 @@ SCHEDULER_ENV = "REPRO_DASK_SCHEDULER"
 CONNECT_TIMEOUT_S = 5.0  # an existing scheduler must answer within this
 PointFunction = Callable[[dict], Mapping[str, np.ndarray]]
 # Parameters of the call that stores a result (results.save): a key named so would be taken as one.
-SAVEZ_PARAMETERS = frozenset(name for name, p in inspect.signature(np.savez_compressed).parameters.items()
-                             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
 class SweepError(RuntimeError):
@@ -163,30 +160,6 @@ class FunctionPoint:
         return resolve_function(self.spec)(dict(parameters))
 
 
-def _storable_array(key: object, value: object) -> np.ndarray:
-    """``np.asarray(value)`` as :func:`lib.core.results.save` stores it under ``key``, or a
-    ``ValueError`` whose message says why the cache could not store it or read it back."""
-    if not isinstance(key, str):
-        raise ValueError(f"is a {type(key).__name__}, not a string")
-    if key in SAVEZ_PARAMETERS:
-        raise ValueError("is the name of a parameter of np.savez_compressed, which stores the arrays; rename it")
-    if "\0" in key or any(0xD800 <= ord(c) <= 0xDFFF for c in key):
-        raise ValueError("contains a NUL character or a lone surrogate, which an archive member cannot be named "
-                         "with; rename it")
-    if isinstance(value, np.ma.MaskedArray):
-        raise ValueError("holds a masked array, whose mask the cache would drop; return the data and the mask "
-                         "as two arrays")
-    try:
-        array = np.asarray(value)
-    except (ValueError, TypeError) as err:
-        raise ValueError(f"holds a {type(value).__name__} that is not an array ({err})") from None
-    if array.dtype.hasobject:
-        raise ValueError(f"holds a {type(value).__name__} that becomes an array of dtype {array.dtype} (Python "
-                         "objects), which the cache reads without pickle and so cannot store; return numbers, "
-                         "booleans or strings (a nested dict as one key per entry)")
-    return array
-
-
 def storable_arrays(parameters: dict, arrays: object) -> dict[str, np.ndarray]:
     """A point's result as the results cache stores it (each value through ``np.asarray``), or
     :class:`UnstorableResult` naming the point and the first offending key: the cache writes
@@ -197,7 +170,7 @@ def storable_arrays(parameters: dict, arrays: object) -> dict[str, np.ndarray]:
     stored = {}
     for key, value in arrays.items():
         try:
-            stored[key] = _storable_array(key, value)
+            stored[key] = results.storable_array(key, value)
         except ValueError as err:
             raise UnstorableResult(parameters, key, str(err)) from None
     return stored
