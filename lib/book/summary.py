@@ -1,11 +1,10 @@
 """Headline numbers of every chapter, saved where they are computed, for the summary page.
 
-Each chapter notebook ends by calling :func:`record` with its rows (the paper's value, ours,
-an interval and whether they agree by a stated criterion). A row that judges one of the paper's
-claims (:data:`lib.experiments.paper.CLAIMS`) also names the ``claim``, a ``verdict`` (one of
-:data:`VERDICTS`, decided in the notebook from the saved numbers by the stated criterion), the
-``control`` that could have failed it and the ``evidence`` (a MyST reference to the figure or
-table, see :func:`evidence`). The verdicts page reads all records with :func:`load`, so it is
+Each chapter notebook ends by calling :func:`record` with its rows. A claim of the registry
+(:data:`lib.analyses.claims.CLAIMS`) gets a :func:`claim_row`: the verdict that
+:func:`lib.analyses.claims.judge` gave under the criterion in force, the verdicts of its earlier
+criterion versions, the ``control`` that could have failed it and the ``evidence`` (a MyST
+reference to the figure or table, see :func:`evidence`). Other numbers get a :func:`row`. The verdicts page reads all records with :func:`load`, so it is
 generated from saved results and shows the parameters each chapter ran with.
 
 Records live in ``$REPRO_SUMMARY_DIR`` (the runner stages them per run and moves them next to
@@ -20,12 +19,12 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from ..analyses.claims import CLAIMS, VERDICTS, Judgement, criterion
 from ..core.results import _jsonable, results_dir
 
 COLUMNS = ("chapter", "quantity", "paper", "ours", "interval", "agrees", "criterion")
-VERDICTS = ("reproduced", "reproduced with qualification", "not reproduced", "not tested")
 
 
 def summary_dir() -> Path:
@@ -37,46 +36,40 @@ def profile() -> str:
     return os.environ.get("REPRO_PROFILE", "interactive")
 
 
-class Verdict(NamedTuple):
-    """A verdict (one of :data:`VERDICTS`) and, for "reproduced with qualification", the qualification
-    (for "not tested", optionally the reason)."""
-
-    verdict: str
-    qualification: str = ""
-
-
-def verdict_of(holds: bool, qualification: str | None = None) -> Verdict:
-    """"reproduced" if ``holds`` (or "reproduced with qualification" when a ``qualification`` applies),
-    else "not reproduced"."""
-    if not holds:
-        return Verdict("not reproduced")
-    return Verdict("reproduced with qualification", qualification) if qualification else Verdict("reproduced")
+def row(quantity: str, paper: Any, ours: Any, agrees: bool | None, criterion: str, interval: str = "") -> dict:
+    """One comparison that judges no claim (a check of our own code, a cost, a new number).
+    ``agrees`` is None where there is nothing to agree with."""
+    return {"quantity": quantity, "paper": paper, "ours": ours, "interval": interval,
+            "agrees": None if agrees is None else bool(agrees), "criterion": criterion}
 
 
-def row(quantity: str, paper: Any, ours: Any, agrees: bool | None, criterion: str, interval: str = "", *,
-        claim: str | None = None, verdict: Verdict | str | None = None, control: str = "", evidence: str = "") -> dict:
-    """One comparison. ``agrees`` is None where there is nothing to agree with (a new number).
+def _judgement_fields(j: Judgement) -> dict:
+    return {"version": j.version, "verdict": j.verdict, "ours": j.ours, "interval": j.interval, "n": j.n,
+            "qualification": j.qualification, "stability": j.stability, "criterion": j.criterion}
 
-    A row judging a claim of the paper names it (``claim``, a key of :data:`lib.experiments.paper.CLAIMS`)
-    with its ``verdict`` (from :func:`verdict_of`, or "not tested"), the ``control`` that could
-    have failed it and the ``evidence`` (from :func:`evidence`)."""
-    out = {"quantity": quantity, "paper": paper, "ours": ours, "interval": interval,
-           "agrees": None if agrees is None else bool(agrees), "criterion": criterion}
-    if claim is not None or verdict is not None:
-        from ..experiments.paper import CLAIMS
 
-        if claim not in CLAIMS:
-            raise ValueError(f"claim must be one of {sorted(CLAIMS)}, got {claim!r}")
-        verdict = Verdict(verdict) if isinstance(verdict, str) else verdict
-        if not isinstance(verdict, Verdict) or verdict.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {list(VERDICTS)}, got {verdict!r}")
-        needs = {"reproduced with qualification": True, "reproduced": False, "not reproduced": False}
-        if needs.get(verdict.verdict, bool(verdict.qualification)) != bool(verdict.qualification):
-            raise ValueError(f"a qualification is required for 'reproduced with qualification' (a reason for 'not "
-                             f"tested') and not allowed otherwise, got {verdict!r}")
-        out |= {"claim": claim, "verdict": verdict.verdict, "qualification": verdict.qualification,
-                "control": control, "evidence": evidence}
-    return out
+def claim_row(quantity: str, paper: Any, judgement: Judgement, *, control: str, evidence: str,
+              earlier: tuple[Judgement, ...] | list[Judgement] = ()) -> dict:
+    """The row of a claim of the registry (:data:`lib.analyses.claims.CLAIMS`): ``judgement`` from
+    :func:`lib.analyses.claims.judge` under the criterion in force, and ``earlier``: the judgements of
+    every earlier version of that criterion (the verdicts page shows them beside the current one),
+    ``control``: what could have failed the claim, ``evidence``: a reference from :func:`evidence`."""
+    c = criterion(judgement.claim)
+    if judgement.version != c.version:
+        raise ValueError(f"judgement of {judgement.claim!r} must use the criterion in force (version {c.version}), "
+                         f"got version {judgement.version}")
+    versions = [j.version for j in earlier]
+    if any(j.claim != judgement.claim for j in earlier) or versions != list(range(1, c.version)):
+        raise ValueError(f"earlier must hold the judgements of {judgement.claim!r} under versions "
+                         f"{list(range(1, c.version))} in order (every changed criterion shows its old verdicts), got "
+                         f"{[(j.claim, j.version) for j in earlier]}")
+    history = {v.version: v for v in CLAIMS[judgement.claim].criteria}
+    agrees = {"reproduced": True, "reproduced with qualification": True, "not reproduced": False}.get(judgement.verdict)
+    return {"quantity": quantity, "paper": paper, "agrees": agrees, "claim": judgement.claim,
+            **_judgement_fields(judgement), "control": control, "evidence": evidence,
+            "earlier": [_judgement_fields(j) | {"commit": history[j.version].commit,
+                                                "replaced_because": history[j.version + 1].reason}
+                        for j in earlier]}
 
 
 def evidence(label: str, text: str) -> str:
@@ -159,15 +152,13 @@ def _jsonable_equal(a: Any, b: Any) -> bool:
 
 
 def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
-    """One entry per claim of :data:`lib.experiments.paper.CLAIMS`, in the paper's order, from loaded ``rows``.
+    """One entry per claim of :data:`lib.analyses.claims.CLAIMS`, in the registry's order, from loaded ``rows``.
 
     A claim's entry is its recorded row (verdict, paper, ours, control, evidence, criterion) with
     the claim's section, figure and text; a claim no chapter tests is "not tested" with the reason
     the registry gives, and a claim whose chapter is not among ``chapters`` is "not tested" (not
     in this build). A chapter that ran but recorded no row, or two rows, for one of its claims is
     an error naming them: every claim gets exactly one verdict."""
-    from ..experiments.paper import CLAIMS
-
     recorded: dict[str, list[dict]] = {}
     for r in rows:
         if r.get("claim"):
@@ -186,10 +177,13 @@ def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
         if key in recorded:
             r = recorded[key][0]
             entry |= {k: r.get(k, "") for k in ("verdict", "qualification", "paper", "ours", "control", "evidence",
-                                                 "criterion", "interval")}
+                                                 "criterion", "interval", "version", "stability", "n")}
+            entry["earlier"] = r.get("earlier", [])
         else:
             reason = claim.untested or f"{claim.chapter} is not part of this build"
             entry |= {"verdict": "not tested", "qualification": reason, "paper": "", "ours": "", "control": "",
-                      "evidence": "", "criterion": "", "interval": ""}
+                      "evidence": "", "criterion": claim.current.text if claim.criteria else "", "interval": "",
+                      "version": claim.current.version if claim.criteria else "", "stability": "", "n": "",
+                      "earlier": []}
         out.append(entry)
     return out

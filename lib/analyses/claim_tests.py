@@ -1,0 +1,188 @@
+"""The statistical tests a claim's criterion may name (:data:`TESTS`), each a small pure function.
+
+A test takes the evidence a chapter measured (keyword arguments) and the settings its
+criterion declares in :mod:`lib.analyses.claims`, and returns an :class:`Outcome`: a verdict
+(one of :data:`OUTCOMES`), our number as text, its interval as text, and the sample size it
+used. Tests that resample (``RANDOM_TESTS``) take a ``seed``; :func:`lib.analyses.claims.judge`
+runs them under 20 seeds and calls a verdict that changes with the seed *borderline*.
+
+Three-way tests: where the evidence has an interval, "reproduced" needs the whole interval on
+the claim's side of the threshold, "not reproduced" the whole interval on the other side, and
+anything else is "inconclusive" — so a verdict does not depend on how many networks happened
+to be trained, only its certainty does.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+from scipy.stats import binomtest
+
+OUTCOMES = ("reproduced", "not reproduced", "inconclusive", "not discriminating", "not tested")
+OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    ">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}
+
+
+class Outcome(NamedTuple):
+    """A test's result: ``verdict`` (one of :data:`OUTCOMES`), ``ours`` (our number, as text),
+    ``interval`` (as text, "" when the test has none), ``n`` (sample size, 0 when not a sample) and
+    ``note`` (the test's own qualification, e.g. "sign only", "" otherwise)."""
+
+    verdict: str
+    ours: str
+    interval: str = ""
+    n: int = 0
+    note: str = ""
+
+
+def _holds(flag: bool) -> str:
+    return "reproduced" if flag else "not reproduced"
+
+
+def _side(lo: float, hi: float, threshold: float, claim_above: bool) -> str:
+    """Three-way verdict of an interval [lo, hi] against ``threshold``: the claim says the quantity
+    lies above it (``claim_above``) or below it."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return "inconclusive"
+    if (lo > threshold) if claim_above else (hi < threshold):
+        return "reproduced"
+    if (hi < threshold) if claim_above else (lo > threshold):
+        return "not reproduced"
+    return "inconclusive"
+
+
+def compare(value: float, *, op: str, threshold: float, fmt: str = ".3g") -> Outcome:
+    """``value op threshold`` (``op`` one of :data:`OPERATORS`); value: a scalar."""
+    return Outcome(_holds(bool(OPERATORS[op](float(value), threshold))), format(float(value), fmt))
+
+
+def between(value: float, *, low: float, high: float, fmt: str = ".3g") -> Outcome:
+    """``low <= value <= high``; value: a scalar."""
+    return Outcome(_holds(low <= float(value) <= high), format(float(value), fmt))
+
+
+def all_hold(conditions: dict[str, bool], *, names: tuple[str, ...], ours: str = "") -> Outcome:
+    """Every named condition holds. ``conditions`` must name exactly the criterion's ``names``
+    (each a measured statement, e.g. ``"mode 1 at t=190": True``); ``ours`` is the numbers behind them."""
+    if set(conditions) != set(names):
+        raise ValueError(f"conditions must name exactly {sorted(names)}, got {sorted(conditions)}")
+    failed = [name for name in names if not bool(conditions[name])]
+    return Outcome(_holds(not failed), ours or "; ".join(f"{n}: {'yes' if conditions[n] else 'no'}" for n in names),
+                   note=f"fails: {', '.join(failed)}" if failed else "")
+
+
+def proportion(k: int, n: int, *, p: float, claim_above: bool = True, level: float = 0.95) -> Outcome:
+    """Share k/n of networks (pairs) for which a statement holds, with its exact (Clopper-Pearson)
+    interval at ``level``, against the share ``p`` the claim implies (above it, or below it)."""
+    k, n = int(k), int(n)
+    if not 0 <= k <= n or n < 1:
+        raise ValueError(f"k and n must satisfy 0 <= k <= n, n >= 1, got k={k}, n={n}")
+    ci = binomtest(k, n).proportion_ci(level, method="exact")
+    return Outcome(_side(ci.low, ci.high, p, claim_above), f"{k}/{n} ({k / n:.0%})",
+                   f"[{ci.low:.0%}, {ci.high:.0%}]", n)
+
+
+def quantile_ratio(values: np.ndarray, *, q_low: float, q_high: float, threshold: float, n_resamples: int,
+                   seed: int = 0, level: float = 0.95) -> Outcome:
+    """Ratio of the ``q_high`` to the ``q_low`` quantile of positive ``values`` (N,), with a
+    percentile bootstrap interval, against ``threshold`` (the claim: above it)."""
+    values = np.asarray(values, float).ravel()
+    if values.size < 2 or not np.all(np.isfinite(values) & (values > 0)):
+        raise ValueError(f"values must be >= 2 finite positive numbers, got {values.size} values")
+    rng = np.random.default_rng(seed)
+    resampled = values[rng.integers(values.size, size=(n_resamples, values.size))]
+    ratios = np.quantile(resampled, q_high, axis=1) / np.quantile(resampled, q_low, axis=1)
+    lo, hi = np.quantile(ratios, [(1 - level) / 2, (1 + level) / 2])
+    ratio = np.quantile(values, q_high) / np.quantile(values, q_low)
+    return Outcome(_side(lo, hi, threshold, True), f"{ratio:.1f}x", f"[{lo:.1f}x, {hi:.1f}x]", values.size)
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray, *, claim_above: bool, n_resamples: int, seed: int = 0,
+                      level: float = 0.95, fmt: str = "+.3g") -> Outcome:
+    """Mean of ``a - b`` over pairs (a, b: (N,), the same networks' two conditions), with a
+    percentile bootstrap interval over pairs, against 0 (the claim: a > b if ``claim_above``)."""
+    a, b = np.asarray(a, float).ravel(), np.asarray(b, float).ravel()
+    if a.shape != b.shape or a.size < 2 or not np.all(np.isfinite(a - b)):
+        raise ValueError(f"a and b must be equal-length finite arrays of >= 2 pairs, got {a.shape}, {b.shape}")
+    d = a - b
+    rng = np.random.default_rng(seed)
+    means = d[rng.integers(d.size, size=(n_resamples, d.size))].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return Outcome(_side(lo, hi, 0.0, claim_above), format(d.mean(), fmt), f"[{lo:{fmt}}, {hi:{fmt}}]", d.size)
+
+
+def _fisher_z(r):
+    return np.arctanh(np.clip(r, -0.999999, 0.999999))
+
+
+def correlation(parts: dict[str, tuple[np.ndarray, np.ndarray, float]], *, margin_z: float, n_resamples: int,
+                seed: int = 0) -> Outcome:
+    """Correlation claims, one or more ``parts`` name -> (x, y, paper_r), x and y (P, 2) per pair
+    (resampled as whole pairs, as :func:`lib.analyses.stats.bootstrap_ci`) or (N,).
+
+    Per part, (a) *sign*: the 95% percentile bootstrap interval of r excludes 0 on the paper's
+    side; (b) *size*: a TOST on Fisher's z — the 90% bootstrap interval of z(r) - z(paper_r) lies
+    inside [-margin_z, margin_z]. Verdict: every part (a) and (b): reproduced; every part (a) but
+    some not (b): reproduced with the note "sign only"; some part not (a): not reproduced."""
+    from .stats import bootstrap_ci, pearson
+
+    ours, intervals, sign_ok, size_ok, n = [], [], [], [], []
+    for name, (x, y, paper_r) in parts.items():
+        x, y = np.asarray(x, float), np.asarray(y, float)
+        r = pearson(x, y)
+        lo, hi = bootstrap_ci(x, y, n_resamples, seed, 0.95)
+        lo90, hi90 = bootstrap_ci(x, y, n_resamples, seed, 0.90)
+        dz_lo, dz_hi = _fisher_z(lo90) - _fisher_z(paper_r), _fisher_z(hi90) - _fisher_z(paper_r)
+        sign_ok.append(bool(lo > 0) if paper_r > 0 else bool(hi < 0))
+        size_ok.append(bool(-margin_z < dz_lo and dz_hi < margin_z))
+        ours.append(f"{name} {r:+.3f}")
+        intervals.append(f"{name} [{lo:+.2f}, {hi:+.2f}]")
+        n.append(len(x))
+    if not all(sign_ok):
+        verdict, note = "not reproduced", ""
+    else:
+        verdict = "reproduced"
+        note = "" if all(size_ok) else "sign only: " + ", ".join(
+            f"{name} r not equivalent to the paper's" for name, ok in zip(parts, size_ok) if not ok)
+    return Outcome(verdict, "; ".join(ours), "; ".join(intervals), min(n), note)
+
+
+def discriminating_proportion(k: int, n: int, k_control: int, n_control: int, *, p: float = 0.5,
+                              level: float = 0.95) -> Outcome:
+    """A speed claim with a negative control: the share k/n (target phase) is claimed above ``p``;
+    the same measure in the control phase (k_control/n_control), where the claim does not apply,
+    must not also be above ``p``, else the measure does not distinguish the phases."""
+    target = proportion(k, n, p=p, level=level)
+    control = proportion(k_control, n_control, p=p, level=level)
+    verdict = target.verdict
+    if verdict == "reproduced" and control.verdict == "reproduced":
+        verdict = "not discriminating"
+    return Outcome(verdict, f"{target.ours}; control {control.ours}",
+                   f"{target.interval}; control {control.interval}", min(n, n_control))
+
+
+def correlation_if_testable(r: float, lo: float, hi: float, *, separates: bool, resolution: int,
+                            max_resolution: int, claim_above: bool = False) -> Outcome:
+    """A correlation claim that is only testable when its measures can show it: the predictor
+    separates the conditions it is meant to (``separates``) and the outcome is resolved to
+    ``max_resolution`` (iterations) or finer. Otherwise "not tested"; then the interval [lo, hi]
+    against 0 (three-way)."""
+    ours, interval = f"{r:+.2f}", f"[{lo:+.2f}, {hi:+.2f}]"
+    reasons = ([] if separates else ["the predictor does not separate the conditions"]) + (
+        [] if resolution <= max_resolution else [f"the outcome is resolved to {resolution} iterations, "
+                                                 f"coarser than {max_resolution}"])
+    if reasons:
+        return Outcome("not tested", ours, interval, note="; ".join(reasons))
+    return Outcome(_side(lo, hi, 0.0, claim_above), ours, interval)
+
+
+def equals(value, *, expected) -> Outcome:
+    """``value == expected`` (e.g. which mode a vector matches)."""
+    return Outcome(_holds(value == expected), str(value))
+
+
+TESTS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
+    compare, between, all_hold, proportion, quantile_ratio, paired_difference, correlation,
+    discriminating_proportion, correlation_if_testable, equals)}
+RANDOM_TESTS = frozenset({"quantile_ratio", "paired_difference", "correlation"})
