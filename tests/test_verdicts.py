@@ -1,33 +1,39 @@
-"""Summary rows that judge the paper's claims, and the one-verdict-per-claim table built from them."""
+"""Summary rows that judge the registry's claims, and the one-verdict-per-claim table built from them."""
 
 import pytest
 
+from lib.analyses import claims
+from lib.analyses.claims import CLAIMS
 from lib.book import summary
-from lib.experiments.paper import CLAIMS
 
 
-def test_claim_rows_need_a_known_claim_and_verdict():
-    good = summary.row("q", "paper", "ours", True, "criterion", claim="smg-tiers", verdict="reproduced",
-                       control="closed form", evidence=summary.evidence("fig-smg-modes", "mode strengths"))
-    assert good["evidence"] == "{ref}`mode strengths <fig-smg-modes>`"
-    with pytest.raises(ValueError, match="claim must be one of"):
-        summary.row("q", 1, 1, True, "c", claim="no-such-claim", verdict="reproduced")
-    with pytest.raises(ValueError, match="verdict must be one of"):
-        summary.row("q", 1, 1, True, "c", claim="smg-tiers", verdict="sort of")
-    with pytest.raises(ValueError, match="qualification is required"):
-        summary.row("q", 1, 1, True, "c", claim="smg-tiers", verdict="reproduced with qualification")
-    qualified = summary.row("q", 1, 1, True, "c", claim="smg-tiers", verdict=summary.verdict_of(True, "caveat"))
-    assert (qualified["verdict"], qualified["qualification"]) == ("reproduced with qualification", "caveat")
+def claim_row_for(key):
+    """A row for ``key`` judged under every version of its criterion by a stand-in judgement."""
+    versions = [claims.Judgement(key, c.version, "reproduced", "1", "", 0, "", "", c.text)
+                for c in CLAIMS[key].criteria]
+    return summary.claim_row("q", "paper", versions[-1], control="c", evidence="e", earlier=versions[:-1])
+
+
+def test_claim_rows_carry_every_version_of_a_changed_criterion():
+    j = claims.judge("perf-runs", k=50, n=50)
+    old = claims.judge("perf-runs", version=1, value=0.9)
+    r = summary.claim_row("Fig 17", "every trial", j, control="per pair", evidence=summary.evidence("fig-x", "Fig 17"),
+                          earlier=[old])
+    assert (r["claim"], r["version"], r["verdict"], r["agrees"]) == ("perf-runs", 2, "reproduced", True)
+    assert r["criterion"] == CLAIMS["perf-runs"].current.text and r["evidence"] == "{ref}`Fig 17 <fig-x>`"
+    assert [(e["version"], e["verdict"]) for e in r["earlier"]] == [(1, "not reproduced")]
+    assert r["earlier"][0]["replaced_because"] == CLAIMS["perf-runs"].criteria[1].reason
+    with pytest.raises(ValueError, match="earlier must hold the judgements"):
+        summary.claim_row("q", "p", j, control="c", evidence="e")  # the old verdict may not be dropped
+    with pytest.raises(ValueError, match="criterion in force"):
+        summary.claim_row("q", "p", old, control="c", evidence="e")
     with pytest.raises(ValueError, match="backticks"):
         summary.evidence("fig`x", "text")
-    assert "claim" not in summary.row("q", 1, 1, None, "c")  # plain rows stay as they were
-    assert summary.verdict_of(True).verdict == "reproduced"
-    assert summary.verdict_of(True, "only by construction") == ("reproduced with qualification", "only by construction")
-    assert summary.verdict_of(False, "anything").verdict == "not reproduced"
+    assert "claim" not in summary.row("q", 1, 1, None, "c")
 
 
 def rows_for(chapter):
-    return [{"chapter": chapter, **summary.row("q", 1, 1, True, "c", claim=key, verdict="reproduced")}
+    return [{"chapter": chapter, **claim_row_for(key)}
             for key, claim in CLAIMS.items() if claim.chapter == chapter and not claim.untested]
 
 

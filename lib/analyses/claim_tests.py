@@ -118,8 +118,8 @@ def _fisher_z(r):
 
 def correlation(parts: dict[str, tuple[np.ndarray, np.ndarray, float]], *, margin_z: float, n_resamples: int,
                 seed: int = 0) -> Outcome:
-    """Correlation claims, one or more ``parts`` name -> (x, y, paper_r), x and y (P, 2) per pair
-    (resampled as whole pairs, as :func:`lib.analyses.stats.bootstrap_ci`) or (N,).
+    """Correlation claims, one or more ``parts`` name -> (x, y, paper_r), x and y (P, 2): the two
+    networks of each standard/large pair (resampled as whole pairs, :func:`lib.analyses.stats.bootstrap_ci`).
 
     Per part, (a) *sign*: the 95% percentile bootstrap interval of r excludes 0 on the paper's
     side; (b) *size*: a TOST on Fisher's z — the 90% bootstrap interval of z(r) - z(paper_r) lies

@@ -1,0 +1,164 @@
+"""The claims registry: criteria cannot change without a new version, and its tests decide verdicts as declared."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from lib.analyses import claim_tests, claims
+from lib.analyses.multiple_testing import bh_adjusted, holm_adjusted
+
+
+def committed():
+    return json.loads(claims.DIGEST_FILE.read_text())
+
+
+def test_registry_matches_the_committed_digests():
+    claims.check_registry()
+    claims.check_digests(committed())
+
+
+def test_the_digest_check_fails_on_an_unversioned_change():
+    """The test of the test: a criterion changed in place (its threshold, its text, its minimum sample) is caught,
+    and so is a version removed or added without its digest; a new version with its digest passes."""
+    registry = dict(claims.CLAIMS)
+    runs = registry["perf-runs"]
+    v2 = runs.criteria[-1]
+    for changed in (v2._replace(settings={**v2.settings, "p": 0.8}), v2._replace(text=v2.text + " "),
+                    v2._replace(min_sample=10)):
+        with pytest.raises(ValueError, match=r"changed in place \['perf-runs@v2'\]"):
+            claims.check_digests(committed(), {**registry, "perf-runs": runs._replace(criteria=(runs.criteria[0], changed))})
+    with pytest.raises(ValueError, match=r"removed \['perf-runs@v2'\]"):
+        claims.check_digests(committed(), {**registry, "perf-runs": runs._replace(criteria=runs.criteria[:1])})
+    v3 = v2._replace(version=3, settings={**v2.settings, "p": 0.8}, reason="a stated reason")
+    bumped = {**registry, "perf-runs": runs._replace(criteria=(*runs.criteria, v3))}
+    with pytest.raises(ValueError, match=r"not committed \['perf-runs@v3'\]"):
+        claims.check_digests(committed(), bumped)
+    claims.check_digests(claims.digests(bumped), bumped)
+    # the commit a version was in force at is history, not part of the declared criterion
+    claims.check_digests(committed(), {**registry, "perf-runs": runs._replace(
+        criteria=(runs.criteria[0], v2._replace(commit="abc1234")))})
+
+
+def test_registry_structure_is_checked():
+    runs = claims.CLAIMS["perf-runs"]
+    bad = {
+        "versions out of order": runs._replace(criteria=runs.criteria[::-1]),
+        "needs the reason": runs._replace(criteria=(runs.criteria[0], runs.criteria[1]._replace(reason=""))),
+        "test must be one of": runs._replace(criteria=(runs.criteria[0]._replace(test="vibes"),)),
+        "not accepted by": runs._replace(criteria=(runs.criteria[0]._replace(settings={"margin": 1}),)),
+        "either criteria or": runs._replace(untested="why"),
+    }
+    for message, claim in bad.items():
+        with pytest.raises(ValueError, match=message.split()[0]):
+            claims.check_registry({"x": claim})
+
+
+def test_judge_uses_the_declared_criterion_and_names_bad_input():
+    assert claims.judge("perf-runs", k=50, n=50).verdict == "reproduced"  # exact lower bound 93% > 90%
+    assert claims.judge("perf-runs", k=49, n=50).verdict == "inconclusive"  # [89%, 100%] straddles 90%
+    assert claims.judge("perf-runs", k=32, n=50).verdict == "not reproduced"
+    assert claims.judge("perf-runs", version=1, value=0.9).verdict == "not reproduced"
+    small = claims.judge("perf-runs", k=3, n=3)
+    assert small.verdict == "not tested" and "minimum sample of 50" in small.qualification
+    assert claims.judge("smg-ntk", value=0.97, qualification="a caveat") == claims.Judgement(
+        "smg-ntk", 1, "reproduced with qualification", "97%", "", 0, "a caveat", "",
+        claims.criterion("smg-ntk").text)
+    with pytest.raises(ValueError, match="claim must be one of"):
+        claims.judge("no-such-claim", value=1)
+    with pytest.raises(ValueError, match="version must be one of"):
+        claims.judge("perf-runs", version=7, value=1)
+    with pytest.raises(ValueError, match="is not tested"):
+        claims.criterion("smg-train-test")
+    with pytest.raises(ValueError, match="conditions must name exactly"):
+        claims.judge("mphate-input", conditions={"peak of the mean ARI curve >= 0.9": True})
+
+
+def test_proportion_uses_the_exact_binomial_interval():
+    for k, n in ((0, 10), (7, 10), (32, 50), (50, 50)):
+        out = claim_tests.proportion(k, n, p=0.5)
+        ci = binomtest(k, n).proportion_ci(0.95, method="exact")
+        assert out.interval == f"[{ci.low:.0%}, {ci.high:.0%}]"
+        expected = "reproduced" if ci.low > 0.5 else "not reproduced" if ci.high < 0.5 else "inconclusive"
+        assert out.verdict == expected
+    with pytest.raises(ValueError, match="0 <= k <= n"):
+        claim_tests.proportion(5, 4, p=0.5)
+
+
+def test_paired_difference_and_quantile_ratio_are_three_way():
+    rng = np.random.default_rng(1)
+    a = rng.normal(1.0, 0.1, 40)
+    assert claim_tests.paired_difference(a, a - 0.5, claim_above=True, n_resamples=500).verdict == "reproduced"
+    assert claim_tests.paired_difference(a, a + 0.5, claim_above=True, n_resamples=500).verdict == "not reproduced"
+    noise = rng.normal(0, 1, 40)
+    assert claim_tests.paired_difference(a + noise, a, claim_above=True, n_resamples=500,
+                                         seed=0).verdict in ("inconclusive", "reproduced", "not reproduced")
+    spread = np.exp(rng.normal(0, 2.0, 200))  # q95/q05 = exp(2 * 1.645 * 2) ~ 720
+    assert claim_tests.quantile_ratio(spread, q_low=0.05, q_high=0.95, threshold=10, n_resamples=500).verdict \
+        == "reproduced"
+    tight = np.exp(rng.normal(0, 0.1, 200))  # ~ 1.4
+    assert claim_tests.quantile_ratio(tight, q_low=0.05, q_high=0.95, threshold=10, n_resamples=500).verdict \
+        == "not reproduced"
+
+
+def test_correlation_separates_sign_from_size():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(100, 2))  # 100 pairs of networks
+    strong = -0.9 * x + np.sqrt(1 - 0.81) * rng.normal(size=(100, 2))
+    out = claim_tests.correlation({"single": (x, strong, -0.9)}, margin_z=0.3, n_resamples=500)
+    assert out.verdict == "reproduced" and out.note == ""
+    weak = -0.3 * x + np.sqrt(1 - 0.09) * rng.normal(size=(100, 2))
+    out = claim_tests.correlation({"single": (x, weak, -0.9)}, margin_z=0.3, n_resamples=500)
+    assert out.verdict == "reproduced" and out.note.startswith("sign only")
+    out = claim_tests.correlation({"single": (x, -weak, -0.9)}, margin_z=0.3, n_resamples=500)
+    assert out.verdict == "not reproduced"
+
+
+def test_a_verdict_that_moves_with_the_bootstrap_seed_is_borderline():
+    """Find data whose interval sits on the threshold: fewer than 19 of the 20 seeds agree."""
+    from collections import Counter
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        a, b = rng.normal(0.37, 1.0, 30), np.zeros(30)
+        verdicts = Counter(claim_tests.paired_difference(a, b, claim_above=True, n_resamples=2000, seed=s).verdict
+                           for s in range(20))
+        if max(verdicts.values()) < claims.STABLE_AT:
+            break
+    else:
+        pytest.fail("no seed-dependent example found")
+    j = claims.judge("entk-large", a=a, b=b)
+    assert j.verdict == "borderline" and "bootstrap seeds" in j.qualification
+    k = int(j.stability.split("/")[0])
+    assert 10 <= k < claims.STABLE_AT
+    stable = claims.judge("entk-large", a=b + 1.0 + rng.normal(0, 0.01, 30), b=b)
+    assert (stable.verdict, stable.stability) == ("reproduced", "20/20")
+
+
+def test_discriminating_and_testable():
+    assert claim_tests.discriminating_proportion(90, 100, 20, 100).verdict == "reproduced"
+    assert claim_tests.discriminating_proportion(90, 100, 95, 100).verdict == "not discriminating"
+    assert claim_tests.discriminating_proportion(10, 100, 20, 100).verdict == "not reproduced"
+    untestable = claims.judge("sharing-new-task", r=0.2, lo=0.1, hi=0.3, separates=True, resolution=20)
+    assert untestable.verdict == "not tested" and "resolved to 20 iterations" in untestable.qualification
+    assert claims.judge("sharing-new-task", r=-0.4, lo=-0.6, hi=-0.2, separates=True, resolution=1).verdict \
+        == "reproduced"
+
+
+def test_corrections_match_their_definitions():
+    p = np.array([0.01, 0.04, 0.03, 0.20, 0.005])
+    m = p.size
+    order = np.argsort(p)
+    holm = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):  # Holm: max over earlier ranks of (m - rank) p
+        running = max(running, (m - rank) * p[i])
+        holm[i] = min(running, 1.0)
+    np.testing.assert_allclose(holm_adjusted(p), holm)
+    bh = np.empty(m)
+    ranked = p[order] * m / np.arange(1, m + 1)
+    bh[order] = np.minimum.accumulate(ranked[::-1])[::-1]
+    np.testing.assert_allclose(bh_adjusted(p), np.minimum(bh, 1))
+    with pytest.raises(ValueError, match="p_values"):
+        holm_adjusted([0.5, 1.5])
