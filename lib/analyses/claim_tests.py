@@ -62,14 +62,15 @@ def between(value: float, *, low: float, high: float, fmt: str = ".3g") -> Outco
     return Outcome(_holds(low <= float(value) <= high), format(float(value), fmt))
 
 
-def all_hold(conditions: dict[str, bool], *, names: tuple[str, ...], ours: str = "") -> Outcome:
+def all_hold(conditions: dict[str, bool], *, names: tuple[str, ...], ours: str = "", n: int = 0) -> Outcome:
     """Every named condition holds. ``conditions`` must name exactly the criterion's ``names``
-    (each a measured statement, e.g. ``"mode 1 at t=190": True``); ``ours`` is the numbers behind them."""
+    (each a measured statement, e.g. ``"mode 1 at t=190": True``); ``ours`` is the numbers behind them;
+    ``n`` the sample the conditions were measured on (0: not a sample)."""
     if set(conditions) != set(names):
         raise ValueError(f"conditions must name exactly {sorted(names)}, got {sorted(conditions)}")
     failed = [name for name in names if not bool(conditions[name])]
-    return Outcome(_holds(not failed), ours or "; ".join(f"{n}: {'yes' if conditions[n] else 'no'}" for n in names),
-                   note=f"fails: {', '.join(failed)}" if failed else "")
+    return Outcome(_holds(not failed), ours or "; ".join(f"{c}: {'yes' if conditions[c] else 'no'}" for c in names),
+                   n=int(n))
 
 
 def proportion(k: int, n: int, *, p: float, claim_above: bool = True, level: float = 0.95) -> Outcome:

@@ -264,7 +264,7 @@ CLAIMS: dict[str, Claim] = {
         _c(1, "within-init permutation p < 0.05 in at least half of the correlations (10 pairs)", "compare", op=">=",
            threshold=0.5, fmt=".0%", commit="8964a51"),
         _holds(2, "single-task: a within-init association significant after Holm correction over all the tests "
-               "(family-wise 5%, >= 50 pairs per schedule)", "fine-tuning: the same",
+               "(family-wise 5%, >= 50 pairs per schedule)", "fine-tuning: the same", min_sample=50,
                reason="'at least half of the tests at p < 0.05' counts uncorrected tests on 10 pairs; the claim is "
                "tested on 50 pairs with a family-wise correction"))),
     "sharing-new-task": Claim("Sec 5", "", "Hypothesis (i): insofar as a network shares representations, it learns a "
