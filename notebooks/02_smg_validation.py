@@ -66,6 +66,7 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
+from lib.analyses import claims
 from lib.book import plotting
 from lib.experiments import smg
 from lib.book import summary
@@ -319,58 +320,65 @@ ranges = {a: (np.nanmin(sweep["random"][:, a]), np.nanmax(sweep["random"][:, a])
 fig3_first_190 = int(np.argmax(fig3.iloc[0].values)) + 1
 fig3_first = int(np.argmax(fig3.iloc[2].values)) + 1
 fig3_second = int(np.argmax(fig3.iloc[3].values)) + 1
-fig3_holds = fig3_first_190 == 1 and 2 in (fig3_first, fig3_second) and max(fig3.iloc[2, 1], fig3.iloc[3, 1]) > 0.9
 ordered = [bool(h[0] < h[1] and (np.isnan(h[2]) or h[1] < h[2])) for h in sweep["random"]]
 own_ordered = bool(own_half[0] < own_half[1] and (np.isnan(own_half[2]) or own_half[1] < own_half[2]))
-tiers_hold = own_ordered and np.mean(ordered) >= 0.9
-in_range = all(ranges[a][0] <= t <= ranges[a][1] for a, t in enumerate(analysis_times))
 in_iqr = all(quartiles[a][0] <= t <= quartiles[a][1] for a, t in enumerate(analysis_times))
+fig3_first_holds = fig3_first_190 == 1 and fig3.iloc[0, 0] > 0.9
+fig3_second_holds = 2 in (fig3_first, fig3_second) and max(fig3.iloc[2, 1], fig3.iloc[3, 1]) > 0.9
+tiers = claims.judge("smg-tiers", conditions={
+    "half-times increase with the mode (modes reached) in this seed": own_ordered,
+    "the same in >= 90% of sweep seeds": bool(np.mean(ordered) >= 0.9)},
+    ours=" < ".join(f"{h:.0f}" for h in own_half if not np.isnan(h)) + f"; {np.mean(ordered):.0%} of "
+         f"{n_sweep_seeds} seeds")
+fig3_claim = claims.judge("smg-fig3", conditions={
+    "vector 1 tracks mode 1 at t=190 with |r| > 0.9": fig3_first_holds,
+    "a vector tracks mode 2 at t=770 with |r| > 0.9": fig3_second_holds},
+    ours=f"t={t1}: vector 1 on mode {fig3_first_190} (|r| {fig3.iloc[0, 0]:.3f}); t={t2}: vectors 1 / 2 on modes "
+         f"{fig3_first} / {fig3_second} (|r| with mode 2: {max(fig3.iloc[2, 1], fig3.iloc[3, 1]):.3f})",
+    qualification="the second vector (the first stays on mode 1)" if fig3_first != 2 else "")
+mode_learned = claims.judge("smg-mode-learned", conditions={
+    "mode 1 at t=190 (largest |cos| with the target's input singular vectors)": best_at_t1 == 1,
+    "mode 2 at t=770": best_at_t2 == 2}, ours=f"mode {best_at_t1} / mode {best_at_t2}")
+times = claims.judge("smg-times", conditions={
+    "t=190 within the range of our draws' mode-1 half-times": bool(ranges[0][0] <= t1 <= ranges[0][1]),
+    "t=770 within the range of our draws' mode-2 half-times": bool(ranges[1][0] <= t2 <= ranges[1][1])},
+    ours=f"{median_random[0]:.0f} [{quartiles[0][0]:.0f}, {quartiles[0][1]:.0f}] / {median_random[1]:.0f} "
+         f"[{quartiles[1][0]:.0f}, {quartiles[1][1]:.0f}] (median [IQR]; range {ranges[0][0]:.0f}-{ranges[0][1]:.0f} "
+         f"/ {ranges[1][0]:.0f}-{ranges[1][1]:.0f}); this seed {own_half[0]:.0f} / {own_half[1]:.0f}",
+    qualification="" if in_iqr else "one of the paper's times lies outside our interquartile range")
+primary = claims.judge("smg-primary", conditions={
+    "settling times increase with the mode (modes 1 and 2 reached)": primary_monotone},
+    ours=" / ".join("never" if np.isnan(t) else f"{t:.0f}" for t in primary_switch[:3]))
+secondary = claims.judge("smg-secondary", conditions={"the secondary's switch within 10% of the primary's": secondary_tied},
+    ours=f"{'never' if np.isnan(secondary_switch[2]) else f'{secondary_switch[2]:.0f}'} vs {primary_switch[1]:.0f} "
+         f"(secondary leaves mode 2 at {secondary_leaves_2:.0f})")
+anticipation = claims.judge("smg-anticipation", conditions={
+    "the primary settles on mode 2 before mode 2's half-time": anticipates},
+    ours=f"{primary_switch[1]:.0f} vs {own_half[1]:.0f}")
 summary.record("02_smg_validation", run_parameters, [
-    summary.row("SMG: modes learned one after another, larger first (half-times ordered: this seed; share of sweep "
-                "seeds)", "tiered learning", " < ".join(f"{h:.0f}" for h in own_half if not np.isnan(h)) + "; "
-                f"{np.mean(ordered):.0%} of {n_sweep_seeds} seeds", tiers_hold,
-                "half-times increase with the mode (among modes reached by the end) in this seed and in >= 90% of sweep "
-                "seeds", claim="smg-tiers",
-                verdict=summary.verdict_of(tiers_hold), control="SMG's closed form (aligned twin)",
-                evidence=E("fig-smg-modes", "mode strengths vs closed form")),
-    summary.row(f"SMG Fig 3: data x data eNTK vector matching mode 1 at t={t1}; vectors 1 / 2 at t={t2}",
-                "mode 1; mode 2", f"mode {fig3_first_190}; mode {fig3_first} / mode {fig3_second}", fig3_holds,
-                f"vector 1 tracks mode 1 at t={t1} and a vector tracks mode 2 at t={t2} with |r| > 0.9",
-                claim="smg-fig3", verdict=summary.verdict_of(fig3_holds, "the second vector (the first stays on "
-                                                                         "mode 1)" if fig3_first != 2 else None),
-                control="the input projections on the other modes", evidence=E("fig-smg-fig3", "Fig 3")),
-    summary.row(f"SMG: mode being learned at t={t1} / t={t2} (top eNTK vector of the one-step map change)",
-                "mode 1 / mode 2", f"mode {best_at_t1} / mode {best_at_t2}", best_at_t1 == 1 and best_at_t2 == 2,
-                "largest |cos| with the target's input singular vectors", claim="smg-mode-learned",
-                verdict=summary.verdict_of(best_at_t1 == 1 and best_at_t2 == 2),
-                control="the plain NTK (Fig 14) points elsewhere", evidence=E("fig-smg-primary-secondary", "Fig 4")),
-    summary.row("SMG: mode 1 / mode 2 half-times over random draws (median [IQR])", f"{t1} / {t2}",
-                f"{median_random[0]:.0f} [{quartiles[0][0]:.0f}, {quartiles[0][1]:.0f}] / {median_random[1]:.0f} "
-                f"[{quartiles[1][0]:.0f}, {quartiles[1][1]:.0f}]; this seed {own_half[0]:.0f} / {own_half[1]:.0f}",
-                in_range, "paper's times within the range of our draws", claim="smg-times",
-                verdict=summary.verdict_of(in_range, None if in_iqr else "one of the paper's times lies outside our "
-                                                                         "interquartile range"),
-                control=f"{n_sweep_seeds} random draws", evidence=E("tab-smg-sweep", "half-time sweep")),
-    summary.row("SMG Fig 4: primary vector settles on modes 1, 2, 3 in that order (iterations)",
-                "one at a time, larger first", " / ".join("never" if np.isnan(t) else f"{t:.0f}" for t in primary_switch[:3]),
-                primary_monotone, "settling times increase with the mode (modes 1 and 2 reached)", claim="smg-primary",
-                verdict=summary.verdict_of(primary_monotone), control="half-times of the mode strengths",
-                evidence=E("tab-smg-switches", "switch table")),
-    summary.row("SMG Fig 4: secondary settles on mode 3 when the primary settles on mode 2 (iterations)",
-                "switches tied to the primary's",
-                f"{'never' if np.isnan(secondary_switch[2]) else f'{secondary_switch[2]:.0f}'} vs {primary_switch[1]:.0f} "
-                f"(secondary leaves mode 2 at {secondary_leaves_2:.0f})",
-                secondary_tied, "within 10% of the primary's switch", claim="smg-secondary",
-                verdict=summary.verdict_of(secondary_tied), control="the primary's switch time",
-                evidence=E("tab-smg-switches", "switch table")),
-    summary.row("SMG Fig 5: primary settles on mode 2 before mode 2 is half learned (iterations)",
-                "switch precedes the loss drop", f"{primary_switch[1]:.0f} vs {own_half[1]:.0f}", anticipates,
-                "switch before the half-time", claim="smg-anticipation", verdict=summary.verdict_of(anticipates),
-                control="half-time of the mode strength", evidence=E("fig-smg-cos-vs-loss", "Fig 5")),
-    summary.row("SMG Fig 14: share of recorded times at which the plain NTK's primary vector best matches mode 1",
-                "always mode 1", f"{ntk_mode1_share:.0%}", ntk_mode1_share >= 0.9, ">= 90% of the recorded times",
-                claim="smg-ntk", verdict=summary.verdict_of(ntk_mode1_share >= 0.9), control="the eNTK (Fig 4)",
-                evidence=E("fig-smg-ntk", "Fig 14")),
+    summary.claim_row("SMG: modes learned one after another, larger first (half-times ordered: this seed; share of "
+                      "sweep seeds)", "tiered learning", tiers, control="SMG's closed form (aligned twin)",
+                      evidence=E("fig-smg-modes", "mode strengths vs closed form")),
+    summary.claim_row(f"SMG Fig 3: data x data eNTK vector matching mode 1 at t={t1}; vectors 1 / 2 at t={t2}",
+                      "mode 1; mode 2", fig3_claim, control="the input projections on the other modes",
+                      evidence=E("fig-smg-fig3", "Fig 3")),
+    summary.claim_row(f"SMG: mode being learned at t={t1} / t={t2} (top eNTK vector of the one-step map change)",
+                      "mode 1 / mode 2", mode_learned, control="the plain NTK (Fig 14) points elsewhere",
+                      evidence=E("fig-smg-primary-secondary", "Fig 4")),
+    summary.claim_row("SMG: mode 1 / mode 2 half-times over random draws", f"{t1} / {t2}", times,
+                      control=f"{n_sweep_seeds} random draws", evidence=E("tab-smg-sweep", "half-time sweep")),
+    summary.claim_row("SMG Fig 4: primary vector settles on modes 1, 2, 3 in that order (iterations)",
+                      "one at a time, larger first", primary, control="half-times of the mode strengths",
+                      evidence=E("tab-smg-switches", "switch table")),
+    summary.claim_row("SMG Fig 4: secondary settles on mode 3 when the primary settles on mode 2 (iterations)",
+                      "switches tied to the primary's", secondary, control="the primary's switch time",
+                      evidence=E("tab-smg-switches", "switch table")),
+    summary.claim_row("SMG Fig 5: primary settles on mode 2 before mode 2 is half learned (iterations)",
+                      "switch precedes the loss drop", anticipation, control="half-time of the mode strength",
+                      evidence=E("fig-smg-cos-vs-loss", "Fig 5")),
+    summary.claim_row("SMG Fig 14: share of recorded times at which the plain NTK's primary vector best matches mode 1",
+                      "always mode 1", claims.judge("smg-ntk", value=ntk_mode1_share), control="the eNTK (Fig 4)",
+                      evidence=E("fig-smg-ntk", "Fig 14")),
     summary.row("SMG simulator vs closed form (aligned twin), largest half-time error, modes 1-3", "-",
                 f"{np.nanmax(twin_errors):.1%}", np.nanmax(twin_errors) < 0.10, "within 10% over all sweep seeds"),
 ])
