@@ -258,3 +258,54 @@ def relative_loss_area(curves: np.ndarray) -> np.ndarray:
     Lower means a faster improvement relative to the curve's own start (1 = no improvement).
     ``curves`` must be finite, with a non-zero first value."""
     return relative_to_start(check_finite("curves", as_array("curves", curves))).mean(axis=-1)
+
+
+def halving_iteration(iterations: np.ndarray, curves: np.ndarray, fraction: float = 0.5) -> np.ndarray:
+    """First iteration at which each curve falls to ``fraction`` of its own first value, linearly
+    interpolated between the two snapshots around the crossing.
+
+    iterations: (S,) increasing snapshot iterations; curves: (..., S) finite losses with a positive
+    first value; fraction in (0, 1). Returns (...) float iterations; nan where a curve does not get
+    there within its snapshots (censored: the window ends first)."""
+    curves = as_array("curves", curves)
+    if curves.ndim < 1 or curves.shape[-1] < 2:
+        raise ValueError(f"curves must be an array (..., snapshots >= 2), got shape {curves.shape}")
+    check_finite("curves", curves)
+    check_iterations("iterations", iterations, curves.shape[-1], "curves")
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.floating)) or not 0 < fraction < 1:
+        raise ValueError(f"fraction must be a number in (0, 1), got {fraction!r}")
+    if not (curves[..., 0] > 0).all():
+        raise ValueError("curves must start at a positive value (each is compared with a fraction of its first "
+                         f"value), got a minimum first value of {curves[..., 0].min()!r}")
+    its = np.asarray(iterations, dtype=float)
+    if not (np.isfinite(its).all() and (np.diff(its) > 0).all()):
+        raise ValueError(f"iterations must be finite and strictly increasing, got {its!r}")
+    target = fraction * curves[..., :1]
+    reached = curves <= target
+    j = np.maximum(np.argmax(reached, axis=-1), 1)  # the first snapshot at or below the target (never 0)
+    before = np.take_along_axis(curves, (j - 1)[..., None], axis=-1)[..., 0]
+    after = np.take_along_axis(curves, j[..., None], axis=-1)[..., 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = (before - target[..., 0]) / (before - after)  # in (0, 1] where reached
+    crossing = its[j - 1] + share * (its[j] - its[j - 1])
+    return np.where(reached.any(axis=-1), crossing, np.nan)
+
+
+def halving_comparison(times: np.ndarray) -> dict[str, int]:
+    """Which init of each pair halves its loss first, from halving iterations ``times`` (P, 2)
+    (column 0 standard, column 1 large; nan: does not halve within the window).
+
+    Returns counts over pairs: ``large_faster`` (large halves, and standard does not or later),
+    ``standard_faster`` (the reverse), ``tied`` (both halve at the same iteration), ``neither``
+    (neither halves), and ``n_pairs``; the first four add up to ``n_pairs``."""
+    times = _pairs("times", times)
+    std, large = times[:, STANDARD], times[:, LARGE]
+    if np.isinf(times).any():
+        raise ValueError("times must be finite iterations or nan (not reached), got an infinite value")
+    halves_s, halves_l = np.isfinite(std), np.isfinite(large)
+    with np.errstate(invalid="ignore"):
+        large_first = halves_l & (~halves_s | (large < std))
+        standard_first = halves_s & (~halves_l | (std < large))
+    return {"large_faster": int(large_first.sum()), "standard_faster": int(standard_first.sum()),
+            "tied": int((halves_s & halves_l & (std == large)).sum()), "neither": int((~halves_s & ~halves_l).sum()),
+            "n_pairs": int(len(times))}

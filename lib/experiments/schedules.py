@@ -319,6 +319,39 @@ def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: in
         large_scaling=large_scaling, method=method))
 
 
+def run_early_phases(env: TaskEnvironment, schedule: str, seeds, start_finetune: Params, window: int,
+                     every: int = 10, n_hidden: int = 200, n_train: int = 500, n_test: int | None = None,
+                     split: str = "iid", large_scaling: str = "both_layers",
+                     method: str = DEFAULT_METHOD) -> dict[str, np.ndarray]:
+    """The first ``window`` iterations of both phases of :func:`run_schedule`, snapshotted every
+    ``every`` iterations: single-task training from the initial weights, and fine-tuning from
+    ``start_finetune`` (the single-task-trained weights, (P, 2, ...) as ``single/params_final/*``
+    of :func:`run_schedule` of the same ``seeds``). Full-batch gradient descent is deterministic
+    and a snapshot does not change the weights, so these are the same trajectories as the full
+    run's, finer sampled (equal at the shared iterations up to float32 rounding; tested).
+
+    Returns: ``single/loss_train``, ``single/loss_test``, ``finetune/loss_train``,
+    ``finetune/loss_test`` (P, 2, window // every + 1) summed squared errors, and ``iterations`` (S,).
+    """
+    window = check_int("window", window, minimum=1)
+    every = check_int("every", every, minimum=1)
+    if window % every:
+        raise ValueError(f"window must be a multiple of every ({every}), got {window}")
+    seeds = check_seeds("seeds", seeds)
+    shapes = {k: np.shape(v)[:2] for k, v in start_finetune.items()}
+    if not shapes or any(shape != (len(seeds), 2) for shape in shapes.values()):
+        raise ValueError(f"start_finetune must hold (pairs={len(seeds)}, 2, ...) arrays of the single-task-trained "
+                         f"weights, got leading shapes {shapes}")
+    common = dict(n_hidden=n_hidden, n_train=n_train, n_test=test_set_size(env, split, n_train, n_test), split=split,
+                  n_iterations=window, n_snapshots=window // every + 1, method=method)
+    single = run_pairs(env, schedule, seeds, phase="single", large_scaling=large_scaling, **common)
+    finetune = run_pairs(env, schedule, seeds, phase="finetune", start_params=start_finetune, **common)
+    out = {f"{phase}/{k}": result[k] for phase, result in (("single", single), ("finetune", finetune))
+           for k in ("loss_train", "loss_test")}
+    out["iterations"] = single["iterations"]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: run (or load) one schedule's experiment into the results cache."""
     import argparse

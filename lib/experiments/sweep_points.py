@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .schedules import SCHEDULES, TRAINING_TAGS, run_pairs, run_schedule, schedule_parameters
+from .schedules import (SCHEDULES, TRAINING_TAGS, cached_schedule, params_of, run_early_phases, run_pairs,
+                        run_schedule, schedule_parameters)
 from ..core.tasks import TaskEnvironment
 from ..core.training import DEFAULT_METHOD
 from ..core.validation import check_choice, check_int, check_seeds
@@ -99,7 +100,8 @@ schedule_point.check_parameters = check_schedule_point
 
 
 def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 10, n_hidden: int = 200,
-                           method: str = DEFAULT_METHOD, client=None, progress: bool = True) -> dict[str, dict[str, np.ndarray]]:
+                           method: str = DEFAULT_METHOD, client=None, progress: bool = True, split: str = "iid",
+                           large_scaling: str = "both_layers") -> dict[str, dict[str, np.ndarray]]:
     """:func:`lib.experiments.schedules.cached_schedule` of many pairs per schedule, trained as
     sweep points of ``block_pairs`` consecutive seeds each (a schedule's last block may be
     shorter), all schedules' blocks in one Dask sweep, and joined per schedule.
@@ -115,6 +117,8 @@ def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 
             :func:`lib.experiments.schedules.check_schedule_parameters` returns it.
         client: an existing ``distributed.Client`` (default: a local cluster, started only if
             a block is missing).
+        split, large_scaling: as :func:`lib.experiments.schedules.cached_schedule` (part of each
+            block's cache key).
 
     Returns: schedule -> the :func:`~lib.experiments.schedules.run_schedule` arrays with the pair
     axis over all its seeds, in order.
@@ -127,7 +131,7 @@ def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 
         seeds = check_seeds(f"seeds of {schedule}", seeds)
         for i in range(0, len(seeds), block_pairs):
             points.append(schedule_parameters(env, schedule, seeds[i:i + block_pairs], n_iterations, n_hidden,
-                                              method=method))
+                                              split, large_scaling, method))
             owner.append(schedule)
     report = sweep(points, "lib.experiments.sweep_points:schedule_point", name=SCHEDULE_CACHE, client=client,
                    progress=progress)
@@ -137,6 +141,51 @@ def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 
     out = {}
     for schedule in plan:
         blocks = [b for b, o in zip(loaded, owner) if o == schedule]
+        out[schedule] = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0] if k != "iterations"}
+        out[schedule]["iterations"] = blocks[0]["iterations"]
+    return out
+
+
+EARLY_PHASE_CACHE = "early_phases"  # the results-cache name of cached_early_phase_blocks
+
+
+def cached_early_phase_blocks(env: TaskEnvironment, plan: dict, window_fraction: float = 0.1, every: int = 10,
+                              block_pairs: int = 10, n_hidden: int = 200, split: str = "iid",
+                              large_scaling: str = "both_layers",
+                              method: str = DEFAULT_METHOD) -> dict[str, dict[str, np.ndarray]]:
+    """The first ``window_fraction`` of both phases of the pairs of :func:`cached_schedule_blocks`
+    (same ``plan``, ``block_pairs`` and choices), snapshotted every ``every`` iterations
+    (:func:`lib.experiments.schedules.run_early_phases`), cached per block.
+
+    Fine-tuning starts from the block's single-task-trained weights, read from its
+    :func:`~lib.experiments.schedules.cached_schedule` entry (trained there first if missing).
+    A block's cache key is that entry's key plus ``window`` (iterations: ``window_fraction`` of the
+    schedule's count) and ``every``. ``window`` must be a multiple of ``every``.
+
+    Returns: schedule -> ``single/loss_test`` etc. (P, 2, window // every + 1) over all its seeds in
+    order, and ``iterations`` (S,).
+    """
+    from ..core import results
+
+    check_int("block_pairs", block_pairs, minimum=1)
+    if isinstance(window_fraction, bool) or not isinstance(window_fraction, (int, float)) or not 0 < window_fraction <= 1:
+        raise ValueError(f"window_fraction must be a number in (0, 1], got {window_fraction!r}")
+    out = {}
+    for schedule, (seeds, n_iterations) in plan.items():
+        seeds = check_seeds(f"seeds of {schedule}", seeds)
+        blocks = []
+        for i in range(0, len(seeds), block_pairs):
+            block = seeds[i:i + block_pairs]
+            key = schedule_parameters(env, schedule, block, n_iterations, n_hidden, split, large_scaling, method)
+            window = round(window_fraction * key["n_iterations"])
+            key |= {"window": check_int("window", window, minimum=1), "every": check_int("every", every, minimum=1)}
+
+            def compute(block=block, window=window):
+                full = cached_schedule(env, schedule, block, n_iterations, n_hidden, split, large_scaling, method)
+                return run_early_phases(env, schedule, block, params_of(full, "single/params_final"), window, every,
+                                        n_hidden, split=split, large_scaling=large_scaling, method=method)
+
+            blocks.append(results.cached(EARLY_PHASE_CACHE, key, compute))
         out[schedule] = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0] if k != "iterations"}
         out[schedule]["iterations"] = blocks[0]["iterations"]
     return out
