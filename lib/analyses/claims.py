@@ -343,8 +343,13 @@ def criterion_record(claim: str, c: Criterion) -> dict:
 
 
 def digests(claims: dict[str, Claim] | None = None) -> dict[str, str]:
-    """``"claim@vN"`` -> sha256 (first 16 hex digits) of each criterion version's declared part."""
-    out = {}
+    """``"claim@vN"`` -> sha256 (first 16 hex digits) of each criterion version's declared part, and
+    ``"expected-signs@v1"`` for the continuum chapter's declared signs
+    (:data:`lib.analyses.expected_signs.EXPECTED_SIGNS`)."""
+    from .expected_signs import EXPECTED_SIGNS
+
+    signs = json.dumps(EXPECTED_SIGNS, sort_keys=True).encode()
+    out = {"expected-signs@v1": hashlib.sha256(signs).hexdigest()[:16]}
     for key, claim in (CLAIMS if claims is None else claims).items():
         for c in claim.criteria:
             text = json.dumps(criterion_record(key, c), sort_keys=True, ensure_ascii=True)
