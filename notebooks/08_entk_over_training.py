@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   chapter:
-#     figures: 6
+#     figures: 9
 #   jupytext:
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: chapter
@@ -27,7 +27,10 @@
 # cannot answer: *when* does the $t=0$ structure stop describing the learning (the
 # Discussion's "time window of prediction"), *how much* of what a network learned for one
 # task came from training patterns of other tasks (sharing, measured from the kernel), and
-# does the ePNTK predict the representation the network ends up with?
+# how well does the ePNTK account for the representation the network ends up with? The
+# final ePNTK is computed from the same run as that representation, so it can *account for*
+# it, not predict it; the $t=0$ eNTK and the untrained hidden layer, known before training,
+# are the predictors it is compared with.
 #
 # **How it is computed.** The ePNTK $P_k(x_n, x_m; t) = -\eta \sum_{s<t} K_k(x_n, x_m; \theta_s)$
 # is accumulated inside the training scan (`lib.experiments.kernel_dynamics.stream_epntk`): the memory
@@ -110,9 +113,10 @@ import pandas as pd
 from IPython.display import Markdown
 from myst_nb import glue
 
+from lib.analyses import attribution, claims
 from lib.analyses import kernel_analysis as ka
 from lib.experiments import kernel_dynamics as kd
-from lib.book import plotting
+from lib.book import plot_attribution, plotting
 from lib.core import results
 from lib.analyses.entk_vectors import loglog_slope
 from lib.experiments.schedules import get_schedule
@@ -182,6 +186,22 @@ glue("kd_recon_step_worst", f"{worst_step:.1e}", display=False)
 bulk = reconstruction[reconstruction.ePNTK.str.startswith("bulk")]
 glue("kd_recon_bulk_worst", f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.2%}",
      display=False)
+# the paper's first-order (every-step eNTK) sum: its largest relative error over the snapshots and both kinds of inputs
+euler_max, euler_worst_case, euler_each = attribution.largest_error(
+    {(name, init): check["reconstruction_error/euler"][i] for name, check in checks.items()
+     for i, init in enumerate(INITS)})
+euler_where = {key: checks[key[0]]["iterations"][np.nanargmax(np.nanmax(
+    checks[key[0]]["reconstruction_error/euler"][INITS.index(key[1])], axis=-1))] for key in euler_each}
+euler_end = {key: checks[key[0]]["reconstruction_error/euler"][INITS.index(key[1]), -1].max() for key in euler_each}
+euler_text = "; ".join(f"{name} {init} {value:.0%}" for (name, init), value in euler_each.items())
+check_length = {name: int(check["iterations"][-1]) for name, check in checks.items()}
+glue("ch08_first_order_max_error", f"{euler_max:.0%}", display=False)
+glue("ch08_first_order_worst", f"{euler_worst_case[0]}, {euler_worst_case[1]} init", display=False)
+glue("kd_first_order_each", euler_text, display=False)
+glue("kd_first_order_where", f"{euler_where[euler_worst_case]}", display=False)
+glue("kd_first_order_end", f"{euler_end[euler_worst_case]:.0%}", display=False)
+glue("kd_first_order_criterion", claims.criterion("epntk-multitask").text, display=False)
+glue("kd_check_length", " and ".join(f"{n} ({name})" for name, n in check_length.items()), display=False)
 reconstruction.style.format({c: "{:.2e}" for c in reconstruction.columns[3:]}).hide(axis="index")
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-reconstruction", "caption": "Beyond the paper: relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off."}}
@@ -196,8 +216,14 @@ plt.show()
 # Largest relative error of the paper's every-step sum on the test outputs: ET
 # {glue:text}`kd_recon_euler_ET_standard` (standard init) and
 # {glue:text}`kd_recon_euler_ET_large` (large init), LR {glue:text}`kd_recon_euler_LR_standard`
-# and {glue:text}`kd_recon_euler_LR_large`. The step-integrated sum reproduces the change to
-# {glue:text}`kd_recon_step_worst` at worst, and with the time quadrature, over the full
+# and {glue:text}`kd_recon_euler_LR_large`. Over the snapshots of the validation runs (the first
+# {glue:text}`kd_check_length` iterations of the first pair) and over training and test inputs,
+# the largest errors are {glue:text}`kd_first_order_each`. The worst,
+# {glue:text}`ch08_first_order_max_error` ({glue:text}`ch08_first_order_worst`, at iteration
+# {glue:text}`kd_first_order_where`; {glue:text}`kd_first_order_end` at the end of the validation
+# run), is the evidence of the verdict row on the paper's first-order sum applied to the multitask
+# network (criterion: {glue:text}`kd_first_order_criterion`). The step-integrated sum
+# reproduces the change to {glue:text}`kd_recon_step_worst` at worst, and with the time quadrature, over the full
 # runs of all pairs, to {glue:text}`kd_recon_bulk_worst`.
 #
 # ### First-order convergence of the paper's sum
@@ -311,6 +337,67 @@ window[[c for c in window if not c.startswith("_")]].style.hide(axis="index")
 # {glue:text}`kd_align_final_t0_ET_large` (ET, large), {glue:text}`kd_align_final_t0_LR_standard`
 # (LR, standard) and {glue:text}`kd_align_final_t0_LR_large` (LR, large).
 #
+# ### Does the crossing depend on the threshold?
+#
+# (tab-kd-crossings)=
+# The first snapshot iteration at which each similarity (mean over outputs) falls below each of
+# the thresholds {glue:text}`kd_thresholds`, for every pair (in pair order; "never": not within
+# the run), and for each threshold the number of pairs in which large init crosses first, both
+# cross at the same snapshot, or standard init crosses first. Crossings are resolved only to the
+# snapshot spacing ({glue:text}`kd_spacing` iterations): a crossing at the first snapshot means
+# "by then".
+
+# %% tags=["hide-input"]
+crossing, crossings = attribution.crossing_table(runs, index_set)
+dependence = {key: attribution.threshold_dependence(times) for key, times in crossings.items()}
+glue("kd_thresholds", ", ".join(f"{t:g}" for t in attribution.THRESHOLDS), display=False)
+glue("kd_spacing", " and ".join(f"{run['iterations'][1]} ({name})" for name, run in runs.items()), display=False)
+crossing.style.hide(axis="index")
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-crossings", "caption": "Beyond the paper: the first snapshot iteration at which each similarity to the t=0 eNTK (mean over outputs) falls below the threshold, against the threshold, one line per pair (standard init blue, large init orange, slightly offset so that equal values stay visible); pairs on the dotted 'never' line do not cross within the run. Rows: alignment of eNTK(t) with eNTK(0), overlap of their leading vectors, alignment of the ePNTK so far with eNTK(0); columns: schedules."}}
+short = {"alignment of eNTK(t) with eNTK(0)": "eNTK(t) vs eNTK(0), alignment",
+         "overlap of leading vectors, eNTK(t) vs eNTK(0)": "eNTK(t) vs eNTK(0), vector overlap",
+         "alignment of the ePNTK so far with eNTK(0)": "ePNTK so far vs eNTK(0), alignment"}
+plot_attribution.plot_crossing_thresholds(
+    attribution.THRESHOLDS, {f"{name}: {short[label]}": (name, crossings[(name, label)])
+                             for label in attribution.WINDOW_MEASURES for name in runs},
+    {name: run["iterations"][-1] for name, run in runs.items()})
+plt.tight_layout()
+plt.show()
+
+
+# %% tags=["remove-cell"]
+def threshold_sentences() -> str:
+    """What of the time window depends on the threshold, per schedule and measure (from the crossings)."""
+    lines = []
+    for (name, label), times in crossings.items():
+        never = np.isnan(times).sum(axis=1)  # (T, 2 inits)
+        order = attribution.crossing_order(times[..., 1], times[..., 0])  # (T, 3)
+        n = times.shape[1]
+        never_text = ", ".join(f"{t:g}: {a}/{b}" for t, (a, b) in zip(attribution.THRESHOLDS, never))
+        first, later = order[:, 0], order[:, 2]
+        if not later.any() and dependence[(name, label)]["order_changes"]:
+            verdict = (f"large init crosses strictly first in {first.min()} to {first.max()} of {n} pairs, depending "
+                       "on the threshold, and never after standard init (in the other pairs both cross at the same "
+                       "snapshot, or neither crosses)")
+        elif not later.any():
+            verdict = f"large init crosses first in {first.min()} of {n} pairs at every threshold, never after"
+        else:
+            verdict = (f"standard init crosses first in {later.min()} to {later.max()} of {n} pairs and large init in "
+                       f"{first.min()} to {first.max()}, depending on the threshold")
+        lines.append(f"* {name}, {label}: pairs that never cross (standard/large) at each threshold {never_text}"
+                     + (" (so whether a pair crosses at all depends on the threshold)"
+                        if dependence[(name, label)]["never_changes"] else "") + f"; {verdict}.")
+    return "\n".join(lines)
+
+
+glue("kd_threshold_findings", Markdown(threshold_sentences()), display=False)
+
+# %% [markdown]
+# ```{glue:md} kd_threshold_findings
+# :format: myst
+# ```
+#
 # ## Sharing: where does the learned change come from?
 #
 # The ePNTK splits the learned change of every output of every test pattern into the
@@ -318,39 +405,75 @@ window[[c for c in window if not c.startswith("_")]].style.hide(axis="index")
 # Grouping the training patterns by how their task relates to the test pattern's task — the
 # same task; another task reading the same input pool; another task writing the same output
 # pool; neither — measures the paper's shared-versus-separated claim from the kernel itself.
-# The share of a category is its part of $\sum_{k,n} |C_c|$; the per-pattern ratio divides it
-# by the category's share of the training patterns (1: its patterns contribute like average
-# patterns). The signed share $\sum_{k,n} C_c \Delta y / \sum \Delta y^2$ (summing to 1) is in
-# the table too: categories can push against each other.
+# Writing $C_c$ for the summed contributions of category $c$ and $\Delta y = \sum_c C_c$ for the
+# change they make (the ePNTK's reconstruction, exact up to the errors validated above), two
+# shares answer two questions:
+#
+# * the **share of |contribution|**, $\sum_{k,n} |C_c| / \sum_{c,k,n} |C_c|$, says how large a
+#   category's contributions are, whatever their direction (divided by the category's share of
+#   the (test pattern, training pattern) pairs it gives the per-pattern ratio; 1: its patterns
+#   contribute like average patterns);
+# * the **signed share**, $\sum_{k,n} C_c \Delta y / \sum_{k,n} \Delta y^2$ (summing to 1 over the
+#   categories), says how much of the learned change the category makes: above 1, more than all
+#   of it while other categories push against it; below 0, it pushes against the change.
+#
+# The two disagree where contributions cancel. The **cancellation factor**
+# $\sum_{c,k,n} |C_c| / \sum_{k,n} |\Delta y|$ measures how much: 1 when no category pushes
+# against another, $x$ when the categories' contributions add up to $x$ times the change they
+# make; over single training patterns, $\sum_{k,n,m} |P_k(x_n, x_m)| / \sum_{k,n} |\Delta y|$.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-sharing", "caption": "Beyond the paper: share of each category of training patterns in the magnitude of the learned change of the test outputs over training (mean over pairs), standard init (top) and large init (bottom), both schedules. Dotted lines: the categories' shares of the training patterns, the split expected if every pattern contributed alike."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-sharing", "caption": "Beyond the paper: share of each category of training patterns in the magnitude of the learned change of the test outputs over training (mean over pairs), standard init (top) and large init (bottom), both schedules. Dotted lines: the categories' shares of the training patterns, the split expected if every pattern contributed alike. Magnitudes only: the signed shares are in the next figure."}}
 fractions = {name: run["sharing_pattern_fraction"][:, :, 1].mean(axis=(0, 1)) for name, run in runs.items()}
 plotting.plot_sharing_over_training(iterations_of, {name: run["sharing_abs"][:, :, :, 1] for name, run in runs.items()},
                                     kd.SHARING_CATEGORIES, fractions)
 plt.tight_layout()
 plt.show()
 
+# %% [markdown]
+# (tab-kd-attribution)=
+# Shares of the learned change of the test outputs at the end of training, by category of
+# training patterns and for all other tasks' patterns together: mean over the
+# {glue:text}`kd_n_pairs` pairs with its 95% t-interval.
+
 # %% tags=["hide-input"]
-rows = []
-for name, run in runs.items():
-    for i, init in enumerate(INITS):
-        shares_abs = run["sharing_abs"][:, i, -1, 1]  # (P, C), test inputs, end of training
-        shares_signed = run["sharing_signed"][:, i, -1, 1]
-        fraction = run["sharing_pattern_fraction"][:, i, 1]
-        for c, category in enumerate(kd.SHARING_CATEGORIES):
-            rows.append({"schedule": name, "init": init, "training patterns": category,
-                         "share of the patterns": fraction[:, c].mean(),
-                         "share of |change|": ka.mean_sd(shares_abs[:, c]),
-                         "per-pattern ratio": ka.mean_sd(shares_abs[:, c] / fraction[:, c]),
-                         "signed share": ka.mean_sd(shares_signed[:, c]),
-                         "_abs": shares_abs[:, c].mean(), "_ratio": (shares_abs[:, c] / fraction[:, c]).mean()})
-sharing = pd.DataFrame(rows)
+CATEGORIES = (*kd.SHARING_CATEGORIES, attribution.OTHER_TASKS)
+sharing = attribution.attribution_table(runs, "authors")
+sharing["per-pattern ratio of |contribution|"] = (sharing["_abs"] / sharing["_fraction"]).map("{:.2f}".format)
 shared = sharing.set_index(["schedule", "init", "training patterns"])
-sharing[[c for c in sharing if not c.startswith("_")]].style.format({"share of the patterns": "{:.3f}"}).hide(
-    axis="index")
+glue("kd_n_pairs", f"{n_pairs}", display=False)
+sharing[[c for c in sharing if not c.startswith("_")]].style.hide(axis="index")
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-attribution", "caption": "Beyond the paper: signed share of the learned change of the test outputs (top; negative: the category pushes against the change) and share of the magnitude sum |C| (bottom; dashes: the categories' share of the patterns) per category of training patterns, at the end of training; mean over pairs with 95% t-intervals, standard (blue) and large (orange) init. 'other tasks': the three categories of other tasks together."}}
+interval_of = lambda name, init, kind: shared.loc[[(name, init, c) for c in CATEGORIES],
+                                                  [f"_{kind}", f"_{kind}_low", f"_{kind}_high"]].to_numpy()
+plot_attribution.plot_signed_attribution(
+    {name: {"signed": np.stack([interval_of(name, init, "signed") for init in INITS]),
+            "abs": np.stack([interval_of(name, init, "abs") for init in INITS]),
+            "fraction": shared.loc[[(name, INITS[0], c) for c in CATEGORIES], "_fraction"].to_numpy()}
+     for name in runs}, [*kd.SHARING_CATEGORIES, "other tasks"])
+plt.tight_layout()
+plt.show()
 
 # %% [markdown]
-# ## Does the ePNTK predict the learned representation?
+# (tab-kd-cancellation)=
+# Cancellation factors of the learned change of the test outputs at the end of training, per
+# network: by category and by single training pattern; median and range over the networks of
+# each init, and the mean with its 95% t-interval.
+
+# %% tags=["hide-input"]
+cancellation = attribution.cancellation_table(runs, "authors")
+cancelled = cancellation.set_index(["schedule", "init", "sum |C| / |dy|"])
+cancellation[[c for c in cancellation if not c.startswith("_")]].style.hide(axis="index")
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-cancellation", "caption": "Beyond the paper: cancellation factor sum |C| / sum |dy| of the learned change of the test outputs over training, one line per network (standard init blue, large init orange), by category of training patterns (top) and by single training pattern (bottom), log scale; dotted: 1, no cancellation."}}
+plot_attribution.plot_cancellation(iterations_of, {
+    name: {"by category": run["cancellation"][:, :, :, 1],
+           "by training pattern": run["cancellation_patterns"][:, :, :, 1]} for name, run in runs.items()})
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## How well does the ePNTK account for the learned representation?
 #
 # A kernel implies a similarity between tasks in two ways. On the *training-pattern side*
 # (the side of the paper's loadings): the mean kernel column of a task's training patterns,
@@ -359,14 +482,20 @@ sharing[[c for c in sharing if not c.startswith("_")]].style.format({"share of t
 # *evaluated-pattern side*: the mean kernel row of a task's evaluated patterns, how their
 # outputs were moved by learning on every training pattern. Profiles are compared between
 # tasks by cosine after centering over tasks. The trained network's hidden layer gives the
-# similarity to predict: its task-mean activity, compared the same way. Agreement is measured
-# by representational similarity (Spearman correlation over the 66 task pairs) and by
+# similarity to account for: its task-mean activity, compared the same way. Agreement is
+# measured by representational similarity (Spearman correlation over the 66 task pairs) and by
 # clusters (k-means on both, 3 and 4 clusters, adjusted Rand index), for the final ePNTK, for
 # the $t=0$ eNTK alone, and, as a control, for the hidden layer at initialization.
+#
+# The final ePNTK is integrated along the very run whose trained hidden layer it is compared
+# with: agreement says that it *accounts for* the learned representation, not that it predicts
+# it. Only the $t=0$ eNTK and the untrained hidden layer are known before training; the paired
+# contrasts below (per pair: one predictor's agreement minus another's) say whether
+# integrating the kernel along training adds anything to them.
 
 # %% tags=["hide-input"]
 agreement = {name: ka.representation_agreement(run, index_set) for name, run in runs.items()}
-rows, rsa_gain = [], {}
+rows = []
 for name, values in agreement.items():
     for i, init in enumerate(INITS):
         for predictor in ka.PREDICTORS:
@@ -374,11 +503,23 @@ for name, values in agreement.items():
                          **{metric: ka.mean_sd(values[f"{metric}/{predictor}"][:, i])
                             for metric in ("rsa", "ari3", "ari4")},
                          "_rsa": np.nanmean(values[f"rsa/{predictor}"][:, i])})
-        difference = (values["rsa/final ePNTK, training-pattern side"][:, i]
-                      - values["rsa/t=0 eNTK, training-pattern side"][:, i])
-        rsa_gain.setdefault(name, {})[init] = ka.paired_interval(difference)
-representation = pd.DataFrame(rows).rename(columns={"rsa": "RSA", "ari3": "ARI, 3 clusters", "ari4": "ARI, 4 clusters"})
+representation = pd.DataFrame(rows).rename(columns={"rsa": "RSA", "ari3": "ARI (3 clusters)",
+                                                    "ari4": "ARI (4 clusters)"})
 representation[[c for c in representation if not c.startswith("_")]].style.hide(axis="index")
+
+# %% [markdown]
+# (tab-kd-contrasts)=
+# Paired contrasts between the predictors (training-pattern side for both kernels): the mean
+# over pairs of one predictor's agreement with the trained hidden layer minus another's, with
+# its 95% t-interval, and whether the interval lies above 0, below 0 or includes it
+# ("unresolved").
+
+# %% tags=["hide-input"]
+METRIC_NAMES = {"rsa": "RSA", "ari3": "ARI (3 clusters)", "ari4": "ARI (4 clusters)"}
+contrasts = attribution.representation_contrasts(agreement)
+contrasts["metric"] = contrasts["metric"].map(METRIC_NAMES)
+contrast_of = contrasts.set_index(["schedule", "init", "metric", "contrast"])
+contrasts[[c for c in contrasts if not c.startswith("_")]].style.hide(axis="index")
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-rsa", "caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs."}}
 plotting.plot_rsa_over_training(iterations_of, {name: ka.rsa_over_training(run, index_set, "columns")
@@ -403,12 +544,18 @@ plt.show()
 # ## What we found
 
 # %% tags=["remove-cell"]
-def share(name, init, category):
+def signed(name, init, category):
+    """(mean, low, high) of a category's signed share over pairs (test inputs, end of training)."""
+    return tuple(shared.loc[(name, init, category), ["_signed", "_signed_low", "_signed_high"]])
+
+
+def magnitude(name, init, category):
     return shared.loc[(name, init, category), "_abs"]
 
 
-def ratio(name, init, category):
-    return shared.loc[(name, init, category), "_ratio"]
+def ci(interval, fmt="+.2f"):
+    """'m [lo, hi]' of a (mean, low, high) interval."""
+    return attribution.interval_text(*interval, fmt)
 
 
 def window_text(name, init, slug="align"):
@@ -423,19 +570,46 @@ def rsa_of(name, init, predictor):
                           & (representation.predictor == predictor)]["_rsa"].iloc[0]
 
 
+def contrast(name, init, metric, a, b):
+    """(mean, low, high) of the paired difference a - b of a metric (a, b: predictor names)."""
+    return tuple(contrast_of.loc[(name, init, METRIC_NAMES[metric], f"{a} − {b}"), ["_mean", "_low", "_high"]])
+
+
+def negated(interval):
+    """The interval (mean, low, high) of minus the quantity."""
+    return -interval[0], -interval[2], -interval[1]
+
+
+def same_task_difference(name, key):
+    """(mean, low, high): large minus standard init of the same task's share (``key``: sharing_abs or
+    sharing_signed), paired by pair, test inputs, end of training."""
+    values = runs[name][key][:, :, -1, 1, 0]  # (P, 2 inits)
+    return ka.paired_interval(values[:, 1] - values[:, 0])
+
+
+EPNTK, ENTK0, CONTROL = "final ePNTK, training-pattern side", "t=0 eNTK, training-pattern side", \
+    "hidden layer at t=0 (control)"
+first_order_judgement = claims.judge("epntk-multitask", value=euler_max)
 lines = []
-euler_worst = reconstruction[reconstruction.ePNTK == variants["euler"]]["max error, test inputs"]
 first_order = bool((last_orders > 0.8).all() and (last_orders < 1.2).all())
 lines.append(
-    f"* **Reconstruction.** The paper's every-step eNTK sum misses the learned change of the test outputs by "
-    f"{euler_worst.min():.1%} to {euler_worst.max():.1%} (first pair of each schedule and init); at fixed learning "
-    f"rate x steps its error falls with order {last_orders.min():.2f} to {last_orders.max():.2f} over the last "
-    f"halving of the learning rate" + (", first order as expected of a forward-Euler sum." if first_order else
-                                       ", not yet the first order expected of a forward-Euler sum.")
-    + f" Integrating the output gradient along each discrete step reproduces the change to {worst_step:.0e}, and "
-    f"the time quadrature keeps it within "
-    f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.1%} over all runs.")
+    f"* **Reconstruction.** The paper's every-step (first-order) eNTK sum misses the learned change of the "
+    f"multitask network's outputs by up to {euler_max:.0%} ({euler_worst_case[0]}, {euler_worst_case[1]} init; "
+    f"largest per schedule and init, first pair, first "
+    f"{' and '.join(f'{n} ({name})' for name, n in check_length.items())} iterations: {euler_text}); at fixed "
+    f"learning rate x steps its error falls with order {last_orders.min():.2f} to {last_orders.max():.2f} over the "
+    "last halving of the learning rate"
+    + (", the first order of a forward-Euler sum: the error is the sum's, at the paper's learning rates."
+       if first_order else ", not yet the first order expected of a forward-Euler sum.")
+    + f" Verdict on the claim that the paper's sum accounts for the multitask network's learned change (criterion: "
+    f"{first_order_judgement.criterion}): {first_order_judgement.verdict}. Integrating the output gradient along "
+    f"each discrete step reproduces the change to {worst_step:.0e}, and the time quadrature keeps it within "
+    f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.1%} over all runs; the "
+    "analyses below use that step-integrated ePNTK.")
 for name in runs:
+    depends = [label for (schedule, label), d in dependence.items() if schedule == name and d["never_changes"]]
+    never_after = all(not attribution.crossing_order(times[..., 1], times[..., 0])[:, 2].any()
+                      for (schedule, _), times in crossings.items() if schedule == name)
     lines.append(
         f"* **Time window, {name}.** The eNTK's alignment with its t=0 value (mean over outputs) first falls below "
         f"{window_threshold:g} {window_text(name, 'standard')} for standard init and "
@@ -443,35 +617,90 @@ for name in runs:
         f"it {window_text(name, 'standard', 'overlap')} for standard and {window_text(name, 'large', 'overlap')} "
         f"for large init; the alignment of everything learned so far (the ePNTK) with the t=0 eNTK "
         f"{window_text(name, 'standard', 'path')} for standard and {window_text(name, 'large', 'path')} for "
-        f"large init.")
+        f"large init. "
+        + (f"Between thresholds {attribution.THRESHOLDS[0]:g} and {attribution.THRESHOLDS[-1]:g}, whether a pair's "
+           f"similarity falls below the threshold at all depends on the threshold for: {'; '.join(depends)} "
+           "(see the crossing table)." if depends else
+           f"Which pairs cross is the same at every threshold from {attribution.THRESHOLDS[0]:g} to "
+           f"{attribution.THRESHOLDS[-1]:g}.")
+        + (" At every one of these thresholds and in every pair, large init's similarities fall below it no later "
+           "than standard init's." if never_after else ""))
+
+
+def other_tasks_sentence(name):
+    """What the signed shares say about other tasks' patterns, for both inits."""
+    said = {}
+    for init in INITS:
+        _, low, high = signed(name, init, attribution.OTHER_TASKS)
+        said[init] = ("they push against the learned change overall (signed share below 0)" if high < 0 else
+                      "they make most of it (signed share above 0.5)" if low > 0.5 else
+                      "they make part of it (signed share above 0)" if low > 0 else "their net part is not resolved")
+    if len(set(said.values())) == 1:
+        return f"with both inits {said[INITS[0]]}"
+    return "; ".join(f"with {init} init {text}" for init, text in said.items())
+
+
 for name in runs:
-    same_std, same_large = share(name, "standard", "same task"), share(name, "large", "same task")
-    other_std = 1 - same_std
-    other_large = 1 - same_large
+    d_abs, d_signed = same_task_difference(name, "sharing_abs"), same_task_difference(name, "sharing_signed")
+    agree = attribution.direction(d_abs), attribution.direction(d_signed)
     lines.append(
-        f"* **Sharing, {name}.** At the end of training, training patterns of *other* tasks account for "
-        f"{other_std:.0%} of the magnitude of the learned change of a test pattern's outputs with standard init and "
-        f"{other_large:.0%} with large init; a pattern of the same task contributes {ratio(name, 'standard', 'same task'):.1f}x "
-        f"(standard) and {ratio(name, 'large', 'same task'):.1f}x (large) an average pattern's share. "
-        + ("Large init relies more on its own task's patterns, as separated representations would."
-           if same_large > same_std else
-           "Standard init relies at least as much on its own task's patterns as large init: the kernel does not "
-           "show the paper's shared-versus-separated contrast in this measure."))
+        f"* **Sharing, {name}.** At the end of training, by magnitude, other tasks' patterns carry "
+        f"{magnitude(name, 'standard', attribution.OTHER_TASKS):.0%} (standard init) and "
+        f"{magnitude(name, 'large', attribution.OTHER_TASKS):.0%} (large init) of the summed |contribution| to a test "
+        f"pattern's learned change. Their signed share of the change is "
+        f"{ci(signed(name, 'standard', attribution.OTHER_TASKS))} (standard) and "
+        f"{ci(signed(name, 'large', attribution.OTHER_TASKS))} (large; mean [95% CI] over pairs), the same task's "
+        f"{ci(signed(name, 'standard', 'same task'))} and {ci(signed(name, 'large', 'same task'))}: "
+        f"{other_tasks_sentence(name)}. The categories' contributions add up to "
+        f"{cancelled.loc[(name, 'standard', 'by category'), '_median']:.1f}x (standard) and "
+        f"{cancelled.loc[(name, 'large', 'by category'), '_median']:.1f}x (large) the change they make (median "
+        f"over networks; over single training patterns "
+        f"{cancelled.loc[(name, 'standard', 'by training pattern'), '_median']:.0f}x and "
+        f"{cancelled.loc[(name, 'large', 'by training pattern'), '_median']:.0f}x), so magnitudes say little about "
+        f"where the change comes from. Large minus standard init, the same task's share is {ci(d_abs)} by magnitude "
+        f"and {ci(d_signed)} signed (paired over pairs): "
+        + ("both larger for large init, as separated representations would have it." if agree == ("above 0", "above 0")
+           else "the two measures point in opposite directions, so the kernel shows no consistent "
+                "shared-versus-separated contrast." if set(agree) == {"above 0", "below 0"}
+           else "not resolved by both measures."))
+
+
+def beats_both(name, init, metric):
+    """Whether the untrained hidden layer agrees with the trained one better than both kernels (paired
+    intervals of kernel minus control below 0)."""
+    return all(attribution.direction(contrast(name, init, metric, kernel, CONTROL)) == "below 0"
+               for kernel in (EPNTK, ENTK0))
+
+
 for name in runs:
+    verdicts = []
+    for init in INITS:
+        gains = {metric: contrast(name, init, metric, EPNTK, ENTK0) for metric in METRIC_NAMES}
+        verdicts.append(
+            f"for {init} init the final ePNTK minus the t=0 eNTK is " + ", ".join(
+                f"{ci(g)} ({METRIC_NAMES[m]}; {attribution.direction(g)})" for m, g in gains.items()))
+    ahead = {init: [METRIC_NAMES[m] for m in METRIC_NAMES
+                    if all(contrast(name, init, m, kernel, CONTROL)[0] < 0 for kernel in (EPNTK, ENTK0))]
+             for init in INITS}
+    resolved = {init: [METRIC_NAMES[m] for m in METRIC_NAMES if beats_both(name, init, m)] for init in INITS}
     lines.append(
         f"* **Representation, {name}.** The task similarity implied by the final ePNTK (training-pattern side) "
-        f"correlates with that of the trained hidden layer at RSA "
-        f"{rsa_of(name, 'standard', 'final ePNTK, training-pattern side'):.2f} (standard) and "
-        f"{rsa_of(name, 'large', 'final ePNTK, training-pattern side'):.2f} (large), against "
-        f"{rsa_of(name, 'standard', 't=0 eNTK, training-pattern side'):.2f} and "
-        f"{rsa_of(name, 'large', 't=0 eNTK, training-pattern side'):.2f} for the t=0 eNTK and "
-        f"{rsa_of(name, 'standard', 'hidden layer at t=0 (control)'):.2f} and "
-        f"{rsa_of(name, 'large', 'hidden layer at t=0 (control)'):.2f} for the untrained hidden layer (mean over pairs). "
-        + " ".join(f"For {init} init the final ePNTK's RSA minus the t=0 eNTK's is {gain[0]:+.2f} "
-                   f"[95% CI {gain[1]:+.2f}, {gain[2]:+.2f}]"
-                   + (": the ePNTK predicts the learned similarity better." if gain[1] > 0 else
-                      ": the t=0 eNTK predicts it better." if gain[2] < 0 else ": no clear difference.")
-                   for init, gain in rsa_gain[name].items()))
+        f"agrees with that of the trained hidden layer at RSA {rsa_of(name, 'standard', EPNTK):.2f} (standard) and "
+        f"{rsa_of(name, 'large', EPNTK):.2f} (large); computed from the same run, it accounts for the learned "
+        f"representation to that degree, it does not predict it. The t=0 eNTK reaches "
+        f"{rsa_of(name, 'standard', ENTK0):.2f} and {rsa_of(name, 'large', ENTK0):.2f}, the untrained hidden layer "
+        f"{rsa_of(name, 'standard', CONTROL):.2f} and {rsa_of(name, 'large', CONTROL):.2f} (means over pairs). "
+        f"Paired differences over the pairs (95% CI): " + "; ".join(verdicts) + ". "
+        + (f"At large init the untrained hidden layer agrees with the trained one better than both kernels: "
+           f"{', '.join(resolved['large'])} with both paired intervals below 0"
+           + (f" (and {', '.join(m for m in ahead['large'] if m not in resolved['large'])} in the mean only)."
+              if set(ahead["large"]) - set(resolved["large"]) else ".")
+           if resolved["large"] else
+           f"At large init the untrained hidden layer's mean agreement is above both kernels' in "
+           f"{', '.join(ahead['large'])}, but the paired intervals do not exclude 0 for both kernels."
+           if ahead["large"] else "At large init the untrained hidden layer does not beat both kernels.")
+        + (f" At standard init it beats both in {', '.join(resolved['standard'])} (intervals below 0)."
+           if resolved["standard"] else ""))
 findings = "\n".join(lines)
 glue("kd_findings", Markdown(findings), display=False)
 
@@ -487,20 +716,57 @@ glue("kd_findings", Markdown(findings), display=False)
 # %% tags=["remove-cell"]
 from lib.book import summary
 
-summary.record("08_entk_over_training", dict(architecture=architecture, n_pairs=n_pairs, iterations=iterations,
-                                             n_snapshots=n_snapshots, path_kernel=path_kernel, n_rows=n_rows), [
-    summary.row("ePNTK (paper's eNTK sum) reconstruction of y(t) - y(0), multitask net: largest relative error",
-                "'extremely compute and memory intensive' (not computed)", f"{euler_worst.max():.1%}", None,
-                "new: first pair of each schedule, test inputs"),
+E = summary.evidence
+DESCRIPTIVE = "descriptive, no registry claim: mean over pairs (95% t-interval)"
+
+
+def several(intervals, fmt="+.2f"):
+    """(ours, interval) texts of several (mean, low, high) intervals joined by ' / '."""
+    return (" / ".join(f"{m:{fmt}}" for m, _, _ in intervals),
+            " / ".join(f"[{lo:{fmt}}, {hi:{fmt}}]" for _, lo, hi in intervals))
+
+
+rows = [
+    summary.claim_row(
+        f"paper's first-order ePNTK (every-step eNTK sum), multitask network: largest relative error in "
+        f"reconstructing y(t) - y(0) (first pair, first {' / '.join(str(n) for n in check_length.values())} "
+        f"iterations of ET / LR, training and test inputs; per schedule and init: {euler_text})",
+        "'extremely compute and memory intensive' (not computed; App A.3's attribution applied to Sec 4)",
+        first_order_judgement,
+        control=f"the step-integrated ePNTK of the same runs (error at most {worst_step:.0e})",
+        evidence=E("fig-kd-reconstruction", "reconstruction errors")),
     summary.row("ePNTK reconstruction: order of convergence in the learning rate (last halving)", "-",
-                f"{last_orders.min():.2f} to {last_orders.max():.2f}",
-                bool((last_orders > 0.8).all() and (last_orders < 1.2).all()),
+                f"{last_orders.min():.2f} to {last_orders.max():.2f}", first_order,
                 "first order (forward Euler): every order in [0.8, 1.2]"),
     summary.row("step-integrated ePNTK with time quadrature: largest reconstruction error over all runs", "-",
                 f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.2%}", None, "new"),
-    *[summary.row(f"share of the learned change of test outputs from the same task's patterns, {name}, "
-                  "standard vs large", "large init separated, standard shared (Sec 4)",
-                  f"{share(name, 'standard', 'same task'):.0%} vs {share(name, 'large', 'same task'):.0%}",
-                  share(name, "large", "same task") > share(name, "standard", "same task"),
-                  "large init's same-task share above standard init's") for name in runs],
-])
+]
+PAIRED = "descriptive, no registry claim: paired mean over pairs (95% t-interval)"
+for name in runs:
+    other = {kind: [tuple(shared.loc[(name, init, attribution.OTHER_TASKS), [f"_{kind}", f"_{kind}_low",
+                                                                             f"_{kind}_high"]]) for init in INITS]
+             for kind in ("signed", "abs")}
+    rows += [
+        summary.row(f"signed share of the learned change of test outputs from other tasks' patterns, {name} "
+                    "(standard / large init)", "-", several(other["signed"])[0], None, DESCRIPTIVE,
+                    several(other["signed"])[1]),
+        summary.row(f"share of sum |contribution| to the learned change of test outputs from other tasks' patterns, "
+                    f"{name} (standard / large init)", "-", several(other["abs"], ".2f")[0], None, DESCRIPTIVE,
+                    several(other["abs"], ".2f")[1]),
+        summary.row(f"cancellation factor sum |C| / |dy| by category, {name}: median over networks (standard / large)",
+                    "-", " / ".join(f"{cancelled.loc[(name, init, 'by category'), '_median']:.1f}" for init in INITS),
+                    None, "descriptive: 1 = no cancellation"),
+    ]
+    ours, interval = several([same_task_difference(name, "sharing_abs"), same_task_difference(name, "sharing_signed")])
+    rows.append(summary.row(f"same task's share of the learned change of test outputs, large minus standard init, "
+                            f"{name} (by magnitude / signed)", "large init separated, standard shared (Sec 4)", ours,
+                            None, PAIRED, interval))
+    for init in INITS:
+        ours, interval = several([contrast(name, init, m, EPNTK, ENTK0) for m in METRIC_NAMES])
+        rows.append(summary.row(f"agreement with the trained hidden layer, final ePNTK minus t=0 eNTK, {name}, {init} "
+                                "init (RSA / ARI 3 clusters / ARI 4 clusters)", "-", ours, None, PAIRED, interval))
+    ours, interval = several([negated(contrast(name, "large", "rsa", kernel, CONTROL)) for kernel in (EPNTK, ENTK0)])
+    rows.append(summary.row(f"agreement with the trained hidden layer (RSA), untrained hidden layer minus final ePNTK "
+                            f"/ minus t=0 eNTK, {name}, large init", "-", ours, None, PAIRED, interval))
+summary.record("08_entk_over_training", dict(architecture=architecture, n_pairs=n_pairs, iterations=iterations,
+                                             n_snapshots=n_snapshots, path_kernel=path_kernel, n_rows=n_rows), rows)

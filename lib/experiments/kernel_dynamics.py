@@ -44,8 +44,9 @@ inputs, so one run serves both index sets of the eNTK analyses (``"principled"``
 over training inputs; ``"authors"``: rows over test inputs; columns always the training
 inputs). Recorded per snapshot: the reconstruction error of y(t) - y(0), the split of the
 learned change into contributions of training patterns by how their task relates to the
-row's task (:data:`SHARING_CATEGORIES`), the alignment of P(t) with the t=0 eNTK, task x
-task similarity matrices implied by P(t) and by the hidden layer; after the run, from the
+row's task (:data:`SHARING_CATEGORIES`) and how much those contributions cancel, the
+alignment of P(t) with the t=0 eNTK, task x task similarity matrices implied by P(t) and
+by the hidden layer; after the run, from the
 recorded weights: alignment and leading-vector overlap of eNTK(t) with eNTK(0) and with
 the final ePNTK.
 """
@@ -663,9 +664,12 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
     ``reconstruction_error`` ``|sum_m P - (y(t) - y(0))| / |y(t) - y(0)|`` (Frobenius over rows and
     outputs); ``sharing_signed`` (C,) each category's projection on the ePNTK estimate of the
     change, sum_{n,k} C_c[n,k] dy[n,k] / sum dy^2 (sums to 1); ``sharing_abs`` (C,) its share
-    of ``sum |C_c|``; ``alignment_path_initial`` (K,) alignment of -P(t) with eNTK(0) (1 while the
-    t=0 kernel describes everything learned so far: P = -lr t eNTK(0)); and, if
-    ``statistics``, the task x task similarities (G, G) ``kernel_similarity_rows``,
+    of ``sum |C_c|``; ``cancellation`` sum_{c,n,k} |C_c[n,k]| / sum_{n,k} |dy[n,k]| (1: the
+    categories never push against each other; x: their contributions add up to x times the change
+    they make) and ``cancellation_patterns`` the same over single training patterns,
+    sum_{k,n,m} |P_k[n,m]| / sum |dy| (at least ``cancellation``); ``alignment_path_initial``
+    (K,) alignment of -P(t) with eNTK(0) (1 while the t=0 kernel describes everything learned so
+    far: P = -lr t eNTK(0)); and, if ``statistics``, the task x task similarities (G, G) ``kernel_similarity_rows``,
     ``kernel_similarity_columns`` of P(t) (:func:`task_profiles`) and ``hidden_similarity`` of
     the task-mean hidden activity, and the weights ``params``. Plus ``loss_train``, ``loss_test``.
 
@@ -692,6 +696,8 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
             entry = {"reconstruction_error": jnp.sqrt(jnp.sum((e - d) ** 2) / jnp.sum(d**2)),
                      "sharing_signed": jnp.sum(c * e[None], axis=(1, 2)) / jnp.sum(e**2),
                      "sharing_abs": magnitude / magnitude.sum(),
+                     "cancellation": magnitude.sum() / jnp.abs(e).sum(),
+                     "cancellation_patterns": jnp.abs(path[:, rows]).sum() / jnp.abs(e).sum(),
                      "alignment_path_initial": alignment(-path[:, rows], data["entk_initial"][:, rows])}
             per_set.append(entry)
         if statistics:
@@ -970,7 +976,7 @@ def kernel_dynamics_parameters(env: TaskEnvironment, schedule: str, seeds, n_ite
     return dict(env=_environment_key(env), schedule=schedule, seeds=list(seeds), n_iterations=n_iterations,
                 n_snapshots=n_snapshots, node_every=[list(p) for p in phases], path_kernel=path_kernel,
                 n_points=check_int("n_points", n_points, minimum=1), n_rows=n_rows, n_hidden=n_hidden, split=split,
-                version=1)
+                version=2)  # 2: the cancellation factors recorded
 
 
 def cached_kernel_dynamics(env: TaskEnvironment, schedule: str, seeds, n_iterations: int, n_snapshots: int, node_every,
