@@ -280,7 +280,7 @@ speed_table.style.format({"median halving, standard": "{:.0f}", "median halving,
 # "large init acquires multitasking faster" is **{glue:text}`perf_speed_verdict`**
 # ({glue:text}`perf_speed_detail`): {glue:text}`perf_speed_meaning`.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-halving", "caption": "The first 10% of each phase, every pair of both schedules: test loss divided by its value at the start of the phase, median (line) and interquartile range (band) over pairs, standard (blue) and large (orange) init. Dashed: half the starting loss; dotted: each init's median halving iteration over the networks that reach it. Left: single-task training (the control); right: multitask fine-tuning."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-halving", "caption": "Beyond the paper (the speed claim of Sec 5): the first 10% of each phase, every pair of both schedules: test loss divided by its value at the start of the phase, median (line) and interquartile range (band) over pairs, standard (blue) and large (orange) init. Dashed: half the starting loss; dotted: each init's median halving iteration over the networks that reach it. Left: single-task training (the control); right: multitask fine-tuning."}}
 fig, axes = plt.subplots(2, 2, figsize=(8.4, 6.4))
 plot_performance.plot_early_halving(
     {f"{name}: {'single-task' if phase == 'single' else 'fine-tuning'}":

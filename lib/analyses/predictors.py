@@ -202,8 +202,9 @@ def learning_speed(losses: np.ndarray) -> float:
 
 PREDICTORS = ("silhouette_entk_principled", "silhouette_entk_authors", "silhouette_epsilon", "silhouette_ntk",
               "kta_ntk_single", "kta_ntk_multi", "kta_entk_single", "kta_entk_multi", "sharing_initial")
-OUTCOMES = ("loss_single_test", "loss_multi_before", "finetune_speed", "route_zero_shot", "route_iterations",
-            "route_reached", "sharing_final", "weight_change", "kernel_distance", "linearization_gap", "converged")
+OUTCOMES = ("loss_single_test", "loss_multi_before", "finetune_speed", "loss_finetune_test", "route_zero_shot",
+            "route_iterations", "route_reached", "sharing_final", "weight_change", "kernel_distance",
+            "linearization_gap", "converged")
 
 POINT_DEFAULTS = {"scaling": "both", "g": 1.0, "first_seed": 0, "n_seeds": 10, "n_hidden": 200, "n_train": 200,
                   "n_test": 200}
@@ -271,9 +272,10 @@ def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.
     * ``loss_multi_before``: multitask test loss of the single-task-trained network;
     * ``finetune_speed``: :func:`learning_speed` of fine-tuning (share of that loss removed by
       the first snapshot, one tenth of the fine-tuning iterations);
+    * ``loss_finetune_test``: multitask test loss at the end of fine-tuning;
     * ``route_zero_shot``: loss on the held-out task before learning it (network trained on
       the other 11); ``route_iterations``/``route_reached``: :func:`iterations_to_criterion`
-      of learning it, criterion ``route_criterion`` (mean per-pattern loss);
+      of learning it, criterion ``route_criterion`` (mean per-pattern loss), to 1 iteration;
     * ``sharing_final``: :func:`sharing_index` after single-task training;
     * ``weight_change``, ``kernel_distance`` (traced NTK on the first ``n_kernel`` training
       inputs, t=0 vs trained), ``linearization_gap`` (test outputs, single-task run);
@@ -291,6 +293,7 @@ def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.
         "loss_single_test": float(run["single/loss_test"][i, -1]),
         "loss_multi_before": float(run["finetune/loss_test"][i, 0]),
         "finetune_speed": learning_speed(run["finetune/loss_test"][i]),
+        "loss_finetune_test": float(run["finetune/loss_test"][i, -1]),
         "route_zero_shot": float(run["route/loss_route"][i, 0]),
         "route_iterations": route_it,
         "route_reached": float(reached),
@@ -305,7 +308,8 @@ def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.
 def outcome_point(parameters: dict) -> dict[str, np.ndarray]:
     """Sweep point: train the networks of one init scale and learning rate
     (:func:`lib.experiments.continuum.run_continuum`) and return every outcome of :data:`OUTCOMES` (S,),
-    plus the loss curves ``curve/<run>`` (S, 11) and ``iterations/<run>`` (11,)."""
+    plus the loss curves ``curve/<run>`` (S, 11) and ``iterations/<run>`` (11,) (the held-out
+    route's: (S, n_route + 1) and (n_route + 1,), every iteration)."""
     p = outcome_point.check_parameters(parameters)
     env = TaskEnvironment()
     net = MultitaskNet.for_environment(env, p["n_hidden"])
@@ -490,6 +494,59 @@ def continuum_sweep(scales: dict[str, list[float]], lr_paper: float, lr_candidat
             for name, values in block.items():
                 columns.setdefault(name, []).extend(values)
     return {"networks": {k: np.asarray(v) for k, v in columns.items()}, "tuned_lr": tuned, "curves": curves}
+
+
+def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds: int, n_lr_iterations: int,
+                    n_seeds: int, first_block: int, common: dict, progress: bool = True) -> dict[str, np.ndarray]:
+    """The converged continuum: ``n_seeds`` networks (seeds 0...) per init scale (both layers
+    scaled) trained with the iteration counts of ``common`` (``n_single``, ``n_finetune``,
+    ``n_route``, sizes), one cached :func:`outcome_point` per scale, at the scale's learning rate
+    chosen as :func:`continuum_sweep` chooses it (:func:`lr_point` on ``n_lr_seeds`` held-out
+    networks per candidate, ``n_lr_iterations`` iterations; for a scale of that sweep's grid the
+    same cached points, so the same choice); and the t=0 predictors in two cached
+    :func:`predictor_point` blocks per scale: seeds 0..first_block-1 (for a scale of the grid,
+    :func:`continuum_sweep`'s points, read from the cache) and the rest.
+
+    Returns ``{column: (len(scales) * n_seeds,) array}`` with ``g``, ``seed``, ``lr``, every
+    predictor of :data:`PREDICTORS` and outcome of :data:`OUTCOMES`, and per network the
+    relative change of the single-task (``settle_single``) and fine-tuning (``settle_finetune``)
+    test loss over the last tenth of its run, |L(T) - L(0.9 T)| / L(0.9 T), and
+    ``route_resolution``: the iterations between recorded losses of the held-out route."""
+    from ..experiments.sweep import dask_client, sweep
+
+    check_int("n_seeds", n_seeds, minimum=2)
+    check_int("first_block", first_block, minimum=1, maximum=n_seeds)
+    size = {k: common[k] for k in ("n_hidden", "n_train", "n_test") if k in common}
+    blocks = [(0, first_block)] + ([(first_block, n_seeds - first_block)] if n_seeds > first_block else [])
+    with dask_client() as client:
+        lr_points = [{"scaling": "both", "g": float(g), "lr": float(lr), "first_seed": LR_SELECTION_SEED,
+                      "n_seeds": n_lr_seeds, "n_iterations": n_lr_iterations, **size}
+                     for g in scales for lr in lr_candidates]
+        lr_runs = _run_sweep(sweep, lr_points, "lib.analyses.predictors:lr_point", client, progress)
+        k = len(lr_candidates)
+        tuned_lr = {g: choose_learning_rate(list(lr_candidates), [r["loss_train"][:, -1]
+                                                                  for r in lr_runs[i * k:(i + 1) * k]])
+                    for i, g in enumerate(scales)}
+        pred_points = [{"scaling": "both", "g": float(g), "first_seed": a, "n_seeds": n, **size}
+                       for g in scales for a, n in blocks]
+        preds = _run_sweep(sweep, pred_points, "lib.analyses.predictors:predictor_point", client, progress)
+        out_points = [{"scaling": "both", "g": float(g), "lr": float(tuned_lr[g]), "first_seed": 0,
+                       "n_seeds": n_seeds, **common} for g in scales]
+        outs = _run_sweep(sweep, out_points, "lib.analyses.predictors:outcome_point", client, progress)
+    columns: dict[str, list] = {}
+    for i, g in enumerate(scales):
+        o = outs[i]
+        block = {"g": [float(g)] * n_seeds, "seed": list(range(n_seeds)), "lr": [float(tuned_lr[g])] * n_seeds}
+        block |= {name: np.concatenate([preds[i * len(blocks) + b][name] for b in range(len(blocks))]).tolist()
+                  for name in PREDICTORS}
+        block |= {name: list(o[name]) for name in OUTCOMES}
+        for phase, key in (("single", "curve/single/loss_test"), ("finetune", "curve/finetune/loss_test")):
+            curve = np.asarray(o[key], np.float64)
+            block[f"settle_{phase}"] = list(np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])
+        block["route_resolution"] = [int(np.max(np.diff(o["iterations/route"])))] * n_seeds
+        for name, values in block.items():
+            columns.setdefault(name, []).extend(values)
+    return {k: np.asarray(v) for k, v in columns.items()}
 
 
 def _run_sweep(sweep, points, function, client, progress):

@@ -90,7 +90,9 @@ PROFILES: dict[str, dict[str, dict]] = {
                                    "lr_candidates": [0.01, 0.1],
                                    "iterations": {"single": 100, "finetune": 50, "route": 50, "lr_choice": 100},
                                    "n_pairs": 3, "robustness_iterations": {"ET": 1000, "LR": 500}, "block_pairs": 3,
-                                   "n_resamples": 200},
+                                   "n_resamples": 200, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
+                                   "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
+                                   "n_permutations": 199},
     },
 }
 

@@ -176,7 +176,8 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
         learning_rate: one step size for every run.
         n_single, n_finetune, n_route: iterations of the single-task (also the linearized and
             the 11-task pre-training) run, of fine-tuning and of learning the held-out route;
-            each a multiple of ``n_snapshots - 1``.
+            ``n_single`` and ``n_finetune`` multiples of ``n_snapshots - 1``. The held-out
+            route's loss is recorded after every iteration (1-iteration resolution).
         n_train, n_test: training and test patterns per phase (i.i.d., as the paper).
         method: training method of the network's runs (:data:`lib.core.training.METHODS`; the
             linearized network always trains with :func:`train_linearized`).
@@ -184,10 +185,11 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
     Returns (S = len(seeds), T = n_snapshots): ``params_initial/*``, ``params_single/*``,
     ``params_linearized/*``, ``params_route_pre/*`` (S, ...); mean per-pattern losses
     ``single/loss_train``, ``single/loss_test``, ``linearized/loss_train``,
-    ``finetune/loss_test`` (multitask test set), ``route/loss_route`` (the held-out task's
-    81 patterns), each (S, T); the data ``x_train``, ``y_train``, ``x_test``, ``y_test``,
-    ``x_multi_train``, ``y_multi_train``, ``x_multi_test``, ``y_multi_test`` (S, N, .);
-    ``held_out`` (S,) and ``iterations/<run>`` (T,).
+    ``finetune/loss_test`` (multitask test set), each (S, T), and ``route/loss_route`` (the
+    held-out task's 81 patterns) (S, n_route + 1), after every iteration; the data
+    ``x_train``, ``y_train``, ``x_test``, ``y_test``, ``x_multi_train``, ``y_multi_train``,
+    ``x_multi_test``, ``y_multi_test`` (S, N, .);
+    ``held_out`` (S,) and ``iterations/<run>`` (T,; (n_route + 1,) for the route).
     """
     seeds = check_seeds("seeds", seeds)
     check_positive_float("learning_rate", learning_rate)
@@ -219,7 +221,7 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
     p_pre, _ = train_many(net, params0, data_pre, lrs, n_single, n_snapshots, _observe_mean_losses(net, ()),
                           progress=bar("11 tasks"), method=method)
     data_route = {"x_train": _stack([r[1].x for r in routes]), "y_train": _stack([r[1].y for r in routes])}
-    _, s_route = train_many(net, p_pre, data_route, lrs, n_route, n_snapshots,
+    _, s_route = train_many(net, p_pre, data_route, lrs, n_route, n_route + 1,
                             _observe_mean_losses(net, ("train",)), progress=bar("held-out route"), method=method)
 
     out = {f"params_initial/{k}": np.asarray(v) for k, v in params0.items()}
@@ -233,8 +235,9 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
     out |= {k: np.asarray(v) for k, v in data_single.items()}
     out |= {k.replace("_", "_multi_", 1): np.asarray(v) for k, v in data_multi.items()}
     out["held_out"] = np.array([held_out_task(s, env.n_tasks) for s in seeds])
-    for run, n in (("single", n_single), ("finetune", n_finetune), ("route", n_route)):
+    for run, n in (("single", n_single), ("finetune", n_finetune)):
         out[f"iterations/{run}"] = np.linspace(0, n, n_snapshots).round().astype(int)
+    out["iterations/route"] = np.arange(n_route + 1)
     return out
 
 

@@ -1,0 +1,76 @@
+"""Figures of the continuum chapter's within-scale inference (book layer).
+
+:func:`plot_within_grid`: heat map of the pooled within-scale r of every predictor x outcome
+cell of one setting, cells significant after Benjamini-Hochberg framed;
+:func:`plot_per_scale_scatter`: a winner's predictor against its outcome, one panel per init
+scale, with the per-scale r.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from ..analyses.within_scale import per_scale_r
+
+
+def plot_within_grid(rows: list[dict], predictors: list[str], outcomes: list[str], title: str = "",
+                     fdr: float = 0.05, ax=None):
+    """Heat map of ``r`` (pooled within-scale r, rows from :func:`lib.analyses.within_scale.cell_table`
+    with ``q`` from ``add_bh``) for predictors (rows) x outcomes (columns); each cell shows r (its
+    interval is in the chapter's table), framed when q <= ``fdr``; a cell without a finite r is
+    left blank."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.88 * len(outcomes) + 2.6, 0.45 * len(predictors) + 1.9))
+    lookup = {(r["predictor"], r["outcome"]): r for r in rows}
+    missing = [(p, o) for p in predictors for o in outcomes if (p, o) not in lookup]
+    if missing:
+        raise ValueError(f"rows must hold every predictor x outcome cell, missing {missing[:3]}")
+    values = np.array([[lookup[(p, o)]["r"] for o in outcomes] for p in predictors], float)
+    ax.imshow(np.ma.masked_invalid(values), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+    for i, p in enumerate(predictors):
+        for j, o in enumerate(outcomes):
+            r = lookup[(p, o)]
+            if not np.isfinite(r["r"]):
+                continue
+            ax.text(j, i, f"{r['r']:+.2f}", ha="center", va="center")
+            if np.isfinite(r["q"]) and r["q"] <= fdr:
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=1.8, color="k"))
+    ax.set_xticks(range(len(outcomes)), outcomes, rotation=35, ha="right")
+    ax.set_yticks(range(len(predictors)), predictors)
+    ax.set_xlabel("outcome")
+    ax.set_ylabel("t=0 predictor")
+    ax.set_title(title)
+    return ax
+
+
+def plot_per_scale_scatter(networks: dict, pairs: list[tuple[str, str, str]], log_outcome: tuple[str, ...] = ()):
+    """One row of panels per (predictor, outcome, label) in ``pairs``, one panel per init scale
+    ``g`` of ``networks`` (column -> (N,) arrays with ``g``): each network a point, the panel
+    titled with the scale's Pearson r and its Fisher-z 95% interval. Outcomes named in
+    ``log_outcome`` get a log y axis. Returns the (rows, scales) axes."""
+    if not pairs:
+        raise ValueError("pairs must name at least one (predictor, outcome, label)")
+    scales = np.unique(networks["g"])
+    fig, axes = plt.subplots(len(pairs), len(scales), figsize=(2.3 * len(scales), 2.3 * len(pairs)),
+                             squeeze=False)
+    for row, (predictor, outcome, label) in enumerate(pairs):
+        stats = {s["g"]: s for s in per_scale_r(networks[predictor], networks[outcome], networks["g"])}
+        for col, g in enumerate(scales):
+            ax = axes[row, col]
+            member = networks["g"] == g
+            ax.scatter(networks[predictor][member], networks[outcome][member], s=9, color="C0", alpha=0.8)
+            s = stats.get(float(g))
+            ax.set_title(f"g = {g:g}: r = {s['r']:+.2f}\n[{s['lo']:+.2f}, {s['hi']:+.2f}]" if s and np.isfinite(s["r"])
+                         else f"g = {g:g}: r undefined")
+            if outcome in log_outcome:
+                ax.set_yscale("log")
+            ax.xaxis.set_major_locator(MaxNLocator(3))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.2g}"))  # no offset text
+            if col == 0:
+                ax.set_ylabel(textwrap.fill(label, 20))
+            ax.set_xlabel(predictor if len(predictor) < 18 else predictor.replace("_", " "))
+    return axes
