@@ -19,16 +19,26 @@
 # %% [markdown]
 # # Verdicts: which of the paper's claims hold
 #
-# One line per claim of the paper — every claim of Sections 3-5 and of the appendix
-# figures — with our verdict, our number beside the paper's, the control that could have
-# failed it, and a link to the figure or table that is the evidence. Every line was saved
-# by the chapter that computed it, in the same build (`lib.book.summary`), with its verdict
-# decided there from the saved numbers by the stated criterion; nothing here is typed in.
+# One entry per claim of the paper — every claim of Sections 3-5 and of the appendix
+# figures — and per claim the book makes beyond it, grouped by the chapter that judges it.
+# Each entry gives the verdict, then the **criterion** it was judged by, then our number
+# beside the paper's, the control that could have failed it, and a link to the evidence.
 #
-# Verdicts: **reproduced** (the claim holds by its criterion); **reproduced with
-# qualification** (it holds, but a control or a caveat changes what it means — the
-# qualification is named); **not reproduced** (the criterion fails); **not tested** (with
-# the reason). The criteria and intervals are listed under the table.
+# **Criteria are fixed before the data.** Every criterion lives in the claims registry
+# (`lib/analyses/claims.py`) with the quantity, the direction the claim expects, the
+# statistical test, its threshold or margin and the smallest sample it accepts; verdicts are
+# computed only from it. A criterion that was changed keeps its old version: the entry then
+# shows the verdict under every version, why it changed, and the commit at which the old one
+# was in force. A test (`tests/test_claims_registry.py`) fails when a declared criterion is
+# changed without a new version.
+#
+# Verdicts: **reproduced** (the criterion holds); **reproduced with qualification** (it
+# holds, but a control or a caveat changes what it means — named); **not reproduced** (the
+# criterion fails); **inconclusive** (the interval straddles the criterion's threshold: more
+# data could decide); **borderline** (the verdict changes with the bootstrap seed: the count
+# says under how many of 20 seeds the commonest verdict holds); **not discriminating** (the
+# measure says the same in a negative control where the claim does not apply); **not
+# tested** (with the reason).
 #
 # **Parameters**
 #
@@ -52,48 +62,81 @@ import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue
 
+from lib.analyses.claims import VERDICTS
 from lib.book import summary
 
 rows, parameters, profile = summary.load(chapters)
-verdicts = pd.DataFrame(summary.claim_verdicts(rows, chapters))
+verdicts = summary.claim_verdicts(rows, chapters)
 glue("summary_profile", profile, display=False)
-counts = verdicts["verdict"].value_counts()
-for verdict in summary.VERDICTS:
-    glue(f"count_{verdict.replace(' ', '_')}", f"{int(counts.get(verdict, 0))}", display=False)
+counts = pd.Series([v["verdict"] for v in verdicts]).value_counts()
+SYMBOL = {"reproduced": "✅", "reproduced with qualification": "☑️", "not reproduced": "❌", "inconclusive": "❔",
+          "borderline": "⚠️", "not discriminating": "⛔", "not tested": "➖"}
 glue("count_claims", f"{len(verdicts)}", display=False)
-STYLE = {"reproduced": "**reproduced**", "reproduced with qualification": "**reproduced with qualification**",
-         "not reproduced": "**not reproduced**", "not tested": "not tested"}
-
-
-def cell(value) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def qualification(entry) -> str:
-    return f": {cell(entry.qualification)}" if entry.qualification else ""
-
-
-lines = ["| # | claim | paper | ours | verdict | control | evidence |", "|---|---|---|---|---|---|---|"]
-for number, e in enumerate(verdicts.itertuples(), start=1):
-    where = f"{e.section}" + (f", {e.figure}" if e.figure else "")
-    evidence = f"{e.evidence} ({{doc}}`{e.chapter}`)" if e.evidence else f"{{doc}}`{e.chapter}`"
-    lines.append(f"| {number} | {cell(e.text)} ({where}) | {cell(e.paper)} | {cell(e.ours)} | "
-                 f"{STYLE[e.verdict]}{qualification(e)} | {cell(e.control)} | {evidence} |")
-display(Markdown("\n".join(lines)))
+glue("count_changed", f"{sum(bool(v['earlier']) for v in verdicts)}", display=False)
+display(Markdown("\n".join(["| verdict | claims |", "|---|---|"] + [
+    f"| {SYMBOL[v]} {v} | {int(counts.get(v, 0))} |" for v in VERDICTS])))
 
 # %% [markdown]
-# Of {glue:text}`count_claims` claims, {glue:text}`count_reproduced` are reproduced,
-# {glue:text}`count_reproduced_with_qualification` reproduced with a qualification,
-# {glue:text}`count_not_reproduced` not reproduced and {glue:text}`count_not_tested` not
-# tested. All rows come from one build profile, {glue:text}`summary_profile` (`full` is the
-# paper scale; `quick` is the small test build, whose verdicts do not count).
-#
-# ## Criteria and intervals
+# {glue:text}`count_claims` claims; {glue:text}`count_changed` of them had their criterion
+# changed, and show the verdict under each version. All entries come from one build profile,
+# {glue:text}`summary_profile` (`full` is the paper scale; `quick` is the small test build,
+# whose verdicts do not count).
 
 # %% tags=["hide-input"]
-criteria = [f"| {n} | {cell(e.criterion)} | {cell(e.interval) if e.interval else ''} |"
-            for n, e in enumerate(verdicts.itertuples(), start=1) if e.verdict != "not tested"]
-display(Markdown("\n".join(["| # | criterion for the verdict | interval |", "|---|---|---|"] + criteria)))
+def text(value) -> str:
+    return str(value).replace("\n", " ").strip()
+
+
+def verdict_text(verdict: str, qualification: str, stability: str = "") -> str:
+    out = f"{SYMBOL[verdict]} **{verdict}**"
+    if verdict == "borderline" and stability:
+        out += f" ({stability})"
+    return out + (f": {text(qualification)}" if qualification else "")
+
+
+def number_text(entry) -> str:
+    ours = text(entry["ours"]) + (f" {text(entry['interval'])}" if entry.get("interval") else "")
+    paper = text(entry["paper"])
+    extra = [f"n = {entry['n']}" if entry.get("n") else "",
+             f"same verdict under {entry['stability']} bootstrap seeds" if entry.get("stability") else ""]
+    extra = "; ".join(e for e in extra if e)
+    return f"paper: {paper or '–'} · ours: {ours or '–'}" + (f" ({extra})" if extra else "")
+
+
+def entry_lines(number: int, e: dict) -> list[str]:
+    where = e["section"] + (f", {e['figure']}" if e["figure"] else "")
+    lines = [f"(verdict-{e['claim']})=", f"{number}. **{text(e['text'])}** ({where})", "",
+             f"   {verdict_text(e['verdict'], e['qualification'], e.get('stability', ''))}", ""]
+    if e["criterion"]:
+        version = f" (version {e['version']})" if e["earlier"] else ""
+        lines += [f"   - *Criterion{version}:* {text(e['criterion'])}"]
+    if e["ours"] or e["paper"]:
+        lines += [f"   - {number_text(e)}"]
+    if e["control"]:
+        lines += [f"   - *Control:* {text(e['control'])}"]
+    if e["evidence"]:
+        lines += [f"   - *Evidence:* {e['evidence']}"]
+    for old in e["earlier"]:
+        lines += [f"   - *Earlier criterion, version {old['version']}* (in force at commit `{old['commit']}`): "
+                  f"{text(old['criterion'])} — {verdict_text(old['verdict'], old['qualification'], old['stability'])}"
+                  f" (ours: {text(old['ours'])}{' ' + text(old['interval']) if old['interval'] else ''}). "
+                  f"*Replaced because:* {text(old['replaced_because'])}"]
+    return lines + [""]
+
+
+for e in verdicts:  # for the introduction: each finding quotes its verdict from here
+    glue(f"verdict_{e['claim']}", e["verdict"] + (f" ({e['stability']})" if e["verdict"] == "borderline" else ""),
+         display=False)
+    glue(f"ours_{e['claim']}", text(e["ours"]) + (f" {text(e['interval'])}" if e.get("interval") else ""),
+         display=False)
+
+number = 0
+for chapter in dict.fromkeys(e["chapter"] for e in verdicts):
+    lines = [f"**Judged in {{doc}}`{chapter}`**", ""]
+    for e in (e for e in verdicts if e["chapter"] == chapter):
+        number += 1
+        lines += entry_lines(number, e)
+    display(Markdown("\n".join(lines)))
 
 # %% [markdown]
 # ## Other numbers of this build
