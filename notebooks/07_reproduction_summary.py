@@ -87,6 +87,11 @@ def text(value) -> str:
     return str(value).replace("\n", " ").strip()
 
 
+def cell(value) -> str:
+    """``value`` as the text of a markdown table cell."""
+    return text(value).replace("|", "\\|")
+
+
 def verdict_text(verdict: str, qualification: str, stability: str = "") -> str:
     out = f"{SYMBOL[verdict]} **{verdict}**"
     if verdict == "borderline" and stability:

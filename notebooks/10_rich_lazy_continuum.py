@@ -682,10 +682,10 @@ shown.style.hide(axis="index")
 # Large init ends fine-tuning lower in
 # {glue:text}`rob_et_ft` (ET) and {glue:text}`rob_lr_ft` (LR). Networks that did not
 # converge: {glue:text}`rob_nc`. The correlation table above is the paper's, at this
-# size, with the principled eNTK variant (the authors' variant needs a full
-# eigendecomposition per output and network, beyond this profile's budget); the
-# within-init permutation test gives p < 0.05 in {glue:text}`rob_sig` rows (by chance
-# alone, {glue:text}`rob_sig_chance` such rows are expected at that level).
+# size, with the principled eNTK variant (the correlation chapter judges the paper's
+# correlations on these pairs with both variants and a correction for the number of tests);
+# uncorrected, the within-init permutation test gives p < 0.05 in {glue:text}`rob_sig` rows (by
+# chance alone, {glue:text}`rob_sig_chance` such rows are expected at that level).
 #
 # ## What this profile cannot show
 #

@@ -44,7 +44,7 @@ WINDOW_MEASURES = {"alignment of eNTK(t) with eNTK(0)": "alignment_initial",
 def with_other_tasks(shares: np.ndarray) -> np.ndarray:
     """(..., C + 1): per-category shares (..., C) of :data:`SHARING_CATEGORIES` (the first is the
     same task) with the sum over the other categories, all other tasks' patterns, appended.
-    Shares add over categories (both the |C| shares and the signed projection shares), so the
+    Shares add over categories (both the ``|C|`` shares and the signed projection shares), so the
     appended column is the share of the union."""
     shares = as_array("shares", shares)
     if np.ndim(shares) < 1 or np.shape(shares)[-1] != len(SHARING_CATEGORIES):

@@ -510,7 +510,7 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
     Returns ``{column: (len(scales) * n_seeds,) array}`` with ``g``, ``seed``, ``lr``, every
     predictor of :data:`PREDICTORS` and outcome of :data:`OUTCOMES`, and per network the
     relative change of the single-task (``settle_single``) and fine-tuning (``settle_finetune``)
-    test loss over the last tenth of its run, |L(T) - L(0.9 T)| / L(0.9 T), and
+    test loss over the last tenth of its run, ``|L(T) - L(0.9 T)| / L(0.9 T)``, and
     ``route_resolution``: the iterations between recorded losses of the held-out route."""
     from ..experiments.sweep import dask_client, sweep
 

@@ -122,7 +122,7 @@ def within_scale_test(x, y, groups, n_resamples: int = 2000, n_permutations: int
                       seed: int = 0, plan: dict | None = None) -> dict:
     """The pooled within-scale r of predictor x and outcome y (N,) with its percentile bootstrap
     95% interval (networks resampled within each scale, ``n_resamples`` times) and a two-sided
-    permutation p-value ((1 + #{|r_perm| >= |r|}) / (1 + n_permutations), y permuted within each
+    permutation p-value (``(1 + #{|r_perm| >= |r|}) / (1 + n_permutations)``, y permuted within each
     scale). Networks with a non-finite x or y are left out. ``plan``: the draws of
     :func:`resampling_plan` for these groups and settings, used when no network is left out.
 
@@ -188,7 +188,7 @@ def add_bh(rows: list[dict]) -> list[dict]:
 
 
 def winners(rows: list[dict], outcome: str, signs: dict[str, dict[str, int]], fdr: float = 0.05) -> dict:
-    """The strongest (largest |r|) cell for ``outcome`` among ``rows`` (one setting, with ``q``
+    """The strongest (largest ``|r|``) cell for ``outcome`` among ``rows`` (one setting, with ``q``
     from :func:`add_bh`) with q <= ``fdr``, as ``{"predictor", "r", "lo", "hi", "q", "expected",
     "sign_as_expected"}``; expected: the declared sign (``signs[predictor][outcome]``, 0: none);
     sign_as_expected: True/False, or None when no sign was declared. ``{"predictor": "none"}``

@@ -663,11 +663,11 @@ def observe_kernel_dynamics(net: MultitaskNet, n_train: int, n_categories: int, 
     Records, per index set (leading axis 2 of each entry, :data:`INDEX_SETS` order):
     ``reconstruction_error`` ``|sum_m P - (y(t) - y(0))| / |y(t) - y(0)|`` (Frobenius over rows and
     outputs); ``sharing_signed`` (C,) each category's projection on the ePNTK estimate of the
-    change, sum_{n,k} C_c[n,k] dy[n,k] / sum dy^2 (sums to 1); ``sharing_abs`` (C,) its share
-    of ``sum |C_c|``; ``cancellation`` sum_{c,n,k} |C_c[n,k]| / sum_{n,k} |dy[n,k]| (1: the
+    change, ``sum_{n,k} C_c[n,k] dy[n,k] / sum dy^2`` (sums to 1); ``sharing_abs`` (C,) its share
+    of ``sum |C_c|``; ``cancellation`` ``sum_{c,n,k} |C_c[n,k]| / sum_{n,k} |dy[n,k]|`` (1: the
     categories never push against each other; x: their contributions add up to x times the change
     they make) and ``cancellation_patterns`` the same over single training patterns,
-    sum_{k,n,m} |P_k[n,m]| / sum |dy| (at least ``cancellation``); ``alignment_path_initial``
+    ``sum_{k,n,m} |P_k[n,m]| / sum |dy|`` (at least ``cancellation``); ``alignment_path_initial``
     (K,) alignment of -P(t) with eNTK(0) (1 while the t=0 kernel describes everything learned so
     far: P = -lr t eNTK(0)); and, if ``statistics``, the task x task similarities (G, G) ``kernel_similarity_rows``,
     ``kernel_similarity_columns`` of P(t) (:func:`task_profiles`) and ``hidden_similarity`` of
