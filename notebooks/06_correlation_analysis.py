@@ -202,8 +202,11 @@ glue("corr_et_finetune_label", f"{et_finetune.r_label:+.3f}", display=False)
 # $z(r) - z(r_\text{paper})$ must lie inside $\pm 0.3$. The margin 0.3 is Cohen's "medium"
 # difference between correlations, and about the smallest 50 pairs can resolve (the 90%
 # half-width of $z$ at 50 networks is 0.24); a stricter margin could never be met at this
-# size. A verdict counts as settled only when it is the same under at least 19 of 20
-# bootstrap seeds; otherwise it is *borderline*, with the count.
+# size. Both intervals resample whole pairs: the two networks of a pair share their data and
+# weight draw, and their relative losses are $+d$ and $-d$, so they are not independent
+# observations and the Fisher-z interval's $n - 3$ would overstate the sample. A verdict
+# counts as settled only when it is the same under at least 19 of 20 bootstrap seeds;
+# otherwise it is *borderline*, with the count.
 
 # %% tags=["hide-input", "remove-stderr"]
 from lib.analyses import claims

@@ -129,10 +129,11 @@ def entry_lines(number: int, e: dict) -> list[str]:
     return lines + [""]
 
 
-for e in verdicts:  # for the introduction: each finding quotes its verdict from here
-    glue(f"verdict_{e['claim']}", e["verdict"] + (f" ({e['stability']})" if e["verdict"] == "borderline" else ""),
-         display=False)
-    glue(f"ours_{e['claim']}", text(e["ours"]) + (f" {text(e['interval'])}" if e.get("interval") else ""),
+for e in verdicts:  # for the introduction: each finding quotes its verdict, with its qualification, from here
+    glue(f"verdict_{e['claim']}", e["verdict"] + (f" ({e['stability']})" if e["verdict"] == "borderline" else "")
+         + (f": {text(e['qualification'])}" if e["qualification"] else ""), display=False)
+    glue(f"ours_{e['claim']}", text(e["ours"]), display=False)
+    glue(f"ours_interval_{e['claim']}", text(e["ours"]) + (f" {text(e['interval'])}" if e.get("interval") else ""),
          display=False)
 
 number = 0

@@ -70,9 +70,6 @@ def _figures():
         "plot_control_structure": lambda: plotting.plot_control_structure({"eps": r((3, 2)), "targets": r((3, 2))},
                                                                           {"eNTK": r((3, 2)), "eps": r((3, 2))}),
         "plot_relative_to_start": lambda: plotting.plot_relative_to_start({"ET": (T, r((3, 2, 10)) + 0.1)}),
-        "plot_correlation_grid": lambda: plotting.plot_correlation_grid(
-            [{"predictor": p, "outcome": o, "r_within": 0.1, "lo_within": -0.2, "hi_within": 0.4}
-             for p in ("a", "b") for o in ("x", "y")], ["a", "b"], ["x", "y"], "within", "title"),
         "plot_versus_scale": lambda: plotting.plot_versus_scale(_continuum_networks(), {"loss": "final loss"}),
         "plot_win_counts": lambda: plotting.plot_win_counts(
             {s: {"n_pairs": 5, **{f"{ph}/{w}": 2 for ph in ("single", "finetune")

@@ -18,8 +18,8 @@ Predictors at t=0 (one number per network):
   points at the targets on patterns it was not computed from;
 * ``sharing_initial``: :func:`sharing_index` of the t=0 hidden representation.
 
-Outcomes: see :func:`network_outcomes`. Correlations with bootstrap intervals, across the
-continuum and within each init scale: :func:`correlations_with_intervals`.
+Outcomes: see :func:`network_outcomes`. Correlations within each init scale:
+:mod:`lib.analyses.within_scale`.
 """
 
 from __future__ import annotations
@@ -352,78 +352,6 @@ def choose_learning_rate(candidates: list[float], final_train_losses: list[np.nd
 # --- correlations ---------------------------------------------------------------------------------
 
 
-def _batch_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    xc, yc = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
-    denom = np.sqrt((xc**2).sum(axis=-1) * (yc**2).sum(axis=-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, (xc * yc).sum(axis=-1) / denom, np.nan)
-
-
-def within_group_residuals(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """``values`` minus the mean of its group (the part not explained by the group label)."""
-    values = np.asarray(values, np.float64)
-    _, inverse = np.unique(groups, return_inverse=True)
-    means = np.bincount(inverse, weights=values) / np.bincount(inverse)
-    return values - means[inverse]
-
-
-def partial_residuals(values: np.ndarray, covariate: np.ndarray) -> np.ndarray:
-    """Residuals of a least-squares line of ``values`` on ``covariate``."""
-    values, covariate = np.asarray(values, np.float64), np.asarray(covariate, np.float64)
-    design = np.stack([np.ones_like(covariate), covariate], axis=1)
-    coef, *_ = np.linalg.lstsq(design, values, rcond=None)
-    return values - design @ coef
-
-
-def correlations_with_intervals(x: np.ndarray, y: np.ndarray, groups: np.ndarray, n_resamples: int = 2000,
-                                seed: int = 0, level: float = 0.95) -> dict[str, float]:
-    """Pearson r of predictor ``x`` and outcome ``y`` (one per network) three ways, each with a
-    percentile bootstrap interval that resamples networks *within* each group (init scale):
-
-    * ``across``: plain r over all networks (the continuum, group differences included);
-    * ``within``: pooled within-group r (both variables centered per group);
-    * ``partial``: partial r controlling ``log(groups)`` linearly.
-
-    Networks with a non-finite x or y are left out (``n`` says how many were used).
-    """
-    x, y, groups = (np.asarray(a, np.float64) for a in (x, y, groups))
-    keep = np.isfinite(x) & np.isfinite(y)
-    x, y, groups = x[keep], y[keep], groups[keep]
-    check_int("n_resamples", n_resamples, minimum=100)
-    rng = np.random.default_rng(seed)
-    members = [np.flatnonzero(groups == g) for g in np.unique(groups)]
-    blocks = np.cumsum([0] + [len(m) for m in members])
-    # every row of ``idx`` lists the networks of group 0, then group 1, ...: one resample each
-    idx = np.concatenate([m[rng.integers(len(m), size=(n_resamples, len(m)))] for m in members], axis=1)
-    idx = np.concatenate([np.concatenate(members)[None], idx])  # row 0: the observed sample
-    design = np.stack([np.ones(len(idx[0])), np.log(groups[idx[0]])], axis=1)
-    projection = np.eye(len(design)) - design @ np.linalg.pinv(design)  # residuals after a line in log g
-
-    def centered(values):
-        return np.concatenate([values[:, a:b] - values[:, a:b].mean(axis=1, keepdims=True)
-                               for a, b in zip(blocks[:-1], blocks[1:])], axis=1)
-
-    xs, ys = x[idx], y[idx]
-    rs = {"across": _batch_pearson(xs, ys), "within": _batch_pearson(centered(xs), centered(ys)),
-          "partial": _batch_pearson(xs @ projection.T, ys @ projection.T)}
-    out = {"n": int(len(x))}
-    tail = 100 * (1 - level) / 2
-    for k, v in rs.items():
-        boot = v[1:]
-        lo, hi = np.nanpercentile(boot, [tail, 100 - tail]) if np.isfinite(boot).any() else (np.nan, np.nan)
-        out |= {f"r_{k}": float(v[0]), f"lo_{k}": float(lo), f"hi_{k}": float(hi)}
-    return out
-
-
-def winner(table: list[dict], outcome: str, kind: str = "within") -> str:
-    """The predictor whose ``kind`` r with ``outcome`` has the largest ``|r|`` *and* an interval
-    excluding 0, or ``"none"`` if no predictor's interval excludes 0."""
-    rows = [r for r in table if r["outcome"] == outcome and r[f"lo_{kind}"] * r[f"hi_{kind}"] > 0]
-    if not rows:
-        return "none"
-    return max(rows, key=lambda r: abs(r[f"r_{kind}"]))["predictor"]
-
-
 # --- the continuum sweep, end to end --------------------------------------------------------------
 
 LR_SELECTION_SEED = 100_000  # first seed of the held-out networks used only to choose learning rates
@@ -554,15 +482,6 @@ def _run_sweep(sweep, points, function, client, progress):
     if not report.ok:
         raise RuntimeError("continuum sweep points failed:\n" + "\n".join(f.format() for f in report.failures))
     return report.load()
-
-
-def correlation_rows(networks: dict[str, np.ndarray], outcomes, predictors_=PREDICTORS, n_resamples: int = 2000,
-                     seed: int = 0) -> list[dict]:
-    """One row per (predictor, outcome): :func:`correlations_with_intervals` over the networks
-    given (one scaling and learning-rate kind), grouped by init scale ``g``."""
-    return [{"predictor": p, "outcome": o,
-             **correlations_with_intervals(networks[p], networks[o], networks["g"], n_resamples, seed)}
-            for o in outcomes for p in predictors_]
 
 
 # --- robustness of the paper's binary comparison -----------------------------------------------------

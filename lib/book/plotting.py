@@ -600,30 +600,6 @@ def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
     return axes
 
 
-def plot_correlation_grid(rows: list[dict], predictors: list[str], outcomes: list[str], kind: str, title: str = "",
-                          ax=None):
-    """Heat map of r (``r_<kind>``) for every predictor (rows) and outcome (columns), each cell
-    annotated with r and its 95% interval; cells whose interval excludes 0 are framed."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(0.85 * len(outcomes) + 2.5, 0.65 * len(predictors) + 1.5))
-    lookup = {(r["predictor"], r["outcome"]): r for r in rows}
-    values = np.array([[lookup[(p, o)][f"r_{kind}"] for o in outcomes] for p in predictors])
-    ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
-    for i, p in enumerate(predictors):
-        for j, o in enumerate(outcomes):
-            r = lookup[(p, o)]
-            ax.text(j, i, f"{r[f'r_{kind}']:.2f}\n[{r[f'lo_{kind}']:.2f},\n{r[f'hi_{kind}']:.2f}]", ha="center",
-                    va="center")
-            if r[f"lo_{kind}"] * r[f"hi_{kind}"] > 0:
-                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=1.5, color="k"))
-    ax.set_xticks(range(len(outcomes)), outcomes, rotation=30, ha="right")
-    ax.set_yticks(range(len(predictors)), predictors)
-    ax.set_xlabel("outcome")
-    ax.set_ylabel("predictor")
-    ax.set_title(title)
-    return ax
-
-
 def plot_win_counts(comparisons: dict, ax=None):
     """Stacked bars: pairs won by standard and by large init in each phase, per schedule.
 
