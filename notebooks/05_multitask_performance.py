@@ -279,6 +279,14 @@ speed_table.style.format({"median halving, standard": "{:.0f}", "median halving,
 # {glue:text}`perf_speed_LR_single` ({glue:text}`perf_speed_single` pooled). The verdict on
 # "large init acquires multitasking faster" is **{glue:text}`perf_speed_verdict`**
 # ({glue:text}`perf_speed_detail`): {glue:text}`perf_speed_meaning`.
+#
+# Two limits of this control. The ET single-task phase is not a phase where the paper
+# expects no difference: it says large init improves faster there at first (Sec 5.1). In the
+# LR schedule, where it claims no early large-init advantage in single-task training (App
+# A.6.3), large init still halves first in {glue:text}`perf_speed_LR_single` pairs, so the
+# verdict does not rest on the ET control. And halving is measured from each network's own
+# start, which differs between the inits (the left panels): at large init it includes the
+# removal of the large initial error, which the figure shows to be fast in both phases.
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-halving", "caption": "Beyond the paper (the speed claim of Sec 5): the first 10% of each phase, every pair of both schedules: test loss divided by its value at the start of the phase, median (line) and interquartile range (band) over pairs, standard (blue) and large (orange) init. Dashed: half the starting loss; dotted: each init's median halving iteration over the networks that reach it. Left: single-task training (the control); right: multitask fine-tuning."}}
 fig, axes = plt.subplots(2, 2, figsize=(8.4, 6.4))

@@ -110,7 +110,7 @@ def test_correlation_separates_sign_from_size():
     assert out.verdict == "reproduced" and out.note == ""
     weak = -0.3 * x + np.sqrt(1 - 0.09) * rng.normal(size=(100, 2))
     out = claim_tests.correlation({"single": (x, weak, -0.9)}, margin_z=0.3, n_resamples=500)
-    assert out.verdict == "reproduced" and out.note.startswith("sign only")
+    assert out.verdict == "reproduced" and out.note.startswith("sign only") and "differs from the paper" in out.note
     out = claim_tests.correlation({"single": (x, -weak, -0.9)}, margin_z=0.3, n_resamples=500)
     assert out.verdict == "not reproduced"
 

@@ -137,7 +137,7 @@ def test_summary_page_refuses_to_mix_profiles(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-p", "n_pair=2"], "has no parameter n_pair; allowed: n_pairs, first_seeds, iterations"),
+    (["-p", "n_pair=2"], "has no parameter n_pair; allowed: n_pairs, n_verdict_pairs, first_seeds, iterations"),
     (["-p", "n_pairs={1,2}"], "n_pairs must be an integer"),
     (["-p", "n_pairs=1e9"], "n_pairs must be an integer"),
     (["-p", "n_pairs=[1"], "not a Python literal"),

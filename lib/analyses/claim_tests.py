@@ -125,10 +125,12 @@ def correlation(parts: dict[str, tuple[np.ndarray, np.ndarray, float]], *, margi
     Per part, (a) *sign*: the 95% percentile bootstrap interval of r excludes 0 on the paper's
     side; (b) *size*: a TOST on Fisher's z — the 90% bootstrap interval of z(r) - z(paper_r) lies
     inside [-margin_z, margin_z]. Verdict: every part (a) and (b): reproduced; every part (a) but
-    some not (b): reproduced with the note "sign only"; some part not (a): not reproduced."""
+    some not (b): reproduced with the note "sign only", naming per part whether the size
+    *differs* (the paper's r outside our 95% interval) or its equivalence is only *not shown*
+    (the interval too wide for the margin); some part not (a): not reproduced."""
     from .stats import bootstrap_ci, pearson
 
-    ours, intervals, sign_ok, size_ok, n = [], [], [], [], []
+    ours, intervals, sign_ok, size_ok, size_differs, n = [], [], [], [], [], []
     for name, (x, y, paper_r) in parts.items():
         x, y = np.asarray(x, float), np.asarray(y, float)
         r = pearson(x, y)
@@ -137,6 +139,7 @@ def correlation(parts: dict[str, tuple[np.ndarray, np.ndarray, float]], *, margi
         dz_lo, dz_hi = _fisher_z(lo90) - _fisher_z(paper_r), _fisher_z(hi90) - _fisher_z(paper_r)
         sign_ok.append(bool(lo > 0) if paper_r > 0 else bool(hi < 0))
         size_ok.append(bool(-margin_z < dz_lo and dz_hi < margin_z))
+        size_differs.append(not lo <= paper_r <= hi)
         ours.append(f"{name} {r:+.3f}")
         intervals.append(f"{name} [{lo:+.2f}, {hi:+.2f}]")
         n.append(len(x))
@@ -144,8 +147,10 @@ def correlation(parts: dict[str, tuple[np.ndarray, np.ndarray, float]], *, margi
         verdict, note = "not reproduced", ""
     else:
         verdict = "reproduced"
+        size_text = {True: "differs from the paper's (outside our 95% interval)",
+                     False: "not shown equivalent to the paper's (interval wider than the margin)"}
         note = "" if all(size_ok) else "sign only: " + ", ".join(
-            f"{name} r not equivalent to the paper's" for name, ok in zip(parts, size_ok) if not ok)
+            f"{name} r {size_text[differs]}" for name, ok, differs in zip(parts, size_ok, size_differs) if not ok)
     return Outcome(verdict, "; ".join(ours), "; ".join(intervals), min(n), note)
 
 
