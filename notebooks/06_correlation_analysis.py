@@ -239,17 +239,25 @@ def correlation_parts(inputs, variant, quantity, schedules, phases=("single", "f
 
 SCHEDULES = {"ET": ["ET"], "LR": ["LR"], "combined": ["ET", "LR"]}
 CORR_CLAIMS = {"corr-et": "ET", "corr-lr": "LR", "corr-combined": "combined"}
-verdict_judgements = {}
+
+
+def label_caveat(table, quantity, schedules):
+    """The qualification when the init label alone gives (within 0.1) the same r as the silhouette."""
+    rows = table[(table.quantity == quantity) & table.schedule.isin(schedules)]
+    return "the init label alone gives the same r" if float(np.abs(rows.r - rows.r_label).max()) < 0.1 else ""
+
+
+verdict_judgements = {}  # (claim, variant) -> the registry's judgement; the headline variant's is the verdict
 for variant in variants:
     for claim, schedule in CORR_CLAIMS.items():
         verdict_judgements[(claim, variant)] = claims.judge(
-            claim, parts=correlation_parts(verdict_inputs[variant], variant, "relative", SCHEDULES[schedule]))
+            claim, parts=correlation_parts(verdict_inputs[variant], variant, "relative", SCHEDULES[schedule]),
+            qualification=label_caveat(verdict_tables[variant], "relative", [schedule]))
     raw_parts = {}
     for schedule in ("combined", "ET", "LR"):
         raw_parts |= correlation_parts(verdict_inputs[variant], variant, "raw", SCHEDULES[schedule])
-    verdict_judgements[("corr-raw", variant)] = claims.judge("corr-raw", parts=raw_parts)
-    if variant == headline:
-        raw_parts_headline = raw_parts
+    verdict_judgements[("corr-raw", variant)] = claims.judge(
+        "corr-raw", parts=raw_parts, qualification=label_caveat(verdict_tables[variant], "raw", ["ET", "LR", "combined"]))
 verdict_view = pd.DataFrame([{"claim": claim, "eNTK variant": variant, "our r": j.ours, "95% interval": j.interval,
                               "verdict": j.verdict + (f" ({j.qualification})" if j.qualification else ""),
                               "same verdict under": j.stability}
@@ -423,27 +431,19 @@ rows_by = {(r.quantity, r.phase, r.schedule): r for r in authors.itertuples()}
 rival_rows = {(r.predictor, r.quantity, r.phase, r.schedule): r for r in rivals.itertuples()}
 
 
-def label_caveat(table, quantity, schedules):
-    """The qualification when the init label alone gives (within 0.1) the same r as the silhouette."""
-    rows = table[(table.quantity == quantity) & table.schedule.isin(schedules)]
-    return "the init label alone gives the same r" if float(np.abs(rows.r - rows.r_label).max()) < 0.1 else ""
-
-
 def correlation_claim_row(claim, schedule, quantity="relative"):
     pair = [rows_by[(quantity, phase, schedule)] for phase in ("single", "finetune")]
     inside = all(r.ci_low <= r.paper_r <= r.ci_high for r in pair)
     old = claims.judge(claim, version=1, conditions={claims.criterion(claim, 1).settings["names"][0]: inside},
                        ours=f"{pair[0].r:+.3f} / {pair[1].r:+.3f} ({n_pairs} pairs)")
-    caveat = label_caveat(verdict_tables[headline], quantity, [schedule])
-    j = claims.judge(claim, parts=correlation_parts(verdict_inputs[headline], headline, quantity, SCHEDULES[schedule]),
-                     qualification=caveat)
+    j = verdict_judgements[(claim, headline)]
     control_r = [rival_rows[(controls.PREDICTOR_NAMES["output_error"], quantity, r.phase, schedule)].r for r in pair]
     labels = verdict_tables[headline]
     labels = labels[(labels.quantity == quantity) & (labels.schedule == schedule)]
     return summary.claim_row(
         f"r(silhouette, {quantity} final test loss), {schedule}: single-task / fine-tuning ({j.n} pairs, "
         f"{headline} variant)", f"{pair[0].paper_r:+.3f} / {pair[1].paper_r:+.3f}", j,
-        control="init label: " + " / ".join(f"{v:+.3f}" for v in labels.r_label) + "; ε·σ' silhouette (10 pairs): "
+        control="init label: " + " / ".join(f"{v:+.3f}" for v in labels.r_label) + f"; ε·σ' silhouette ({n_pairs} pairs): "
                 f"{control_r[0]:+.3f} / {control_r[1]:+.3f}",
         evidence=E("tab-corr-verdicts", "verdict table"), earlier=[old])
 
@@ -454,8 +454,7 @@ raw_inside = int(((raw.paper_r >= raw.ci_low) & (raw.paper_r <= raw.ci_high)).su
 raw_names = claims.criterion("corr-raw", 1).settings["names"]
 raw_old = claims.judge("corr-raw", version=1, conditions={raw_names[0]: raw_sign, raw_names[1]: raw_inside >= len(raw) / 2},
                        ours=" / ".join(f"{r.r:+.2f}" for r in raw.itertuples()) + f" ({n_pairs} pairs)")
-raw_judgement = claims.judge("corr-raw", parts=raw_parts_headline,
-                             qualification=label_caveat(verdict_tables[headline], "raw", ["ET", "LR", "combined"]))
+raw_judgement = verdict_judgements[("corr-raw", headline)]
 within = authors["p_within_permutation"] < 0.05
 predicts_old = claims.judge("corr-predicts", version=1, value=float(within.mean()))
 predicts_names = claims.criterion("corr-predicts").settings["names"]
@@ -478,7 +477,7 @@ rows_out = [
     summary.claim_row("silhouette carries information beyond the init (within-init permutation, Holm-corrected)",
                       "predicts generalization after both phases", predicts,
                       control=f"silhouettes shuffled within each init; ε·σ' silhouette within {eps_gap:.3f} of the "
-                              "eNTK's r (10 pairs)",
+                              f"eNTK's r ({n_pairs} pairs)",
                       evidence=E("tab-corr-verdicts", "verdict table"), earlier=[predicts_old]),
     summary.row("largest |r(silhouette) - r(init label)| over the relative-loss correlations", "- (not reported)",
                 f"{gap:.3f}", None, "how much the silhouette adds beyond knowing the init"),

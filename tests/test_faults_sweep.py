@@ -483,3 +483,16 @@ def test_cluster_state_reads_heartbeats_names_and_processing_from_the_client():
     assert cluster_state(FakeClient()) == ClusterState({"tcp://a:1": 5.0, "tcp://b:2": 6.0},
                                                              {"tcp://a:1": "0", "tcp://b:2": "1"},
                                                              {"tcp://a:1": ["k1"], "tcp://b:2": []})
+
+
+def test_a_finished_point_that_cannot_be_read_is_an_error_not_a_failure(tmp_path, monkeypatch):
+    """A point that did not fail but has no entry under the current code (lib/ edited while the sweep
+    ran) makes load() raise, naming the point, instead of returning None as for a failed point."""
+    from lib.experiments.sweep import Failure, SweepReport
+
+    monkeypatch.setenv("REPRO_RESULTS_DIR", str(tmp_path))
+    report = SweepReport("nowhere", [{"x": 1}, {"x": 2}], [{"x": 1}, {"x": 2}],
+                         failures=[Failure({"x": 2}, "boom", "")])
+    with pytest.raises(RuntimeError, match=r"1 points of sweep 'nowhere' finished but cannot be read.*\{'x': 1\}"):
+        report.load()
+    assert SweepReport("nowhere", [{"x": 2}], [{"x": 2}], failures=[Failure({"x": 2}, "boom", "")]).load() == [None]

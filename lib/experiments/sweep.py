@@ -109,8 +109,17 @@ class SweepReport:
         return not self.failures
 
     def load(self) -> list[dict[str, np.ndarray] | None]:
-        """Every point's cached arrays, in grid order (``None`` for a point that failed)."""
-        return [results.load(self.name, key) for key in self.cache_parameters]
+        """Every point's cached arrays, in grid order (``None`` for a point that failed).
+
+        A point that did not fail but cannot be read is an error: its result was cached under
+        other code (``lib/`` edited while the sweep ran), and a None there would pass for a failure."""
+        failed = [f.parameters for f in self.failures]
+        loaded = [results.load(self.name, key) for key in self.cache_parameters]
+        unreadable = [p for p, arrays in zip(self.points, loaded) if arrays is None and p not in failed]
+        if unreadable:
+            raise RuntimeError(f"{len(unreadable)} points of sweep {self.name!r} finished but cannot be read under the "
+                               f"current code (was lib/ edited while the sweep ran?); run again: {unreadable[:2]}")
+        return loaded
 
 
 # --- what a point runs ---------------------------------------------------------------------------
