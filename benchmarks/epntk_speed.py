@@ -5,7 +5,7 @@ kernel rows over the 500 test inputs, 9 outputs, 10 000 full-batch steps at lr 0
 by side in one run, each in a fresh process (so that its peak resident memory is its own):
 
 * the per-step eNTK cost (median of repeated ``lib.core.kernels.entk`` calls) x steps;
-* the every-step ePNTK (``lib.experiments.kernel_dynamics.stream_epntk``, the paper's eNTK sum), over
+* the every-step ePNTK (``lib.experiments.epntk_stream.stream_epntk``, the paper's eNTK sum), over
   all iterations and over a tenth of them (its peak memory must not grow with the steps); by
   default the kernels are computed on the distinct training patterns and kernel rows
   (i.i.d. sampling repeats ~20% of them), and once more on every pattern (``distinct=False``),
@@ -58,7 +58,7 @@ def peak_rss_mb() -> float:
 def run_baseline(_args) -> dict:
     import jax
 
-    from lib.core.kernels import gradient_step
+    from lib.core.steps import gradient_step
 
     net, params, data = setup()
     jax.block_until_ready(jax.jit(lambda p: gradient_step(net, p, data["x_train"], data["y_train"], LEARNING_RATE))(params))
@@ -84,7 +84,7 @@ def run_per_step(args) -> dict:
 def run_stream(args, n_iterations: int, quadrature: bool, distinct: bool = True) -> dict:
     import jax
 
-    from lib.experiments.kernel_dynamics import stream_epntk
+    from lib.experiments.epntk_stream import stream_epntk
 
     net, params, data = setup()
     n_snapshots = n_iterations // args.dense + 1
@@ -150,10 +150,9 @@ def main() -> None:
     print(f"reconstruction of y(t) - y(0) on the evaluated inputs: every step {every['reconstruction_error']:.2e}, "
           f"quadrature {quadrature['reconstruction_error']:.2e}")
     per_10k = every["seconds"] * 10_000 / args.iterations
-    print(f"goal: the every-step ePNTK of 10 000 steps in <= 60 s: {per_10k:.0f} s "
-          f"({'measured' if args.iterations == 10_000 else 'scaled linearly from this run'}): "
-          f"{'met' if per_10k <= 60 else 'not met'} on this machine now; the per-step eNTK alone x 10 000 steps: "
-          f"{per_step['entk_s'] * 1e4:.0f} s")
+    print(f"the every-step ePNTK of 10 000 steps: {per_10k:.0f} s "
+          f"({'measured' if args.iterations == 10_000 else 'scaled linearly from this run'}); "
+          f"the per-step eNTK alone x 10 000 steps: {per_step['entk_s'] * 1e4:.0f} s")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,11 @@
 
 For the "Running at scale" page: how many paper networks one compiled training program
 should hold. Times ``lib.experiments.schedules.run_pairs`` (ET learning rates, single-task
-phase, snapshots every 25 iterations) with the JAX methods, ``method="fast"`` (the
-hand-written backward pass in XLA) and ``method="reference"`` (``jax.grad`` + optax), for
-growing numbers of standard/large pairs, and prints network-iterations per second (medians
-of the repeats, compiled once before timing). On a CPU this measures the vmapped XLA
-programs; on a GPU (JAX's CUDA build installed) it measures the GPU. The CPU kernel
-(``method="numba"``) is in ``benchmarks/train_speed.py``.
+phase, snapshots every 25 iterations) with the XLA engine, ``engine="reference"``
+(``jax.grad``), for growing numbers of standard/large pairs, and prints network-iterations
+per second (medians of the repeats, compiled once before timing). On a CPU this measures the
+vmapped XLA program; on a GPU (JAX's CUDA build installed) it measures the GPU. The CPU
+kernel (``engine="numba"``) is in ``benchmarks/train_speed.py``.
 
     python benchmarks/train_scaling.py [--pairs 10 50 250 1000] [--iterations 500] [--repeats 3]
 """
@@ -20,15 +19,16 @@ import time
 
 import jax
 
+from lib.core.engines import Engine
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.schedules import run_pairs
 
 SNAPSHOT_SPACING = 25
 
 
-def time_run(env: TaskEnvironment, n_pairs: int, n_iterations: int, method: str, repeats: int) -> float:
+def time_run(env: TaskEnvironment, n_pairs: int, n_iterations: int, engine: Engine, repeats: int) -> float:
     """Median seconds of ``repeats`` runs of ``n_pairs`` pairs (after one compiling run)."""
-    kw = dict(n_iterations=n_iterations, n_snapshots=n_iterations // SNAPSHOT_SPACING + 1, method=method)
+    kw = dict(n_iterations=n_iterations, n_snapshots=n_iterations // SNAPSHOT_SPACING + 1, engine=engine)
     seeds = tuple(range(n_pairs))
     run_pairs(env, "ET", seeds, **kw)
     seconds = []
@@ -44,7 +44,6 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, nargs="+", default=[10, 50, 250, 1000])
     parser.add_argument("--iterations", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--methods", nargs="+", default=["fast", "reference"], choices=["fast", "reference"])
     args = parser.parse_args()
     if args.iterations % SNAPSHOT_SPACING:
         parser.error(f"--iterations must be a multiple of {SNAPSHOT_SPACING}, got {args.iterations}")
@@ -52,11 +51,10 @@ def main() -> None:
     device = jax.devices()[0]
     print(f"JAX {jax.__version__} on {device.platform}: {getattr(device, 'device_kind', device)}; "
           f"{args.iterations} iterations, ET learning rates, medians of {args.repeats} runs")
-    print(f"  {'networks':>8s} " + " ".join(f"{m + ' net-it/s':>20s}" for m in args.methods))
+    print(f"  {'networks':>8s} {'net-it/s':>12s}")
     for n_pairs in args.pairs:
-        rates = [2 * n_pairs * args.iterations / time_run(env, n_pairs, args.iterations, m, args.repeats)
-                 for m in args.methods]
-        print(f"  {2 * n_pairs:8d} " + " ".join(f"{r:20.0f}" for r in rates), flush=True)
+        rate = 2 * n_pairs * args.iterations / time_run(env, n_pairs, args.iterations, Engine.REFERENCE, args.repeats)
+        print(f"  {2 * n_pairs:8d} {rate:12.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,19 +1,21 @@
-"""Training throughput of the paper network: the CPU kernel vs XLA fast vs reference vs NumPy.
+"""Training throughput of the paper network: every training engine side by side, and NumPy.
 
-Side by side in one run, repeats interleaved so that a busy machine slows every
-implementation alike: ``lib.experiments.schedules.run_pairs`` with ``method="numba"`` (the
-default: the compiled CPU kernel of ``lib.core.training_kernel``, one network per thread),
-``method="fast"`` (the hand-written backward pass in XLA) and
-``method="reference"`` (the original ``jax.grad`` + optax implementation, today's reference),
-the last two one compiled ``lax.scan`` vmapped over the networks, and a plain NumPy full-batch
-gradient-descent loop of one network (BLAS on one thread). Workloads: 10 standard/large pairs (20 networks,
-single-task and fine-tuning phases) and 50 pairs (100 networks, single-task), ET learning
-rates, snapshots every 25 iterations (the LR schedule's spacing, the denser of the book's).
+Does each engine earn its place on this machine? Side by side in one run, repeats
+interleaved so that a busy machine slows every implementation alike:
+``lib.experiments.schedules.run_pairs`` with each :class:`lib.core.engines.Engine` (``numba``:
+the compiled CPU kernel of ``lib.core.training_kernel``, one network per thread;
+``reference``: ``jax.grad``, one compiled ``lax.scan`` vmapped over the networks), and a
+plain NumPy full-batch gradient-descent loop of one network (BLAS on one thread). Workloads:
+10 standard/large pairs (20 networks, single-task and fine-tuning phases) and 50 pairs (100
+networks, single-task), ET learning rates, snapshots every 25 iterations (the LR schedule's
+spacing, the denser of the book's).
 
-Prints medians of the repeats in network-iterations per second, the numba/reference,
-numba/fast, fast/reference and numba/NumPy ratios, and the GFLOP/s of the dense-equivalent work: the matmul FLOPs of one
-dense full-batch step on all 500 patterns, 2 N (2 D H + 2 (H + T) K + K H) per network and
-iteration (about 15.2 MFLOP), whatever shortcuts an implementation takes.
+Prints medians of the repeats in network-iterations per second, each engine's rate relative
+to the fastest, the GFLOP/s of the dense-equivalent work (the matmul FLOPs of one dense
+full-batch step on all 500 patterns, 2 N (2 D H + 2 (H + T) K + K H) per network and
+iteration, about 15.2 MFLOP, whatever shortcuts an implementation takes), and per engine
+whether it earns its place here: it is the fastest on some workload, or it trains what no
+other engine does (``reference``: any model, loss reduction, dtype or device).
 
     python benchmarks/train_speed.py [--iterations 1000] [--iterations-large 200] [--repeats 3]
 """
@@ -27,14 +29,15 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from lib.experiments.schedules import initial_pairs, params_of, run_pairs
+from lib.core.engines import Engine
 from lib.core.models import MultitaskNet
 from lib.core.tasks import TaskEnvironment
+from lib.experiments.schedules import initial_pairs, params_of, run_pairs
 from machine import describe_machine  # benchmarks/machine.py
 
-METHODS = ("numba", "fast", "reference")
+ENGINES = tuple(Engine)
 SNAPSHOT_SPACING = 25  # iterations between snapshots in the LR schedule (2500 / 100)
-AUTHORS_PYTORCH_S_PER_PAIR_ITERATION = 0.63  # the authors' script, measured on this machine kind
+GENERAL_ENGINES = {Engine.REFERENCE: "the only engine for any model, loss reduction, dtype or device"}
 
 
 def numpy_gd(w_h: np.ndarray, w_o: np.ndarray, x: np.ndarray, y: np.ndarray, lr: float, n: int, n_stim: int):
@@ -72,35 +75,48 @@ def time_numpy(env: TaskEnvironment, n_iterations: int) -> float:
 
 def benchmark(env: TaskEnvironment, label: str, n_pairs: int, phase: str, n_iterations: int, repeats: int,
               n_numpy: int) -> dict[str, float]:
-    """Interleaved repeats of every method and NumPy; returns medians in network-iterations/s."""
+    """Interleaved repeats of every engine and NumPy; returns medians in network-iterations/s."""
     seeds = tuple(range(n_pairs))
     kw = dict(n_iterations=n_iterations, n_snapshots=n_iterations // SNAPSHOT_SPACING + 1, phase=phase)
     if phase == "finetune":
         kw["start_params"] = params_of(initial_pairs(env, seeds), "params_initial")
     n_networks = 2 * n_pairs
-    for method in METHODS:
-        run_pairs(env, "ET", seeds, method=method, **kw)  # compile
-    seconds = {"numba": [], "fast": [], "reference": [], "numpy": []}
+    for engine in ENGINES:
+        run_pairs(env, "ET", seeds, engine=engine, **kw)  # compile
+    seconds = {name: [] for name in (*ENGINES, "numpy")}
     for _ in range(repeats):
-        for method in METHODS:
+        for engine in ENGINES:
             start = time.perf_counter()
-            run_pairs(env, "ET", seeds, method=method, **kw)
-            seconds[method].append(time.perf_counter() - start)
+            run_pairs(env, "ET", seeds, engine=engine, **kw)
+            seconds[engine].append(time.perf_counter() - start)
         seconds["numpy"].append(time_numpy(env, n_numpy))
-    rate = {m: n_networks * n_iterations / statistics.median(s) for m, s in seconds.items() if m != "numpy"}
+    rate = {e: n_networks * n_iterations / statistics.median(seconds[e]) for e in ENGINES}
     rate["numpy"] = n_numpy / statistics.median(seconds["numpy"])
     flops = dense_flops_per_network_iteration(MultitaskNet.for_environment(env), 500)
+    fastest = max(ENGINES, key=rate.get)
     print(f"\n{label}: {n_networks} networks, {n_iterations} iterations, {phase} phase, {repeats} repeats")
-    print(f"  {'implementation':44s} {'median s':>9s} {'net-it/s':>10s} {'GFLOP/s':>8s}")
-    names = {"numba": "run_pairs(method='numba') (CPU kernel)", "fast": "run_pairs(method='fast') (XLA, vmapped)",
-             "reference": "run_pairs(method='reference') (JAX, vmapped)",
-             "numpy": f"NumPy loop, one network, 1 thread ({n_numpy} it)"}
-    for m in ("numba", "fast", "reference", "numpy"):
-        print(f"  {names[m]:44s} {statistics.median(seconds[m]):9.2f} {rate[m]:10.0f} {rate[m] * flops / 1e9:8.1f}")
-    print(f"  numba / reference = {rate['numba'] / rate['reference']:.2f}x   numba / fast = {rate['numba'] / rate['fast']:.2f}x"
-          f"   fast / reference = {rate['fast'] / rate['reference']:.2f}x   numba / NumPy = {rate['numba'] / rate['numpy']:.2f}x"
-          f"   reference / NumPy = {rate['reference'] / rate['numpy']:.2f}x")
+    print(f"  {'implementation':46s} {'median s':>9s} {'net-it/s':>10s} {'GFLOP/s':>8s} {'/ fastest':>10s}")
+    names = {e: f"run_pairs(engine='{e}')" for e in ENGINES} | {"numpy": f"NumPy loop, one network, 1 thread ({n_numpy} it)"}
+    for name in (*ENGINES, "numpy"):
+        print(f"  {names[name]:46s} {statistics.median(seconds[name]):9.2f} {rate[name]:10.0f} "
+              f"{rate[name] * flops / 1e9:8.1f} {rate[name] / rate[fastest]:10.2f}")
     return rate
+
+
+def verdicts(rates: list[dict[str, float]]) -> list[str]:
+    """Per engine, one line: whether it earns its place on this machine (the fastest engine on
+    at least one workload, or the only engine for what it trains)."""
+    lines = []
+    for engine in ENGINES:
+        wins = sum(max(ENGINES, key=rate.get) is engine for rate in rates)
+        if wins:
+            lines.append(f"{engine}: earns its place (the fastest engine on {wins} of {len(rates)} workloads)")
+        elif engine in GENERAL_ENGINES:
+            lines.append(f"{engine}: earns its place ({GENERAL_ENGINES[engine]}; the fastest on no workload here)")
+        else:
+            lines.append(f"{engine}: does NOT earn its place here (the fastest on no workload, and other engines "
+                         "train everything it trains)")
+    return lines
 
 
 def main() -> None:
@@ -123,13 +139,11 @@ def main() -> None:
         benchmark(env, "10 pairs, fine-tuning (multitask data)", 10, "finetune", args.iterations, args.repeats, n_numpy),
         benchmark(env, "50 pairs", 50, "single", args.iterations_large, args.repeats, n_numpy),
     ]
-    et = 20 * 10_000 / results[0]["numba"]
-    authors = 2 / AUTHORS_PYTORCH_S_PER_PAIR_ITERATION
-    print(f"\n10 pairs x 10000 ET iterations (single-task phase): {et:.0f} s numba, "
-          f"{20 * 10_000 / results[0]['fast']:.0f} s fast, "
-          f"{20 * 10_000 / results[0]['reference']:.0f} s reference; the authors' PyTorch script "
-          f"({AUTHORS_PYTORCH_S_PER_PAIR_ITERATION} s per pair-iteration) runs {authors:.1f} net-it/s, "
-          f"{results[0]['numba'] / authors:.0f}x slower than numba")
+    print("\n10 pairs x 10000 ET iterations (single-task phase): "
+          + ", ".join(f"{20 * 10_000 / results[0][e]:.0f} s {e}" for e in ENGINES))
+    print("\nengines on this machine:")
+    for line in verdicts(results):
+        print(f"  {line}")
 
 
 if __name__ == "__main__":

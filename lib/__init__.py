@@ -3,27 +3,37 @@
 Four layers; a module imports only from its own layer or the ones above it in this list:
 
 ``lib.core``
-    The building blocks: ``tasks`` (the multitask environment), ``models``, ``losses``,
-    ``training`` (full-batch GD, optax + ``lax.scan``), ``kernels`` (NTK, eNTK, ePNTK),
+    The building blocks: ``tasks`` (the multitask environment and its architectures), ``models``,
+    ``losses``, ``engines`` (which training engine, one default), ``training`` and
+    ``training_kernel`` (full-batch gradient descent; the compiled CPU kernel), ``steps`` (one
+    gradient step and the loop between snapshots), ``patterns`` (distinct training patterns),
+    ``kernels`` (NTK, eNTK, ePNTK), ``step_kernels`` (the eNTK integrated over one step),
+    ``kernel_statistics`` (alignment, leading vectors, task profiles), ``entk_variants``,
     ``kernel_reference`` (neural-tangents and timing references), ``validation`` (parameter
-    checks), and ``results``, the on-disk cache with provenance that every layer writes
-    through (it sits here, below the experiments that use it).
+    checks), ``parallel``, ``cpu_target``, and ``results``, the on-disk cache with provenance that
+    every layer writes through.
 ``lib.experiments``
     What is run: ``schedules`` (the paper's schedules, standard/large pairs, the t=0 eNTK),
-    ``smg`` (the linear validation problem), ``continuum`` (the rich-to-lazy init-scale
-    sweep), ``kernel_dynamics`` (the eNTK over training and the streamed ePNTK), ``paper``
-    (the paper's settings, reported numbers and claims), ``sweep`` (grids on Dask) and
-    ``sweep_points`` (functions to sweep).
+    ``smg`` (the linear validation problem), ``continuum`` (the rich-to-lazy init-scale sweep),
+    ``epntk_stream`` (the streamed ePNTK), ``kernel_dynamics`` (the eNTK over training of the
+    multitask network), ``paper`` (the paper's reported correlations), ``sweep``,
+    ``sweep_watch`` and ``sweep_table`` (grids on Dask, their monitoring, their results as
+    tables) and ``sweep_points`` (functions to sweep).
 ``lib.analyses``
     What is measured on the runs: ``entk_vectors`` (leading eNTK vectors, silhouettes),
     ``controls`` (the t=0 eNTK's small-weight limit and kernel-free rivals), ``partitions``,
-    ``representations`` (grouping, ARI), ``stats`` (correlations with controls),
-    ``predictors`` (t=0 predictors and outcomes), ``kernel_analysis`` (alignment, sharing),
-    ``mphate``.
+    ``representations`` (grouping, ARI), ``structure_report`` (chapter 04's tables), ``stats``,
+    ``network_measures`` (per-network predictors and outcomes), ``continuum_points`` and
+    ``continuum_sweeps`` (the continuum's sweep points and sweeps), ``robustness``,
+    ``within_scale``, ``kernel_analysis`` (alignment, sharing), ``attribution``, ``mphate``, and
+    the verdicts: ``claims`` (the registry), ``claim_tests``, ``expected_signs``,
+    ``multiple_testing``, ``checks``.
 ``lib.book``
-    Book plumbing: ``runner`` (papermill execution with profiles), ``summary`` (the verdicts
-    page's records), ``plotting`` and ``plot_style`` (every figure), ``sweep_command`` (sweeps
-    of notebooks and the ``python -m lib.book.sweep_command`` command line).
+    Book plumbing: ``runner`` (papermill execution with profiles), ``chapter_parameters`` (each
+    chapter's parameter checks), ``kernel_manager`` and ``page_outputs`` (quiet kernels; what a
+    published page may show), ``summary`` (the verdicts page's records), ``plot_style`` and the
+    ``plot_*`` modules (every figure, by chapter), ``sweep_command`` (sweeps of notebooks and the
+    ``python -m lib.book.sweep_command`` command line).
 """
 
 __version__ = "0.1.0"

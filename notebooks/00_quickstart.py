@@ -46,43 +46,44 @@ n_hidden = 200
 entk_variant = "principled"
 
 # %% tags=["remove-cell"]
-from lib.experiments.schedules import ENTK_VARIANTS, SCHEDULES
-from lib.core.validation import check_choice, check_seed, check_size
+from lib.book.chapter_parameters import check_quickstart
 
-check_seed("seed", seed)
-check_choice("schedule", schedule, SCHEDULES)
-check_size("n_iterations", n_iterations, minimum=100, sane_maximum=100_000)
-check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
-check_choice("entk_variant", entk_variant, ENTK_VARIANTS)
+check_quickstart(seed, schedule, n_iterations, n_hidden, entk_variant)
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 import numpy as np
+from myst_nb import glue
 
 from lib.analyses import entk_vectors
-from lib.book import plotting
+from lib.book import plot_performance, plot_representations
 from lib.core import results
-from lib.experiments.schedules import DEFAULT_METHOD, TRAINING_TAGS, entk_at_init, run_pairs
+from lib.core.engines import DEFAULT_ENGINE
+from lib.experiments.schedules import entk_at_init, run_pairs
 from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
 run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,
-                      training=TRAINING_TAGS[DEFAULT_METHOD])
+                      training=DEFAULT_ENGINE.tag)
 pair = results.cached(
     "quickstart_pair",
     run_parameters,
     lambda: run_pairs(env, schedule, [seed], n_iterations=n_iterations, n_hidden=n_hidden),
 )
 final_test = pair["loss_test"][0, :, -1]
-print(f"final test loss (summed squared error, 500 patterns): standard {final_test[0]:.2f}, large {final_test[1]:.2f}")
+glue("quickstart_final_test_standard", float(final_test[0]), display=False)
+glue("quickstart_final_test_large", float(final_test[1]), display=False)
 
 # %% [markdown]
 # ## Learning curves
 #
-# Full-batch gradient descent on the summed squared error; the biases stay at $-2$.
+# Full-batch gradient descent on the summed squared error; the biases stay at $-2$. After
+# training, the test loss (summed squared error over the 500 test patterns) is
+# {glue:text}`quickstart_final_test_standard:.2f` for the standard-init network and
+# {glue:text}`quickstart_final_test_large:.2f` for the large-init one.
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-quickstart-losses", "caption": "Paper Figs 10 and 19 in miniature (one pair): test (solid) and training (dotted) loss of the standard- and large-init networks of one pair over training, drawn from the cached run."}}
-ax = plotting.plot_pair_losses(pair["iterations"], pair["loss_test"], pair["loss_train"])
+ax = plot_performance.plot_pair_losses(pair["iterations"], pair["loss_test"], pair["loss_train"])
 ax.set_title(f"schedule {schedule}, seed {seed}")
 plt.show()
 
@@ -112,6 +113,7 @@ order = np.argsort(env.relevant_input_unit(train_set), kind="stable")
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
 for ax, init in zip(axes, ("standard", "large")):
     score = entk_vectors.silhouette_of_loadings(loadings[init])
-    plotting.plot_entk_loadings(loadings[init], order, f"{init} init (silhouette {score:.3f})", ax)
+    glue(f"quickstart_silhouette_{init}", float(score), display=False)
+    plot_representations.plot_entk_loadings(loadings[init], order, f"{init} init (silhouette {score:.3f})", ax)
 fig.tight_layout()
 plt.show()

@@ -58,14 +58,9 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the error study goes far below float32 precision
 
-from lib.core.validation import check_positive_float, check_seed, check_size
+from lib.book.chapter_parameters import check_one_step_entk
 
-check_seed("seed", seed)
-check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
-check_size("n_train", n_train, minimum=1, sane_maximum=10_000)
-check_positive_float("learning_rate", learning_rate)
-check_size("n_iterations", n_iterations, minimum=1, sane_maximum=1_000_000)
-check_size("n_learning_rates", n_learning_rates, minimum=3, sane_maximum=20)
+check_one_step_entk(seed, n_hidden, n_train, learning_rate, n_iterations, n_learning_rates)
 run_parameters = dict(seed=seed, n_hidden=n_hidden, n_train=n_train, learning_rate=learning_rate, n_iterations=n_iterations, n_learning_rates=n_learning_rates)
 
 # %% tags=["hide-input"]
@@ -77,7 +72,7 @@ from myst_nb import glue
 
 from lib.analyses import claims, entk_vectors
 from lib.core import kernels
-from lib.book import plotting
+from lib.book import plot_theory
 from lib.book import summary
 from lib.core.models import ReluNet1D
 from lib.core.training import train
@@ -92,15 +87,16 @@ grid = jnp.linspace(-1, 1, 201)[:, None]
 influence = kernels.ntk(model, params, grid, x_train)[:, :, 0, 0]  # (G, M) K(x, x_n)
 contributions = -learning_rate * kernels.entk(model, params, grid, x_train, y_train)[0]  # (G, M)
 actual, predicted = kernels.one_step_change(model, params, grid, x_train, y_train, learning_rate)
-final, _ = train(model, params, {"x_train": x_train, "y_train": y_train}, learning_rate, n_iterations, 2)
+final, _ = train(model, params, {"x_train": x_train, "y_train": y_train}, learning_rate, n_iterations, 2,
+                 engine="reference")
 np.testing.assert_allclose(predicted[:, 0], contributions.sum(axis=1), rtol=1e-10)  # the same sum, two ways
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-one-step", "caption": "Paper Fig 1, recomputed. (a) Predictions at initialization, after one gradient step and after training. (b) The influence function K(x, x_n) of each training point at t=0 (colours match the points). (c) Each influence scaled by -lr times that point's loss sensitivity. (d) Their sum added to the t=0 prediction (dashed) against the true state after one step."}}
 y_start = model.apply(params, grid)[:, 0]
-plotting.plot_one_step_explainer(np.asarray(grid[:, 0]), np.asarray(x_train[:, 0]), np.asarray(y_train[:, 0]),
-                                 np.asarray(y_start), np.asarray(y_start + actual[:, 0]),
-                                 np.asarray(model.apply(final, grid)[:, 0]), np.asarray(influence),
-                                 np.asarray(contributions))
+plot_theory.plot_one_step_explainer(np.asarray(grid[:, 0]), np.asarray(x_train[:, 0]), np.asarray(y_train[:, 0]),
+                                    np.asarray(y_start), np.asarray(y_start + actual[:, 0]),
+                                    np.asarray(model.apply(final, grid)[:, 0]), np.asarray(influence),
+                                    np.asarray(contributions))
 plt.tight_layout()
 plt.show()
 
@@ -132,7 +128,7 @@ glue("one_step_rel_error", f"{relative:.1e}", display=False)
 errors.style.format("{:.3e}")
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-one-step-scaling", "caption": "Sec 2.1 of the paper (no paper figure): largest error of the eNTK one-step prediction at the training points against the learning rate, with an lr^2 guide."}}
-plotting.plot_error_scaling(errors["learning rate"], errors["max |true - eNTK|, training points"], slope_train)
+plot_theory.plot_error_scaling(errors["learning rate"], errors["max |true - eNTK|, training points"], slope_train)
 plt.tight_layout()
 plt.show()
 

@@ -55,9 +55,9 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the SMG runs are float64
 
-from lib.experiments.smg import check_notebook_parameters
+from lib.book.chapter_parameters import check_smg_validation
 
-check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds)
+check_smg_validation(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds)
 run_parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations, record_every=record_every, analysis_times=analysis_times, n_sweep_seeds=n_sweep_seeds)
 
 # %% tags=["hide-input"]
@@ -67,7 +67,7 @@ import pandas as pd
 from myst_nb import glue
 
 from lib.analyses import claims
-from lib.book import plotting
+from lib.book import plot_theory
 from lib.experiments import smg
 from lib.book import summary
 
@@ -90,7 +90,7 @@ print(f"tau = P * N_out / (2 lr) = {tau:.0f} iterations; target singular values 
 # how far the paper's setting is from it.
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-loss", "caption": "Paper Fig 2: mean squared error over training for the authors' random small initialization. The test set is the training set (as in the authors' code), so the two curves coincide. Dotted lines: the paper's analysis times."}}
-plotting.plot_smg_loss(run.times, run.loss, marks=analysis_times)
+plot_theory.plot_smg_loss(run.times, run.loss, marks=analysis_times)
 plt.show()
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-modes", "caption": "Sec 3 of the paper (ground truth, no paper figure): mode strengths (solid) against SMG's closed form (dashed, same effective initial strengths). Left: the aligned twin, which the closed form describes exactly. Right: the authors' random small init; later modes lag the closed form because the three hidden units must first align with the modes."}}
@@ -98,7 +98,7 @@ closed = smg.closed_form_strengths(problem, run)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
 for ax, r, title in zip(axes, (aligned, run), ("aligned twin", "random small init (paper)")):
     simulated = smg.mode_strengths(smg.end_to_end_maps(r), problem)
-    plotting.plot_mode_strengths(r.times, simulated, closed, problem.singular_values, ax=ax, title=title)
+    plot_theory.plot_mode_strengths(r.times, simulated, closed, problem.singular_values, ax=ax, title=title)
 fig.tight_layout()
 plt.show()
 
@@ -196,13 +196,13 @@ print(f"top eNTK vector matches mode {best_at_t1} at t={t1} and mode {best_at_t2
 table
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-primary-secondary", "caption": "Paper Fig 4: |cos| between the first (primary) and second (secondary) input-side singular vectors of the eNTK-predicted one-step change of W and each target mode, over training. Dotted lines: analysis times."}}
-plotting.plot_mode_overlaps(run.times, overlaps, ["primary", "secondary"], marks=analysis_times)
+plot_theory.plot_mode_overlaps(run.times, overlaps, ["primary", "secondary"], marks=analysis_times)
 plt.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-cos-vs-loss", "caption": "Paper Fig 5: |cos| of the primary eNTK vector with each mode (left axis) and the loss (grey, right axis). The primary vector switches to the next mode before the loss drops."}}
-plotting.plot_curves_vs_loss(run.times, overlaps[:, 0], [f"mode {a + 1}" for a in range(4)], run.loss,
-                             "|cos| primary eNTK vector", marks=analysis_times)
+plot_theory.plot_curves_vs_loss(run.times, overlaps[:, 0], [f"mode {a + 1}" for a in range(4)], run.loss,
+                                "|cos| primary eNTK vector", marks=analysis_times)
 plt.show()
 
 # %% [markdown]
@@ -268,10 +268,10 @@ fig3
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-fig3", "caption": "Paper Fig 3: singular vectors of the output-summed eNTK over the training inputs (blue) against the inputs' projections on a target mode (orange, scaled). Left: first singular vector vs mode 1 at t=190. Right: second singular vector vs mode 2 at t=770 (the first is still mode 1 there, see table)."}}
 fig, axes = plt.subplots(1, 2, figsize=(11, 3))
-plotting.plot_vector_vs_projection(fig3_vectors[t1][:, 0], projections[:, 0],
-                                   f"t={t1}: 1st vector vs mode 1, |r|={fig3.iloc[0, 0]:.3f}", axes[0])
-plotting.plot_vector_vs_projection(fig3_vectors[t2][:, 1], projections[:, 1],
-                                   f"t={t2}: 2nd vector vs mode 2, |r|={fig3.iloc[3, 1]:.3f}", axes[1])
+plot_theory.plot_vector_vs_projection(fig3_vectors[t1][:, 0], projections[:, 0],
+                                      f"t={t1}: 1st vector vs mode 1, |r|={fig3.iloc[0, 0]:.3f}", axes[0])
+plot_theory.plot_vector_vs_projection(fig3_vectors[t2][:, 1], projections[:, 1],
+                                      f"t={t2}: 2nd vector vs mode 2, |r|={fig3.iloc[3, 1]:.3f}", axes[1])
 fig.tight_layout()
 plt.show()
 
@@ -293,10 +293,10 @@ ntk_operator = smg.ntk_input_operator(problem, run)
 ntk_vectors, ntk_values = np.linalg.svd(ntk_operator)[0], np.linalg.svd(ntk_operator)[1]
 ntk_overlaps = smg.mode_overlaps(ntk_vectors, problem)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
-plotting.plot_curves_vs_loss(run.times, ntk_overlaps[:, 0], [f"mode {a + 1}" for a in range(4)], run.loss,
-                             "|cos| primary NTK vector", marks=analysis_times, ax=axes[0])
-plotting.plot_curves_vs_loss(run.times, ntk_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
-                             run.loss, "NTK singular value", marks=analysis_times, ax=axes[1], log_curves=True)
+plot_theory.plot_curves_vs_loss(run.times, ntk_overlaps[:, 0], [f"mode {a + 1}" for a in range(4)], run.loss,
+                                "|cos| primary NTK vector", marks=analysis_times, ax=axes[0])
+plot_theory.plot_curves_vs_loss(run.times, ntk_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
+                                run.loss, "NTK singular value", marks=analysis_times, ax=axes[1], log_curves=True)
 fig.tight_layout()
 plt.show()
 ntk_best = [int(np.argmax(ntk_overlaps[i, 0])) + 1 for i in (i1, i2)]

@@ -101,11 +101,9 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
-from lib.experiments.smg import check_notebook_parameters
-from lib.core.validation import check_size
+from lib.book.chapter_parameters import check_epntk
 
-check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times)
-check_size("n_halvings", n_halvings, minimum=2, sane_maximum=6)
+check_epntk(seed, learning_rate, n_iterations, record_every, analysis_times, n_halvings)
 run_parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations, record_every=record_every, analysis_times=analysis_times, n_halvings=n_halvings)
 
 # %% tags=["hide-input"]
@@ -115,7 +113,7 @@ import pandas as pd
 from myst_nb import glue
 
 from lib.analyses import claims, entk_vectors
-from lib.book import plotting
+from lib.book import plot_theory
 from lib.experiments import smg
 from lib.book import summary
 
@@ -163,7 +161,7 @@ for t in analysis_times:
         panels[title] = np.abs(np.abs(problem.v_in[:, matched]) - np.abs(vectors[0]))
         labels[title] = [f"{j + 1}→{a + 1}\n({cosines[j, a]:.2f})" for j, a in enumerate(matched)]
         matches[(name, t)] = (matched, cosines[np.arange(len(matched)), matched])
-plotting.plot_singular_vector_differences(panels, column_labels=labels)
+plot_theory.plot_singular_vector_differences(panels, column_labels=labels)
 plt.show()
 
 # %% tags=["hide-input"]
@@ -198,15 +196,15 @@ fig12
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-fig12", "caption": "Paper Fig 12: first singular vector of the output-summed ePNTK over the training inputs (blue) against the inputs' projection on mode 1 (orange, scaled), at the two analysis times: the first mode, once learned, stays in the accumulated kernel."}}
 fig, axes = plt.subplots(1, 2, figsize=(11, 3))
 for ax, t in zip(axes, analysis_times):
-    plotting.plot_vector_vs_projection(vectors12[t][:, 0], projections[:, 0],
-                                       f"t={t}: ePNTK 1st vector vs mode 1, |r|={fig12.loc[f't={t}, singular vector 1', 'mode 1']:.3f}", ax)
+    plot_theory.plot_vector_vs_projection(vectors12[t][:, 0], projections[:, 0],
+                                          f"t={t}: ePNTK 1st vector vs mode 1, |r|={fig12.loc[f't={t}, singular vector 1', 'mode 1']:.3f}", ax)
 fig.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-fig13", "caption": "Paper Fig 13: the three largest singular values of the ePNTK map estimate (left axis, log scale) and the loss (grey). Each jump in a singular value coincides with a drop of the loss: the accumulated kernel records how much of each mode has been learned."}}
 _, singular_values = smg.input_singular_vectors(map_estimate)
-plotting.plot_curves_vs_loss(times, singular_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
-                             loss, "ePNTK map singular value", marks=analysis_times, log_curves=True)
+plot_theory.plot_curves_vs_loss(times, singular_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
+                                loss, "ePNTK map singular value", marks=analysis_times, log_curves=True)
 plt.show()
 print("target singular values:", problem.singular_values,
       "| ePNTK map singular values at the end:", np.round(singular_values[-1], 2))
@@ -233,7 +231,7 @@ convergence.rename(columns={"map_error": "relative error, W estimate",
     {"learning rate": "{:.4f}", "relative error, W estimate": "{:.3%}", "relative error, y(t) - y(0)": "{:.3%}"})
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-convergence", "caption": "App A.3 of the paper (no paper figure): relative error of the ePNTK reconstruction of y(t) - y(0) over the training inputs and of W(t) - W(0), against the learning rate at fixed lr x steps, with an lr^1 guide."}}
-plotting.plot_convergence(convergence["learning rate"], {"y(t) - y(0)": convergence["output_error"],
+plot_theory.plot_convergence(convergence["learning rate"], {"y(t) - y(0)": convergence["output_error"],
                                                          "W(t) - W(0)": convergence["map_error"]})
 plt.tight_layout()
 plt.show()

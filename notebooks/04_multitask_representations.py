@@ -54,23 +54,10 @@ n_swapped_pairs = 3
 n_permutations = 1000
 
 # %% tags=["remove-cell"]
-from lib.experiments.schedules import SCHEDULES
-from lib.core.validation import check_choice, check_int, check_seed, check_size
+from lib.book.chapter_parameters import check_multitask_representations
 
-ARCHITECTURES = {"4x3": (4, 3, 3), "3x4": (3, 4, 3)}
-check_choice("architecture", architecture, ARCHITECTURES)
-check_choice("schedule", schedule, SCHEDULES)
-check_size("n_iterations", n_iterations, minimum=100, sane_maximum=100_000)
-if n_iterations % 100:
-    raise ValueError(f"n_iterations must be a multiple of 100 (101 snapshots), got {n_iterations}")
-check_size("n_entk_pairs", n_entk_pairs, minimum=2, sane_maximum=200)
-check_int("n_ari_pairs", n_ari_pairs, minimum=2, maximum=n_entk_pairs)
-check_size("n_ari_pairs", n_ari_pairs, minimum=2, sane_maximum=100)
-check_seed("first_seed", first_seed)
-check_seed("first_seed + n_entk_pairs - 1", first_seed + n_entk_pairs - 1)
-check_choice("show_swapped_architecture", show_swapped_architecture, (True, False))
-check_size("n_swapped_pairs", n_swapped_pairs, minimum=2, sane_maximum=100)
-check_size("n_permutations", n_permutations, minimum=100, sane_maximum=100_000)
+check_multitask_representations(architecture, schedule, n_iterations, n_entk_pairs, n_ari_pairs, first_seed,
+                                show_swapped_architecture, n_swapped_pairs, n_permutations)
 run_parameters = dict(architecture=architecture, schedule=schedule, n_iterations=n_iterations,
                       n_entk_pairs=n_entk_pairs, n_ari_pairs=n_ari_pairs, first_seed=first_seed,
                       show_swapped_architecture=show_swapped_architecture, n_swapped_pairs=n_swapped_pairs,
@@ -81,19 +68,19 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from myst_nb import glue
-from scipy import stats as scipy_stats
 from sklearn.metrics import adjusted_rand_score
 
 from lib.analyses import claims
 from lib.analyses import controls
 from lib.analyses import partitions
-from lib.book import plotting
-from lib.book import summary
 from lib.analyses import representations as rep
-from lib.core.tasks import TaskEnvironment
+from lib.analyses import structure_report as report
+from lib.book import plot_representations
+from lib.book import summary
+from lib.core.tasks import ARCHITECTURES, TaskEnvironment, environment_key
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
-plotting.plot_network_diagram(env.n_in_pools, env.n_out_pools, env.n_features)
+plot_representations.plot_network_diagram(env.n_in_pools, env.n_out_pools, env.n_features)
 plt.tight_layout()
 plt.show()
 
@@ -111,21 +98,14 @@ plt.show()
 ari_seeds = list(range(first_seed, first_seed + n_ari_pairs))
 recorded = rep.cached_grouped_hidden(env, schedule, ari_seeds, n_iterations)
 iterations = recorded["iterations"]
-key = dict(env=list(ARCHITECTURES[architecture]), schedule=schedule, seed=first_seed, n_iterations=n_iterations)
+key = dict(env=environment_key(env), schedule=schedule, seed=first_seed, n_iterations=n_iterations)
 embeddings = rep.cached_mphate(env, recorded["hidden_groups"][0], key)
-
-
-def final_labels(env):
-    tasks = np.arange(env.n_tasks)
-    return {"task": env.task_in_pool(tasks), "input": np.arange(env.n_stimulus_units) % env.n_features,
-            "task_by_input": env.task_out_pool(np.repeat(tasks, env.n_features)),
-            "output": np.arange(env.n_outputs) // env.n_features}
 
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-mphate", "caption": "Paper Fig 7: M-PHATE of group-averaged hidden activity over single-task training (colour: % of training), standard init (top) and large init (bottom), for the four groupings. Outlined markers: final positions, shaped by the structure the paper describes. Inset: the input grouping of standard init at 3% of training, shaped by feature position."}}
 inset_index = int(round(0.03 * (len(iterations) - 1)))
-plotting.plot_mphate_grid(embeddings, final_labels(env),
-                          inset=("standard", "input", inset_index, final_labels(env)["input"]))
+plot_representations.plot_mphate_grid(embeddings, report.final_labels(env),
+                                      inset=("standard", "input", inset_index, report.final_labels(env)["input"]))
 plt.show()
 
 # %% [markdown]
@@ -139,15 +119,11 @@ plt.show()
 # %% tags=["hide-input"]
 _, _, probe_rows = rep.probe(env)
 distance_ratios = rep.task_distance_ratios(env, recorded["hidden_groups"][:, :, -1, probe_rows["task"]])
-distance_table = pd.DataFrame({f"{init} init": [f"{r[:, i].mean():.2f} ± {r[:, i].std(ddof=1):.2f}"
-                                                for r in distance_ratios.values()]
-                               for i, init in enumerate(("standard", "large"))},
-                              index=[f"distance ratio, {k} / neither" for k in distance_ratios])
 for name, r in distance_ratios.items():
     slug = name.replace(" ", "_")
     glue(f"dist_{slug}_std", f"{r[:, 0].mean():.2f}", display=False)
     glue(f"dist_{slug}_large", f"{r[:, 1].mean():.2f}", display=False)
-distance_table
+report.distance_table(distance_ratios)
 
 # %% [markdown]
 # ## The eNTK at initialization (paper Figs 15, 8, 16)
@@ -163,23 +139,12 @@ distance_table
 # %% tags=["hide-input", "remove-stderr"]
 entk_seeds = list(range(first_seed, first_seed + n_entk_pairs))
 structure = controls.cached_initial_structure(env, entk_seeds)
-
-
-def train_patterns(pair, result=structure, environment=env):
-    """The training patterns of a pair: every predictor gives one loading per training pattern."""
-    return environment.encode(result["stimulus_train"][pair], result["tasks_train"][pair])
-
-
-patterns = train_patterns(0)
-by_input = np.lexsort((patterns.task, env.relevant_input_unit(patterns)))
-by_task = np.lexsort((env.relevant_feature(patterns), patterns.task))
 loadings = structure["loadings/entk_authors"]
 epsilon = structure["loadings/epsilon"]
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-sorted", "caption": "Paper Fig 15: leading eNTK vector at t=0 of each output unit (rows, grouped by output pool) over the training patterns (columns), sorted by routed input unit or by task, for standard and large init of one pair (authors' variant)."}}
-panels = {f"{init} init, sorted by input unit": loadings[0, i][by_input] for i, init in enumerate(("standard", "large"))}
-panels |= {f"{init} init, sorted by task": loadings[0, i][by_task] for i, init in enumerate(("standard", "large"))}
-plotting.plot_loading_heatmaps(panels, env.n_features)
+panels = report.sorted_loading_panels(env, loadings[0], report.training_patterns(env, structure, 0))
+plot_representations.plot_loading_heatmaps(panels, env.n_features)
 plt.tight_layout()
 plt.show()
 
@@ -191,24 +156,14 @@ plt.show()
 # here and flips from pair to pair.
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-means", "caption": "Paper Fig 8: mean t=0 eNTK loading of each output unit (rows: output pool and within-pool position m) over the patterns of each routed input unit (left) and each task (right), standard init (top) and large init (bottom), averaged over all pairs after orienting every vector along its network's loss sensitivities (authors' variant)."}}
-means, names = {}, {}
-for i, init in enumerate(("standard", "large")):
-    for grouping, n_groups, label in (("input", env.n_stimulus_units, "input unit"), ("task", env.n_tasks, "task")):
-        per_pair = []
-        for p in range(n_entk_pairs):
-            labels, _ = rep.group_labels(env, train_patterns(p), grouping)
-            oriented = controls.align_signs(loadings[p, i], epsilon[p, i])
-            per_pair.append(partitions.group_means(oriented, labels, n_groups).T)
-        title = f"{init} init, by {label}"
-        means[title] = np.mean(per_pair, axis=0)
-        names[title] = [f"{label} {g}" for g in range(n_groups)]
-plotting.plot_group_means({t: means[t] for t in sorted(means, key=lambda t: ("large" in t, "task" in t))},
-                          names, env.n_features)
+means, names = report.oriented_group_means(env, structure, loadings, epsilon, n_entk_pairs)
+plot_representations.plot_group_means({t: means[t] for t in sorted(means, key=lambda t: ("large" in t, "task" in t))},
+                                      names, env.n_features)
 plt.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-unsorted", "caption": "Paper Fig 16: the same loadings as above for standard init, in the order the patterns were drawn (no sorting): the structure is invisible without grouping."}}
-plotting.plot_loading_heatmaps({"standard init, unsorted": loadings[0, 0]}, env.n_features)
+plot_representations.plot_loading_heatmaps({"standard init, unsorted": loadings[0, 0]}, env.n_features)
 plt.tight_layout()
 plt.show()
 
@@ -258,11 +213,8 @@ plt.show()
 CONTROLS = ("epsilon", "output_error", "targets", "ntk")
 short_names = {"epsilon": "ε", "output_error": "ε·σ'"}
 shares = {v: controls.shares_explained(structure, f"entk_{v}", CONTROLS) for v in ("authors", "principled")}
-share_rows = {}
 for v, by_control in shares.items():
     for name, values in by_control.items():
-        share_rows[(f"eNTK ({v}) explained by", controls.PREDICTOR_NAMES[name])] = [
-            f"{values[:, i].mean():.3f} ± {values[:, i].std(ddof=1):.3f}" for i in range(2)]
         for i, init in enumerate(("std", "large")):
             glue(f"share_{v}_{name}_{init}", f"{values[:, i].mean():.3f}", display=False)
             glue(f"share_{v}_{name}_{init}_min", f"{values[:, i].min():.3f}", display=False)
@@ -270,12 +222,9 @@ summary.check_headline("04_multitask_representations", run_parameters, "standard
                        "vectors explained by the loss sensitivities", float(shares["authors"]["epsilon"][:, 0].mean()),
                        0.95, 1.0)
 limit_error = structure["limit_error"]
-share_rows[("distance from the small-weight limit", "relative Frobenius error")] = [
-    f"{limit_error[:, i].mean():.2f} ± {limit_error[:, i].std(ddof=1):.2f}" for i in range(2)]
 glue("limit_error_std", f"{limit_error[:, 0].mean():.2f}", display=False)
 glue("limit_error_large", f"{limit_error[:, 1].mean():.1f}", display=False)
-share_table = pd.DataFrame(share_rows, index=["standard init", "large init"]).T
-share_table
+report.share_table(shares, limit_error)
 
 # %% [markdown]
 # Per output unit (authors' variant): the squared correlation of the leading eNTK vector with
@@ -283,38 +232,24 @@ share_table
 # brackets).
 
 # %% tags=["hide-input"]
-per_output = {}
-for i, init in enumerate(("standard", "large")):
-    for name in ("epsilon", "output_error"):
-        r2 = np.array([controls.explained_share(loadings[p, i], structure[f"loadings/{name}"][p, i])
-                       for p in range(n_entk_pairs)])  # (P, K)
-        per_output[f"{init}: {short_names[name]}"] = [f"{r2[:, k].mean():.3f} ({r2[:, k].min():.3f})"
-                                                     for k in range(env.n_outputs)]
-pd.DataFrame(per_output, index=[f"output {k} (pool {k // env.n_features}, m={k % env.n_features})"
-                                for k in range(env.n_outputs)])
+report.per_output_table(env, structure, loadings, n_entk_pairs, short_names)
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-controls", "caption": "Beyond the paper (a control for Sec 4.2.2): what the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance."}}
 short = {"entk_authors": "eNTK (authors)", "entk_principled": "eNTK (principled)", "entk_left": "eNTK left",
          "ntk": "plain NTK", "epsilon": "ε", "output_error": "ε·σ'", "targets": "targets"}
-plotting.plot_control_structure({short[n]: shares["authors"][n] for n in CONTROLS},
-                                {short[n]: structure[f"silhouette/{n}"] for n in controls.PREDICTORS})
+plot_representations.plot_control_structure({short[n]: shares["authors"][n] for n in CONTROLS},
+                                            {short[n]: structure[f"silhouette/{n}"] for n in controls.LOADING_PREDICTORS})
 plt.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"]
-silhouette_table = pd.DataFrame(
-    {f"{init} init": [f"{structure[f'silhouette/{n}'][:, i].mean():.3f} ± {structure[f'silhouette/{n}'][:, i].std(ddof=1):.3f}"
-                      for n in controls.PREDICTORS] for i, init in enumerate(("standard", "large"))},
-    index=[controls.PREDICTOR_NAMES[n] for n in controls.PREDICTORS])
-silhouette_table.index.name = "silhouette of"
-for n in controls.PREDICTORS:
+for n in controls.LOADING_PREDICTORS:
     glue(f"sil_{n}_std", f"{structure[f'silhouette/{n}'][:, 0].mean():.2f}", display=False)
     glue(f"sil_{n}_large", f"{structure[f'silhouette/{n}'][:, 1].mean():.2f}", display=False)
-sil_r = {n: scipy_stats.pearsonr(structure["silhouette/entk_authors"].ravel(), structure[f"silhouette/{n}"].ravel())[0]
-         for n in ("output_error", "epsilon")}
+sil_r = report.silhouette_correlations(structure)
 glue("sil_r_output_error", f"{sil_r['output_error']:.3f}", display=False)
 glue("sil_r_epsilon", f"{sil_r['epsilon']:.3f}", display=False)
-silhouette_table
+report.silhouette_table(structure, controls.LOADING_PREDICTORS)
 
 # %% [markdown]
 # **What the kernel adds.** At standard init the loss sensitivities alone explain
@@ -343,24 +278,10 @@ silhouette_table
 # difference standard $-$ large with a 95% t-interval; the kernel-free controls below.
 
 # %% tags=["hide-input"]
-factors = list(rep.loading_factors(env, train_patterns(0)))
-explained = {}  # predictor -> (P, 2, factors)
-for n in controls.PREDICTORS:
-    explained[n] = np.array([[list(rep.loading_variance_explained(
-        structure[f"loadings/{n}"][p, i], rep.loading_factors(env, train_patterns(p))).values())
-        for i in range(2)] for p in range(n_entk_pairs)])
-rows = []
-for n in ("entk_authors", "entk_principled", "entk_left"):
-    diff = explained[n][:, 0] - explained[n][:, 1]
-    half_width = scipy_stats.t.ppf(0.975, n_entk_pairs - 1) * diff.std(axis=0, ddof=1) / np.sqrt(n_entk_pairs)
-    for j, factor in enumerate(factors):
-        rows.append({"loadings": controls.PREDICTOR_NAMES[n], "factor": factor,
-                     "standard": f"{explained[n][:, 0, j].mean():.3f} ± {explained[n][:, 0, j].std(ddof=1):.3f}",
-                     "large": f"{explained[n][:, 1, j].mean():.3f} ± {explained[n][:, 1, j].std(ddof=1):.3f}",
-                     "standard − large [95% CI]": f"{diff[:, j].mean():+.3f} [{diff[:, j].mean() - half_width[j]:+.3f}, "
-                                                  f"{diff[:, j].mean() + half_width[j]:+.3f}]",
-                     "_name": n, "_factor": factor, "_lo": diff[:, j].mean() - half_width[j],
-                     "_std": explained[n][:, 0, j].mean(), "_large": explained[n][:, 1, j].mean()})
+factors = report.loading_factor_names(env, structure)
+explained = {n: report.variance_explained(env, structure, n, n_entk_pairs)  # predictor -> (P, 2, factors)
+             for n in controls.LOADING_PREDICTORS}
+rows = report.eta_rows(explained, factors, ("entk_authors", "entk_principled", "entk_left"), n_entk_pairs)
 variance_table = pd.DataFrame(rows)
 for r in rows:
     stem = f"eta_{r['_name']}_{r['_factor'].replace(' ', '_')}"
@@ -374,12 +295,7 @@ glue("eta_variant_gap", f"{(by_variant['entk_authors'] - by_variant['entk_princi
 variance_table[[c for c in variance_table if not c.startswith("_")]].style.hide(axis="index")
 
 # %% tags=["hide-input"]
-control_eta = pd.DataFrame(
-    {f"{factor} (std / large)": [f"{explained[n][:, 0, j].mean():.2f} / {explained[n][:, 1, j].mean():.2f}"
-                                 for n in controls.PREDICTORS] for j, factor in enumerate(factors)},
-    index=[controls.PREDICTOR_NAMES[n] for n in controls.PREDICTORS])
-control_eta.index.name = "η² of"
-control_eta
+report.factor_means_table(explained, factors, controls.LOADING_PREDICTORS)
 
 # %% [markdown]
 # (tab-entk-paired)=
@@ -394,19 +310,12 @@ control_eta
 # bootstrap 95% interval over draws; the claim is reproduced when the interval lies above 0.
 
 # %% tags=["hide-input"]
-j_feature, j_pool = factors.index("feature"), factors.index("output pool")
-eta_pair = explained["entk_authors"][:, :, [j_feature, j_pool]]  # (P, 2 inits, 2 factors)
+eta_pair = report.sort_factor_eta(explained["entk_authors"], factors)  # (P, 2 inits, 2 factors)
 eta_standard, eta_large = eta_pair[:, 0].mean(axis=1), eta_pair[:, 1].mean(axis=1)  # (P,) mean of the two factors
 entk_large = claims.judge("entk-large", a=eta_standard, b=eta_large)
-control_pair = explained["output_error"][:, :, [j_feature, j_pool]].mean(axis=2)  # (P, 2): the same, ε·σ' alone
+control_pair = report.sort_factor_eta(explained["output_error"], factors).mean(axis=2)  # (P, 2): the same, ε·σ' alone
 control_diff = float((control_pair[:, 0] - control_pair[:, 1]).mean())
 glue("entk_large_control_diff", f"{control_diff:+.3f}", display=False)
-paired_table = pd.DataFrame({
-    "η² feature (standard / large)": [f"{s:.3f} / {l:.3f}" for s, l in eta_pair[:, :, 0]],
-    "η² output pool (standard / large)": [f"{s:.3f} / {l:.3f}" for s, l in eta_pair[:, :, 1]],
-    "mean of the two, standard": eta_standard.round(3), "mean of the two, large": eta_large.round(3),
-    "standard − large": (eta_standard - eta_large).round(3)},
-    index=pd.Index(entk_seeds, name="weight draw (seed)"))
 glue("entk_large_diff", entk_large.ours, display=False)
 glue("entk_large_ci", entk_large.interval, display=False)
 glue("entk_large_std", f"{eta_standard.mean():.3f}", display=False)
@@ -418,7 +327,7 @@ print(f"standard − large, mean over {n_entk_pairs} draws: {entk_large.ours}, b
       f"{entk_large.interval or '(none)'}; verdict: {entk_large.verdict}"
       + (f" ({entk_large.qualification})" if entk_large.qualification else "")
       + (f"; the same verdict for {entk_large.stability} bootstrap seeds" if entk_large.stability else ""))
-paired_table
+report.paired_table(eta_pair, entk_seeds)
 
 # %% [markdown]
 # Averaged over the two factors, standard init's loadings have $\eta^2 =$
@@ -440,15 +349,7 @@ paired_table
 
 # %% tags=["hide-input"]
 glue("n_permutations", f"{n_permutations}", display=False)
-null_rows, null_tests = [], {}
-for grouping, label in (("input", "routed input unit"), ("task", "task")):
-    labels_per_pair = [rep.group_labels(env, train_patterns(p), grouping)[0] for p in range(n_entk_pairs)]
-    null_tests[grouping] = tests = controls.shuffle_tests(loadings, labels_per_pair, n_permutations)
-    for i, init in enumerate(("standard", "large")):
-        null_rows.append({"grouping": label, "init": init,
-                          "η² observed": f"{tests['observed'][:, i].mean():.3f} ± {tests['observed'][:, i].std(ddof=1):.3f}",
-                          "null 95th percentile": f"{tests['null_95'][:, i].mean():.3f}",
-                          "networks with p < 0.05": f"{int((tests['p'][:, i] < 0.05).sum())}/{n_entk_pairs}"})
+null_rows, null_tests = report.shuffle_null_rows(env, structure, loadings, n_entk_pairs, n_permutations)
 large_structured = int(((null_tests["input"]["p"][:, 1] < 0.05) | (null_tests["task"]["p"][:, 1] < 0.05)).sum())
 standard_structured = int(((null_tests["input"]["p"][:, 0] < 0.05) & (null_tests["task"]["p"][:, 0] < 0.05)).sum())
 glue("null_large_structured", f"{large_structured} of {n_entk_pairs}", display=False)
@@ -489,22 +390,7 @@ derived_all = {g: rep.entk_partitions(env, loadings, structure["stimulus_train"]
                for g in rep.DERIVED_GROUPINGS}
 derived_control = {g: rep.entk_partitions(env, structure["loadings/output_error"], structure["stimulus_train"],
                                           structure["tasks_train"], g) for g in rep.DERIVED_GROUPINGS}
-agreement_rows, agreement = [], {}
-for g in rep.DERIVED_GROUPINGS:
-    labels_g, parts_g = derived_all[g]
-    for i, init in enumerate(("standard", "large")):
-        row = {"grouping": g, "init": init,
-               "parts chosen": ", ".join(f"{k}: {int((parts_g[:, i] == k).sum())}" for k in np.unique(parts_g[:, i]))}
-        for by in partitions.REFERENCE_PARTITIONS[g]:
-            reference, _ = partitions.reference_partition(env, g, by)
-            same = sum(partitions.same_partition(labels_g[p, i], reference) for p in range(n_entk_pairs))
-            agreement[(g, by, init)] = same
-            row[f"= reference by {by}"] = f"{same}/{n_entk_pairs}"
-        same_control = sum(partitions.same_partition(labels_g[p, i], derived_control[g][0][p, i])
-                           for p in range(n_entk_pairs))
-        agreement[(g, "control", init)] = same_control
-        row["= ε·σ' control's partition"] = f"{same_control}/{n_entk_pairs}"
-        agreement_rows.append(row)
+agreement_rows, agreement = report.partition_agreement(env, derived_all, derived_control, n_entk_pairs)
 for (g, by, init), same in agreement.items():
     glue(f"agree_{g}_{by}_{init}", f"{same}/{n_entk_pairs}", display=False)
 pd.DataFrame(agreement_rows).fillna("–").style.hide(axis="index")
@@ -518,20 +404,12 @@ TITLES = {"input vs feature": "input units vs feature (reference)",
           "task vs input_pool": "tasks vs input pool (reference)",
           "task vs output_pool": "tasks vs output pool (reference)",
           "task vs eNTK-derived": "tasks vs eNTK-derived"}
-plotting.plot_ari(iterations, {TITLES[k]: ari[k] for k in TITLES}, ncols=3)
+plot_representations.plot_ari(iterations, {TITLES[k]: ari[k] for k in TITLES}, ncols=3)
 plt.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"]
-ari_rows = []
 for title, v in ari.items():
-    mean = v.mean(axis=0)  # (2, S)
-    row = {"comparison": title}
-    for i, init in enumerate(("standard", "large")):
-        row[f"{init}: end"] = f"{v[:, i, -1].mean():.2f} ± {v[:, i, -1].std():.2f}"
-        row[f"{init}: peak (iteration)"] = f"{mean[i].max():.2f} ({iterations[np.argmax(mean[i])]})"
-        row[f"{init}: first ≥ 0.5"] = f"{rep.onset(iterations, mean[i]):.0f}"
-    ari_rows.append(row)
     slug = title.replace(" ", "_")
     for i, init in enumerate(("std", "large")):
         glue(f"ari_final_{init}_{slug}", f"{v[:, i, -1].mean():.2f}", display=False)
@@ -540,7 +418,7 @@ for title, v in ari.items():
 cross_ari = adjusted_rand_score(partitions.reference_partition(env, "task", "input_pool")[0],
                                 partitions.reference_partition(env, "task", "output_pool")[0])
 glue("ari_crossing", f"{cross_ari:.2f}", display=False)
-pd.DataFrame(ari_rows).style.hide(axis="index")
+pd.DataFrame(report.ari_rows(ari, iterations)).style.hide(axis="index")
 
 # %% [markdown]
 # Values below zero are not noise around chance: the ARI of two partitions that cut across
@@ -563,9 +441,9 @@ if show_swapped_architecture:
     env_other = TaskEnvironment(*ARCHITECTURES[other])
     other_seeds = list(range(first_seed, first_seed + n_swapped_pairs))
     recorded_other = rep.cached_grouped_hidden(env_other, schedule, other_seeds, n_iterations)
-    key_other = dict(env=list(ARCHITECTURES[other]), schedule=schedule, seed=first_seed, n_iterations=n_iterations)
+    key_other = dict(env=environment_key(env_other), schedule=schedule, seed=first_seed, n_iterations=n_iterations)
     embeddings_other = rep.cached_mphate(env_other, recorded_other["hidden_groups"][0], key_other)
-    plotting.plot_mphate_grid(embeddings_other, final_labels(env_other))
+    plot_representations.plot_mphate_grid(embeddings_other, report.final_labels(env_other))
     plt.suptitle(f"{other} architecture", y=0.98)
     plt.show()
 else:
@@ -579,7 +457,7 @@ if show_swapped_architecture:
                                             structure_other["stimulus_train"], structure_other["tasks_train"], g)
                      for g in rep.DERIVED_GROUPINGS}
     ari_other = rep.cached_ari_curves(env_other, recorded_other, {**key_other, "seeds": other_seeds}, derived_other)
-    plotting.plot_ari(recorded_other["iterations"], {TITLES[k]: ari_other[k] for k in TITLES}, ncols=3)
+    plot_representations.plot_ari(recorded_other["iterations"], {TITLES[k]: ari_other[k] for k in TITLES}, ncols=3)
     plt.suptitle(f"{other} architecture", y=1.0)
     plt.tight_layout()
     plt.show()
@@ -588,15 +466,9 @@ else:
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-swapped", "caption": "Paper Fig 20, extended: leading t=0 eNTK vector of each output unit of the other architecture (authors' variant, first pair), over the training patterns sorted by routed input unit or by task, for standard and large init (as Paper Fig 15)."}}
 if show_swapped_architecture:
-    patterns_other = train_patterns(0, structure_other, env_other)
-    by_input_other = np.lexsort((patterns_other.task, env_other.relevant_input_unit(patterns_other)))
-    by_task_other = np.lexsort((env_other.relevant_feature(patterns_other), patterns_other.task))
-    loadings_other = structure_other["loadings/entk_authors"]
-    panels_other = {f"{init} init, sorted by input unit": loadings_other[0, i][by_input_other]
-                    for i, init in enumerate(("standard", "large"))}
-    panels_other |= {f"{init} init, sorted by task": loadings_other[0, i][by_task_other]
-                     for i, init in enumerate(("standard", "large"))}
-    plotting.plot_loading_heatmaps(panels_other, env_other.n_features)
+    panels_other = report.sorted_loading_panels(env_other, structure_other["loadings/entk_authors"][0],
+                                                report.training_patterns(env_other, structure_other, 0))
+    plot_representations.plot_loading_heatmaps(panels_other, env_other.n_features)
     plt.suptitle(f"{other} architecture", y=1.0)
     plt.tight_layout()
     plt.show()
@@ -604,17 +476,9 @@ else:
     print("show_swapped_architecture is False: Fig 20 not computed")
 
 # %% tags=["hide-input"]
-ONSET_CURVES = ("task vs output_pool", "task vs input_pool", "task_by_input vs output_pool", "task_by_input vs feature")
-
-
-def onsets(curves, its):
-    """Standard init: first iteration at which the mean ARI curve reaches 0.5."""
-    return {name: rep.onset(its, curves[name][:, 0].mean(axis=0)) for name in ONSET_CURVES}
-
-
-onset_table = {architecture: onsets(ari, iterations)}
+onset_table = {architecture: report.onsets(ari, iterations)}
 if show_swapped_architecture:
-    onset_table[other] = onsets(ari_other, recorded_other["iterations"])
+    onset_table[other] = report.onsets(ari_other, recorded_other["iterations"])
     other_shares = controls.shares_explained(structure_other, "entk_authors", ("epsilon", "output_error"))
     glue("other_share_epsilon_std", f"{other_shares['epsilon'][:, 0].mean():.3f}", display=False)
     glue("other_share_output_error_large", f"{other_shares['output_error'][:, 1].mean():.3f}", display=False)
@@ -628,11 +492,8 @@ else:
         glue(name, "not computed", display=False)
 order_holds = {arch: bool(o["task vs output_pool"] < o["task vs input_pool"]) for arch, o in onset_table.items()}
 if show_swapped_architecture:
-    other_factors = list(rep.loading_factors(env_other, train_patterns(0, structure_other, env_other)))
-    other_eta = np.array([[list(rep.loading_variance_explained(
-        structure_other["loadings/entk_authors"][p, i],
-        rep.loading_factors(env_other, train_patterns(p, structure_other, env_other))).values())
-        for i in range(2)] for p in range(n_swapped_pairs)])
+    other_factors = report.loading_factor_names(env_other, structure_other)
+    other_eta = report.variance_explained(env_other, structure_other, "entk_authors", n_swapped_pairs)
     print(f"{other} architecture, t=0 eNTK (authors' variant), mean over {n_swapped_pairs} pairs: silhouette "
           f"{structure_other['silhouette/entk_authors'][:, 0].mean():.2f} (standard) / "
           f"{structure_other['silhouette/entk_authors'][:, 1].mean():.2f} (large); η² by factor (standard / large): "
@@ -707,7 +568,7 @@ main_onsets = onset_table[architecture]
 fmt = lambda t: "never" if np.isnan(t) else f"{t:.0f}"
 glue("onset_main_out", fmt(main_onsets["task vs output_pool"]), display=False)
 glue("onset_main_task", fmt(main_onsets["task vs input_pool"]), display=False)
-other_onsets = onset_table.get(other, {n: float("nan") for n in ONSET_CURVES})
+other_onsets = onset_table.get(other, {n: float("nan") for n in report.ONSET_CURVES})
 glue("onset_other_out", fmt(other_onsets["task vs output_pool"]), display=False)
 glue("onset_other_task", fmt(other_onsets["task vs input_pool"]), display=False)
 

@@ -60,16 +60,10 @@ split = "iid"
 large_scaling = "both_layers"
 
 # %% tags=["remove-cell"]
-from lib.experiments.schedules import check_schedule_parameters
-from lib.core.models import LARGE_SCALINGS
-from lib.core.tasks import SPLITS
-from lib.core.validation import check_choice, check_int
+from lib.book.chapter_parameters import check_multitask_performance
 
-plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
-check_int("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs)
-verdict_plan = check_schedule_parameters(n_verdict_pairs, first_seeds, iterations)
-check_choice("split", split, SPLITS)
-check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
+plan, verdict_plan = check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split,
+                                                 large_scaling)
 run_parameters = dict(n_pairs=n_pairs, n_verdict_pairs=n_verdict_pairs, first_seeds=first_seeds,
                       iterations=iterations, split=split, large_scaling=large_scaling)
 
@@ -80,7 +74,7 @@ import pandas as pd
 from myst_nb import glue
 
 from lib.analyses import claims, stats
-from lib.book import plot_performance, plotting, summary
+from lib.book import plot_performance, summary
 from lib.core import results
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.schedules import cached_schedule, schedule_parameters
@@ -123,12 +117,12 @@ glue("perf_n_pairs", f"{n_pairs}", display=False)
 phases = ("single", "finetune")
 test_loss = {name: {phase: run[f"{phase}/loss_test"] for phase in phases} for name, run in runs.items()}
 train_loss = {name: {phase: run[f"{phase}/loss_train"] for phase in phases} for name, run in runs.items()}
-plotting.plot_phase_losses(runs["ET"]["iterations"], test_loss["ET"], title="ET: ")
+plot_performance.plot_phase_losses(runs["ET"]["iterations"], test_loss["ET"], title="ET: ")
 plt.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-lr", "caption": "Paper Fig 18: the same for the LR schedule (learning rate 0.03 for standard, 0.01 for large init; 2500 iterations per phase)."}}
-plotting.plot_phase_losses(runs["LR"]["iterations"], test_loss["LR"], title="LR: ")
+plot_performance.plot_phase_losses(runs["LR"]["iterations"], test_loss["LR"], title="LR: ")
 plt.tight_layout()
 plt.show()
 
@@ -219,7 +213,7 @@ pair_table = pd.DataFrame([
 pair_table.style.hide(axis="index")
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-runs", "caption": "Paper Fig 17: single-task test loss of the first n_pairs ET pairs, standard (blue) and large (orange) init, on a shared log scale."}}
-plotting.plot_individual_runs(runs["ET"]["iterations"], test_loss["ET"]["single"])
+plot_performance.plot_individual_runs(runs["ET"]["iterations"], test_loss["ET"]["single"])
 plt.tight_layout()
 plt.show()
 
@@ -302,7 +296,7 @@ plt.show()
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-train-test", "caption": "Paper Fig 19: mean training (dotted) and test (solid) loss of each init in both phases, ET schedule (top) and LR schedule (bottom), the first n_pairs pairs. Train and test sets are drawn i.i.d. from the same 972 (single-task) or 5832 (multitask) patterns, so they overlap (split='iid')."}}
 fig, axes = plt.subplots(2, 2, figsize=(11, 6.8))
 for row_axes, (name, run) in zip(axes, runs.items()):
-    plotting.plot_train_test(run["iterations"], train_loss[name], test_loss[name], axes=row_axes, title=f"{name}: ")
+    plot_performance.plot_train_test(run["iterations"], train_loss[name], test_loss[name], axes=row_axes, title=f"{name}: ")
 fig.tight_layout()
 plt.show()
 

@@ -71,18 +71,10 @@ compare_choices = True
 n_verdict_pairs = 50
 
 # %% tags=["remove-cell"]
-from lib.experiments.schedules import check_schedule_parameters
-from lib.core.models import LARGE_SCALINGS
-from lib.core.tasks import SPLITS
-from lib.core.validation import check_choice, check_size
+from lib.book.chapter_parameters import check_correlation_analysis
 
-plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
-check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
-check_choice("split", split, SPLITS)
-check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
-check_choice("compare_choices", compare_choices, (True, False))
-check_size("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs, sane_maximum=200)
-verdict_plan = check_schedule_parameters(n_verdict_pairs, first_seeds, iterations)
+plan, verdict_plan = check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, split, large_scaling,
+                                                compare_choices, n_verdict_pairs)
 run_parameters = dict(n_pairs=n_pairs, first_seeds=first_seeds, iterations=iterations, n_resamples=n_resamples,
                       split=split, large_scaling=large_scaling, compare_choices=compare_choices,
                       n_verdict_pairs=n_verdict_pairs)
@@ -94,11 +86,12 @@ import pandas as pd
 from myst_nb import glue
 
 from lib.analyses import controls, multiple_testing
-from lib.book import plotting
+from lib.book import plot_representations
 from lib.experiments.paper import PAPER_CORRELATIONS
 from lib.analyses import stats
 from lib.book import summary
-from lib.experiments.schedules import ENTK_VARIANTS, cached_schedule
+from lib.core.entk_variants import ENTK_VARIANTS
+from lib.experiments.schedules import cached_schedule
 from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
@@ -107,7 +100,7 @@ choices = dict(split=split, large_scaling=large_scaling)
 # only the principled variant exists
 variants = [v for v in ENTK_VARIANTS if v == "principled" or split == "iid"]
 headline = "authors" if split == "iid" else "principled"
-predictors = [p for p in controls.PREDICTORS if p != "entk_authors" or split == "iid"]
+predictors = [p for p in controls.LOADING_PREDICTORS if p != "entk_authors" or split == "iid"]
 runs = {name: cached_schedule(env, name, seeds, n_it, **choices) for name, (seeds, n_it) in plan.items()}
 structure = {name: controls.cached_initial_structure(env, seeds, predictors=predictors, **choices)
              for name, (seeds, _) in plan.items()}
@@ -309,7 +302,7 @@ full_view.style.hide(axis="index")
 # %% tags=["hide-input"]
 RIVALS = tuple(predictors)
 rivals = pd.DataFrame(stats.rival_correlations(inputs_for(runs, structure, RIVALS), list(RIVALS), n_resamples))
-rivals["predictor"] = rivals["predictor"].map(lambda p: controls.PREDICTOR_NAMES.get(p, p))
+rivals["predictor"] = rivals["predictor"].map(lambda p: controls.LOADING_PREDICTOR_NAMES.get(p, p))
 rivals["correlation"] = rivals["quantity"] + " " + rivals["phase"] + " " + rivals["schedule"]
 
 
@@ -318,17 +311,17 @@ def rival_cell(r, p):
 
 
 rivals["cell"] = [rival_cell(r, p) for r, p in zip(rivals["r"], rivals["p_within_permutation"])]
-order = [controls.PREDICTOR_NAMES[p] for p in RIVALS] + ["init label"]
+order = [controls.LOADING_PREDICTOR_NAMES[p] for p in RIVALS] + ["init label"]
 rival_table = rivals.pivot(index="predictor", columns="correlation", values="cell").loc[order]
 rival_table = rival_table[[c for c in rivals["correlation"].unique()]]
 paper_row = pd.DataFrame([[f"{v:+.3f}" for v in authors["paper_r"]]], columns=rival_table.columns, index=["paper"])
 by_pred = {(r.predictor, r.correlation): r.r for r in rivals.itertuples()}
-eps_gap = max(abs(by_pred[(controls.PREDICTOR_NAMES["output_error"], c)] - by_pred[(controls.PREDICTOR_NAMES[f"entk_{headline}"], c)])
+eps_gap = max(abs(by_pred[(controls.LOADING_PREDICTOR_NAMES["output_error"], c)] - by_pred[(controls.LOADING_PREDICTOR_NAMES[f"entk_{headline}"], c)])
               for c in rival_table.columns if c.startswith("relative"))
 glue("rival_output_error_gap", f"{eps_gap:.3f}", display=False)
 for p in ("output_error", "epsilon", "ntk", "entk_left"):
-    glue(f"rival_{p}_et_single", f"{by_pred[(controls.PREDICTOR_NAMES[p], 'relative single ET')]:+.3f}", display=False)
-    glue(f"rival_{p}_et_finetune", f"{by_pred[(controls.PREDICTOR_NAMES[p], 'relative finetune ET')]:+.3f}",
+    glue(f"rival_{p}_et_single", f"{by_pred[(controls.LOADING_PREDICTOR_NAMES[p], 'relative single ET')]:+.3f}", display=False)
+    glue(f"rival_{p}_et_finetune", f"{by_pred[(controls.LOADING_PREDICTOR_NAMES[p], 'relative finetune ET')]:+.3f}",
          display=False)
 pd.concat([paper_row, rival_table])
 
@@ -352,9 +345,9 @@ markers = np.concatenate([np.full(len(structure[n][f"silhouette/entk_{headline}"
 fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.8))
 for ax, phase in zip(axes, ("single", "finetune")):
     relative = stats.relative_to_partner(np.concatenate([runs[n][f"{phase}/loss_test"][:, :, -1] for n in runs]))
-    plotting.plot_silhouette_scatter(pooled_sil, relative, stats.pearson(pooled_sil, relative),
-                                     "silhouette at t=0", f"relative final test loss ({phase})", ax, markers,
-                                     marker_labels=dict(enumerate(runs)))
+    plot_representations.plot_silhouette_scatter(pooled_sil, relative, stats.pearson(pooled_sil, relative),
+                                                 "silhouette at t=0", f"relative final test loss ({phase})", ax, markers,
+                                                 marker_labels=dict(enumerate(runs)))
 fig.tight_layout()
 plt.show()
 
@@ -437,7 +430,7 @@ def correlation_claim_row(claim, schedule, quantity="relative"):
     old = claims.judge(claim, version=1, conditions={claims.criterion(claim, 1).settings["names"][0]: inside},
                        ours=f"{pair[0].r:+.3f} / {pair[1].r:+.3f} ({n_pairs} pairs)")
     j = verdict_judgements[(claim, headline)]
-    control_r = [rival_rows[(controls.PREDICTOR_NAMES["output_error"], quantity, r.phase, schedule)].r for r in pair]
+    control_r = [rival_rows[(controls.LOADING_PREDICTOR_NAMES["output_error"], quantity, r.phase, schedule)].r for r in pair]
     labels = verdict_tables[headline]
     labels = labels[(labels.quantity == quantity) & (labels.schedule == schedule)]
     return summary.claim_row(

@@ -58,10 +58,9 @@ chapters = ["01_one_step_entk", "02_smg_validation", "03_epntk", "04_multitask_r
             "10_rich_lazy_continuum"]
 
 # %% tags=["remove-cell"]
-from lib.book.runner import NOTEBOOKS
+from lib.book.chapter_parameters import check_reproduction_summary
 
-if not isinstance(chapters, list) or not chapters or any(c not in NOTEBOOKS for c in chapters):
-    raise ValueError(f"chapters must be a non-empty list of notebook names from {list(NOTEBOOKS)}, got {chapters!r}")
+check_reproduction_summary(chapters)
 
 # %% tags=["hide-input"]
 import pandas as pd

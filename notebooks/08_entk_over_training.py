@@ -33,7 +33,7 @@
 # are the predictors it is compared with.
 #
 # **How it is computed.** The ePNTK $P_k(x_n, x_m; t) = -\eta \sum_{s<t} K_k(x_n, x_m; \theta_s)$
-# is accumulated inside the training scan (`lib.experiments.kernel_dynamics.stream_epntk`): the memory
+# is accumulated inside the training scan (`lib.experiments.epntk_stream.stream_epntk`): the memory
 # holds two $K \times N \times M$ arrays however long the run, and at each of the recorded
 # snapshots only what the analyses below need is kept. Rows $n$ are training inputs (the
 # principled index set) and test inputs (the authors'), columns $m$ the 500 training inputs.
@@ -99,40 +99,41 @@ window_threshold = 0.5
 index_set = "principled"
 
 # %% tags=["remove-cell"]
-from lib.experiments.kernel_dynamics import check_notebook_parameters
+from lib.book.chapter_parameters import check_entk_over_training
 
-ARCHITECTURES = {"4x3": (4, 3, 3), "3x4": (3, 4, 3)}
-plan = check_notebook_parameters(architecture, ARCHITECTURES, n_pairs, first_seeds, iterations, n_snapshots,
-                                 node_every, path_kernel, n_points, n_rows, check_rows, check_iterations, n_halvings,
-                                 convergence_iterations, window_threshold, index_set)
+plan = check_entk_over_training(architecture, n_pairs, first_seeds, iterations, n_snapshots, node_every, path_kernel,
+                                n_points, n_rows, check_rows, check_iterations, n_halvings, convergence_iterations,
+                                window_threshold, index_set)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown
 from myst_nb import glue
 
 from lib.analyses import attribution, claims
 from lib.analyses import kernel_analysis as ka
 from lib.experiments import kernel_dynamics as kd
-from lib.book import plot_attribution, plotting
+from lib.book import plot_attribution, plot_entk_over_training
 from lib.core import results
 from lib.analyses.entk_vectors import loglog_slope
+from lib.experiments.epntk_stream import node_count
 from lib.experiments.schedules import get_schedule
+from lib.core.entk_variants import ENTK_VARIANTS
+from lib.core.kernel_statistics import centered_cosine_similarity
 from lib.core.models import INITS
-from lib.core.tasks import TaskEnvironment
+from lib.core.tasks import ARCHITECTURES, TaskEnvironment
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
-SET = kd.INDEX_SETS.index(index_set)
+SET = ENTK_VARIANTS.index(index_set)
 runs, wall = {}, {}
-for name, (seeds, n_it, phases, *_) in plan.items():
-    runs[name] = kd.cached_kernel_dynamics(env, name, seeds, n_it, n_snapshots, phases, path_kernel, n_points, n_rows)
-    key = kd.kernel_dynamics_parameters(env, name, seeds, n_it, n_snapshots, phases, path_kernel, n_points, n_rows)
-    wall[name] = results.metadata_of("kernel_dynamics", key)["wall_time_s"]
-    nodes = sum((until - start) // s for (until, s), start in zip(phases, [0] + [u for u, _ in phases[:-1]]))
-    print(f"{name}: {len(seeds)} pairs, {n_it} iterations, kernel at {nodes} nodes per network "
-          f"({n_it / nodes:.1f} iterations per node); computed in {wall[name]:.0f} s")
+for name, p in plan.items():
+    run_arguments = (env, name, p.seeds, p.n_iterations, n_snapshots, p.phases, path_kernel, n_points, n_rows)
+    runs[name] = kd.cached_kernel_dynamics(*run_arguments)
+    wall[name] = results.metadata_of("kernel_dynamics", kd.kernel_dynamics_parameters(*run_arguments))["wall_time_s"]
+    nodes = node_count(p.phases)
+    print(f"{name}: {len(p.seeds)} pairs, {p.n_iterations} iterations, kernel at {nodes} nodes per network "
+          f"({p.n_iterations / nodes:.1f} iterations per node); computed in {wall[name]:.0f} s")
 iterations_of = {name: run["iterations"] for name, run in runs.items()}
 glue("kd_wall_total", f"{sum(wall.values()) / 60:.1f} minutes", display=False)
 glue("kd_n_networks", f"{2 * n_pairs}", display=False)
@@ -153,9 +154,9 @@ glue("kd_rows", "all 500 training and 500 test inputs" if n_rows is None
 # the every-step step-integrated sum, and with the latter under the time quadrature.
 
 # %% tags=["hide-input", "remove-stderr"]
-checks = {name: kd.cached_validation_runs(env, name, seeds[0], check_phases, n_check, check_snapshots, n_points,
-                                          check_rows)
-          for name, (seeds, _, _, n_check, check_phases, check_snapshots) in plan.items()}
+checks = {name: kd.cached_validation_runs(env, name, p.seeds[0], p.check_phases, p.check_iterations,
+                                          p.check_snapshots, n_points, check_rows)
+          for name, p in plan.items()}
 variants = {"euler": "eNTK sum (paper), every step", "step": "step-integrated, every step",
             "step_quadrature": "step-integrated, quadrature"}
 rows = []
@@ -208,7 +209,7 @@ reconstruction.style.format({c: "{:.2e}" for c in reconstruction.columns[3:]}).h
 panels = {f"{name} (first {check['iterations'][-1]} iterations)": (
     check["iterations"], {label: check[f"reconstruction_error/{variant}"][:, :, 1] for variant, label in variants.items()})
     for name, check in checks.items()}
-plotting.plot_reconstruction_errors(panels)
+plot_entk_over_training.plot_reconstruction_errors(panels)
 plt.tight_layout()
 plt.show()
 
@@ -233,8 +234,8 @@ plt.show()
 # the error of the every-step eNTK sum once the steps are in the linear regime.
 
 # %% tags=["hide-input", "remove-stderr"]
-convergence = {name: kd.cached_convergence(env, name, seeds[0], n_halvings, convergence_iterations, check_rows)
-               for name, (seeds, *_) in plan.items()}
+convergence = {name: kd.cached_convergence(env, name, p.seeds[0], n_halvings, convergence_iterations, check_rows)
+               for name, p in plan.items()}
 rows, slopes = [], {}
 for name, conv in convergence.items():
     for i, init in enumerate(INITS):
@@ -260,7 +261,7 @@ panels = {f"{name}: lr x t = {get_schedule(name).learning_rate('standard') * con
           {f"{init}, {set_name} inputs": (conv["learning_rate"][i], conv["reconstruction_error"][i, :, s])
            for i, init in enumerate(INITS) for s, set_name in enumerate(("training", "test"))}
           for name, conv in convergence.items()}
-plotting.plot_epntk_convergence(panels)
+plot_entk_over_training.plot_epntk_convergence(panels)
 plt.tight_layout()
 plt.show()
 
@@ -313,7 +314,7 @@ measures = {"alignment\neNTK(t), eNTK(0)": "alignment_initial",
             "alignment\neNTK(t), final ePNTK": "alignment_final",
             "vector overlap\neNTK(t), final ePNTK": "overlap_final",
             "alignment\nePNTK so far, eNTK(0)": "alignment_path_initial"}
-plotting.plot_kernel_similarity_over_training(
+plot_entk_over_training.plot_kernel_similarity_over_training(
     iterations_of, {title: {name: run[key][:, :, :, SET].mean(axis=-1) for name, run in runs.items()}
                     for title, key in measures.items()}, window_threshold)
 plt.tight_layout()
@@ -367,36 +368,60 @@ plt.show()
 
 
 # %% tags=["remove-cell"]
-def threshold_sentences() -> str:
-    """What of the time window depends on the threshold, per schedule and measure (from the crossings)."""
-    lines = []
-    for (name, label), times in crossings.items():
-        never = np.isnan(times).sum(axis=1)  # (T, 2 inits)
-        order = attribution.crossing_order(times[..., 1], times[..., 0])  # (T, 3)
-        n = times.shape[1]
-        never_text = ", ".join(f"{t:g}: {a}/{b}" for t, (a, b) in zip(attribution.THRESHOLDS, never))
-        first, later = order[:, 0], order[:, 2]
-        if not later.any() and dependence[(name, label)]["order_changes"]:
-            verdict = (f"large init crosses strictly first in {first.min()} to {first.max()} of {n} pairs, depending "
-                       "on the threshold, and never after standard init (in the other pairs both cross at the same "
-                       "snapshot, or neither crosses)")
-        elif not later.any():
-            verdict = f"large init crosses first in {first.min()} of {n} pairs at every threshold, never after"
-        else:
-            verdict = (f"standard init crosses first in {later.min()} to {later.max()} of {n} pairs and large init in "
-                       f"{first.min()} to {first.max()}, depending on the threshold")
-        lines.append(f"* {name}, {label}: pairs that never cross (standard/large) at each threshold {never_text}"
-                     + (" (so whether a pair crosses at all depends on the threshold)"
-                        if dependence[(name, label)]["never_changes"] else "") + f"; {verdict}.")
-    return "\n".join(lines)
+def count_range(counts) -> str:
+    """'a' or 'a to b': the range of pair counts over the thresholds."""
+    return f"{counts.min()}" if counts.min() == counts.max() else f"{counts.min()} to {counts.max()}"
 
 
-glue("kd_threshold_findings", Markdown(threshold_sentences()), display=False)
+SLUGS = dict(zip(attribution.WINDOW_MEASURES, ("align", "overlap", "path")))
+for (name, label), times in crossings.items():
+    key = f"kd_cross_{name}_{SLUGS[label]}"
+    never = np.isnan(times).sum(axis=1)  # (T, 2 inits)
+    order = attribution.crossing_order(times[..., 1], times[..., 0])  # (T, 3): large first, same, standard first
+    glue(f"{key}_never", ", ".join(f"{t:g}: {a}/{b}" for t, (a, b) in zip(attribution.THRESHOLDS, never)),
+         display=False)
+    glue(f"{key}_large_first", count_range(order[:, 0]), display=False)
+    glue(f"{key}_standard_first", count_range(order[:, 2]), display=False)
+    glue(f"{key}_depends", "yes" if dependence[(name, label)]["never_changes"] else "no", display=False)
+glue("kd_cross_pairs", f"{n_pairs}", display=False)
 
 # %% [markdown]
-# ```{glue:md} kd_threshold_findings
-# :format: myst
-# ```
+# * ET, alignment of eNTK(t) with eNTK(0): pairs that never cross (standard/large) at each threshold
+#   {glue:text}`kd_cross_ET_align_never` (whether a pair crosses at all depends on the threshold:
+#   {glue:text}`kd_cross_ET_align_depends`); of the {glue:text}`kd_cross_pairs` pairs, large init crosses
+#   strictly first in {glue:text}`kd_cross_ET_align_large_first` and standard init in
+#   {glue:text}`kd_cross_ET_align_standard_first`, depending on the threshold (in the others both cross at
+#   the same snapshot, or neither crosses).
+# * ET, overlap of leading vectors, eNTK(t) vs eNTK(0): pairs that never cross (standard/large) at each threshold
+#   {glue:text}`kd_cross_ET_overlap_never` (whether a pair crosses at all depends on the threshold:
+#   {glue:text}`kd_cross_ET_overlap_depends`); of the {glue:text}`kd_cross_pairs` pairs, large init crosses
+#   strictly first in {glue:text}`kd_cross_ET_overlap_large_first` and standard init in
+#   {glue:text}`kd_cross_ET_overlap_standard_first`, depending on the threshold (in the others both cross at
+#   the same snapshot, or neither crosses).
+# * ET, alignment of the ePNTK so far with eNTK(0): pairs that never cross (standard/large) at each threshold
+#   {glue:text}`kd_cross_ET_path_never` (whether a pair crosses at all depends on the threshold:
+#   {glue:text}`kd_cross_ET_path_depends`); of the {glue:text}`kd_cross_pairs` pairs, large init crosses
+#   strictly first in {glue:text}`kd_cross_ET_path_large_first` and standard init in
+#   {glue:text}`kd_cross_ET_path_standard_first`, depending on the threshold (in the others both cross at
+#   the same snapshot, or neither crosses).
+# * LR, alignment of eNTK(t) with eNTK(0): pairs that never cross (standard/large) at each threshold
+#   {glue:text}`kd_cross_LR_align_never` (whether a pair crosses at all depends on the threshold:
+#   {glue:text}`kd_cross_LR_align_depends`); of the {glue:text}`kd_cross_pairs` pairs, large init crosses
+#   strictly first in {glue:text}`kd_cross_LR_align_large_first` and standard init in
+#   {glue:text}`kd_cross_LR_align_standard_first`, depending on the threshold (in the others both cross at
+#   the same snapshot, or neither crosses).
+# * LR, overlap of leading vectors, eNTK(t) vs eNTK(0): pairs that never cross (standard/large) at each threshold
+#   {glue:text}`kd_cross_LR_overlap_never` (whether a pair crosses at all depends on the threshold:
+#   {glue:text}`kd_cross_LR_overlap_depends`); of the {glue:text}`kd_cross_pairs` pairs, large init crosses
+#   strictly first in {glue:text}`kd_cross_LR_overlap_large_first` and standard init in
+#   {glue:text}`kd_cross_LR_overlap_standard_first`, depending on the threshold (in the others both cross at
+#   the same snapshot, or neither crosses).
+# * LR, alignment of the ePNTK so far with eNTK(0): pairs that never cross (standard/large) at each threshold
+#   {glue:text}`kd_cross_LR_path_never` (whether a pair crosses at all depends on the threshold:
+#   {glue:text}`kd_cross_LR_path_depends`); of the {glue:text}`kd_cross_pairs` pairs, large init crosses
+#   strictly first in {glue:text}`kd_cross_LR_path_large_first` and standard init in
+#   {glue:text}`kd_cross_LR_path_standard_first`, depending on the threshold (in the others both cross at
+#   the same snapshot, or neither crosses).
 #
 # ## Sharing: where does the learned change come from?
 #
@@ -424,8 +449,8 @@ glue("kd_threshold_findings", Markdown(threshold_sentences()), display=False)
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-sharing", "caption": "Beyond the paper: share of each category of training patterns in the magnitude of the learned change of the test outputs over training (mean over pairs), standard init (top) and large init (bottom), both schedules. Dotted lines: the categories' shares of the training patterns, the split expected if every pattern contributed alike. Magnitudes only: the signed shares are in the next figure."}}
 fractions = {name: run["sharing_pattern_fraction"][:, :, 1].mean(axis=(0, 1)) for name, run in runs.items()}
-plotting.plot_sharing_over_training(iterations_of, {name: run["sharing_abs"][:, :, :, 1] for name, run in runs.items()},
-                                    kd.SHARING_CATEGORIES, fractions)
+plot_entk_over_training.plot_sharing_over_training(iterations_of, {name: run["sharing_abs"][:, :, :, 1] for name, run in runs.items()},
+                                                   kd.SHARING_CATEGORIES, fractions)
 plt.tight_layout()
 plt.show()
 
@@ -498,7 +523,7 @@ agreement = {name: ka.representation_agreement(run, index_set) for name, run in 
 rows = []
 for name, values in agreement.items():
     for i, init in enumerate(INITS):
-        for predictor in ka.PREDICTORS:
+        for predictor in ka.REPRESENTATION_PREDICTORS:
             rows.append({"schedule": name, "init": init, "predictor": predictor,
                          **{metric: ka.mean_sd(values[f"{metric}/{predictor}"][:, i])
                             for metric in ("rsa", "ari3", "ari4")},
@@ -522,7 +547,7 @@ contrast_of = contrasts.set_index(["schedule", "init", "metric", "contrast"])
 contrasts[[c for c in contrasts if not c.startswith("_")]].style.hide(axis="index")
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-rsa", "caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs."}}
-plotting.plot_rsa_over_training(iterations_of, {name: ka.rsa_over_training(run, index_set, "columns")
+plot_entk_over_training.plot_rsa_over_training(iterations_of, {name: ka.rsa_over_training(run, index_set, "columns")
                                                 for name, run in runs.items()})
 plt.tight_layout()
 plt.show()
@@ -534,9 +559,9 @@ for i, init in enumerate(INITS):
     for title, predictor in (("final ePNTK", "final ePNTK, training-pattern side"),
                              ("t=0 eNTK", "t=0 eNTK, training-pattern side")):
         features = ka.predictor_features(first, predictor, index_set)[0, i]
-        panels[f"{init}: {title}"] = kd.centered_cosine_similarity(features)
-    panels[f"{init}: trained hidden layer"] = kd.centered_cosine_similarity(first["hidden_final"][0, i, SET])
-plotting.plot_task_similarity_matrices(panels, [f"{k} ({env.task_in_pool(k)}->{env.task_out_pool(k)})"
+        panels[f"{init}: {title}"] = centered_cosine_similarity(features)
+    panels[f"{init}: trained hidden layer"] = centered_cosine_similarity(first["hidden_final"][0, i, SET])
+plot_entk_over_training.plot_task_similarity_matrices(panels, [f"{k} ({env.task_in_pool(k)}->{env.task_out_pool(k)})"
                                                 for k in range(env.n_tasks)])
 plt.show()
 
@@ -590,124 +615,209 @@ def same_task_difference(name, key):
 EPNTK, ENTK0, CONTROL = "final ePNTK, training-pattern side", "t=0 eNTK, training-pattern side", \
     "hidden layer at t=0 (control)"
 first_order_judgement = claims.judge("epntk-multitask", value=euler_max)
-lines = []
 first_order = bool((last_orders > 0.8).all() and (last_orders < 1.2).all())
-lines.append(
-    f"* **Reconstruction.** The paper's every-step (first-order) eNTK sum misses the learned change of the "
-    f"multitask network's outputs by up to {euler_max:.0%} ({euler_worst_case[0]}, {euler_worst_case[1]} init; "
-    f"largest per schedule and init, first pair, first "
-    f"{' and '.join(f'{n} ({name})' for name, n in check_length.items())} iterations: {euler_text}); at fixed "
-    f"learning rate x steps its error falls with order {last_orders.min():.2f} to {last_orders.max():.2f} over the "
-    "last halving of the learning rate"
-    + (", the first order of a forward-Euler sum: the error is the sum's, at the paper's learning rates."
-       if first_order else ", not yet the first order expected of a forward-Euler sum.")
-    + f" Verdict on the claim that the paper's sum accounts for the multitask network's learned change (criterion: "
-    f"{first_order_judgement.criterion}): {first_order_judgement.verdict}. Integrating the output gradient along "
-    f"each discrete step reproduces the change to {worst_step:.0e}, and the time quadrature keeps it within "
-    f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.1%} over all runs; the "
-    "analyses below use that step-integrated ePNTK.")
-for name in runs:
-    depends = [label for (schedule, label), d in dependence.items() if schedule == name and d["never_changes"]]
-    never_after = all(not attribution.crossing_order(times[..., 1], times[..., 0])[:, 2].any()
-                      for (schedule, _), times in crossings.items() if schedule == name)
-    lines.append(
-        f"* **Time window, {name}.** The eNTK's alignment with its t=0 value (mean over outputs) first falls below "
-        f"{window_threshold:g} {window_text(name, 'standard')} for standard init and "
-        f"{window_text(name, 'large')} for large init (median over pairs); the leading-vector overlap falls below "
-        f"it {window_text(name, 'standard', 'overlap')} for standard and {window_text(name, 'large', 'overlap')} "
-        f"for large init; the alignment of everything learned so far (the ePNTK) with the t=0 eNTK "
-        f"{window_text(name, 'standard', 'path')} for standard and {window_text(name, 'large', 'path')} for "
-        f"large init. "
-        + (f"Between thresholds {attribution.THRESHOLDS[0]:g} and {attribution.THRESHOLDS[-1]:g}, whether a pair's "
-           f"similarity falls below the threshold at all depends on the threshold for: {'; '.join(depends)} "
-           "(see the crossing table)." if depends else
-           f"Which pairs cross is the same at every threshold from {attribution.THRESHOLDS[0]:g} to "
-           f"{attribution.THRESHOLDS[-1]:g}.")
-        + (" At every one of these thresholds and in every pair, large init's similarities fall below it no later "
-           "than standard init's." if never_after else ""))
+glue("kd_find_order_reading", "the first order of a forward-Euler sum: the error is the sum's, at the paper's "
+     "learning rates" if first_order else "not yet the first order expected of a forward-Euler sum", display=False)
+glue("kd_find_criterion", first_order_judgement.criterion, display=False)
+glue("kd_find_verdict", first_order_judgement.verdict, display=False)
+glue("kd_find_step_worst", f"{worst_step:.0e}", display=False)
+glue("kd_find_bulk_worst", f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.1%}",
+     display=False)
+glue("kd_find_threshold_low", f"{attribution.THRESHOLDS[0]:g}", display=False)
+glue("kd_find_threshold_high", f"{attribution.THRESHOLDS[-1]:g}", display=False)
 
 
-def other_tasks_sentence(name):
-    """What the signed shares say about other tasks' patterns, for both inits."""
-    said = {}
-    for init in INITS:
-        _, low, high = signed(name, init, attribution.OTHER_TASKS)
-        said[init] = ("they push against the learned change overall (signed share below 0)" if high < 0 else
-                      "they make most of it (signed share above 0.5)" if low > 0.5 else
-                      "they make part of it (signed share above 0)" if low > 0 else "their net part is not resolved")
-    if len(set(said.values())) == 1:
-        return f"with both inits {said[INITS[0]]}"
-    return "; ".join(f"with {init} init {text}" for init, text in said.items())
+def listed(items, empty="none"):
+    """The items joined by '; ', or ``empty``."""
+    return "; ".join(items) if items else empty
 
 
-for name in runs:
-    d_abs, d_signed = same_task_difference(name, "sharing_abs"), same_task_difference(name, "sharing_signed")
+def other_tasks_reading(name, init):
+    """What the signed share of other tasks' patterns says (test inputs, end of training)."""
+    _, low, high = signed(name, init, attribution.OTHER_TASKS)
+    return ("they push against the learned change overall (signed share below 0)" if high < 0 else
+            "they make most of it (signed share above 0.5)" if low > 0.5 else
+            "they make part of it (signed share above 0)" if low > 0 else "their net part is not resolved")
+
+
+def sharing_reading(d_abs, d_signed):
+    """What the large-minus-standard differences of the same task's share say, by magnitude and signed."""
     agree = attribution.direction(d_abs), attribution.direction(d_signed)
-    lines.append(
-        f"* **Sharing, {name}.** At the end of training, by magnitude, other tasks' patterns carry "
-        f"{magnitude(name, 'standard', attribution.OTHER_TASKS):.0%} (standard init) and "
-        f"{magnitude(name, 'large', attribution.OTHER_TASKS):.0%} (large init) of the summed |contribution| to a test "
-        f"pattern's learned change. Their signed share of the change is "
-        f"{ci(signed(name, 'standard', attribution.OTHER_TASKS))} (standard) and "
-        f"{ci(signed(name, 'large', attribution.OTHER_TASKS))} (large; mean [95% CI] over pairs), the same task's "
-        f"{ci(signed(name, 'standard', 'same task'))} and {ci(signed(name, 'large', 'same task'))}: "
-        f"{other_tasks_sentence(name)}. The categories' contributions add up to "
-        f"{cancelled.loc[(name, 'standard', 'by category'), '_median']:.1f}x (standard) and "
-        f"{cancelled.loc[(name, 'large', 'by category'), '_median']:.1f}x (large) the change they make (median "
-        f"over networks; over single training patterns "
-        f"{cancelled.loc[(name, 'standard', 'by training pattern'), '_median']:.0f}x and "
-        f"{cancelled.loc[(name, 'large', 'by training pattern'), '_median']:.0f}x), so magnitudes say little about "
-        f"where the change comes from. Large minus standard init, the same task's share is {ci(d_abs)} by magnitude "
-        f"and {ci(d_signed)} signed (paired over pairs): "
-        + ("both larger for large init, as separated representations would have it." if agree == ("above 0", "above 0")
-           else "the two measures point in opposite directions, so the kernel shows no consistent "
-                "shared-versus-separated contrast." if set(agree) == {"above 0", "below 0"}
-           else "not resolved by both measures."))
+    if agree == ("above 0", "above 0"):
+        return "both larger for large init, as separated representations would have it"
+    if set(agree) == {"above 0", "below 0"}:
+        return ("the two measures point in opposite directions, so the kernel shows no consistent "
+                "shared-versus-separated contrast")
+    return "not resolved by both measures"
 
 
-def beats_both(name, init, metric):
-    """Whether the untrained hidden layer agrees with the trained one better than both kernels (paired
-    intervals of kernel minus control below 0)."""
-    return all(attribution.direction(contrast(name, init, metric, kernel, CONTROL)) == "below 0"
-               for kernel in (EPNTK, ENTK0))
+def glue_window(name):
+    """The time-window findings of schedule ``name``."""
+    for init in INITS:
+        for slug in ("align", "overlap", "path"):
+            glue(f"kd_find_window_{slug}_{name}_{init}", window_text(name, init, slug), display=False)
+    depends = [label for (schedule, label), d in dependence.items() if schedule == name and d["never_changes"]]
+    glue(f"kd_find_depends_{name}", listed(depends, "none of the three"), display=False)
+    standard_first = sum(int(attribution.crossing_order(times[..., 1], times[..., 0])[:, 2].sum())
+                         for (schedule, _), times in crossings.items() if schedule == name)
+    glue(f"kd_find_standard_first_{name}", f"{standard_first}", display=False)
+
+
+def glue_sharing(name):
+    """The sharing findings of schedule ``name`` (test inputs, end of training)."""
+    for init in INITS:
+        glue(f"kd_find_other_abs_{name}_{init}", f"{magnitude(name, init, attribution.OTHER_TASKS):.0%}",
+             display=False)
+        glue(f"kd_find_other_signed_{name}_{init}", ci(signed(name, init, attribution.OTHER_TASKS)), display=False)
+        glue(f"kd_find_same_signed_{name}_{init}", ci(signed(name, init, "same task")), display=False)
+        glue(f"kd_find_other_reading_{name}_{init}", other_tasks_reading(name, init), display=False)
+        for kind, fmt in (("by category", ".1f"), ("by training pattern", ".0f")):
+            glue(f"kd_find_cancel_{kind.split()[-1]}_{name}_{init}",
+                 f"{cancelled.loc[(name, init, kind), '_median']:{fmt}}", display=False)
+    d_abs, d_signed = same_task_difference(name, "sharing_abs"), same_task_difference(name, "sharing_signed")
+    glue(f"kd_find_same_difference_abs_{name}", ci(d_abs), display=False)
+    glue(f"kd_find_same_difference_signed_{name}", ci(d_signed), display=False)
+    glue(f"kd_find_sharing_reading_{name}", sharing_reading(d_abs, d_signed), display=False)
+
+
+def glue_representation(name):
+    """The representation findings of schedule ``name``: agreement with the trained hidden layer."""
+    for init in INITS:
+        for key, predictor in (("epntk", EPNTK), ("entk0", ENTK0), ("control", CONTROL)):
+            glue(f"kd_find_rsa_{key}_{name}_{init}", f"{rsa_of(name, init, predictor):.2f}", display=False)
+        for metric in METRIC_NAMES:
+            gain = contrast(name, init, metric, EPNTK, ENTK0)
+            glue(f"kd_find_gain_{metric}_{name}_{init}", ci(gain), display=False)
+            glue(f"kd_find_gain_direction_{metric}_{name}_{init}", attribution.direction(gain), display=False)
+        against = {m: [contrast(name, init, m, kernel, CONTROL) for kernel in (EPNTK, ENTK0)] for m in METRIC_NAMES}
+        resolved = [m for m, pair in against.items() if all(attribution.direction(c) == "below 0" for c in pair)]
+        ahead = [m for m, pair in against.items() if all(c[0] < 0 for c in pair) and m not in resolved]
+        glue(f"kd_find_control_resolved_{name}_{init}", listed([METRIC_NAMES[m] for m in resolved]), display=False)
+        glue(f"kd_find_control_mean_{name}_{init}", listed([METRIC_NAMES[m] for m in ahead]), display=False)
 
 
 for name in runs:
-    verdicts = []
-    for init in INITS:
-        gains = {metric: contrast(name, init, metric, EPNTK, ENTK0) for metric in METRIC_NAMES}
-        verdicts.append(
-            f"for {init} init the final ePNTK minus the t=0 eNTK is " + ", ".join(
-                f"{ci(g)} ({METRIC_NAMES[m]}; {attribution.direction(g)})" for m, g in gains.items()))
-    ahead = {init: [METRIC_NAMES[m] for m in METRIC_NAMES
-                    if all(contrast(name, init, m, kernel, CONTROL)[0] < 0 for kernel in (EPNTK, ENTK0))]
-             for init in INITS}
-    resolved = {init: [METRIC_NAMES[m] for m in METRIC_NAMES if beats_both(name, init, m)] for init in INITS}
-    lines.append(
-        f"* **Representation, {name}.** The task similarity implied by the final ePNTK (training-pattern side) "
-        f"agrees with that of the trained hidden layer at RSA {rsa_of(name, 'standard', EPNTK):.2f} (standard) and "
-        f"{rsa_of(name, 'large', EPNTK):.2f} (large); computed from the same run, it accounts for the learned "
-        f"representation to that degree, it does not predict it. The t=0 eNTK reaches "
-        f"{rsa_of(name, 'standard', ENTK0):.2f} and {rsa_of(name, 'large', ENTK0):.2f}, the untrained hidden layer "
-        f"{rsa_of(name, 'standard', CONTROL):.2f} and {rsa_of(name, 'large', CONTROL):.2f} (means over pairs). "
-        f"Paired differences over the pairs (95% CI): " + "; ".join(verdicts) + ". "
-        + (f"At large init the untrained hidden layer agrees with the trained one better than both kernels: "
-           f"{', '.join(resolved['large'])} with both paired intervals below 0"
-           + (f" (and {', '.join(m for m in ahead['large'] if m not in resolved['large'])} in the mean only)."
-              if set(ahead["large"]) - set(resolved["large"]) else ".")
-           if resolved["large"] else
-           f"At large init the untrained hidden layer's mean agreement is above both kernels' in "
-           f"{', '.join(ahead['large'])}, but the paired intervals do not exclude 0 for both kernels."
-           if ahead["large"] else "At large init the untrained hidden layer does not beat both kernels.")
-        + (f" At standard init it beats both in {', '.join(resolved['standard'])} (intervals below 0)."
-           if resolved["standard"] else ""))
-findings = "\n".join(lines)
-glue("kd_findings", Markdown(findings), display=False)
+    glue_window(name)
+    glue_sharing(name)
+    glue_representation(name)
+
 
 # %% [markdown]
-# ```{glue:md} kd_findings
-# :format: myst
-# ```
+# * **Reconstruction.** The paper's every-step (first-order) eNTK sum misses the learned change of
+#   the multitask network's outputs by up to {glue:text}`ch08_first_order_max_error`
+#   ({glue:text}`ch08_first_order_worst`; largest per schedule and init, first pair, first
+#   {glue:text}`kd_check_length` iterations: {glue:text}`kd_first_order_each`); at fixed learning
+#   rate x steps its error falls with order {glue:text}`kd_order_min` to {glue:text}`kd_order_max`
+#   over the last halving of the learning rate, {glue:text}`kd_find_order_reading`. Verdict on the
+#   claim that the paper's sum accounts for the multitask network's learned change (criterion:
+#   {glue:text}`kd_find_criterion`): {glue:text}`kd_find_verdict`. Integrating the output gradient
+#   along each discrete step reproduces the change to {glue:text}`kd_find_step_worst`, and the time
+#   quadrature keeps it within {glue:text}`kd_find_bulk_worst` over all runs; the analyses below use
+#   that step-integrated ePNTK.
+# * **Time window, ET.** The eNTK's alignment with its t=0 value (mean over outputs) first falls
+#   below {glue:text}`kd_threshold` {glue:text}`kd_find_window_align_ET_standard` for standard
+#   init and {glue:text}`kd_find_window_align_ET_large` for large init (median over pairs); the
+#   leading-vector overlap falls below it {glue:text}`kd_find_window_overlap_ET_standard` for
+#   standard and {glue:text}`kd_find_window_overlap_ET_large` for large init; the alignment of
+#   everything learned so far (the ePNTK) with the t=0 eNTK
+#   {glue:text}`kd_find_window_path_ET_standard` for standard and
+#   {glue:text}`kd_find_window_path_ET_large` for large init. Between thresholds
+#   {glue:text}`kd_find_threshold_low` and {glue:text}`kd_find_threshold_high`, whether a pair's
+#   similarity falls below the threshold at all depends on the threshold for:
+#   {glue:text}`kd_find_depends_ET` (see the crossing table). Cases (threshold, pair, measure) in
+#   which standard init's similarity falls below the threshold before large init's:
+#   {glue:text}`kd_find_standard_first_ET`.
+# * **Time window, LR.** The eNTK's alignment with its t=0 value (mean over outputs) first falls
+#   below {glue:text}`kd_threshold` {glue:text}`kd_find_window_align_LR_standard` for standard
+#   init and {glue:text}`kd_find_window_align_LR_large` for large init (median over pairs); the
+#   leading-vector overlap falls below it {glue:text}`kd_find_window_overlap_LR_standard` for
+#   standard and {glue:text}`kd_find_window_overlap_LR_large` for large init; the alignment of
+#   everything learned so far (the ePNTK) with the t=0 eNTK
+#   {glue:text}`kd_find_window_path_LR_standard` for standard and
+#   {glue:text}`kd_find_window_path_LR_large` for large init. Between thresholds
+#   {glue:text}`kd_find_threshold_low` and {glue:text}`kd_find_threshold_high`, whether a pair's
+#   similarity falls below the threshold at all depends on the threshold for:
+#   {glue:text}`kd_find_depends_LR` (see the crossing table). Cases (threshold, pair, measure) in
+#   which standard init's similarity falls below the threshold before large init's:
+#   {glue:text}`kd_find_standard_first_LR`.
+# * **Sharing, ET.** At the end of training, by magnitude, other tasks' patterns carry
+#   {glue:text}`kd_find_other_abs_ET_standard` (standard init) and
+#   {glue:text}`kd_find_other_abs_ET_large` (large init) of the summed |contribution| to a test
+#   pattern's learned change. Their signed share of the change is
+#   {glue:text}`kd_find_other_signed_ET_standard` (standard) and
+#   {glue:text}`kd_find_other_signed_ET_large` (large; mean [95% CI] over pairs), the same task's
+#   {glue:text}`kd_find_same_signed_ET_standard` and {glue:text}`kd_find_same_signed_ET_large`:
+#   with standard init {glue:text}`kd_find_other_reading_ET_standard`, with large init
+#   {glue:text}`kd_find_other_reading_ET_large`. The categories' contributions add up to
+#   {glue:text}`kd_find_cancel_category_ET_standard`x (standard) and
+#   {glue:text}`kd_find_cancel_category_ET_large`x (large) the change they make (median over
+#   networks; over single training patterns {glue:text}`kd_find_cancel_pattern_ET_standard`x and
+#   {glue:text}`kd_find_cancel_pattern_ET_large`x), so magnitudes say little about where the
+#   change comes from. Large minus standard init, the same task's share is
+#   {glue:text}`kd_find_same_difference_abs_ET` by magnitude and
+#   {glue:text}`kd_find_same_difference_signed_ET` signed (paired over pairs):
+#   {glue:text}`kd_find_sharing_reading_ET`.
+# * **Sharing, LR.** At the end of training, by magnitude, other tasks' patterns carry
+#   {glue:text}`kd_find_other_abs_LR_standard` (standard init) and
+#   {glue:text}`kd_find_other_abs_LR_large` (large init) of the summed |contribution| to a test
+#   pattern's learned change. Their signed share of the change is
+#   {glue:text}`kd_find_other_signed_LR_standard` (standard) and
+#   {glue:text}`kd_find_other_signed_LR_large` (large; mean [95% CI] over pairs), the same task's
+#   {glue:text}`kd_find_same_signed_LR_standard` and {glue:text}`kd_find_same_signed_LR_large`:
+#   with standard init {glue:text}`kd_find_other_reading_LR_standard`, with large init
+#   {glue:text}`kd_find_other_reading_LR_large`. The categories' contributions add up to
+#   {glue:text}`kd_find_cancel_category_LR_standard`x (standard) and
+#   {glue:text}`kd_find_cancel_category_LR_large`x (large) the change they make (median over
+#   networks; over single training patterns {glue:text}`kd_find_cancel_pattern_LR_standard`x and
+#   {glue:text}`kd_find_cancel_pattern_LR_large`x), so magnitudes say little about where the
+#   change comes from. Large minus standard init, the same task's share is
+#   {glue:text}`kd_find_same_difference_abs_LR` by magnitude and
+#   {glue:text}`kd_find_same_difference_signed_LR` signed (paired over pairs):
+#   {glue:text}`kd_find_sharing_reading_LR`.
+# * **Representation, ET.** The task similarity implied by the final ePNTK (training-pattern side)
+#   agrees with that of the trained hidden layer at RSA {glue:text}`kd_find_rsa_epntk_ET_standard`
+#   (standard) and {glue:text}`kd_find_rsa_epntk_ET_large` (large); computed from the same run, it
+#   accounts for the learned representation to that degree, it does not predict it. The t=0 eNTK
+#   reaches {glue:text}`kd_find_rsa_entk0_ET_standard` and {glue:text}`kd_find_rsa_entk0_ET_large`,
+#   the untrained hidden layer {glue:text}`kd_find_rsa_control_ET_standard` and
+#   {glue:text}`kd_find_rsa_control_ET_large` (means over pairs). Paired differences over the pairs,
+#   final ePNTK minus t=0 eNTK (95% CI): for standard init {glue:text}`kd_find_gain_rsa_ET_standard`
+#   (RSA; {glue:text}`kd_find_gain_direction_rsa_ET_standard`),
+#   {glue:text}`kd_find_gain_ari3_ET_standard` (ARI, 3 clusters;
+#   {glue:text}`kd_find_gain_direction_ari3_ET_standard`) and
+#   {glue:text}`kd_find_gain_ari4_ET_standard` (ARI, 4 clusters;
+#   {glue:text}`kd_find_gain_direction_ari4_ET_standard`); for large init
+#   {glue:text}`kd_find_gain_rsa_ET_large` (RSA; {glue:text}`kd_find_gain_direction_rsa_ET_large`),
+#   {glue:text}`kd_find_gain_ari3_ET_large` (ARI, 3 clusters;
+#   {glue:text}`kd_find_gain_direction_ari3_ET_large`) and {glue:text}`kd_find_gain_ari4_ET_large`
+#   (ARI, 4 clusters; {glue:text}`kd_find_gain_direction_ari4_ET_large`). Measures in which the
+#   untrained hidden layer agrees with the trained one better than both kernels, with both paired
+#   intervals below 0: {glue:text}`kd_find_control_resolved_ET_large` at large init,
+#   {glue:text}`kd_find_control_resolved_ET_standard` at standard init; better than both in the
+#   mean only: {glue:text}`kd_find_control_mean_ET_large` (large),
+#   {glue:text}`kd_find_control_mean_ET_standard` (standard).
+# * **Representation, LR.** The task similarity implied by the final ePNTK (training-pattern side)
+#   agrees with that of the trained hidden layer at RSA {glue:text}`kd_find_rsa_epntk_LR_standard`
+#   (standard) and {glue:text}`kd_find_rsa_epntk_LR_large` (large); computed from the same run, it
+#   accounts for the learned representation to that degree, it does not predict it. The t=0 eNTK
+#   reaches {glue:text}`kd_find_rsa_entk0_LR_standard` and {glue:text}`kd_find_rsa_entk0_LR_large`,
+#   the untrained hidden layer {glue:text}`kd_find_rsa_control_LR_standard` and
+#   {glue:text}`kd_find_rsa_control_LR_large` (means over pairs). Paired differences over the pairs,
+#   final ePNTK minus t=0 eNTK (95% CI): for standard init {glue:text}`kd_find_gain_rsa_LR_standard`
+#   (RSA; {glue:text}`kd_find_gain_direction_rsa_LR_standard`),
+#   {glue:text}`kd_find_gain_ari3_LR_standard` (ARI, 3 clusters;
+#   {glue:text}`kd_find_gain_direction_ari3_LR_standard`) and
+#   {glue:text}`kd_find_gain_ari4_LR_standard` (ARI, 4 clusters;
+#   {glue:text}`kd_find_gain_direction_ari4_LR_standard`); for large init
+#   {glue:text}`kd_find_gain_rsa_LR_large` (RSA; {glue:text}`kd_find_gain_direction_rsa_LR_large`),
+#   {glue:text}`kd_find_gain_ari3_LR_large` (ARI, 3 clusters;
+#   {glue:text}`kd_find_gain_direction_ari3_LR_large`) and {glue:text}`kd_find_gain_ari4_LR_large`
+#   (ARI, 4 clusters; {glue:text}`kd_find_gain_direction_ari4_LR_large`). Measures in which the
+#   untrained hidden layer agrees with the trained one better than both kernels, with both paired
+#   intervals below 0: {glue:text}`kd_find_control_resolved_LR_large` at large init,
+#   {glue:text}`kd_find_control_resolved_LR_standard` at standard init; better than both in the
+#   mean only: {glue:text}`kd_find_control_mean_LR_large` (large),
+#   {glue:text}`kd_find_control_mean_LR_standard` (standard).
 #
 # All numbers above are computed from the saved results of this chapter's runs (rows of the
 # kernels: the {glue:text}`kd_index_set` index set in the time-window and representation

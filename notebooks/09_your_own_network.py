@@ -73,17 +73,10 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # neural-tangents imports TensorFlow: no C++ log lines
 
-from lib.core.validation import check_positive_float, check_seed, check_size
+from lib.book.chapter_parameters import check_your_own_network
 
-check_seed("seed", seed)
-check_size("mlp_width", mlp_width, minimum=1, sane_maximum=1024)
-check_size("n_regression", n_regression, minimum=2, sane_maximum=2000)
-check_size("cnn_channels", cnn_channels, minimum=1, sane_maximum=64)
-check_size("n_images", n_images, minimum=2, sane_maximum=2000)
-check_size("n_iterations", n_iterations, minimum=1, sane_maximum=100_000)
-check_positive_float("mlp_learning_rate", mlp_learning_rate)
-check_positive_float("cnn_learning_rate", cnn_learning_rate)
-check_size("n_multitask_patterns", n_multitask_patterns, minimum=1, sane_maximum=2000)
+check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images, n_iterations, mlp_learning_rate,
+                       cnn_learning_rate, n_multitask_patterns)
 run_parameters = dict(seed=seed, mlp_width=mlp_width, n_regression=n_regression, cnn_channels=cnn_channels,
                       n_images=n_images, n_iterations=n_iterations, mlp_learning_rate=mlp_learning_rate,
                       cnn_learning_rate=cnn_learning_rate, n_multitask_patterns=n_multitask_patterns)
@@ -169,7 +162,7 @@ import pandas as pd
 from myst_nb import glue
 
 from lib.core import kernel_reference
-from lib.book import plotting
+from lib.book import plot_theory
 from lib.core import results
 from lib.core.models import MultitaskNet
 
@@ -225,9 +218,9 @@ print(f"largest relative difference lib vs neural-tangents (NTK and eNTK, both n
 # The page stops with an error if they ever differ by more than $10^{-9}$.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (your own network): every entry of the eNTK at initialization computed by lib (vertical) against neural-tangents implementation 1 (horizontal), for the MLP on the regression grid (left) and the CNN on the bar images (right). The dashed line is the identity; the legend gives the largest difference relative to the largest entry.", "name": "fig-own-agreement"}} tags=["hide-input"]
-plotting.plot_parity({"MLP, toy regression": (r["mlp/entk_reference"], r["mlp/entk"]),
+plot_theory.plot_parity({"MLP, toy regression": (r["mlp/entk_reference"], r["mlp/entk"]),
                       "CNN, bar images": (r["cnn/entk_reference"], r["cnn/entk"])},
-                     "eNTK entry, neural-tangents", "eNTK entry, lib")
+                        "eNTK entry, neural-tangents", "eNTK entry, lib")
 plt.tight_layout()
 plt.show()
 
@@ -244,9 +237,9 @@ plt.show()
 # halve the learning rate and double `n_iterations` to halve it.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (your own network): change of every output over training, y(T) - y(0), measured (horizontal) against the ePNTK's prediction, the sum of the path kernel over the training points (vertical): the MLP on the 40-point evaluation grid (left) and the CNN's two class scores on 16 held-out images (right).", "name": "fig-own-epntk"}} tags=["hide-input"]
-plotting.plot_parity({"MLP, toy regression": (r["mlp/actual_change"], r["mlp/estimated_change"]),
+plot_theory.plot_parity({"MLP, toy regression": (r["mlp/actual_change"], r["mlp/estimated_change"]),
                       "CNN, bar images": (r["cnn/actual_change"], r["cnn/estimated_change"])},
-                     "measured change y(T) - y(0)", "ePNTK prediction")
+                        "measured change y(T) - y(0)", "ePNTK prediction")
 plt.tight_layout()
 plt.show()
 

@@ -107,80 +107,11 @@ n_resamples = 2000
 n_permutations = 9999
 
 # %% tags=["remove-cell"]
-import numpy as np
+from lib.book.chapter_parameters import check_rich_lazy_continuum
 
-from lib.analyses.predictors import LR_SELECTION_SEED, scale_grid
-from lib.experiments.schedules import check_schedule_parameters
-from lib.core.validation import (check_int, check_number_list, check_positive_float, check_seed, check_size,
-                                 check_workload)
-
-G_RANGE = (1e-4, 1e6)  # the grid rounds to 4 decimals; float32 weights and losses stay finite up to 1e6
-LR_MAXIMUM = float(np.finfo(np.float32).max)  # learning rates are float32
-plan = check_schedule_parameters(n_pairs, first_seeds, robustness_iterations)
-check_size("n_scales", n_scales, minimum=3, sane_maximum=40)
-check_size("n_seeds", n_seeds, minimum=3, sane_maximum=200)
-check_int("n_seeds", n_seeds, minimum=3, maximum=LR_SELECTION_SEED)  # evaluated seeds stay below the held-out ones
-check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
-check_seed("n_lr_seeds: the last held-out seed", LR_SELECTION_SEED + n_lr_seeds - 1)
-check_size("n_train", n_train, minimum=24, sane_maximum=2000)
-check_size("n_hidden", n_hidden, minimum=1, sane_maximum=2000)
-check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
-check_size("block_pairs", block_pairs, minimum=1, sane_maximum=200)
-for name, value in (("g_min", g_min), ("g_max", g_max)):
-    if not G_RANGE[0] <= check_positive_float(name, value) <= G_RANGE[1]:
-        raise ValueError(f"{name} must be a number in [{G_RANGE[0]:g}, {G_RANGE[1]:g}], got {value!r}")
-if not g_min < g_max:
-    raise ValueError(f"g_min and g_max must satisfy g_min < g_max, got {g_min!r}, {g_max!r}")
-grid = scale_grid(g_min, g_max, n_scales)
-if len(grid) != n_scales or not all(np.isfinite(g) and g > 0 for g in grid):
-    raise ValueError(f"g_min = {g_min!r}, g_max = {g_max!r}, n_scales = {n_scales!r} give {len(grid)} distinct init "
-                     f"scales {grid} (the grid is rounded to 4 decimals), not {n_scales}: widen [g_min, g_max] or ask "
-                     "for fewer scales")
-missing = [anchor for anchor in (1.0, 10.0) if g_min <= anchor <= g_max and anchor not in grid]
-if missing:
-    raise ValueError(f"n_scales = {n_scales} scales between g_min = {g_min!r} and g_max = {g_max!r} cannot hold both "
-                     f"anchors 1 and 10 (grid {grid}, missing {missing}): ask for more scales or a narrower range")
-check_number_list("hidden_scales", hidden_scales, *G_RANGE)
-check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
-if not isinstance(iterations, dict) or sorted(iterations) != ["finetune", "lr_choice", "route", "single"]:
-    raise ValueError(f"iterations must be a dict with the keys finetune, lr_choice, route, single, got {iterations!r}")
-for key, value in iterations.items():
-    check_size(f"iterations[{key!r}]", value, minimum=10, sane_maximum=100_000)
-    if value % 10:
-        raise ValueError(f"iterations[{key!r}] must be a multiple of 10 (11 snapshots), got {value}")
-n_cells = n_scales + len(hidden_scales)
-check_workload(f"the continuum's training work, (n_scales + len(hidden_scales)) x (2 n_seeds x (3 iterations['single'] + "
-               f"iterations['finetune'] + iterations['route']) + len(lr_candidates) x n_lr_seeds x "
-               f"iterations['lr_choice']) x n_train x n_hidden (the defaults: 3.4e10)",
-               n_cells * (2 * n_seeds * (3 * iterations["single"] + iterations["finetune"] + iterations["route"])
-                          + len(lr_candidates) * n_lr_seeds * iterations["lr_choice"]) * n_train * n_hidden, 5e11)
-check_size("n_permutations", n_permutations, minimum=99, sane_maximum=1_000_000)
-check_size("converged_seeds", converged_seeds, minimum=3, sane_maximum=200)
-check_int("converged_seeds", converged_seeds, minimum=n_seeds, maximum=LR_SELECTION_SEED)
-check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
-if not {1.0, 10.0} <= {float(g) for g in converged_scales}:
-    raise ValueError(f"converged_scales must include 1 and 10, got {converged_scales!r}")
-if not isinstance(converged_iterations, dict) or sorted(converged_iterations) != ["finetune", "route", "single"]:
-    raise ValueError(f"converged_iterations must be a dict with the keys finetune, route, single, got "
-                     f"{converged_iterations!r}")
-for key, value in converged_iterations.items():
-    check_size(f"converged_iterations[{key!r}]", value, minimum=10, sane_maximum=100_000)
-    if key != "route" and value % 10:
-        raise ValueError(f"converged_iterations[{key!r}] must be a multiple of 10 (11 snapshots), got {value}")
-check_workload(f"the converged continuum's training work, len(converged_scales) x converged_seeds x "
-               f"(3 converged_iterations['single'] + converged_iterations['finetune'] + converged_iterations['route']) "
-               f"x n_train x n_hidden (the defaults: 6.1e10)",
-               len(converged_scales) * converged_seeds * (3 * converged_iterations["single"]
-                                                          + converged_iterations["finetune"]
-                                                          + converged_iterations["route"]) * n_train * n_hidden, 5e11)
-check_workload("n_resamples x the networks of the largest bootstrap (max(n_scales x n_seeds, len(hidden_scales) x "
-               "n_seeds, len(converged_scales) x converged_seeds, 4 n_pairs); its arrays hold that many numbers)",
-               n_resamples * max(n_scales * n_seeds, len(hidden_scales) * n_seeds,
-                                 len(converged_scales) * converged_seeds, 4 * n_pairs), 2e7)
-check_workload("n_permutations x the networks of the largest setting (max(n_scales x n_seeds, len(hidden_scales) x "
-               "n_seeds, len(converged_scales) x converged_seeds); its permutation array holds that many indices)",
-               n_permutations * max(n_scales * n_seeds, len(hidden_scales) * n_seeds,
-                                    len(converged_scales) * converged_seeds), 2e7)
+plan = check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
+                                 n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
+                                 converged_scales, converged_seeds, converged_iterations, n_resamples, n_permutations)
 
 # %% tags=["hide-input", "remove-stderr"]
 import time
@@ -191,25 +122,25 @@ import pandas as pd
 from myst_nb import glue
 from scipy.stats import binomtest
 
-from lib.book import plot_continuum, plotting
-from lib.analyses import predictors, within_scale
+from lib.book import plot_continuum
+from lib.analyses import continuum_sweeps, robustness, within_scale
 from lib.analyses import stats
 from lib.analyses.expected_signs import expected_signs
 from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
-scales = {"both": predictors.scale_grid(g_min, g_max, n_scales), "hidden": [float(g) for g in hidden_scales]}
+scales = {"both": continuum_sweeps.scale_grid(g_min, g_max, n_scales), "hidden": [float(g) for g in hidden_scales]}
 common = dict(n_single=iterations["single"], n_finetune=iterations["finetune"], n_route=iterations["route"],
               n_train=n_train, n_test=n_train, n_hidden=n_hidden)
 start = time.perf_counter()
-sweep = predictors.continuum_sweep(scales, 0.01, [float(lr) for lr in lr_candidates], n_seeds, n_lr_seeds, common,
-                                   iterations["lr_choice"])
+sweep = continuum_sweeps.continuum_sweep(scales, 0.01, [float(lr) for lr in lr_candidates], n_seeds, n_lr_seeds,
+                                         common, iterations["lr_choice"])
 nets = sweep["networks"]
 print(f"short continuum: {len(nets['g'])} trained networks ({len(scales['both'])} + {len(scales['hidden'])} scales x 2 "
       f"learning rates x {n_seeds}); sweep wall time {time.perf_counter() - start:.0f} s (0 when every point was cached)")
 converged_g = [float(g) for g in converged_scales]
 start = time.perf_counter()
-conv_nets = predictors.converged_sweep(
+conv_nets = continuum_sweeps.converged_sweep(
     converged_g, [float(lr) for lr in lr_candidates], n_lr_seeds, iterations["lr_choice"], converged_seeds, n_seeds,
     dict(n_single=converged_iterations["single"], n_finetune=converged_iterations["finetune"],
          n_route=converged_iterations["route"], n_train=n_train, n_test=n_train, n_hidden=n_hidden))
@@ -250,7 +181,7 @@ OUTCOME_TITLES = {"loss_single_test": "single-task test loss", "loss_multi_befor
                   "kernel_distance": "NTK distance t=0 vs trained", "linearization_gap": "gap to linearization"}
 LOG_OUTCOMES = ("loss_single_test", "loss_multi_before", "loss_finetune_test", "route_zero_shot", "weight_change",
                 "linearization_gap")
-axes = plotting.plot_versus_scale(nets, OUTCOME_TITLES)
+axes = plot_continuum.plot_versus_scale(nets, OUTCOME_TITLES)
 for name in LOG_OUTCOMES:
     axes[list(OUTCOME_TITLES).index(name)].set_yscale("log")
 for ax in axes[len(OUTCOME_TITLES):]:
@@ -288,15 +219,15 @@ def transition(networks):
     finite = np.array([np.mean(np.isfinite(networks["linearization_gap"][networks["g"] == g])) for g in gs])
     defined = bool(np.all(finite >= 0.9))
     return {"gs": gs, "gap": gap, "dist": dist, "loss": loss, "gap_finite": finite, "gap_defined": defined,
-            "mid_gap": predictors.transition_midpoint(gs, gap) if defined else float("nan"),
-            "mid_dist": predictors.transition_midpoint(gs, dist),
+            "mid_gap": continuum_sweeps.transition_midpoint(gs, gap) if defined else float("nan"),
+            "mid_dist": continuum_sweeps.transition_midpoint(gs, dist),
             "best_g": gs[np.nanargmin(loss)], "converged": float(np.mean(networks["converged"]))}
 
 
 facts = {key: transition(subsets[key]) for key in (("both", "paper"), ("both", "tuned"), ("both", "converged"))}
 cf = facts[("both", "converged")]
-mid = {name: within_scale.midpoint_interval(conv_nets["g"], conv_nets[name], predictors.transition_midpoint,
-                                            n_resamples)
+mid = {name: within_scale.midpoint_interval(conv_nets["g"], conv_nets[name],
+                                            continuum_sweeps.transition_midpoint, n_resamples)
        for name in ("kernel_distance", "linearization_gap")}
 settled = {phase: float(np.mean(conv_nets[f"settle_{phase}"] < 0.01)) for phase in ("single", "finetune")}
 glue("conv_mid_dist", f"{mid['kernel_distance']['midpoint']:.2g} [{mid['kernel_distance']['lo']:.2g}, "
@@ -365,7 +296,7 @@ PREDICTOR_TITLES = {"silhouette_entk_principled": "eNTK silhouette (principled)"
                     "kta_ntk_single": "NTK-target alignment, single", "kta_ntk_multi": "NTK-target alignment, multi",
                     "kta_entk_single": "eNTK-target alignment, single", "kta_entk_multi": "eNTK-target alignment, multi",
                     "sharing_initial": "sharing index, t=0"}
-plotting.plot_versus_scale(nets, PREDICTOR_TITLES)
+plot_continuum.plot_versus_scale(nets, PREDICTOR_TITLES)
 plt.tight_layout()
 plt.show()
 
@@ -632,17 +563,17 @@ comparison.style.hide(axis="index")
 # the start of that phase (or not finite). The verdicts on these pairs are the performance
 # chapter's (its claims are judged there on the same pairs); this section shows the counts.
 # %% tags=["hide-input", "remove-stderr"]
-robust = predictors.robustness_runs(env, plan, n_hidden, block_pairs)
+robust = robustness.robustness_runs(env, plan, n_hidden, block_pairs)
 glue("cont_rob_pairs", f"{n_pairs}", display=False)
 glue("cont_rob_block", f"{block_pairs} pairs", display=False)
 glue("cont_rob_iterations", " (ET) and ".join(str(robustness_iterations[s]) for s in ("ET", "LR")) + " (LR)",
      display=False)
-comparisons = {s: predictors.binary_comparison(r["single"], r["finetune"], r["single_train"], r["finetune_train"])
+comparisons = {s: robustness.binary_comparison(r["single"], r["finetune"], r["single_train"], r["finetune_train"])
                for s, r in robust.items()}
 pd.DataFrame(comparisons).T
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-wins", "caption": "Beyond the paper: standard-vs-large pairs: in how many pairs each init ends with the lower test loss, per schedule and phase."}}
-plotting.plot_win_counts(comparisons)
+plot_continuum.plot_win_counts(comparisons)
 plt.tight_layout()
 plt.show()
 
@@ -657,7 +588,7 @@ shown["within std / large"] = [f"{a:+.2f} / {b:+.2f}" for a, b in
 shown["permutation p"] = robust_table.p_within_permutation.map("{:.3f}".format)
 et, lr_ = comparisons["ET"], comparisons["LR"]
 et_interval = binomtest(int(et["single/standard_wins"]), n_pairs).proportion_ci(0.95, method="exact")
-first_block = predictors.binary_comparison(*(robust["ET"][k][:block_pairs] for k in
+first_block = robustness.binary_comparison(*(robust["ET"][k][:block_pairs] for k in
                                              ("single", "finetune", "single_train", "finetune_train")))
 glue("rob_n", f"{n_pairs}", display=False)
 glue("rob_et_single", f"{et['single/standard_wins']} of {n_pairs}", display=False)

@@ -1,7 +1,8 @@
 """Bad inputs are refused before any work: the runner never writes into the published book except
 for ``make book`` (full profile, the book's own parameters), every other user error of its command
 line is one line and exit status 2, and chapters 02, 08 and 10 check every parameter in their first
-cell (called here directly, or that cell executed with the bad value)."""
+cell (their checkers in lib.book.chapter_parameters called here directly, or that cell executed with the
+bad value)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from lib.analyses.continuum_sweeps import scale_grid
+from lib.book import chapter_parameters as cp
 from lib.book import runner
-from lib.experiments import kernel_dynamics as kd
-from lib.experiments import smg
 
 REAL_EXECUTE = runner.execute
 REAL_CHECK_RANGES = runner.check_ranges
@@ -278,7 +279,7 @@ def smg_profiles():
 def test_smg_checks_pass_at_the_book_and_quick_parameters(chapter, profile, params):
     keys = ["seed", "learning_rate", "n_iterations", "record_every", "analysis_times"]
     sweep = {"n_sweep_seeds": params["n_sweep_seeds"]} if "n_sweep_seeds" in params else {}
-    smg.check_notebook_parameters(**{k: params[k] for k in keys}, **sweep)
+    cp.check_smg_parameters(**{k: params[k] for k in keys}, **sweep)
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -315,35 +316,34 @@ def test_smg_checks_pass_at_the_book_and_quick_parameters(chapter, profile, para
 ])
 def test_smg_bad_parameters_name_themselves(changes, message):
     with pytest.raises(ValueError, match=message):
-        smg.check_notebook_parameters(**{**SMG, **changes})
+        cp.check_smg_parameters(**{**SMG, **changes})
 
 
 def test_smg_large_runs_need_allow_large():
     long = {**SMG, "n_iterations": 200_000, "record_every": 100, "analysis_times": [200, 800]}
     with pytest.raises(ValueError, match=r"n_iterations must be an integer in \[100, 100000\].*got 200000"):
-        smg.check_notebook_parameters(**long)
-    smg.check_notebook_parameters(**long, allow_large=True)
+        cp.check_smg_parameters(**long)
+    cp.check_smg_parameters(**long, allow_large=True)
     big = {**SMG, "n_iterations": 20_000, "record_every": 1, "n_sweep_seeds": 600}
     with pytest.raises(ValueError, match="allow_large=True"):
-        smg.check_notebook_parameters(**big)
-    smg.check_notebook_parameters(**big, allow_large=True)
+        cp.check_smg_parameters(**big)
+    cp.check_smg_parameters(**big, allow_large=True)
     with pytest.raises(ValueError, match="learning_rate"):  # not a size: no confirmation lifts it
-        smg.check_notebook_parameters(**{**big, "learning_rate": 10.0}, allow_large=True)
+        cp.check_smg_parameters(**{**big, "learning_rate": 10.0}, allow_large=True)
 
 
 # ------------------------------------------------------------------ chapter 08: the eNTK over training
 
 
-KD_NAMES = ["architecture", "architectures", "n_pairs", "first_seeds", "iterations", "n_snapshots", "node_every",
+KD_NAMES = ["architecture", "n_pairs", "first_seeds", "iterations", "n_snapshots", "node_every",
             "path_kernel", "n_points", "n_rows", "check_rows", "check_iterations", "n_halvings",
             "convergence_iterations", "window_threshold", "index_set"]
-ARCHITECTURES = {"4x3": (4, 3, 3), "3x4": (3, 4, 3)}
 
 
 def kd_check(profile="full", allow_large=None, **changes):
     params = {**runner.notebook_parameters("08_entk_over_training"),
-              **runner.PROFILES[profile].get("08_entk_over_training", {}), "architectures": ARCHITECTURES, **changes}
-    return kd.check_notebook_parameters(*(params[k] for k in KD_NAMES), allow_large=allow_large)
+              **runner.PROFILES[profile].get("08_entk_over_training", {}), **changes}
+    return cp.check_entk_over_training(*(params[k] for k in KD_NAMES), allow_large=allow_large)
 
 
 @pytest.mark.parametrize("profile", ["full", "quick"])
@@ -424,7 +424,8 @@ def continuum_check(profile="full", **changes):
 @pytest.mark.parametrize("profile", ["full", "quick"])
 def test_continuum_checks_pass_at_the_book_and_quick_parameters(profile):
     namespace = continuum_check(profile)
-    assert len(namespace["grid"]) == namespace["n_scales"] and {1.0, 10.0} <= set(namespace["grid"])
+    grid = scale_grid(namespace["g_min"], namespace["g_max"], namespace["n_scales"])
+    assert len(grid) == namespace["n_scales"] and {1.0, 10.0} <= set(grid)
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -497,7 +498,7 @@ def test_continuum_large_runs_need_allow_large(monkeypatch):
         continuum_check(**cluster)
     monkeypatch.setenv("REPRO_ALLOW_LARGE", "1")
     namespace = continuum_check(**cluster)
-    assert len(namespace["grid"]) == 16
+    assert len(scale_grid(namespace["g_min"], namespace["g_max"], namespace["n_scales"])) == 16
     continuum_check(n_resamples=1_000_000)
     with pytest.raises(ValueError, match=r"n_seeds must be an integer >= 3 and <= 100000"):
         continuum_check(n_seeds=100_001)  # the held-out networks start at seed 100 000: never overlap

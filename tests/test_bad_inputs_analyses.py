@@ -56,7 +56,7 @@ def kernel_result():
               "sharing_pattern_fraction": RNG.uniform(size=(2, 2, 2, 4)), "iterations": np.arange(5) * 10}
     for key in ("alignment_initial", "overlap_initial", "alignment_path_initial"):
         result[key] = RNG.uniform(size=(2, 2, 5, 3, 2))
-    for kernel, side in filter(None, kernel_analysis.PREDICTORS.values()):
+    for kernel, side in filter(None, kernel_analysis.REPRESENTATION_PREDICTORS.values()):
         result[f"profiles/{kernel}/{side}/principled"] = RNG.normal(size=(2, 2, 12, 5))
     return result
 
@@ -319,10 +319,6 @@ CASES = [
     ("paired_interval: level 1", lambda: kernel_analysis.paired_interval(np.array([1.0, 2.0, 3.0]), 1), "level"),
     ("paired_interval: level 95", lambda: kernel_analysis.paired_interval(np.array([1.0, 2.0, 3.0]), 95), "level"),
     ("paired_interval: 2-D", lambda: kernel_analysis.paired_interval(np.ones((3, 2))), "differences"),
-    ("sharing_table: snapshot out of range", lambda: kernel_analysis.sharing_table(
-        {"ET": kernel_result()}, "principled", 7), "snapshot"),
-    ("sharing_table: float snapshot", lambda: kernel_analysis.sharing_table(
-        {"ET": kernel_result()}, "principled", 1.5), "snapshot"),
     ("window_table: threshold nan", lambda: kernel_analysis.window_table(
         {"ET": kernel_result()}, "principled", float("nan")), "threshold"),
     ("window_table: iterations differ", lambda: kernel_analysis.window_table(

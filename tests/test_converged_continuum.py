@@ -1,4 +1,4 @@
-"""The converged continuum (lib.analyses.predictors.converged_sweep) and the held-out route at
+"""The converged continuum (lib.analyses.continuum_sweeps.converged_sweep) and the held-out route at
 1-iteration resolution (lib.experiments.continuum.run_continuum)."""
 
 import importlib
@@ -6,7 +6,7 @@ import importlib
 import numpy as np
 import pytest
 
-from lib.analyses import predictors
+from lib.analyses import continuum_points, continuum_sweeps
 
 SIZE = dict(n_hidden=8, n_train=24, n_test=24)
 
@@ -54,31 +54,33 @@ def test_route_is_recorded_every_iteration():
 
 def test_converged_sweep_blocks_columns_and_convergence_measures(in_process):
     common = dict(n_single=20, n_finetune=20, n_route=6, **SIZE)
-    out = predictors.converged_sweep([1.0, 10.0], [0.03, 0.1], 1, 10, 3, 2, common, progress=False)
+    out = continuum_sweeps.converged_sweep([1.0, 10.0], [0.03, 0.1], 1, 10, 3, 2, common, progress=False)
     assert all(len(v) == 6 for v in out.values())
     np.testing.assert_array_equal(out["g"], [1.0] * 3 + [10.0] * 3)
     np.testing.assert_array_equal(out["seed"], [0, 1, 2] * 2)
     for i, g in enumerate((1.0, 10.0)):  # the lr of lowest median final training loss on the held-out network
-        finals = [predictors.lr_point({"scaling": "both", "g": g, "lr": lr, "first_seed": predictors.LR_SELECTION_SEED,
-                                       "n_seeds": 1, "n_iterations": 10, **SIZE})["loss_train"][:, -1]
+        finals = [continuum_points.lr_point({"scaling": "both", "g": g, "lr": lr,
+                                             "first_seed": continuum_points.LR_SELECTION_SEED, "n_seeds": 1,
+                                             "n_iterations": 10, **SIZE})["loss_train"][:, -1]
                   for lr in (0.03, 0.1)]
-        np.testing.assert_array_equal(out["lr"][3 * i:3 * i + 3], predictors.choose_learning_rate([0.03, 0.1], finals))
+        np.testing.assert_array_equal(out["lr"][3 * i:3 * i + 3],
+                                      continuum_points.choose_learning_rate([0.03, 0.1], finals))
     np.testing.assert_array_equal(out["route_resolution"], 1)
     # the two predictor blocks give what one block of all three seeds gives
-    whole = predictors.predictor_point({"scaling": "both", "g": 10.0, "first_seed": 0, "n_seeds": 3, **SIZE})
-    for name in predictors.PREDICTORS:
+    whole = continuum_points.predictor_point({"scaling": "both", "g": 10.0, "first_seed": 0, "n_seeds": 3, **SIZE})
+    for name in continuum_points.CONTINUUM_PREDICTORS:
         np.testing.assert_allclose(out[name][3:], whole[name], rtol=1e-6, err_msg=name)
     # outcomes and the settling measure from the outcome point's curves
-    point = predictors.outcome_point({"scaling": "both", "g": 1.0, "lr": float(out["lr"][0]), "first_seed": 0, "n_seeds": 3,
-                                      **common})
+    point = continuum_points.outcome_point({"scaling": "both", "g": 1.0, "lr": float(out["lr"][0]), "first_seed": 0,
+                                            "n_seeds": 3, **common})
     np.testing.assert_allclose(out["loss_finetune_test"][:3], point["curve/finetune/loss_test"][:, -1])
     curve = point["curve/single/loss_test"]
     np.testing.assert_allclose(out["settle_single"][:3], np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])
-    assert set(predictors.OUTCOMES) <= set(out)
+    assert set(continuum_points.OUTCOMES) <= set(out)
 
 
 def test_converged_sweep_rejects_bad_blocks(in_process):
     with pytest.raises(ValueError, match="first_block"):
-        predictors.converged_sweep([1.0], [0.1], 1, 10, 3, 4, dict(n_single=10, n_finetune=10, n_route=5, **SIZE))
+        continuum_sweeps.converged_sweep([1.0], [0.1], 1, 10, 3, 4, dict(n_single=10, n_finetune=10, n_route=5, **SIZE))
     with pytest.raises(ValueError, match="n_seeds"):
-        predictors.converged_sweep([1.0], [0.1], 1, 10, 1, 1, dict(n_single=10, n_finetune=10, n_route=5, **SIZE))
+        continuum_sweeps.converged_sweep([1.0], [0.1], 1, 10, 1, 1, dict(n_single=10, n_finetune=10, n_route=5, **SIZE))

@@ -90,11 +90,11 @@ def test_changing_a_constant_in_lib_recomputes_into_a_new_entry(tmp_path):
 
 def test_code_digest_covers_every_lib_file_and_the_requirements(tmp_path):
     root = copy_of_code(tmp_path)
-    files = [root / "lib" / "book" / "plotting.py", root / "requirements.txt"]
+    files = [root / "lib" / "book" / "plot_style.py", root / "requirements.txt"]
     before = results.digest_files(files, root)
     files[1].write_text(files[1].read_text() + "\n# edit")
     assert results.digest_files(files, root) != before
-    assert {p.name for p in results.code_files()} >= {"results.py", "schedules.py", "plotting.py",
+    assert {p.name for p in results.code_files()} >= {"results.py", "schedules.py", "plot_style.py",
                                                        "requirements.txt"}
 
 

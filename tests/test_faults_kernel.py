@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 
 from lib.core.cpu_target import check_cpu_features
+from lib.core.engines import Engine
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = ("import numpy as np; from lib.core import training_kernel as tk; "
-          "x = np.linspace(-3, 3, 64).astype(np.float32); out = np.empty_like(x); tk.sigmoid_array(x, out); "
-          "assert abs(float(out[-1]) - 1 / (1 + np.exp(-3.0))) < 1e-6; print('ok')")
+          "w = np.arange(12, dtype=np.float32).reshape(4, 3); sums = np.empty((1, 3), np.float32); "
+          "tk._block_sums(sums, w, np.array([[1, 3]], np.int32), np.array([[1, 2]], np.float32), np.float32(0.5)); "
+          "assert (sums[0] == 0.5 + w[1] + 2 * w[3]).all(); print('ok')")
 
 
 def run_kernel(**env_changes):
@@ -49,13 +51,13 @@ def test_a_truncated_compiled_code_cache_is_removed_and_compiled_again(tmp_path)
     cache = tmp_path / "numba-cache"
     first = run_kernel(NUMBA_CACHE_DIR=str(cache))
     assert first.stdout.strip() == "ok", first.stderr[-2000:]
-    damaged = sorted(cache.rglob("training_kernel.sigmoid_array-*"))
+    damaged = sorted(cache.rglob("training_kernel._block_sums-*"))
     assert any(p.suffix == ".nbi" for p in damaged) and any(p.suffix == ".nbc" for p in damaged)
     for path in damaged:
         path.write_bytes(path.read_bytes()[:30])  # a process killed while writing them
     again = run_kernel(NUMBA_CACHE_DIR=str(cache))
     assert again.stdout.strip() == "ok", again.stderr[-2000:]
-    assert "removed the unreadable compiled-code cache of sigmoid_array" in again.stderr
+    assert "removed the unreadable compiled-code cache of _block_sums" in again.stderr
     third = run_kernel(NUMBA_CACHE_DIR=str(cache))  # the rewritten cache is whole
     assert third.stdout.strip() == "ok" and "unreadable" not in third.stderr
 
@@ -104,16 +106,16 @@ BAD_TRAINING_CALLS = {
 }
 
 
-@pytest.mark.parametrize("method", ["numba", "fast", "reference"])
+@pytest.mark.parametrize("engine", [engine.value for engine in Engine])
 @pytest.mark.parametrize("case", list(BAD_TRAINING_CALLS))
-def test_train_many_rejects_inconsistent_or_non_finite_input_naming_it(case, method):
+def test_train_many_rejects_inconsistent_or_non_finite_input_naming_it(case, engine):
     from lib.core.training import train_many
 
     net, params, data = _batch(2)
     make, message = BAD_TRAINING_CALLS[case]
     bad_params, bad_data, rates = make(params, data)
     with pytest.raises(ValueError, match=message):
-        train_many(net, bad_params, bad_data, rates, 10, 2, method=method)
+        train_many(net, bad_params, bad_data, rates, 10, 2, engine=engine)
 
 
 def test_train_rejects_non_finite_input_and_the_kernel_checks_its_batch():
@@ -123,7 +125,7 @@ def test_train_rejects_non_finite_input_and_the_kernel_checks_its_batch():
     net, params, data = _batch(1)
     one = {k: v[0] for k, v in params.items()}
     with pytest.raises(ValueError, match="learning_rate must be a positive finite number"):
-        train(net, one, {k: v[0] for k, v in data.items()}, float("inf"), 10, 2, method="numba")
+        train(net, one, {k: v[0] for k, v in data.items()}, float("inf"), 10, 2, engine="numba")
     with pytest.raises(ValueError, match=r"data\['y_train'\] must be finite"):
         train(net, one, {"x_train": data["x_train"][0], "y_train": data["y_train"][0] * np.nan}, 0.1, 10, 2)
     with pytest.raises(ValueError, match="leading size"):

@@ -1,4 +1,4 @@
-"""The book's figure style is applied by ``lib.book.plotting`` and every ``plot_*`` figure obeys it:
+"""The book's figure style is applied by every ``lib.book.plot_*`` module and every ``plot_*`` figure obeys it:
 no text below the minimum font size, a label on every axis that shows tick labels."""
 
 import inspect
@@ -11,67 +11,74 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lib.book import plot_style
-from lib.book import plotting  # noqa: E402
+from lib.book import (plot_continuum, plot_entk_over_training, plot_performance,  # noqa: E402
+                      plot_representations, plot_theory)
+
+FIGURE_MODULES = (plot_theory, plot_performance, plot_representations, plot_continuum, plot_entk_over_training)
+# figures of those modules that their own tests draw
+EXERCISED_ELSEWHERE = {"plot_early_halving": "test_speed_measure.py", "plot_within_grid": "test_within_scale.py",
+                       "plot_per_scale_scatter": "test_within_scale.py"}
 
 RNG = np.random.default_rng(0)
 T = np.arange(0, 100, 10)
 
 
 def _figures():
-    """Every plot_* function of lib.book.plotting, called on small synthetic inputs."""
+    """Every plot_* function of the FIGURE_MODULES but those EXERCISED_ELSEWHERE, on small synthetic inputs."""
     r = RNG.random
     return {
-        "plot_pair_losses": lambda: plotting.plot_pair_losses(T, r((2, 2, 10)) + 0.1, r((2, 2, 10)) + 0.1),
-        "plot_entk_loadings": lambda: plotting.plot_entk_loadings(r((12, 3)) - 0.5, np.arange(12), "t"),
-        "plot_smg_loss": lambda: plotting.plot_smg_loss(T, r(10) + 0.1, marks=(20,)),
-        "plot_mode_strengths": lambda: plotting.plot_mode_strengths(T, r((10, 3)), r((10, 3)), [3.0, 2.0, 1.0]),
-        "plot_vector_vs_projection": lambda: plotting.plot_vector_vs_projection(r(8), r(8), "t"),
-        "plot_mode_overlaps": lambda: plotting.plot_mode_overlaps(T, r((10, 2, 3)), ["a", "b"], marks=(20,)),
-        "plot_curves_vs_loss": lambda: plotting.plot_curves_vs_loss(T, r((10, 2)), ["a", "b"], r(10) + 0.1, "y"),
-        "plot_one_step_explainer": lambda: plotting.plot_one_step_explainer(
+        "plot_pair_losses": lambda: plot_performance.plot_pair_losses(T, r((2, 2, 10)) + 0.1, r((2, 2, 10)) + 0.1),
+        "plot_entk_loadings": lambda: plot_representations.plot_entk_loadings(r((12, 3)) - 0.5, np.arange(12), "t"),
+        "plot_smg_loss": lambda: plot_theory.plot_smg_loss(T, r(10) + 0.1, marks=(20,)),
+        "plot_mode_strengths": lambda: plot_theory.plot_mode_strengths(T, r((10, 3)), r((10, 3)), [3.0, 2.0, 1.0]),
+        "plot_vector_vs_projection": lambda: plot_theory.plot_vector_vs_projection(r(8), r(8), "t"),
+        "plot_mode_overlaps": lambda: plot_theory.plot_mode_overlaps(T, r((10, 2, 3)), ["a", "b"], marks=(20,)),
+        "plot_curves_vs_loss": lambda: plot_theory.plot_curves_vs_loss(T, r((10, 2)), ["a", "b"], r(10) + 0.1, "y"),
+        "plot_one_step_explainer": lambda: plot_theory.plot_one_step_explainer(
             np.linspace(0, 1, 20), r(4), r(4), r(20), r(20), r(20), r((20, 4)), r((20, 4))),
-        "plot_error_scaling": lambda: plotting.plot_error_scaling([0.1, 0.2, 0.4], [1e-3, 4e-3, 1.6e-2], 2.0),
-        "plot_singular_vector_differences": lambda: plotting.plot_singular_vector_differences(
+        "plot_error_scaling": lambda: plot_theory.plot_error_scaling([0.1, 0.2, 0.4], [1e-3, 4e-3, 1.6e-2], 2.0),
+        "plot_singular_vector_differences": lambda: plot_theory.plot_singular_vector_differences(
             {f"p{i}": r((4, 3)) for i in range(4)}),
-        "plot_convergence": lambda: plotting.plot_convergence([0.1, 0.2], {"a": [0.01, 0.02]}),
-        "plot_phase_losses": lambda: plotting.plot_phase_losses(T, {"single": r((3, 2, 10)) + 0.1,
-                                                                   "finetune": r((3, 2, 10)) + 0.1}),
-        "plot_individual_runs": lambda: plotting.plot_individual_runs(T, r((7, 2, 10)) + 0.1),
-        "plot_train_test": lambda: plotting.plot_train_test(T, {"single": r((3, 2, 10)) + 0.1},
-                                                            {"single": r((3, 2, 10)) + 0.1}),
-        "plot_silhouette_scatter": lambda: plotting.plot_silhouette_scatter(
+        "plot_convergence": lambda: plot_theory.plot_convergence([0.1, 0.2], {"a": [0.01, 0.02]}),
+        "plot_phase_losses": lambda: plot_performance.plot_phase_losses(T, {"single": r((3, 2, 10)) + 0.1,
+                                                                           "finetune": r((3, 2, 10)) + 0.1}),
+        "plot_individual_runs": lambda: plot_performance.plot_individual_runs(T, r((7, 2, 10)) + 0.1),
+        "plot_train_test": lambda: plot_performance.plot_train_test(T, {"single": r((3, 2, 10)) + 0.1},
+                                                                    {"single": r((3, 2, 10)) + 0.1}),
+        "plot_silhouette_scatter": lambda: plot_representations.plot_silhouette_scatter(
             r((6, 2)), r((6, 2)), 0.5, "x", "y", markers=np.arange(6) % 2, marker_labels={0: "ET", 1: "LR"}),
-        "plot_network_diagram": lambda: plotting.plot_network_diagram(4, 3, 3),
-        "plot_mphate_grid": lambda: plotting.plot_mphate_grid(
-            {f"{i}/{g}": r((5, 6, 2)) for i in ("standard", "large") for g in plotting.MPHATE_TITLES},
-            {g: np.arange(6) % 3 for g in plotting.MPHATE_TITLES}, inset=("large", "task", 2, np.arange(6) % 2)),
-        "plot_loading_heatmaps": lambda: plotting.plot_loading_heatmaps({"a": r((12, 9)), "b": r((12, 9))}, 3),
-        "plot_group_means": lambda: plotting.plot_group_means({f"p{i}": r((9, 4)) for i in range(4)},
-                                                              {f"p{i}": list("abcd") for i in range(4)}, 3),
-        "plot_parity": lambda: plotting.plot_parity({"a": (r(20), r(20)), "b": (r((3, 4)), r((3, 4)))}, "x", "y"),
-        "plot_ari": lambda: plotting.plot_ari(T, {"a": r((3, 2, 10)), "b": r((3, 2, 10))}),
-        "plot_reconstruction_errors": lambda: plotting.plot_reconstruction_errors(
+        "plot_network_diagram": lambda: plot_representations.plot_network_diagram(4, 3, 3),
+        "plot_mphate_grid": lambda: plot_representations.plot_mphate_grid(
+            {f"{i}/{g}": r((5, 6, 2)) for i in ("standard", "large") for g in plot_representations.MPHATE_TITLES},
+            {g: np.arange(6) % 3 for g in plot_representations.MPHATE_TITLES},
+            inset=("large", "task", 2, np.arange(6) % 2)),
+        "plot_loading_heatmaps": lambda: plot_representations.plot_loading_heatmaps(
+            {"a": r((12, 9)), "b": r((12, 9))}, 3),
+        "plot_group_means": lambda: plot_representations.plot_group_means(
+            {f"p{i}": r((9, 4)) for i in range(4)}, {f"p{i}": list("abcd") for i in range(4)}, 3),
+        "plot_parity": lambda: plot_theory.plot_parity({"a": (r(20), r(20)), "b": (r((3, 4)), r((3, 4)))}, "x", "y"),
+        "plot_ari": lambda: plot_representations.plot_ari(T, {"a": r((3, 2, 10)), "b": r((3, 2, 10))}),
+        "plot_reconstruction_errors": lambda: plot_entk_over_training.plot_reconstruction_errors(
             {"ET": (T, {"train": r((2, 10)) + 0.01, "test": r((2, 10)) + 0.01}),
              "LR": (T, {"train": r((2, 10)) + 0.01})}),
-        "plot_epntk_convergence": lambda: plotting.plot_epntk_convergence(
+        "plot_epntk_convergence": lambda: plot_entk_over_training.plot_epntk_convergence(
             {"ET": {"standard, train": (np.array([0.1, 0.2, 0.4]), np.array([1e-3, 2e-3, 4e-3])),
                     "large, test": (np.array([0.1, 0.2, 0.4]), np.array([2e-3, 4e-3, 8e-3]))}}),
-        "plot_kernel_similarity_over_training": lambda: plotting.plot_kernel_similarity_over_training(
+        "plot_kernel_similarity_over_training": lambda: plot_entk_over_training.plot_kernel_similarity_over_training(
             {"ET": T, "LR": T}, {"alignment\neNTK(t), eNTK(0)": {"ET": r((3, 2, 10)), "LR": r((3, 2, 10))},
                                  "vector overlap\neNTK(t), final ePNTK": {"ET": r((3, 2, 10)), "LR": r((3, 2, 10))}},
             0.5),
-        "plot_sharing_over_training": lambda: plotting.plot_sharing_over_training(
+        "plot_sharing_over_training": lambda: plot_entk_over_training.plot_sharing_over_training(
             {"ET": T, "LR": T}, {s: r((3, 2, 10, 4)) / 2 for s in ("ET", "LR")}, ["same task", "input", "output", "neither"],
             {s: np.full(4, 0.25) for s in ("ET", "LR")}),
-        "plot_rsa_over_training": lambda: plotting.plot_rsa_over_training(
+        "plot_rsa_over_training": lambda: plot_entk_over_training.plot_rsa_over_training(
             {"ET": T, "LR": T}, {s: {"final ePNTK": r((3, 2, 10)), "t=0 eNTK": r((3, 2, 10))} for s in ("ET", "LR")}),
-        "plot_task_similarity_matrices": lambda: plotting.plot_task_similarity_matrices(
+        "plot_task_similarity_matrices": lambda: plot_entk_over_training.plot_task_similarity_matrices(
             {f"p{i}": r((12, 12)) * 2 - 1 for i in range(6)}, [f"{k} ({k % 3}->{k // 3 % 3})" for k in range(12)]),
-        "plot_control_structure": lambda: plotting.plot_control_structure({"eps": r((3, 2)), "targets": r((3, 2))},
-                                                                          {"eNTK": r((3, 2)), "eps": r((3, 2))}),
-        "plot_relative_to_start": lambda: plotting.plot_relative_to_start({"ET": (T, r((3, 2, 10)) + 0.1)}),
-        "plot_versus_scale": lambda: plotting.plot_versus_scale(_continuum_networks(), {"loss": "final loss"}),
-        "plot_win_counts": lambda: plotting.plot_win_counts(
+        "plot_control_structure": lambda: plot_representations.plot_control_structure(
+            {"eps": r((3, 2)), "targets": r((3, 2))}, {"eNTK": r((3, 2)), "eps": r((3, 2))}),
+        "plot_versus_scale": lambda: plot_continuum.plot_versus_scale(_continuum_networks(), {"loss": "final loss"}),
+        "plot_win_counts": lambda: plot_continuum.plot_win_counts(
             {s: {"n_pairs": 5, **{f"{ph}/{w}": 2 for ph in ("single", "finetune")
                                   for w in ("standard_wins", "large_wins", "not_converged_standard",
                                             "not_converged_large")}} for s in ("ET", "LR")}),
@@ -80,7 +87,7 @@ def _figures():
 
 def _continuum_networks() -> dict:
     """Per-network rows of a tiny continuum: every (scaling, lr kind) style at two scales."""
-    styles = list(plotting.CONTINUUM_STYLES)
+    styles = list(plot_continuum.CONTINUUM_STYLES)
     scaling = np.array([s for s, _ in styles for _ in range(4)])
     kind = np.array([k for _, k in styles for _ in range(4)])
     g = np.tile([0.1, 0.1, 1.0, 1.0], len(styles))
@@ -88,12 +95,13 @@ def _continuum_networks() -> dict:
 
 
 def test_every_plot_function_is_exercised():
-    names = {n for n, f in inspect.getmembers(plotting, inspect.isfunction)
-             if n.startswith("plot_") and f.__module__ == plotting.__name__}
-    assert names == set(_figures()), names ^ set(_figures())
+    names = {n for module in FIGURE_MODULES for n, f in inspect.getmembers(module, inspect.isfunction)
+             if n.startswith("plot_") and f.__module__ == module.__name__}
+    expected = set(_figures()) | set(EXERCISED_ELSEWHERE)
+    assert names == expected, names ^ expected
 
 
-def test_importing_plotting_applies_the_book_style():
+def test_importing_a_plot_module_applies_the_book_style():
     import matplotlib as mpl
 
     plot_style.use_book_style()

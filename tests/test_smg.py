@@ -82,19 +82,6 @@ def test_bad_smg_parameters(problem):
         smg.params_at(run, 15)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(analysis_times=[190, 775]), "analysis_times must be two recorded iterations"),
-    (dict(analysis_times=[190]), "analysis_times must be two recorded iterations"),
-    (dict(n_iterations=2505), "n_iterations must be a multiple of record_every"),
-    (dict(learning_rate=0), "learning_rate must be a positive"),
-    (dict(seed=-2), "seed must be an integer >= 0"),
-])
-def test_notebook_parameters_are_checked(kwargs, message):
-    params = dict(seed=0, learning_rate=0.2, n_iterations=2500, record_every=10, analysis_times=[190, 770]) | kwargs
-    with pytest.raises(ValueError, match=message):
-        smg.check_notebook_parameters(**params)
-
-
 def test_switch_times_known_sequence():
     times = np.array([0, 10, 20, 30, 40])
     overlaps = np.array([[0.5, 0.4, 0.1], [0.95, 0.1, 0.0], [0.97, 0.2, 0.0], [0.3, 0.92, 0.1], [0.1, 0.99, 0.1]])

@@ -1,8 +1,8 @@
-"""The fast training paths (``method="numba"``, the CPU kernel, and ``method="fast"``, XLA)
-against the reference (``jax.grad`` + optax).
+"""The engines that train on distinct patterns (``engine="numba"``, the CPU kernel) and the
+XLA step on distinct patterns (``distinct_gd_steps``) against the reference (``jax.grad``).
 
-They compute the same gradient descent with different float32 rounding (the fast paths
-train each distinct pattern once, weighted by its count, and order the sums differently),
+They compute the same gradient descent with different float32 rounding (they train each
+distinct pattern once, weighted by its count, and order the sums differently),
 so results are compared to float32 tolerance on short runs: loss trajectories, final losses
 and final weights, for both inits (every pair holds a standard and a large network), both
 schedules and fine-tuning. Each path must be bit-for-bit deterministic on its own.
@@ -12,18 +12,28 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from numba import njit
 
-from lib.experiments.schedules import TRAINING_TAGS, params_of, run_pairs, run_schedule, schedule_parameters
+from lib.experiments.schedules import params_of, run_pairs, run_schedule, schedule_parameters
+from lib.core.engines import Engine
 from lib.core.losses import squared_error
 from lib.core.models import INITS, LinearNet, MultitaskNet
+from lib.core.patterns import distinct_rows, factored_inputs, sparse_inputs, stack_padded, unique_patterns
 from lib.core.tasks import TaskEnvironment
-from lib.core.training import (SPARSE_METHODS, distinct_rows, multitask_loss, stack_padded, train, train_many,
-                               unique_patterns)
-from lib.core.training_kernel import factored_inputs, sigmoid_array, sparse_inputs
+from lib.core.training import multitask_loss, train, train_many
+from lib.core.training_kernel import sigmoid32
 
+DISTINCT_PATTERN_ENGINES = [engine.value for engine in Engine if engine.distinct_patterns]
 ENV = TaskEnvironment()
 PAPER = dict(n_hidden=200, n_train=500, n_test=500)  # the paper network and data sizes
 RTOL = 1e-5  # relative to each array's largest magnitude; float32 eps is 1.2e-7
+
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def sigmoid_array(x, out):
+    """``out[i] = sigmoid32(x[i])`` for 1-D float32 arrays: the kernel's inline sigmoid in a loop."""
+    for i in range(x.shape[0]):
+        out[i] = sigmoid32(x[i])
 
 
 def assert_close(fast, reference, name):
@@ -86,12 +96,12 @@ def test_weighted_distinct_loss_equals_the_summed_loss():
     np.testing.assert_allclose(multitask_loss(net, params, x, y), full, rtol=1e-5)
 
 
-@pytest.mark.parametrize("method", SPARSE_METHODS)
+@pytest.mark.parametrize("engine", DISTINCT_PATTERN_ENGINES)
 @pytest.mark.parametrize("schedule", ["ET", "LR"])
-def test_fast_training_equals_reference(schedule, method):
+def test_fast_training_equals_reference(schedule, engine):
     kw = dict(n_iterations=150, n_snapshots=16, **PAPER)
-    fast = run_pairs(ENV, schedule, [0, 1], method=method, **kw)
-    reference = run_pairs(ENV, schedule, [0, 1], method="reference", **kw)
+    fast = run_pairs(ENV, schedule, [0, 1], engine=engine, **kw)
+    reference = run_pairs(ENV, schedule, [0, 1], engine="reference", **kw)
     assert fast.keys() == reference.keys()
     assert_runs_close(fast, reference, ["loss_train", "loss_test", "params_final/w_hidden", "params_final/w_output"])
     for key in ("params_initial/w_hidden", "x_train", "y_test", "iterations"):
@@ -99,59 +109,59 @@ def test_fast_training_equals_reference(schedule, method):
     assert (fast["loss_train"][..., -1] < fast["loss_train"][..., 0]).all()  # it learns
 
 
-@pytest.mark.parametrize("method", SPARSE_METHODS)
-def test_fast_finetuning_equals_reference(method):
+@pytest.mark.parametrize("engine", DISTINCT_PATTERN_ENGINES)
+def test_fast_finetuning_equals_reference(engine):
     kw = dict(n_hidden=64, n_train=300, n_test=200, n_iterations=100, progress=False)
-    fast = run_schedule(ENV, "LR", [4, 5], method=method, **kw)
-    reference = run_schedule(ENV, "LR", [4, 5], method="reference", **kw)
+    fast = run_schedule(ENV, "LR", [4, 5], engine=engine, **kw)
+    reference = run_schedule(ENV, "LR", [4, 5], engine="reference", **kw)
     keys = [f"{phase}/{k}" for phase in ("single", "finetune")
             for k in ("loss_train", "loss_test", "params_final/w_hidden", "params_final/w_output")]
     assert_runs_close(fast, reference, keys)
 
 
-@pytest.mark.parametrize("method", SPARSE_METHODS)
-def test_fast_hidden_snapshots_equal_reference(method):
+@pytest.mark.parametrize("engine", DISTINCT_PATTERN_ENGINES)
+def test_fast_hidden_snapshots_equal_reference(engine):
     kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=60, n_snapshots=4, record_hidden=True)
-    fast = run_pairs(ENV, "ET", [6], method=method, **kw)
-    reference = run_pairs(ENV, "ET", [6], method="reference", **kw)
+    fast = run_pairs(ENV, "ET", [6], engine=engine, **kw)
+    reference = run_pairs(ENV, "ET", [6], engine="reference", **kw)
     assert_runs_close(fast, reference, ["hidden_train", "loss_test"])
 
 
-@pytest.mark.parametrize("method", SPARSE_METHODS)
-def test_train_many_fast_with_the_default_observe_equals_reference(method):
+@pytest.mark.parametrize("engine", DISTINCT_PATTERN_ENGINES)
+def test_train_many_fast_with_the_default_observe_equals_reference(engine):
     net = MultitaskNet.for_environment(ENV, 24)
     train_set, test_set = ENV.make_data(7, 80, 40)
     params = {k: jnp.stack([v, 10 * v]) for k, v in net.init(jax.random.PRNGKey(7)).items()}
     data = {f"{a}_{s}": jnp.asarray(np.stack([getattr(d, a)] * 2), jnp.float32)
             for a in ("x", "y") for s, d in (("train", train_set), ("test", test_set))}
     lrs = jnp.asarray([0.03, 0.01])
-    fast = train_many(net, params, data, lrs, 40, 5, method=method)
-    reference = train_many(net, params, data, lrs, 40, 5, method="reference")
+    fast = train_many(net, params, data, lrs, 40, 5, engine=engine)
+    reference = train_many(net, params, data, lrs, 40, 5, engine="reference")
     for part_fast, part_reference in zip(fast, reference):
         for key in part_reference:
             assert_close(part_fast[key], part_reference[key], key)
     one = {k: v[1] for k, v in data.items()}
-    single_fast = train(net, {k: v[1] for k, v in params.items()}, one, 0.01, 40, 5, method=method)
+    single_fast = train(net, {k: v[1] for k, v in params.items()}, one, 0.01, 40, 5, engine=engine)
     for key in reference[0]:  # the unbatched path: the large network alone
         assert_close(single_fast[0][key], fast[0][key][1], key)
 
 
-@pytest.mark.parametrize("method", SPARSE_METHODS)
-def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypatch, method):
+@pytest.mark.parametrize("engine", DISTINCT_PATTERN_ENGINES)
+def test_fast_training_is_deterministic_and_chunking_does_not_change_it(monkeypatch, engine):
     """The same call twice: bit-identical (same compiled code, inputs and order). In one chunk
     instead of ten: the kernel (``numba``) runs the same compiled steps in the same order, so
-    bit-identical by construction; XLA (``fast``) compiles a different program per chunk length,
+    bit-identical by construction; an XLA engine compiles a different program per chunk length,
     whose fusion may round differently on another CPU, so float32 agreement (RTOL)."""
     import lib.core.training
 
-    kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=100, n_snapshots=11, record_hidden=True, method=method)
+    kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=100, n_snapshots=11, record_hidden=True, engine=engine)
     a = run_pairs(ENV, "LR", [2, 3], **kw)
     b = run_pairs(ENV, "LR", [2, 3], **kw)
     monkeypatch.setattr(lib.core.training, "N_PROGRESS_CHUNKS", 1)
     whole = run_pairs(ENV, "LR", [2, 3], **kw)
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
-        if method == "numba":
+        if engine == "numba":
             np.testing.assert_array_equal(a[key], whole[key], err_msg=key)
         else:
             assert_close(a[key], whole[key], key)
@@ -162,7 +172,7 @@ def test_kernel_results_do_not_depend_on_the_thread_count_or_the_batch():
     thread or on all."""
     import numba
 
-    kw = dict(n_hidden=24, n_train=80, n_test=30, n_iterations=30, n_snapshots=4, method="numba")
+    kw = dict(n_hidden=24, n_train=80, n_test=30, n_iterations=30, n_snapshots=4, engine="numba")
     together = run_pairs(ENV, "ET", [3, 4], **kw)
     alone = run_pairs(ENV, "ET", [4], **kw)
     previous = numba.get_num_threads()
@@ -218,8 +228,8 @@ def test_factored_inputs_rebuild_every_pattern():
     assert (s_active[s_values != 0] < 6).all() and (t_active[t_values != 0] >= 6).all()
 
 
-@pytest.mark.parametrize("method", SPARSE_METHODS)
-def test_training_on_non_binary_inputs_equals_reference(method):
+@pytest.mark.parametrize("engine", DISTINCT_PATTERN_ENGINES)
+def test_training_on_non_binary_inputs_equals_reference(engine):
     """Inputs that are not one-hot (values other than 1, patterns without a task or a stimulus):
     the kernel's grouping by distinct stimulus and task set is still the same gradient descent."""
     net = MultitaskNet.for_environment(ENV, 20)
@@ -231,8 +241,8 @@ def test_training_on_non_binary_inputs_equals_reference(method):
     y = (rng.random((80, net.n_outputs)) < 0.3).astype(np.float32)
     data = {"x_train": jnp.asarray(x), "y_train": jnp.asarray(y)}
     params = net.init(jax.random.PRNGKey(5), "large")
-    fast = train(net, params, data, 0.01, 50, 3, method=method)
-    reference = train(net, params, data, 0.01, 50, 3, method="reference")
+    fast = train(net, params, data, 0.01, 50, 3, engine=engine)
+    reference = train(net, params, data, 0.01, 50, 3, engine="reference")
     for key in reference[0]:
         assert_close(fast[0][key], reference[0][key], key)
     assert not np.array_equal(fast[0]["w_hidden"], params["w_hidden"])
@@ -240,53 +250,65 @@ def test_training_on_non_binary_inputs_equals_reference(method):
 
 def test_numba_path_is_the_default_and_is_recorded_in_the_cache_key():
     kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=20, n_snapshots=3)
-    default, numba_run = run_pairs(ENV, "ET", [1], **kw), run_pairs(ENV, "ET", [1], method="numba", **kw)
+    default, numba_run = run_pairs(ENV, "ET", [1], **kw), run_pairs(ENV, "ET", [1], engine="numba", **kw)
     np.testing.assert_array_equal(default["loss_test"], numba_run["loss_test"])
-    assert schedule_parameters(ENV, "ET", [0])["training"] == TRAINING_TAGS["numba"] == "numba-v2"
-    assert schedule_parameters(ENV, "ET", [0], method="fast")["training"] == "fast-v1"
-    assert schedule_parameters(ENV, "ET", [0], method="reference")["training"] == "reference"
+    assert schedule_parameters(ENV, "ET", [0])["training"] == Engine.NUMBA.tag == "numba-v2"
+    for engine in Engine:  # the tags are plain strings, the same for an Engine and its value
+        assert type(engine.tag) is str
+        assert schedule_parameters(ENV, "ET", [0], engine=engine) == schedule_parameters(ENV, "ET", [0],
+                                                                                          engine=engine.value)
+    assert schedule_parameters(ENV, "ET", [0], engine="reference")["training"] == "reference"
 
 
-def test_bad_method_and_unsupported_models_are_rejected():
+def test_bad_engine_and_unsupported_models_are_rejected():
     net = MultitaskNet.for_environment(ENV, 8)
     train_set, _ = ENV.make_data(0, 20, 10)
     data = {"x_train": jnp.asarray(train_set.x[None], jnp.float32), "y_train": jnp.asarray(train_set.y[None], jnp.float32)}
     params = {k: v[None] for k, v in net.init(jax.random.PRNGKey(0)).items()}
-    with pytest.raises(ValueError, match="method must be one of"):
-        train_many(net, params, data, jnp.asarray([0.1]), 10, 2, method="sgd")
-    for method in SPARSE_METHODS:
+    with pytest.raises(ValueError, match=r"engine must be one of \['numba', .*'reference'\], got 'sgd'"):
+        train_many(net, params, data, jnp.asarray([0.1]), 10, 2, engine="sgd")
+    for engine in DISTINCT_PATTERN_ENGINES:
         with pytest.raises(ValueError, match="reduction='sum'"):
-            train_many(net, params, data, jnp.asarray([0.1]), 10, 2, reduction="mean", method=method)
-        with pytest.raises(ValueError, match=f"method='{method}' trains only the multitask network"):
-            train_many(LinearNet(n_inputs=24, n_outputs=9), {}, data, jnp.asarray([0.1]), 10, 2, method=method)
+            train_many(net, params, data, jnp.asarray([0.1]), 10, 2, reduction="mean", engine=engine)
+        with pytest.raises(ValueError, match=f"engine='{engine}' trains only the multitask network"):
+            train_many(LinearNet(n_inputs=24, n_outputs=9), {}, data, jnp.asarray([0.1]), 10, 2, engine=engine)
     with pytest.raises(ValueError, match="float32"):
         train_many(net, jax.tree.map(lambda a: np.asarray(a, np.float64), params), data, jnp.asarray([0.1]), 10, 2,
-                   method="numba")
+                   engine="numba")
     linear = LinearNet(n_inputs=data["x_train"].shape[-1], n_outputs=data["y_train"].shape[-1])
     linear_params = {k: v[None] for k, v in linear.init(jax.random.PRNGKey(0)).items()}
+    for engine in DISTINCT_PATTERN_ENGINES:  # the default included
+        with pytest.raises(ValueError, match="only the multitask network"):
+            train_many(linear, linear_params, data, jnp.asarray([0.1]), 10, 2, engine=engine)
     with pytest.raises(ValueError, match="only the multitask network"):
-        train_many(linear, linear_params, data, jnp.asarray([0.1]), 10, 2, method="fast")
-    with pytest.raises(ValueError, match="method must be one of"):
-        run_pairs(ENV, "ET", [0], n_iterations=10, n_snapshots=2, method="Fast")
-    with pytest.raises(ValueError, match="method must be one of"):
-        schedule_parameters(ENV, "ET", [0], method="slow")
+        train_many(linear, linear_params, data, jnp.asarray([0.1]), 10, 2)
+    with pytest.raises(ValueError, match="engine must be one of"):
+        run_pairs(ENV, "ET", [0], n_iterations=10, n_snapshots=2, engine="Fast")
+    with pytest.raises(ValueError, match="engine must be one of"):
+        schedule_parameters(ENV, "ET", [0], engine="slow")
 
 
 _VECTOR_WIDTH_SCRIPT = """
 import re, sys
 import numpy as np
 from numba import njit
-from lib.core import training_kernel
+from lib.core.training_kernel import sigmoid32
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.schedules import params_of, run_pairs
 
-copy = njit(fastmath={"contract"}, error_model="numpy")(training_kernel.sigmoid_array.py_func)
+
+def sigmoid_array(x, out):
+    for i in range(x.shape[0]):
+        out[i] = sigmoid32(x[i])
+
+
+copy = njit(fastmath={"contract"}, error_model="numpy")(sigmoid_array)
 copy(np.zeros(64, np.float32), np.zeros(64, np.float32))
 zmm = bool(re.search("zmm", "".join(copy.inspect_asm().values())))
 env = TaskEnvironment()
-single = run_pairs(env, "ET", (3, 4), n_iterations=200, n_snapshots=3, method="numba")
+single = run_pairs(env, "ET", (3, 4), n_iterations=200, n_snapshots=3, engine="numba")
 finetune = run_pairs(env, "ET", (3, 4), phase="finetune", start_params=params_of(single, "params_final"),
-                     n_iterations=200, n_snapshots=3, method="numba")
+                     n_iterations=200, n_snapshots=3, engine="numba")
 np.savez(sys.argv[1], zmm=zmm, **{k: v for k, v in finetune.items() if k.startswith("params_final/")})
 """
 
@@ -343,7 +365,7 @@ def test_kernel_losses_equal_the_squared_error_and_do_not_depend_on_the_batch():
     params = {k: (v * np.array([1.0, 3.0, 10.0])[:, None, None]).astype(np.float32) for k, v in
               jax.tree.map(lambda *a: np.stack(a), *[net.init(jax.random.PRNGKey(s)) for s in range(3)]).items()}
     observe = SummedLosses(net)
-    losses = _numba_engine(net, params, data, np.full(3, 0.1, np.float32), 1, observe, True)[3]
+    losses = _numba_engine(net, params, data, np.full(3, 0.1, np.float32), 1, observe, "sum", True).first
     for name in ("train", "test"):
         for b in range(3):
             p64 = {k: np.asarray(v[b], np.float64) for k, v in params.items()}
@@ -352,7 +374,7 @@ def test_kernel_losses_equal_the_squared_error_and_do_not_depend_on_the_batch():
             assert losses[f"loss_{name}"][b, 0] == pytest.approx(exact, rel=1e-5)
             alone = _numba_engine(net, jax.tree.map(lambda a: a[b:b + 1], params),
                                   {k: v[b:b + 1] for k, v in data.items()}, np.full(1, 0.1, np.float32), 1, observe,
-                                  True)[3]
+                                  "sum", True).first
             assert alone[f"loss_{name}"][0, 0] == losses[f"loss_{name}"][b, 0]
 
 
@@ -402,3 +424,24 @@ def test_kernel_never_reads_batch_padding_so_a_network_trains_alike_alone_and_in
         alone = _kernel_run(net, jax.tree.map(lambda a: a[b:b + 1], params), x[b:b + 1], y[b:b + 1], rates[b:b + 1], 30)
         for got, expected in zip(alone[:3], batch[:3]):
             np.testing.assert_array_equal(got[0], expected[b])
+
+
+@pytest.mark.parametrize("init", INITS)
+def test_distinct_gd_steps_equal_the_reference_descent(init):
+    """The XLA step on count-weighted distinct patterns (repeated patterns in the set) against
+    ``train(engine="reference")`` on every pattern: the same descent to float32 tolerance."""
+    from lib.core.training import distinct_gd_steps
+
+    net = MultitaskNet.for_environment(ENV, 24)
+    train_set, _ = ENV.make_data(8, 120, 10)
+    x, y = np.asarray(train_set.x, np.float32), np.asarray(train_set.y, np.float32)
+    x[60:], y[60:] = x[:60], y[:60]  # every pattern twice
+    params = net.init(jax.random.PRNGKey(8), init)
+    x_u, y_u, counts = unique_patterns(x, y)
+    batch = tuple(jnp.asarray(a) for a in (x_u, x_u[:, net.n_stimulus:], y_u, counts))
+    stepped = jax.jit(lambda p: distinct_gd_steps(net, p, batch, 0.01, 40))(params)
+    reference, _ = train(net, params, {"x_train": jnp.asarray(x), "y_train": jnp.asarray(y)}, 0.01, 40, 2,
+                         engine="reference")
+    for key in reference:
+        assert_close(stepped[key], reference[key], key)
+    assert not np.array_equal(stepped["w_hidden"], params["w_hidden"])

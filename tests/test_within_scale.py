@@ -96,7 +96,7 @@ def test_group_difference_and_midpoint_interval():
     assert d["separates"] and d["lo"] < d["difference"] < d["hi"]
     same = ws.group_difference(0.1 * rng.normal(size=60), g, 1.0, 10.0, n_resamples=500)
     assert not same["separates"]
-    from lib.analyses.predictors import transition_midpoint
+    from lib.analyses.continuum_sweeps import transition_midpoint
 
     gs = np.repeat([0.3, 1.0, 3.0, 10.0, 20.0], 20)
     values = np.where(gs < 2, 0.0, 1.0) + 0.05 * rng.normal(size=gs.size)
@@ -119,10 +119,10 @@ def test_bad_inputs_name_the_parameter():
 
 def test_expected_signs_cover_every_cell_with_a_rationale():
     from lib.analyses.expected_signs import RATIONALE
-    from lib.analyses.predictors import OUTCOMES, PREDICTORS
+    from lib.analyses.continuum_points import CONTINUUM_PREDICTORS, OUTCOMES
 
     signs = expected_signs()
-    assert tuple(signs) == PREDICTOR_NAMES == PREDICTORS
+    assert tuple(signs) == PREDICTOR_NAMES == CONTINUUM_PREDICTORS
     assert set(OUTCOME_NAMES) <= set(OUTCOMES)
     for p, row in signs.items():
         assert set(row) == set(OUTCOME_NAMES) and set(row.values()) <= {-1, 0, 1}

@@ -30,9 +30,10 @@ import pandas as pd
 
 from .checks import as_array, check_level, check_ndim
 from .kernel_analysis import first_below, paired_interval
+from ..core.entk_variants import ENTK_VARIANTS
 from ..core.models import INITS
 from ..core.validation import check_choice
-from ..experiments.kernel_dynamics import INDEX_SETS, SHARING_CATEGORIES
+from ..experiments.kernel_dynamics import SHARING_CATEGORIES
 
 OTHER_TASKS = "other tasks (the three above)"
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7)
@@ -70,7 +71,7 @@ def attribution_table(results: dict[str, dict], index_set: str = "authors", snap
     results: schedule -> run (``sharing_abs``, ``sharing_signed`` (P, 2, S, 2 sets, C) and
     ``sharing_pattern_fraction`` (P, 2, 2, C)). Columns: text columns, and numbers ``_abs``,
     ``_abs_low``, ``_abs_high``, ``_signed``, ``_signed_low``, ``_signed_high``, ``_fraction``."""
-    s = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    s = ENTK_VARIANTS.index(check_choice("index_set", index_set, ENTK_VARIANTS))
     check_level("level", level)
     rows = []
     for schedule, run in results.items():
@@ -97,7 +98,7 @@ def cancellation_table(results: dict[str, dict], index_set: str = "authors", sna
     training pattern (``cancellation_patterns``), each as median, range and mean with a
     t-interval over the P networks of that init. results: schedule -> run with those entries
     (P, 2, S, 2 sets). Numbers in ``_median``, ``_min``, ``_max``, ``_mean``, ``_low``, ``_high``."""
-    s = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    s = ENTK_VARIANTS.index(check_choice("index_set", index_set, ENTK_VARIANTS))
     check_level("level", level)
     rows = []
     for schedule, run in results.items():
@@ -153,7 +154,7 @@ def crossing_table(results: dict[str, dict], index_set: str, thresholds=THRESHOL
     threshold (the pairs' iterations) and one per (schedule, measure) "large vs standard" (counts
     'large first / same snapshot / standard first' per threshold); crossings maps (schedule,
     measure) -> (T, P, 2 inits) iterations (nan: never)."""
-    i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    i = ENTK_VARIANTS.index(check_choice("index_set", index_set, ENTK_VARIANTS))
     thresholds = tuple(float(t) for t in check_ndim("thresholds", as_array("thresholds", thresholds), 1, "(T,)"))
     rows, crossings = [], {}
     for schedule, run in results.items():

@@ -41,11 +41,12 @@ from .entk_vectors import leading_vectors, silhouette_of_loadings
 from ..experiments.schedules import initial_pairs, params_of, test_set_size
 from ..core.losses import output_loss_gradient
 from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet, Params
-from ..core.tasks import TaskEnvironment
+from ..core.tasks import TaskEnvironment, environment_key
 from ..core.validation import check_choice, check_int, check_seed, check_seeds
 
-PREDICTORS = ("entk_authors", "entk_principled", "entk_left", "ntk", "epsilon", "output_error", "targets")
-PREDICTOR_NAMES = {
+# the structural predictors of chapters 04/06: whose (N, K) t=0 loadings are clustered (module docstring)
+LOADING_PREDICTORS = ("entk_authors", "entk_principled", "entk_left", "ntk", "epsilon", "output_error", "targets")
+LOADING_PREDICTOR_NAMES = {
     "entk_authors": "eNTK, authors' variant",
     "entk_principled": "eNTK, principled variant",
     "entk_left": "eNTK, row-side (left) vectors",
@@ -186,15 +187,16 @@ def _batch_eta_squared(values: np.ndarray, label_sets: np.ndarray) -> np.ndarray
         return np.nanmean(np.where(total > 0, between / total, np.nan), axis=1)
 
 
-def network_structure(net: MultitaskNet, params: Params, x_train, y_train, x_test, predictors=PREDICTORS) -> dict:
-    """(N, K) loadings of each of ``predictors`` (names from :data:`PREDICTORS`) for one network at
-    ``params``, and ``limit_error``: the relative Frobenius distance of its principled eNTK
+def network_structure(net: MultitaskNet, params: Params, x_train, y_train, x_test,
+                      predictors=LOADING_PREDICTORS) -> dict:
+    """(N, K) loadings of each of ``predictors`` (names from :data:`LOADING_PREDICTORS`) for one
+    network at ``params``, and ``limit_error``: the relative Frobenius distance of its principled eNTK
     (training x training) from :func:`small_weight_entk`."""
     import jax.numpy as jnp
 
     from ..core.kernels import entk
 
-    names = [check_choice("predictors[]", name, PREDICTORS) for name in check_names("predictors", predictors)]
+    names = [check_choice("predictors[]", name, LOADING_PREDICTORS) for name in check_names("predictors", predictors)]
     x_train, y_train, x_test = (jnp.asarray(a) for a in (x_train, y_train, x_test))
     principled = np.asarray(entk(net, params, x_train, x_train, y_train), dtype=np.float64)
     limit = small_weight_entk(net, x_train, x_train, y_train)
@@ -214,9 +216,9 @@ def network_structure(net: MultitaskNet, params: Params, x_train, y_train, x_tes
 
 def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int = 500, n_test: int | None = None,
                           split: str = "iid", large_scaling: str = "both_layers",
-                          predictors=PREDICTORS) -> dict[str, np.ndarray]:
+                          predictors=LOADING_PREDICTORS) -> dict[str, np.ndarray]:
     """The t=0 structure of the standard/large pairs the schedules train (it does not depend on
-    the schedule), for each of ``predictors`` (default: all of :data:`PREDICTORS`; the authors'
+    the schedule), for each of ``predictors`` (default: all of :data:`LOADING_PREDICTORS`; the authors'
     eNTK variant costs a full eigendecomposition per output).
 
     Returns ``loadings/<predictor>`` (P, 2, N_train, K) float32, ``silhouette/<predictor>`` (P, 2)
@@ -231,12 +233,12 @@ def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_tr
     from ..core.parallel import parallel_map
 
     seeds = check_seeds("seeds", seeds)
-    names = [check_choice("predictors[]", p, PREDICTORS) for p in check_names("predictors", predictors)]
+    names = [check_choice("predictors[]", p, LOADING_PREDICTORS) for p in check_names("predictors", predictors)]
     if check_int("n_train", n_train, minimum=1) < 13:
         raise ValueError(f"n_train must be >= 13 (the silhouettes cluster the training patterns into 12 k-means "
                          f"clusters), got {n_train}")
     if not names:
-        raise ValueError(f"predictors must name at least one of {list(PREDICTORS)}")
+        raise ValueError(f"predictors must name at least one of {list(LOADING_PREDICTORS)}")
     check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
     n_test = test_set_size(env, split, n_train, n_test)
     if "entk_authors" in names and n_test != n_train:
@@ -266,13 +268,14 @@ def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_tr
 
 
 def cached_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, split: str = "iid",
-                             large_scaling: str = "both_layers", predictors=PREDICTORS) -> dict[str, np.ndarray]:
+                             large_scaling: str = "both_layers",
+                             predictors=LOADING_PREDICTORS) -> dict[str, np.ndarray]:
     """:func:`run_initial_structure` through the on-disk results cache."""
     from ..core import results
 
     seeds = check_seeds("seeds", seeds)
     check_names("predictors", predictors)
-    parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], seeds=list(seeds), n_hidden=n_hidden,
+    parameters = dict(env=environment_key(env), seeds=list(seeds), n_hidden=n_hidden,
                       split=split, large_scaling=large_scaling, predictors=list(predictors), version=1)
     return results.cached("initial_structure", parameters, lambda: run_initial_structure(
         env, seeds, n_hidden, split=split, large_scaling=large_scaling, predictors=tuple(predictors)))

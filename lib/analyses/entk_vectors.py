@@ -27,9 +27,8 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import silhouette_score
 
 from .checks import as_array, check_cluster_count, check_finite, check_ndim
+from ..core.entk_variants import ENTK_VARIANTS
 from ..core.validation import check_choice, check_int, check_seed
-
-VECTOR_METHODS = ("principled", "authors")
 
 
 def _check_matrix(name: str, matrix) -> np.ndarray:
@@ -56,7 +55,7 @@ SIDES = ("right", "left")
 def leading_vector(matrix: np.ndarray, method: str = "principled", side: str = "right") -> np.ndarray:
     """Leading vector of one (N, M) eNTK matrix (see module docstring): (M,) for the right
     side, (N,) for the left side of the principled method. ``matrix`` must be finite."""
-    check_choice("method", method, VECTOR_METHODS)
+    check_choice("method", method, ENTK_VARIANTS)
     check_choice("side", side, SIDES)
     if method == "authors" and side != "right":
         raise ValueError(f"side={side!r} is only offered for method='principled' (the authors' eigenvector is a "

@@ -16,7 +16,8 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
 from .checks import as_array, check_cluster_count, check_finite, check_iterations, check_level, check_ndim, check_real
-from ..experiments.kernel_dynamics import INDEX_SETS, SHARING_CATEGORIES, centered_cosine_similarity
+from ..core.entk_variants import ENTK_VARIANTS
+from ..core.kernel_statistics import centered_cosine_similarity
 from ..core.models import INITS
 from ..core.validation import check_choice, check_int, check_seed
 
@@ -71,7 +72,7 @@ def rsa(similarity_a: np.ndarray, similarity_b: np.ndarray) -> np.ndarray:
 
 def cluster_labels(features: np.ndarray, n_clusters: int, seed: int = 0) -> np.ndarray:
     """(G,) k-means clusters of the rows of (G, F) ``features`` in the geometry of
-    :func:`~lib.experiments.kernel_dynamics.centered_cosine_similarity` (centered, unit-norm rows).
+    :func:`~lib.core.kernel_statistics.centered_cosine_similarity` (centered, unit-norm rows).
     ``features`` must be finite, with at least ``n_clusters`` rows."""
     check_int("n_clusters", n_clusters, minimum=2)
     check_ndim("features", np.asarray(features), 2, "(G groups, F features)")
@@ -95,29 +96,31 @@ def cluster_agreement(features_a: np.ndarray, features_b: np.ndarray, n_clusters
 
 
 # what may predict the trained network's hidden-layer task similarity: kernel task profiles
-# (lib.experiments.kernel_dynamics.task_profiles) of the final ePNTK and of the t=0 eNTK, and the untrained hidden layer
-PREDICTORS = {"final ePNTK, training-pattern side": ("path_final", "columns"),
-              "final ePNTK, evaluated-pattern side": ("path_final", "rows"),
-              "t=0 eNTK, training-pattern side": ("entk_initial", "columns"),
-              "t=0 eNTK, evaluated-pattern side": ("entk_initial", "rows"),
-              "hidden layer at t=0 (control)": None}
+# (lib.core.kernel_statistics.task_profiles) of the final ePNTK and of the t=0 eNTK (kernel, side),
+# and the untrained hidden layer (None)
+REPRESENTATION_PREDICTORS = {"final ePNTK, training-pattern side": ("path_final", "columns"),
+                             "final ePNTK, evaluated-pattern side": ("path_final", "rows"),
+                             "t=0 eNTK, training-pattern side": ("entk_initial", "columns"),
+                             "t=0 eNTK, evaluated-pattern side": ("entk_initial", "rows"),
+                             "hidden layer at t=0 (control)": None}
 
 
 def predictor_features(result: dict, predictor: str, index_set: str) -> np.ndarray:
-    """(P, 2, G, F) task features of a :data:`PREDICTORS` entry on the rows of ``index_set``."""
-    check_choice("predictor", predictor, PREDICTORS)
-    i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
-    if PREDICTORS[predictor] is None:
+    """(P, 2, G, F) task features of a :data:`REPRESENTATION_PREDICTORS` entry on the rows of
+    ``index_set``."""
+    check_choice("predictor", predictor, REPRESENTATION_PREDICTORS)
+    i = ENTK_VARIANTS.index(check_choice("index_set", index_set, ENTK_VARIANTS))
+    if REPRESENTATION_PREDICTORS[predictor] is None:
         return result["hidden_initial"][:, :, i]
-    kernel, side = PREDICTORS[predictor]
+    kernel, side = REPRESENTATION_PREDICTORS[predictor]
     return result[f"profiles/{kernel}/{side}/{index_set}"]
 
 
 def representation_agreement(result: dict, index_set: str, n_clusters=(3, 4)) -> dict[str, np.ndarray]:
-    """Agreement of each predictor in :data:`PREDICTORS` with the trained network's task
-    similarity (task-mean hidden activity on the rows of ``index_set``): ``rsa/<predictor>``
+    """Agreement of each predictor in :data:`REPRESENTATION_PREDICTORS` with the trained network's
+    task similarity (task-mean hidden activity on the rows of ``index_set``): ``rsa/<predictor>``
     and ``ari<c>/<predictor>`` for each cluster count c, each (P, 2)."""
-    i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    i = ENTK_VARIANTS.index(check_choice("index_set", index_set, ENTK_VARIANTS))
     if isinstance(n_clusters, (str, bytes)) or not hasattr(n_clusters, "__iter__"):
         raise ValueError(f"n_clusters must be a list of cluster counts (e.g. (3, 4)), got {n_clusters!r}")
     n_clusters = tuple(n_clusters)
@@ -126,7 +129,7 @@ def representation_agreement(result: dict, index_set: str, n_clusters=(3, 4)) ->
     hidden = result["hidden_final"][:, :, i]  # (P, 2, G, H)
     target = np.vectorize(centered_cosine_similarity, signature="(g,f)->(g,g)")(hidden)
     out = {}
-    for name in PREDICTORS:
+    for name in REPRESENTATION_PREDICTORS:
         features = predictor_features(result, name, index_set)
         similarity = np.vectorize(centered_cosine_similarity, signature="(g,f)->(g,g)")(features)
         out[f"rsa/{name}"] = rsa(similarity, target)
@@ -139,7 +142,7 @@ def representation_agreement(result: dict, index_set: str, n_clusters=(3, 4)) ->
 def rsa_over_training(result: dict, index_set: str, side: str = "columns") -> dict[str, np.ndarray]:
     """(P, 2, S) RSA between the hidden layer's task similarity at each snapshot and that implied
     (on ``side``) by the ePNTK so far (``"ePNTK(t)"``) or by the t=0 eNTK (``"eNTK at t=0"``)."""
-    i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    i = ENTK_VARIANTS.index(check_choice("index_set", index_set, ENTK_VARIANTS))
     check_choice("side", side, ("rows", "columns"))
     hidden = result["hidden_similarity"][:, :, :, i]  # (P, 2, S, G, G)
     initial = np.vectorize(centered_cosine_similarity, signature="(g,f)->(g,g)")(
@@ -169,37 +172,11 @@ def paired_interval(differences: np.ndarray, level: float = 0.95) -> tuple[float
     return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
 
 
-def sharing_table(results: dict[str, dict], index_set: str, snapshot: int = -1) -> pd.DataFrame:
-    """Per schedule and init: each category's share of the learned change of the rows of
-    ``index_set`` at ``snapshot`` (signed projection share, mean ± sd over pairs), the share of
-    training patterns in the category, and the ratio (> 1: each pattern of the category
-    contributes more than an average pattern)."""
-    i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
-    check_int("snapshot", snapshot)
-    rows = []
-    for schedule, result in results.items():
-        n_snapshots = np.shape(result["sharing_signed"])[2]
-        if not -n_snapshots <= snapshot < n_snapshots:
-            raise ValueError(f"snapshot must index the {n_snapshots} snapshots of results[{schedule!r}] "
-                             f"(-{n_snapshots}..{n_snapshots - 1}), got {snapshot}")
-        for j, init in enumerate(INITS):
-            shares = result["sharing_signed"][:, j, snapshot, i]  # (P, C)
-            fraction = result["sharing_pattern_fraction"][:, j, i]  # (P, C)
-            for c, category in enumerate(SHARING_CATEGORIES):
-                rows.append({"schedule": schedule, "init": init, "training patterns": category,
-                             "share of the learned change": mean_sd(shares[:, c]),
-                             "share of the patterns": f"{fraction[:, c].mean():.3f}",
-                             "per-pattern ratio": mean_sd(shares[:, c] / fraction[:, c]),
-                             "_share": float(np.mean(shares[:, c])),
-                             "_ratio": float(np.mean(shares[:, c] / fraction[:, c]))})
-    return pd.DataFrame(rows)
-
-
 def window_table(results: dict[str, dict], index_set: str, threshold: float) -> pd.DataFrame:
     """Per schedule and init: the first iteration at which the mean over outputs of each
     similarity to the t=0 eNTK falls below ``threshold`` (median and range over pairs; "never"
     if it does not within training), as a fraction of training too."""
-    i = INDEX_SETS.index(check_choice("index_set", index_set, INDEX_SETS))
+    i = ENTK_VARIANTS.index(check_choice("index_set", index_set, ENTK_VARIANTS))
     check_real("threshold", threshold)
     measures = {"alignment of eNTK(t) with eNTK(0)": "alignment_initial",
                 "overlap of leading vectors, eNTK(t) vs eNTK(0)": "overlap_initial",

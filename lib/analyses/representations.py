@@ -17,7 +17,7 @@ import numpy as np
 from .checks import as_array, check_finite, check_iterations, check_labels, check_ndim, check_real
 from .partitions import (REFERENCE_PARTITIONS, ari_of_clusters, cluster_over_training, derive_partition,
                          group_means, reference_partition)
-from ..core.tasks import Dataset, TaskEnvironment
+from ..core.tasks import Dataset, TaskEnvironment, environment_key
 from ..core.validation import check_choice, check_int, check_seed
 
 GROUPINGS = ("task", "input", "task_by_input", "output")
@@ -126,7 +126,8 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
     on all single-task patterns at 101 snapshots: ``hidden_groups`` (P, 2, 101, 69, H) float32
     (groupings stacked in :data:`GROUPINGS` order), ``iterations`` and ``loss_test``."""
     from ..core import results
-    from ..experiments.schedules import DEFAULT_METHOD, TRAINING_TAGS, get_schedule, run_pairs
+    from ..experiments.schedules import get_schedule, run_pairs
+    from ..core.engines import DEFAULT_ENGINE
     from ..core.validation import check_seeds
 
     seeds = check_seeds("seeds", seeds)
@@ -138,8 +139,8 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
                         probe=(data.x, average), progress=True)
         return {k: out[k] for k in ("hidden_groups", "iterations", "loss_test")}
 
-    parameters = dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
-                      n_iterations=n_iterations, n_hidden=n_hidden, training=TRAINING_TAGS[DEFAULT_METHOD])
+    parameters = dict(env=environment_key(env), schedule=schedule, seeds=list(seeds),
+                      n_iterations=n_iterations, n_hidden=n_hidden, training=DEFAULT_ENGINE.tag)
     return results.cached("grouped_hidden", parameters, compute)
 
 

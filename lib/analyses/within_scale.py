@@ -222,7 +222,7 @@ def midpoint_interval(networks_g, values, midpoint, n_resamples: int = 2000, see
     """The transition midpoint of per-scale medians with a percentile bootstrap 95% interval.
 
     networks_g, values: (N,) each network's scale and measure; ``midpoint``: a function
-    (scales (G,), medians (G,)) -> g, e.g. :func:`lib.analyses.predictors.transition_midpoint`.
+    (scales (G,), medians (G,)) -> g, e.g. :func:`lib.analyses.continuum_sweeps.transition_midpoint`.
     Networks are resampled within each scale; resamples without a crossing (nan) are counted in
     ``n_undefined`` and left out of the interval."""
     check_int("n_resamples", n_resamples, minimum=100)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .plotting import INIT_COLORS  # importing plotting applies the book's style
+from .plot_style import INIT_COLORS, use_book_style
+
+use_book_style()  # importing any plot_* module applies the book's figure style
 
 
 def _grid(n_rows: int, n_cols: int, width: float, height: float, axes, **kw):

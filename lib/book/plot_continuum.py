@@ -1,7 +1,10 @@
-"""Figures of the continuum chapter's within-scale inference (book layer).
+"""Figures of the continuum chapter (10), matplotlib only, the book's style.
 
-:func:`plot_within_grid`: heat map of the pooled within-scale r of every predictor x outcome
-cell of one setting, cells significant after Benjamini-Hochberg framed;
+:func:`plot_versus_scale`: per-network columns against the init scale (median and interquartile
+range per scaling and learning-rate kind); :func:`plot_win_counts`: the binary comparison's
+wins per schedule and phase; :func:`plot_within_grid`: heat map of the pooled within-scale r
+of every predictor x outcome cell of one setting, cells significant after Benjamini-Hochberg
+framed;
 :func:`plot_per_scale_scatter`: a winner's predictor against its outcome, one panel per init
 scale, with the per-scale r.
 """
@@ -15,6 +18,9 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..analyses.within_scale import per_scale_r
+from .plot_style import INIT_COLORS, PALETTE, use_book_style
+
+use_book_style()  # importing any plot_* module applies the book's figure style
 
 
 def plot_within_grid(rows: list[dict], predictors: list[str], outcomes: list[str], title: str = "",
@@ -74,3 +80,68 @@ def plot_per_scale_scatter(networks: dict, pairs: list[tuple[str, str, str]], lo
                 ax.set_ylabel(textwrap.fill(label, 20))
             ax.set_xlabel(predictor if len(predictor) < 18 else predictor.replace("_", " "))
     return axes
+
+
+CONTINUUM_STYLES = {("both", "paper"): (PALETTE["blue"], "-"), ("both", "tuned"): (PALETTE["blue"], "--"),
+                    ("hidden", "paper"): (PALETTE["vermillion"], "-"),
+                    ("hidden", "tuned"): (PALETTE["vermillion"], "--")}
+
+
+def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
+    """Median (line) and interquartile range (band) of per-network values against init scale g,
+    one panel per column, one line per (scaling, learning-rate kind).
+
+    Args:
+        networks: column -> (rows,) arrays with ``scaling``, ``lr_kind``, ``g`` and the columns.
+        columns: column name -> panel title.
+    """
+    n = len(columns)
+    if axes is None:
+        nrows = -(-n // ncols)
+        _, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.8 * nrows), squeeze=False)
+    axes = np.ravel(axes)
+    for ax, (column, title) in zip(axes, columns.items()):
+        for (scaling, kind), (color, ls) in CONTINUUM_STYLES.items():
+            rows = (networks["scaling"] == scaling) & (networks["lr_kind"] == kind)
+            if not rows.any():
+                continue
+            gs = np.unique(networks["g"][rows])
+            values = [np.asarray(networks[column][rows & (networks["g"] == g)], float) for g in gs]
+            q = np.array([np.nanpercentile(v, [25, 50, 75]) for v in values])
+            ax.plot(gs, q[:, 1], color=color, ls=ls, marker="o", ms=3,
+                    label=f"{'both layers' if scaling == 'both' else 'hidden layer only'}, {kind} lr")
+            ax.fill_between(gs, q[:, 0], q[:, 2], color=color, alpha=0.12)
+        ax.set_xscale("log")
+        ax.axvline(1.0, color="0.6", lw=0.8, ls=":")
+        ax.axvline(10.0, color="0.6", lw=0.8, ls=":")
+        ax.set_title(title)
+        ax.set_xlabel("init scale g (x standard draw)")
+        ax.set_ylabel("median and IQR")
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    axes[0].legend(frameon=False)
+    return axes
+
+
+def plot_win_counts(comparisons: dict, ax=None):
+    """Stacked bars: pairs won by standard and by large init in each phase, per schedule.
+
+    Args:
+        comparisons: schedule -> :func:`lib.analyses.robustness.binary_comparison` dict.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3))
+    labels, std, large = [], [], []
+    for schedule, c in comparisons.items():
+        for phase in ("single", "finetune"):
+            labels.append(f"{schedule}\n{phase}")
+            std.append(c[f"{phase}/standard_wins"])
+            large.append(c[f"{phase}/large_wins"])
+    x = np.arange(len(labels))
+    ax.bar(x, std, color=INIT_COLORS["standard"], label="standard init lower test loss")
+    ax.bar(x, large, bottom=std, color=INIT_COLORS["large"], label="large init lower test loss")
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("schedule, phase")
+    ax.set_ylabel("pairs")
+    ax.legend(frameon=False, loc="lower right")
+    return ax

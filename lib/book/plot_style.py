@@ -1,8 +1,8 @@
 """The book's figure style: readable fonts at the book's column width, a colour-blind-safe
 palette, and images with at least as many pixels as the column is wide.
 
-:func:`use_book_style` is applied when :mod:`lib.book.plotting` is imported, so every figure of
-the book (drawn by ``lib.book.plotting`` or directly in a chapter) gets it.
+:func:`use_book_style` is applied when any ``lib.book.plot_*`` figure module is imported, so every
+figure of the book (drawn by those modules or directly in a chapter) gets it.
 
 Sizes, for the book's theme at a 1400 px wide window (text column ``COLUMN_PX`` = 772 CSS px,
 body text 16 px): figures are shown at ``FIGURE_DPI`` CSS px per inch, so a figure up to
@@ -30,6 +30,7 @@ PALETTE = {
     "black": "#000000",
 }
 CYCLE = tuple(PALETTE.values())
+INIT_COLORS = {"standard": PALETTE["blue"], "large": PALETTE["orange"]}  # every figure comparing the inits
 
 FIGURE_DPI = 110  # CSS px per figure inch in the book (images carry twice as many pixels)
 MIN_FONT_PT = 10  # the smallest text on any figure: tick labels, legends, annotations

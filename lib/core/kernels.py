@@ -20,6 +20,11 @@ Three implementations of the same numbers:
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import tempfile
+from contextlib import contextmanager
 from functools import lru_cache, partial
 
 import jax
@@ -27,9 +32,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax.flatten_util import ravel_pytree
 
-from .losses import REDUCTIONS, output_loss_gradient, squared_error
+from .losses import REDUCTIONS, output_loss_gradient
 from .models import Model, MultitaskNet, Params
-from .training import check_schedule
+from .steps import check_schedule, gradient_step, scan_segments
 from .validation import check_choice, check_finite, check_positive_float, named_leaves
 
 
@@ -96,7 +101,7 @@ def entk_structured(
     b_t = dh_t * (g_t @ w_out_hidden)  # (M, H)
     output_layer = (dy_e.T[:, :, None] * g_t.T[:, None, :]) * (z_e @ z_t.T)[None]  # (K, N, M)
     # the row factors s'_k(n) W_o[k, i] h'_i(n) of all outputs against b in one (K N, H) x (H, M) product:
-    # the product's result is then read once (XLA's three-operand einsum is ~1.4x slower here)
+    # the product's result is then read once (rather than a three-operand einsum)
     rows = dy_e.T[:, :, None] * w_out_hidden[:, None, :] * dh_e[None]  # (K, N, H)
     hidden_layer = (rows.reshape(-1, rows.shape[-1]) @ b_t.T).reshape(output_layer.shape)
     return output_layer + hidden_layer * (x_eval @ x_train.T)[None]
@@ -205,13 +210,6 @@ def predicted_change(entk_matrix: jax.Array, learning_rate: float) -> jax.Array:
     return -learning_rate * entk_matrix.sum(axis=2).T
 
 
-def gradient_step(model: Model, params: Params, x_train: jax.Array, y_train: jax.Array, learning_rate,
-                  reduction: str = "sum") -> Params:
-    """One full-batch gradient-descent step on the squared error: theta - lr * dL/dtheta."""
-    loss = lambda p: squared_error(model.apply(p, x_train), y_train, reduction)
-    return jax.tree.map(lambda w, g: w - learning_rate * g, params, jax.grad(loss)(params))
-
-
 def one_step_change(
     model: Model, params: Params, x_eval: jax.Array, x_train: jax.Array, y_train: jax.Array,
     learning_rate: float, reduction: str = "sum",
@@ -230,11 +228,37 @@ def one_step_change(
 NT_IMPLEMENTATIONS = (1, 2)  # 3 (structured derivatives) fails in neural-tangents 0.6.5 on jax 0.5.3
 
 
+# TensorFlow's C++ start-up INFO lines ("I0000 ... oneDNN custom operations are on", "... Could not find
+# cuda drivers") and absl's note that precedes them; warnings and errors are other lines
+_TENSORFLOW_INFO = re.compile(r"^(I\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] .*|WARNING: All log messages before absl::InitializeLog\(\) "
+                              r"is called are written to STDERR)$")
+
+
+@contextmanager
+def _without_tensorflow_info_lines():
+    """Run the block with file descriptor 2 captured, then write every captured line to stderr
+    except TensorFlow's start-up INFO lines (:data:`_TENSORFLOW_INFO`). TensorFlow writes them from
+    C++ before any of its logging settings apply, so they cannot be turned off at their source."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            lines = captured.read().decode(errors="replace").splitlines(keepends=True)
+            sys.stderr.write("".join(line for line in lines if not _TENSORFLOW_INFO.match(line.rstrip("\n"))))
+
+
 @lru_cache(maxsize=32)
 def _neural_tangents_kernel_fn(model: Model, implementation: int):
     """The jitted neural-tangents NTK function of ``model``, built once per (model, implementation)
     so that repeated calls reuse the compiled kernel instead of tracing and compiling anew."""
-    import neural_tangents as nt  # lazy: imports TensorFlow (~7 s)
+    with _without_tensorflow_info_lines():
+        import neural_tangents as nt  # lazy: imports TensorFlow
 
     return jax.jit(nt.empirical_ntk_fn(
         model.apply, trace_axes=(), vmap_axes=0, implementation=nt.NtkImplementation(implementation)
@@ -269,18 +293,14 @@ def entk_neural_tangents(
 def _epntk(model, params, x_eval, x_train, y_train, learning_rate, n_iterations, n_snapshots, reduction):
     steps_per_snapshot = n_iterations // (n_snapshots - 1)
 
-    def step(carry, _):
+    def step(carry):
         p, path = carry
         path = path - learning_rate * entk(model, p, x_eval, x_train, y_train, reduction)
-        return (gradient_step(model, p, x_train, y_train, learning_rate, reduction), path), None
-
-    def segment(carry, _):
-        carry, _ = jax.lax.scan(step, carry, None, length=steps_per_snapshot)
-        return carry, carry[1]
+        return gradient_step(model, p, x_train, y_train, learning_rate, reduction), path
 
     k = model.apply(params, x_eval[:1]).shape[1]
     zero = jnp.zeros((k, x_eval.shape[0], x_train.shape[0]), x_eval.dtype)
-    (final, _), paths = jax.lax.scan(segment, (params, zero), None, length=n_snapshots - 1)
+    (final, _), paths = scan_segments(step, (params, zero), steps_per_snapshot, n_snapshots - 1, lambda c: c[1])
     return final, jnp.concatenate([zero[None], paths])
 
 

@@ -55,7 +55,7 @@ from filelock import FileLock, Timeout
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LIB_DIR = Path(__file__).resolve().parents[1]
 RESULTS_ENV = "REPRO_RESULTS_DIR"
-TRACKED_PACKAGES = ("jax", "jaxlib", "optax", "numpy", "scipy", "scikit-learn", "m-phate", "neural-tangents")
+TRACKED_PACKAGES = ("jax", "jaxlib", "numpy", "scipy", "scikit-learn", "m-phate", "neural-tangents")
 ARRAYS_FILE, META_FILE = "arrays.npz", "meta.json"
 SAVEZ_PARAMETERS = frozenset(name for name, p in inspect.signature(np.savez_compressed).parameters.items()
                              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))  # not usable as array names

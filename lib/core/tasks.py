@@ -26,6 +26,8 @@ import numpy as np
 from .validation import check_choice, check_int, check_seed
 
 SPLITS = ("iid", "disjoint")
+# the environments of the book by name: (n_in_pools, n_out_pools, n_features); "3x4" is App A.7.1's swap
+ARCHITECTURES = {"4x3": (4, 3, 3), "3x4": (3, 4, 3)}
 
 
 @dataclass(frozen=True)
@@ -266,3 +268,8 @@ class TaskEnvironment:
         task = data.task
         unit = self.task_out_pool(np.maximum(task, 0)) * self.n_features + self.relevant_feature(data)
         return np.where(task >= 0, unit, -1)
+
+
+def environment_key(env: TaskEnvironment) -> list[int]:
+    """``[n_in_pools, n_out_pools, n_features]``: the environment as it enters the results cache's keys."""
+    return [env.n_in_pools, env.n_out_pools, env.n_features]

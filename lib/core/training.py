@@ -1,34 +1,30 @@
-"""Full-batch gradient descent with optax, compiled as ``lax.scan``.
+"""Full-batch gradient descent of a network, by one of two engines.
 
 ``train`` runs one network; ``train_many`` vmaps it over a leading axis of parameters,
 data and learning rates (seeds, standard/large pairs). Snapshots are taken at
 ``n_snapshots`` equally spaced iterations, including iteration 0 and the last one; what is
 recorded is chosen by an ``observe(params, data)`` function, so no parameters are stored
 unless asked for. The snapshot segments run in a few chunks so that a progress bar can
-advance between them: the CPU kernel (``"numba"``) runs the same steps in the same order
-either way (bit-identical, tested); the XLA methods compile one program per chunk length,
-whose results agree to float32 rounding.
+advance between them: the CPU kernel (``numba``) runs the same steps in the same order
+either way (bit-identical, tested); XLA (``reference``) compiles one program per chunk
+length, whose results agree to float32 rounding.
 
-Three methods train the same gradient descent (``train_many(..., method=...)``):
+The engines (:class:`lib.core.engines.Engine`, ``train_many(..., engine=...)``) train the same
+gradient descent and agree to float32 rounding (``tests/test_training_fast.py``):
 
-* ``"numba"`` (the default of the paper experiments on CPU): the multitask network only (summed
-  squared error), as a compiled CPU kernel, one network per thread
+* ``numba`` (:data:`~lib.core.engines.DEFAULT_ENGINE`): the multitask network only (summed
+  squared error, float32), as a compiled CPU kernel, one network per thread
   (:mod:`lib.core.training_kernel`): the first layer factored into distinct stimuli and task
   sets, the output layer with BLAS, distinct patterns weighted by their counts. A network's
   result does not depend on the other networks of its batch or on the thread count.
-* ``"reference"``: ``jax.grad`` of the loss of any :class:`~lib.core.models.Model`, one optax SGD
-  step per iteration (the original implementation, kept as the reference).
-* ``"fast"``: the multitask network only (summed squared error), in XLA, with a hand-written
-  backward pass: duplicate training patterns are trained once with their multiplicity as a
-  weight (the summed loss and its gradient are unchanged); the output layer's hidden and task
-  weights are kept apart (no concatenated ``[h; x_task]`` copy); the hidden-layer weights are
-  stored transposed; the learning rate is folded into the output error so that every weight
-  update is fused into its matmul; on CPU it is compiled for XLA's classic runtime
-  (``_FAST_CPU_COMPILER_OPTIONS``), whose elementwise kernels are faster than the default
-  thunk runtime's in JAX 0.5.3.
+* ``reference``: ``jax.grad`` of the loss of any :class:`~lib.core.models.Model`, any
+  reduction and dtype (:func:`lib.core.steps.gradient_step`), one compiled ``lax.scan``.
 
-The three agree to float32 rounding (``tests/test_training_fast.py``). Their speed ratios
-depend on the CPU: ``make benchmark`` (``benchmarks/train_speed.py``) measures them on yours.
+Which to pick: ``numba`` for the paper's network on a CPU (the fastest there, ``make benchmark``);
+``reference`` for any other model, loss reduction or dtype, and on a GPU.
+
+:func:`distinct_gd_steps` is the multitask network's step in XLA on distinct patterns (a
+hand-written backward pass), for experiments that interleave their own work with training.
 """
 
 from __future__ import annotations
@@ -42,20 +38,19 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 from tqdm import tqdm
 
+from .engines import DEFAULT_ENGINE, Engine, EngineRun, check_engine
 from .losses import REDUCTIONS, squared_error
 from .models import Model, MultitaskNet, Params
-from .validation import check_choice, check_finite, check_int, check_positive_float, named_leaves
+from .patterns import distinct_training_set, factored_inputs
+from .steps import check_schedule, gradient_step, scan_segments
+from .validation import check_choice, check_finite, check_positive_float, named_leaves
 
 Data = dict[str, jax.Array]
 Observe = Callable[[Params, Data], Any]
 
 N_PROGRESS_CHUNKS = 10
-METHODS = ("numba", "fast", "reference")
-DEFAULT_METHOD = "numba"  # of the paper experiments: the fastest on CPU; on a GPU use "reference" (book/scale.md)
-SPARSE_METHODS = ("numba", "fast")  # train the multitask network on its distinct patterns
 
 
 @lru_cache(maxsize=None)
@@ -77,10 +72,10 @@ class SummedLosses:
     """An ``observe`` function: the multitask network's summed squared error on each named set
     (``loss_<name>`` from ``x_<name>``, ``y_<name>`` of the data).
 
-    With ``method="numba"`` the CPU kernel evaluates it itself, per network on its distinct
+    With the ``numba`` engine the CPU kernel evaluates it itself, per network on its distinct
     patterns weighted by their counts (:func:`lib.core.training_kernel.summed_losses`): no
     JAX call per snapshot, and each network's loss is the same whatever the other networks
-    of its batch. The other methods call it as a JAX function (``squared_error``)."""
+    of its batch. The other engines call it as a JAX function (``squared_error``)."""
 
     model: MultitaskNet
     names: tuple[str, ...] = ("train", "test")
@@ -90,113 +85,44 @@ class SummedLosses:
                 for n in self.names}
 
 
-def check_schedule(n_iterations: int, n_snapshots: int) -> int:
-    """Validate the snapshot grid and return the number of iterations between snapshots."""
-    check_int("n_iterations", n_iterations, minimum=1)
-    check_int("n_snapshots", n_snapshots, minimum=2)
-    if n_iterations % (n_snapshots - 1):
-        raise ValueError(
-            f"n_iterations ({n_iterations}) must be a multiple of n_snapshots - 1 ({n_snapshots - 1}) "
-            "so that snapshots are equally spaced"
-        )
-    return n_iterations // (n_snapshots - 1)
-
-
-def _segments(model, params, opt_state, data, learning_rate, steps_per_snapshot, n_segments, observe, reduction):
-    """Run ``n_segments`` x ``steps_per_snapshot`` GD steps; observe after each segment."""
-    optimizer = optax.sgd(learning_rate)
-
-    def loss(p: Params) -> jax.Array:
-        return squared_error(model.apply(p, data["x_train"]), data["y_train"], reduction)
-
-    def step(carry, _):
-        p, state = carry
-        updates, state = optimizer.update(jax.grad(loss)(p), state, p)
-        return (optax.apply_updates(p, updates), state), None
-
-    def segment(carry, _):
-        carry, _ = jax.lax.scan(step, carry, None, length=steps_per_snapshot)
-        return carry, observe(carry[0], data)
-
-    (params, opt_state), snapshots = jax.lax.scan(segment, (params, opt_state), None, length=n_segments)
-    return params, opt_state, snapshots
-
-
-_STATIC = ("model", "steps_per_snapshot", "n_segments", "observe", "reduction")
-
-
 @partial(jax.jit, static_argnames=("observe", "batched"))
 def _observe(params, data, observe, batched):
     return jax.vmap(observe)(params, data) if batched else observe(params, data)
 
 
-@partial(jax.jit, static_argnames=_STATIC + ("batched",))
-def _run(model, params, opt_state, data, learning_rate, steps_per_snapshot, n_segments, observe, reduction, batched):
-    def one(p, s, d, lr):
-        return _segments(model, p, s, d, lr, steps_per_snapshot, n_segments, observe, reduction)
-
-    return jax.vmap(one)(params, opt_state, data, learning_rate) if batched else one(params, opt_state, data, learning_rate)
+def _first_snapshot(params: Params, data: Data, observe: Observe, batched: bool) -> Any:
+    """The observation at iteration 0, with a snapshot axis of size 1 (after the network axis if ``batched``)."""
+    return jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))
 
 
-# --- the fast path: the multitask network's hand-written backward pass -------------------------------
-_FAST_CPU_COMPILER_OPTIONS = {"xla_cpu_use_thunk_runtime": False}
-
-FastState = tuple[jax.Array, jax.Array, jax.Array]
-FastBatch = tuple[jax.Array, jax.Array, jax.Array, jax.Array]
-
-
-def distinct_rows(a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct rows of ``a`` (N, ...): ``distinct`` (U, ...) in lexicographic order, the
-    (N,) int32 ``index`` with ``a == distinct[index]``, and the (U,) int64 ``counts`` of each."""
-    a = np.asarray(a)
-    flat = a.reshape(len(a), int(np.prod(a.shape[1:])))
-    # np.unique(flat, axis=0, return_inverse=True, return_counts=True) gives the same arrays
-    # (tested), but sorts the rows as structured scalars: ~7x slower on the book's 500 x 33 sets
-    order = np.lexsort(flat.T[::-1]) if flat.size else np.arange(len(a))  # first column first
-    rows = flat[order]
-    starts = np.ones(len(a), bool)
-    starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
-    group = np.cumsum(starts) - 1
-    index = np.empty(len(a), np.int32)
-    index[order] = group
-    distinct = rows[starts]
-    return distinct.reshape((len(distinct),) + a.shape[1:]), index, np.bincount(group, minlength=len(distinct))
+# --- the reference engine: jax.grad of any model's loss ---------------------------------------------
+def _reference_segments(model, params, data, learning_rate, steps_per_snapshot, n_segments, observe, reduction):
+    """Run ``n_segments`` x ``steps_per_snapshot`` GD steps; observe after each segment."""
+    step = lambda p: gradient_step(model, p, data["x_train"], data["y_train"], learning_rate, reduction)
+    return scan_segments(step, params, steps_per_snapshot, n_segments, lambda p: observe(p, data))
 
 
-def stack_padded(arrays: list[np.ndarray]) -> np.ndarray:
-    """Stack arrays (U_b, ...) of different lengths U_b into (B, max U_b, ...), zeros after each."""
-    out = np.zeros((len(arrays), max(len(a) for a in arrays)) + arrays[0].shape[1:], arrays[0].dtype)
-    for b, a in enumerate(arrays):
-        out[b, : len(a)] = a
-    return out
+@partial(jax.jit, static_argnames=("model", "steps_per_snapshot", "n_segments", "observe", "reduction", "batched"))
+def _reference_run(model, params, data, learning_rate, steps_per_snapshot, n_segments, observe, reduction, batched):
+    def one(p, d, lr):
+        return _reference_segments(model, p, d, lr, steps_per_snapshot, n_segments, observe, reduction)
+
+    return jax.vmap(one)(params, data, learning_rate) if batched else one(params, data, learning_rate)
 
 
-def unique_patterns(x, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct (input, target) rows of a training set and how often each occurs
-    (:func:`distinct_rows` of ``[x, y]``).
+def _reference_engine(model, params, data, learning_rate, steps_per_snapshot, observe, reduction, batched) -> EngineRun:
+    """The :class:`~lib.core.engines.EngineRun` of ``jax.grad`` training; its state is the parameters."""
 
-    The summed squared error over the N patterns equals the count-weighted sum over the
-    distinct ones, and so does its gradient: training on them is the same gradient descent.
+    def advance(state, n_segments):
+        return _reference_run(model, state, data, learning_rate, steps_per_snapshot, n_segments, observe, reduction,
+                              batched)
 
-    Args:
-        x: (N, D) inputs, or (B, N, D) for B networks.
-        y: (N, K) targets, or (B, N, K).
+    return EngineRun(params, advance, lambda state: state, _first_snapshot(params, data, observe, batched))
 
-    Returns:
-        ``x_unique`` (..., U, D), ``y_unique`` (..., U, K) and ``counts`` (..., U), float32,
-        rows in lexicographic order; U is the largest number of distinct rows over the
-        networks, and shorter sets are padded with zero rows of count 0 (they add nothing).
-    """
-    x, y = np.asarray(x), np.asarray(y)
-    if x.ndim not in (2, 3) or y.shape[:-1] != x.shape[:-1]:
-        raise ValueError(f"x must be (N, D) or (B, N, D) and y (N, K) or (B, N, K) with the same N (and B), "
-                         f"got shapes {x.shape} and {y.shape}")
-    if x.ndim == 2:
-        return tuple(a[0] for a in unique_patterns(x[None], y[None]))
-    sets = [distinct_rows(np.concatenate([xb, yb], axis=1).astype(np.float32)) for xb, yb in zip(x, y)]
-    rows = stack_padded([distinct for distinct, _, _ in sets])
-    counts = stack_padded([count.astype(np.float32) for _, _, count in sets])
-    return rows[..., : x.shape[-1]], rows[..., x.shape[-1] :], counts
+
+# --- the multitask network's hand-written backward pass in XLA, on distinct patterns -----------------
+DistinctState = tuple[jax.Array, jax.Array, jax.Array]
+DistinctBatch = tuple[jax.Array, jax.Array, jax.Array, jax.Array]
 
 
 def multitask_loss(net: MultitaskNet, params: Params, x: jax.Array, y: jax.Array,
@@ -204,7 +130,7 @@ def multitask_loss(net: MultitaskNet, params: Params, x: jax.Array, y: jax.Array
     """Summed squared error of the multitask network on (N, D) inputs ``x`` and (N, K) targets
     ``y``, pattern n weighted by ``counts[n]`` (default 1). Equal to
     ``squared_error(net.apply(params, x), y)`` up to float32 rounding, without the copy of the
-    concatenated ``[h; x_task]`` (the fast path's forward pass)."""
+    concatenated ``[h; x_task]`` (the forward pass of :func:`distinct_gd_steps`)."""
     hidden = net.hidden(params, x)
     w_output = params["w_output"]
     pre = hidden @ w_output[:, : net.n_hidden].T + (net.task_input(x) @ w_output[:, net.n_hidden :].T + net.bias_output)
@@ -212,25 +138,28 @@ def multitask_loss(net: MultitaskNet, params: Params, x: jax.Array, y: jax.Array
     return jnp.sum(per_pattern if counts is None else counts * per_pattern)
 
 
-def _fast_state(net: MultitaskNet, params: Params) -> FastState:
-    """One network's weights in the layout the fast step uses: ``w_in`` (D, H) (the hidden
+def _distinct_state(net: MultitaskNet, params: Params) -> DistinctState:
+    """One network's weights in the layout :func:`_distinct_step` uses: ``w_in`` (D, H) (the hidden
     weights transposed), ``w_out_hidden`` (K, H) and ``w_out_task`` (K, T)."""
     w_output = params["w_output"]
     return params["w_hidden"].T, w_output[:, : net.n_hidden], w_output[:, net.n_hidden :]
 
 
-def _fast_params(state: FastState) -> Params:
-    """Inverse of :func:`_fast_state` (exact: transposes and a concatenation)."""
+def _distinct_params(state: DistinctState) -> Params:
+    """Inverse of :func:`_distinct_state` (exact: transposes and a concatenation)."""
     w_in, w_out_hidden, w_out_task = state
     return {"w_hidden": w_in.T, "w_output": jnp.concatenate([w_out_hidden, w_out_task], axis=1)}
 
 
-def _fast_step(net: MultitaskNet, state: FastState, batch: FastBatch, learning_rate) -> FastState:
-    """One full-batch GD step on the count-weighted summed squared error.
+def _distinct_step(net: MultitaskNet, state: DistinctState, batch: DistinctBatch, learning_rate) -> DistinctState:
+    """One full-batch GD step of the multitask network on the count-weighted summed squared error,
+    with a hand-written backward pass.
 
-    ``batch`` is (x (U, D), x_task (U, T), y (U, K), counts (U,)). The learning rate is folded
-    into the output error ``delta_out = -lr dL/d(output pre-activation)``, so that each weight
-    update ``W + delta^T activity`` is a single matmul with a fused addition.
+    ``batch`` is (x (U, D), x_task (U, T), y (U, K), counts (U,)). The output layer's hidden and
+    task weights are kept apart (no concatenated ``[h; x_task]`` copy) and the hidden-layer
+    weights are stored transposed. The learning rate is folded into the output error
+    ``delta_out = -lr dL/d(output pre-activation)``, so that each weight update
+    ``W + delta^T activity`` is a single matmul with a fused addition.
     """
     w_in, w_out_hidden, w_out_task = state
     x, x_task, y, counts = batch
@@ -245,119 +174,36 @@ def _fast_step(net: MultitaskNet, state: FastState, batch: FastBatch, learning_r
     return x.T @ delta_hidden + w_in, delta_out.T @ hidden + w_out_hidden, delta_out.T @ x_task + w_out_task
 
 
-def distinct_gd_steps(net: MultitaskNet, params: Params, batch: FastBatch, learning_rate, n_steps) -> Params:
-    """``n_steps`` full-batch gradient steps of the summed squared error on count-weighted distinct
-    patterns, by the fast path's step (traceable; ``n_steps`` may be traced): the descent of
-    :func:`train` up to float32 rounding, for callers that interleave their own work with it.
+def distinct_gd_steps(net: MultitaskNet, params: Params, batch: DistinctBatch, learning_rate, n_steps) -> Params:
+    """``n_steps`` full-batch gradient steps of the multitask network's summed squared error on
+    count-weighted distinct patterns, in XLA (traceable; ``n_steps`` may be traced): the descent
+    of :func:`train` up to float32 rounding, for callers that interleave their own work with it.
 
     Args:
         batch: (x (U, D), x_task (U, T), y (U, K), counts (U,)) the distinct patterns, their
             task inputs ``x[:, net.n_stimulus:]`` and how often each occurs (0 adds nothing).
     """
-    step = lambda _, state: _fast_step(net, state, batch, learning_rate)
-    return _fast_params(jax.lax.fori_loop(0, n_steps, step, _fast_state(net, params)))
+    step = lambda _, state: _distinct_step(net, state, batch, learning_rate)
+    return _distinct_params(jax.lax.fori_loop(0, n_steps, step, _distinct_state(net, params)))
 
 
-def _fast_segments(net, state, batch, data, learning_rate, steps_per_snapshot, n_segments, observe):
-    """Run ``n_segments`` x ``steps_per_snapshot`` fast steps; observe after each segment."""
-
-    def step(state, _):
-        return _fast_step(net, state, batch, learning_rate), None
-
-    def segment(state, _):
-        state, _ = jax.lax.scan(step, state, None, length=steps_per_snapshot)
-        return state, observe(_fast_params(state), data)
-
-    return jax.lax.scan(segment, state, None, length=n_segments)
-
-
-def _fast_run(net, state, batch, data, learning_rate, steps_per_snapshot, n_segments, observe, batched):
-    def one(s, b, d, lr):
-        return _fast_segments(net, s, b, d, lr, steps_per_snapshot, n_segments, observe)
-
-    return jax.vmap(one)(state, batch, data, learning_rate) if batched else one(state, batch, data, learning_rate)
-
-
-@lru_cache(maxsize=None)
-def _compiled_fast_run(backend: str):
-    """:func:`_fast_run` jitted with the compiler options for ``backend``."""
-    options = _FAST_CPU_COMPILER_OPTIONS if backend == "cpu" else None
-    return jax.jit(_fast_run, static_argnames=("net", "steps_per_snapshot", "n_segments", "observe", "batched"),
-                   compiler_options=options)
-
-
-def _distinct_training_set(net: MultitaskNet, x_train, y_train) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`unique_patterns` of the training set, checked against the network's input width."""
-    x, y, counts = unique_patterns(x_train, y_train)
-    if x.shape[-1] != net.n_inputs:
-        raise ValueError(f"data['x_train'] must have {net.n_inputs} input units for this network, got {x.shape[-1]}")
-    return x, y, counts
-
-
-def _fast_batch(net: MultitaskNet, data: Data, dtype) -> FastBatch:
-    """The distinct training patterns of ``data`` as the fast step's batch, in the weights' ``dtype``."""
-    x, y, counts = _distinct_training_set(net, data["x_train"], data["y_train"])
-    return tuple(jnp.asarray(a, dtype) for a in (x, x[..., net.n_stimulus :], y, counts))
-
-
-def _check_sparse_method(model, reduction: str, method: str) -> None:
-    if not isinstance(model, MultitaskNet):
-        raise ValueError(f"method={method!r} trains only the multitask network (MultitaskNet), got "
-                         f"{type(model).__name__}; use method='reference'")
-    if reduction != "sum":
-        raise ValueError(f"method={method!r} trains only the summed squared error (reduction='sum'), got "
-                         f"{reduction!r}; use method='reference'")
-
-
-def _chunks(n_segments: int) -> list[int]:
-    """Split the segments into at most N_PROGRESS_CHUNKS chunks of at most two distinct sizes."""
-    size = -(-n_segments // N_PROGRESS_CHUNKS)
-    full, rest = divmod(n_segments, size)
-    return [size] * full + ([rest] if rest else [])
-
-
-def _reference_engine(model, params, data, learning_rate, steps_per_snapshot, observe, reduction, batched):
-    """(initial state, ``advance(state, n_segments) -> (state, snapshots)``, ``final(state) -> params``)."""
-    init = jax.vmap(optax.sgd(1.0).init) if batched else optax.sgd(1.0).init  # SGD's state does not depend on lr
-
-    def advance(state, n_segments):
-        params, opt_state, snaps = _run(model, *state, data, learning_rate, steps_per_snapshot, n_segments, observe,
-                                        reduction, batched)
-        return (params, opt_state), snaps
-
-    return (params, init(params)), advance, lambda state: state[0]
-
-
-def _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched):
-    """As :func:`_reference_engine`, for the fast path."""
-    to_state, to_params = partial(_fast_state, model), _fast_params
-    if batched:
-        to_state, to_params = jax.vmap(to_state), jax.vmap(to_params)
-    batch, run = _fast_batch(model, data, params["w_hidden"].dtype), _compiled_fast_run(jax.default_backend())
-
-    def advance(state, n_segments):
-        return run(model, state, batch, data, learning_rate, steps_per_snapshot, n_segments, observe, batched)
-
-    return to_state(params), advance, to_params
-
-
+# --- the numba engine: the CPU kernel of lib.core.training_kernel -----------------------------------
 def _kernel_set(model: MultitaskNet, x, y) -> tuple:
     """One data set of B networks as the kernel takes it: (factored inputs..., y, counts, n_patterns)
     of the distinct patterns (``n_patterns`` (B,): each network's own number, the rows after it
     padding), and a (B, U, H + T) scratch whose last T columns hold the task inputs."""
-    from . import training_kernel
-
-    x, y, counts = _distinct_training_set(model, x, y)
+    x, y, counts = distinct_training_set(model.n_inputs, x, y)
     n_patterns = np.count_nonzero(counts, axis=-1).astype(np.int64)  # padding rows alone have count 0
     scratch = np.zeros(x.shape[:-1] + (model.n_hidden + model.n_tasks,), np.float32)
     scratch[..., model.n_hidden :] = x[..., model.n_stimulus :]
-    return scratch, (*training_kernel.factored_inputs(x, model.n_stimulus), y, counts, n_patterns)
+    return scratch, (*factored_inputs(x, model.n_stimulus), y, counts, n_patterns)
 
 
-def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched):
-    """As :func:`_reference_engine`, for the CPU kernel (:mod:`lib.core.training_kernel`). The
-    state is NumPy arrays with a leading network axis, trained in place. A :class:`SummedLosses`
-    observation is evaluated by the kernel; any other ``observe`` by JAX on copies of the weights."""
+def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe, reduction, batched) -> EngineRun:
+    """The :class:`~lib.core.engines.EngineRun` of the CPU kernel (``reduction`` is ``"sum"``).
+    The state is NumPy arrays with a leading network axis, trained in place. A
+    :class:`SummedLosses` observation is evaluated by the kernel; any other ``observe`` by JAX
+    on copies of the weights."""
     import numba
     from threadpoolctl import threadpool_limits
 
@@ -365,7 +211,8 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     from .parallel import available_workers
 
     if params["w_hidden"].dtype != jnp.float32:
-        raise ValueError(f"method='numba' trains float32 weights, got {params['w_hidden'].dtype}; use method='fast'")
+        raise ValueError(f"engine='numba' trains float32 weights, got {params['w_hidden'].dtype}; "
+                         "use engine='reference'")
     lift = (lambda a: np.asarray(a)) if batched else (lambda a: np.asarray(a)[None])
     scratch, arrays = _kernel_set(model, lift(data["x_train"]), lift(data["y_train"]))
     constants = (*arrays, np.asarray(learning_rate, np.float32).reshape(-1))
@@ -422,10 +269,14 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
         with kernel_threads():
             first = stacked([kernel_losses(state)])
     else:
-        first = jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))
-    return state, advance, to_params, first  # after the last segment nothing writes into the state
+        first = _first_snapshot(params, data, observe, batched)
+    return EngineRun(state, advance, to_params, first)  # after the last segment nothing writes into the state
 
 
+_ENGINES: dict[Engine, Callable[..., EngineRun]] = {Engine.NUMBA: _numba_engine, Engine.REFERENCE: _reference_engine}
+
+
+# --- checks and the training loop -------------------------------------------------------------------
 def _check_arrays(params: Params, data: Data, learning_rate, batched: bool) -> None:
     """Cheap checks at the entry of training, before anything is compiled or run: every
     parameter and data array is a finite real array, and with ``batched`` all of them and the
@@ -446,6 +297,16 @@ def _check_arrays(params: Params, data: Data, learning_rate, batched: bool) -> N
                          f"network), got {', '.join(f'{n}: {s}' for n, s in sizes.items())}")
 
 
+def _check_distinct_pattern_engine(model, reduction: str, engine: Engine) -> None:
+    """The ``numba`` engine trains the multitask network's summed squared error only."""
+    if not isinstance(model, MultitaskNet):
+        raise ValueError(f"engine='{engine}' trains only the multitask network (MultitaskNet), got "
+                         f"{type(model).__name__}; use engine='reference'")
+    if reduction != "sum":
+        raise ValueError(f"engine='{engine}' trains only the summed squared error (reduction='sum'), got "
+                         f"{reduction!r}; use engine='reference'")
+
+
 def _check_multitask_shapes(model: MultitaskNet, params: Params, data: Data, batched: bool) -> None:
     """The multitask network's weights and data have the shapes of ``model``."""
     lead = 1 if batched else 0
@@ -463,39 +324,39 @@ def _check_multitask_shapes(model: MultitaskNet, params: Params, data: Data, bat
                              f"and {('B',) * lead + ('N', model.n_outputs)}, got {x_shape} and {y_shape}")
 
 
+def _chunks(n_segments: int) -> list[int]:
+    """Split the segments into at most N_PROGRESS_CHUNKS chunks of at most two distinct sizes."""
+    size = -(-n_segments // N_PROGRESS_CHUNKS)
+    full, rest = divmod(n_segments, size)
+    return [size] * full + ([rest] if rest else [])
+
+
 def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots, observe, reduction, batched,
-                   progress, method):
+                   progress, engine):
     steps_per_snapshot = check_schedule(n_iterations, n_snapshots)
     check_choice("reduction", reduction, REDUCTIONS)
-    check_choice("method", method, METHODS)
+    engine = check_engine("engine", engine)
     for key in ("x_train", "y_train"):
         if key not in data:
             raise ValueError(f"data must contain {key!r}; got keys {sorted(data)}")
     _check_arrays(params, data, learning_rate, batched)
-    if method in SPARSE_METHODS:
-        _check_sparse_method(model, reduction, method)
+    if engine.distinct_patterns:
+        _check_distinct_pattern_engine(model, reduction, engine)
     if isinstance(model, MultitaskNet):
         _check_multitask_shapes(model, params, data, batched)
     observe = observe or observe_losses(model, reduction)
-    if method == "numba":
-        state, advance, final, first = _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observe,
-                                                     batched)
-    else:
-        state, advance, final = (
-            _fast_engine(model, params, data, learning_rate, steps_per_snapshot, observe, batched) if method == "fast"
-            else _reference_engine(model, params, data, learning_rate, steps_per_snapshot, observe, reduction, batched))
-        first = jax.tree.map(lambda a: jnp.expand_dims(a, int(batched)), _observe(params, data, observe, batched))
-    recorded = [first]
+    run = _ENGINES[engine](model, params, data, learning_rate, steps_per_snapshot, observe, reduction, batched)
+    state, recorded = run.state, [run.first]
     bar = tqdm(total=n_iterations, desc=progress or "training", unit="it", disable=not progress, mininterval=1.0)
     for n_segments in _chunks(n_snapshots - 1):
-        state, snaps = advance(state, n_segments)
+        state, snaps = run.advance(state, n_segments)
         recorded.append(snaps)
         if progress:
             jax.block_until_ready(state)  # dispatch is asynchronous: wait so the bar tells the truth
         bar.update(n_segments * steps_per_snapshot)
     bar.close()
     snapshots = jax.tree.map(lambda *parts: jnp.concatenate(parts, axis=int(batched)), *recorded)
-    return final(state), snapshots
+    return run.final(state), snapshots
 
 
 def train(
@@ -508,7 +369,7 @@ def train(
     observe: Observe | None = None,
     reduction: str = "sum",
     progress: str | None = None,
-    method: str = "reference",
+    engine: Engine | str = DEFAULT_ENGINE,
 ) -> tuple[Params, Any]:
     """Full-batch gradient descent on the squared error of ``data["x_train"], data["y_train"]``.
 
@@ -522,16 +383,16 @@ def train(
         observe: ``observe(params, data) -> pytree`` recorded at each snapshot; default: losses.
         reduction: ``"sum"`` or ``"mean"`` squared error.
         progress: a tqdm bar description, or None for no bar.
-        method: ``"reference"`` (``jax.grad``, any model), or for the multitask network with
-            ``reduction="sum"`` only ``"numba"`` (CPU kernel) or ``"fast"`` (XLA);
-            all three equal up to float32 rounding.
+        engine: an :class:`~lib.core.engines.Engine` or its value: ``"numba"`` (the default;
+            the multitask network with ``reduction="sum"`` and float32 weights only) or
+            ``"reference"`` (any model); equal up to float32 rounding.
 
     Returns:
         (final params, pytree of snapshots with a leading axis of size ``n_snapshots``).
     """
     check_positive_float("learning_rate", learning_rate)
     return _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots, observe, reduction,
-                          False, progress, method)
+                          False, progress, engine)
 
 
 def train_many(
@@ -544,7 +405,7 @@ def train_many(
     observe: Observe | None = None,
     reduction: str = "sum",
     progress: str | None = None,
-    method: str = "reference",
+    engine: Engine | str = DEFAULT_ENGINE,
 ) -> tuple[Params, Any]:
     """:func:`train` vmapped over the leading axis of ``params``, ``data`` and ``learning_rates``;
     snapshots have shape (networks, n_snapshots, ...)."""
@@ -552,4 +413,4 @@ def train_many(
     if learning_rates.ndim != 1 or not bool(jnp.all((learning_rates > 0) & jnp.isfinite(learning_rates))):
         raise ValueError(f"learning_rates must be a 1-D array of positive finite numbers, got {learning_rates!r}")
     return _train_checked(model, params, data, learning_rates, n_iterations, n_snapshots, observe, reduction,
-                          True, progress, method)
+                          True, progress, engine)

@@ -1,6 +1,6 @@
 """Full-batch gradient descent of the multitask network as a compiled CPU kernel (Numba).
 
-The kernel behind ``lib.core.training.train_many(..., method="numba")``. It trains the same
+The kernel behind ``lib.core.training.train_many(..., engine="numba")``. It trains the same
 count-weighted summed squared error as the other methods, one network per thread (the
 networks of a batch are independent, so they run in parallel on all cores, and each network's
 arithmetic is the same whatever the thread count). Per full-batch step, for the U distinct
@@ -21,8 +21,8 @@ patterns of one network:
    weights (adding each pattern's small term to the weights directly would round it against
    the weights U times).
 
-The grouping is exact algebra for any input values (``factored_inputs``; tested on
-non-binary inputs); it changes only the order of float32 additions.
+The grouping is exact algebra for any input values (:func:`lib.core.patterns.factored_inputs`;
+tested on non-binary inputs); it changes only the order of float32 additions.
 
 Each network's arrays are cut to its own distinct patterns before any product (the batch pads
 them to the largest count): the BLAS products, whose blocking and summation order depend on the
@@ -33,7 +33,7 @@ The sigmoid is evaluated inline and vectorised: ``exp`` with Cody-Waite range re
 Cephes' ``expf`` polynomial, within 2.5 float32 ulp of the exact sigmoid on [-30, 30], the
 same bound XLA's ``jax.nn.sigmoid`` meets (``tests/test_training_fast.py``). Compiled once per
 machine and CPU target (``cache=True``); ``benchmarks/train_speed.py`` measures its throughput
-next to the XLA and reference paths.
+next to the other engines.
 
 The losses recorded at snapshots (:func:`summed_losses`, for
 :class:`lib.core.training.SummedLosses`) use the same forward pass, per network, with the
@@ -90,13 +90,6 @@ def sigmoid32(x):
     p = p * r + F32(5.0000001201e-1)
     p = p * r * r + r + F32(1.0)  # exp(r), |r| <= ln(2) / 2
     return F32(1.0) / (F32(1.0) + p * _float32_from_bits((n_int + np.int32(127)) << np.int32(23)))
-
-
-@njit(**_OPTIONS)
-def sigmoid_array(x, out):
-    """``out[i] = sigmoid32(x[i])`` for 1-D float32 arrays (for tests)."""
-    for i in range(x.shape[0]):
-        out[i] = sigmoid32(x[i])
 
 
 @njit(**_OPTIONS)
@@ -181,7 +174,7 @@ def _output_error(pre, y, counts, scale, bias_output):
     """In place: pre-activations without bias (U, K) -> delta_out = scale count (y_hat - y) y_hat (1 - y_hat).
 
     The sigmoids first, in one flat loop over U K (vectorised; a loop over the K = 9 outputs of
-    each pattern is too short to vectorise, and took 4-5x as long), then the products."""
+    each pattern is too short to vectorise), then the products."""
     flat = pre.reshape(-1)
     for i in range(flat.shape[0]):
         flat[i] = sigmoid32(flat[i] + bias_output)
@@ -242,7 +235,7 @@ def train_steps(w_in, w_output, z, stimulus_active, stimulus_values, stimulus_of
         z: (B, U, H + T) scratch; its last T columns must hold the task inputs of the patterns.
         stimulus_active, stimulus_values: (B, S', A) int32 input indices and float32 values of the
             nonzero stimulus inputs of each distinct stimulus, nonzero entries first, padded with
-            value 0 (:func:`factored_inputs`); stimulus_of: (B, U) int32, each pattern's stimulus.
+            value 0 (:func:`lib.core.patterns.factored_inputs`); stimulus_of: (B, U) int32, each pattern's stimulus.
         task_active, task_values, task_of: the same for the distinct task inputs (task sets).
         y: (B, U, K) targets; counts: (B, U) pattern multiplicities (0 for padding rows).
         n_patterns: (B,) int64, network b's number of distinct patterns U_b <= U; its rows U_b:
@@ -295,39 +288,6 @@ def check_batch(**arrays: np.ndarray) -> int:
     return next(iter(sizes.values()))
 
 
-def sparse_inputs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The nonzero entries of each input row: (..., U, D) -> int32 indices and float32 values
-    (..., U, A), A the largest count over rows, shorter rows padded with (index 0, value 0)."""
-    x = np.asarray(x, np.float32)
-    nonzero = x != 0
-    width = max(int(nonzero.sum(axis=-1).max(initial=0)), 1)
-    order = np.argsort(~nonzero, axis=-1, kind="stable")[..., :width]  # nonzero columns first, in order
-    values = np.take_along_axis(x, order, axis=-1)
-    keep = np.take_along_axis(nonzero, order, axis=-1)
-    return np.where(keep, order, 0).astype(np.int32), np.where(keep, values, 0).astype(np.float32)
-
-
-def factored_inputs(x: np.ndarray, n_stimulus: int) -> tuple[np.ndarray, ...]:
-    """The inputs (B, U, D) of B networks' patterns as distinct stimuli and distinct task sets.
-
-    The first ``n_stimulus`` input units are the stimulus, the others the task. Returns
-    ``(stimulus_active, stimulus_values, stimulus_of, task_active, task_values, task_of)``: for each
-    block, :func:`sparse_inputs` of its distinct rows (B, R, A), indices into all D input units,
-    each network's rows padded with zero rows to the batch's largest R, and ``*_of`` (B, U) int32,
-    the distinct row of each pattern (:func:`lib.core.training.distinct_rows`)."""
-    from .training import distinct_rows, stack_padded
-
-    x = np.asarray(x, np.float32)
-    out = []
-    for block in (slice(0, n_stimulus), slice(n_stimulus, x.shape[-1])):
-        only_block = np.zeros_like(x)
-        only_block[..., block] = x[..., block]
-        per_network = [distinct_rows(network) for network in only_block]
-        out += [*sparse_inputs(stack_padded([distinct for distinct, _, _ in per_network])),
-                np.stack([index for _, index, _ in per_network])]
-    return tuple(out)
-
-
-repair_compiled_cache([sigmoid_array, _block_sums, _hidden, _scatter_rows, _sums_scratch, _hidden_layer,
+repair_compiled_cache([_block_sums, _hidden, _scatter_rows, _sums_scratch, _hidden_layer,
                        _input_gradient, _output_error, _network_steps, _own_patterns, train_steps, _network_loss,
                        summed_losses])

@@ -30,7 +30,9 @@ import numpy as np
 from ..core.losses import squared_error
 from ..core.models import MultitaskNet, Params
 from ..core.tasks import Dataset, TaskEnvironment
-from ..core.training import DEFAULT_METHOD, check_schedule, train_many
+from ..core.engines import DEFAULT_ENGINE, Engine
+from ..core.steps import check_schedule, scan_segments
+from ..core.training import train_many
 from ..core.validation import check_choice, check_int, check_positive_float, check_seeds
 
 SCALINGS = ("both", "hidden")
@@ -104,12 +106,8 @@ def _linearized_run(net, theta0, x, y, learning_rates, steps_per_snapshot, n_seg
         constants = _linearization_constants(net, theta0, x)
         loss = lambda theta: squared_error(LinearizedNet(net).apply({"theta": theta, "theta0": theta0}, x), y)
 
-        def segment(theta, _):
-            theta = jax.lax.fori_loop(0, steps_per_snapshot, lambda _, t: _linearized_step(
-                net, theta0, constants, x, y, learning_rate, t), theta)
-            return theta, loss(theta)
-
-        final, losses = jax.lax.scan(segment, theta0, None, length=n_segments)
+        step = lambda theta: _linearized_step(net, theta0, constants, x, y, learning_rate, theta)
+        final, losses = scan_segments(step, theta0, steps_per_snapshot, n_segments, loss)
         return final, jnp.concatenate([loss(theta0)[None], losses])
 
     return jax.vmap(one)(theta0, x, y, learning_rates)
@@ -120,7 +118,7 @@ def train_linearized(net: MultitaskNet, params0: Params, x_train: jax.Array, y_t
     """Full-batch GD of the linearizations of S networks at their ``params0`` (leading axis S) on
     their own x_train (S, N, D), y_train (S, N, K): the same descent as
     ``train_many(LinearizedNet(net), {"theta": params0, "theta0": params0}, ...)`` (equal to
-    float32 rounding, tested), 2.7x as fast on one core (14 networks, 500 steps: 4.4 -> 1.65 s).
+    float32 rounding, tested), with the Jacobian written out (:func:`_linearized_step`).
 
     Returns (theta after ``n_iterations`` steps, (S, n_snapshots) summed squared training error
     at equally spaced snapshots, the first at theta0)."""
@@ -167,7 +165,7 @@ def _stack(arrays: list[np.ndarray]) -> jax.Array:
 def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float,
                   n_single: int, n_finetune: int, n_route: int, n_hidden: int = 200, n_train: int = 200,
                   n_test: int = 200, n_snapshots: int = 11, progress: bool = False,
-                  method: str = DEFAULT_METHOD) -> dict[str, np.ndarray]:
+                  engine: Engine | str = DEFAULT_ENGINE) -> dict[str, np.ndarray]:
     """Train every seed's network at init scale ``g`` in the four runs of the module docstring.
 
     Args:
@@ -179,8 +177,8 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
             ``n_single`` and ``n_finetune`` multiples of ``n_snapshots - 1``. The held-out
             route's loss is recorded after every iteration (1-iteration resolution).
         n_train, n_test: training and test patterns per phase (i.i.d., as the paper).
-        method: training method of the network's runs (:data:`lib.core.training.METHODS`; the
-            linearized network always trains with :func:`train_linearized`).
+        engine: the :class:`~lib.core.engines.Engine` of the network's runs (the linearized
+            network always trains with :func:`train_linearized`).
 
     Returns (S = len(seeds), T = n_snapshots): ``params_initial/*``, ``params_single/*``,
     ``params_linearized/*``, ``params_route_pre/*`` (S, ...); mean per-pattern losses
@@ -208,21 +206,21 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
 
     observe = _observe_mean_losses(net, ("train", "test"))
     p_single, s_single = train_many(net, params0, data_single, lrs, n_single, n_snapshots, observe,
-                                    progress=bar("single"), method=method)
+                                    progress=bar("single"), engine=engine)
     data_multi = {"x_train": _stack([d[0].x for d in multi]), "y_train": _stack([d[0].y for d in multi]),
                   "x_test": _stack([d[1].x for d in multi]), "y_test": _stack([d[1].y for d in multi])}
     _, s_finetune = train_many(net, p_single, data_multi, lrs, n_finetune, n_snapshots,
-                               _observe_mean_losses(net, ("test",)), progress=bar("finetune"), method=method)
+                               _observe_mean_losses(net, ("test",)), progress=bar("finetune"), engine=engine)
 
     p_lin, loss_lin = train_linearized(net, params0, data_single["x_train"], data_single["y_train"], lrs, n_single,
                                        n_snapshots)
 
     data_pre = {"x_train": _stack([r[0].x for r in routes]), "y_train": _stack([r[0].y for r in routes])}
     p_pre, _ = train_many(net, params0, data_pre, lrs, n_single, n_snapshots, _observe_mean_losses(net, ()),
-                          progress=bar("11 tasks"), method=method)
+                          progress=bar("11 tasks"), engine=engine)
     data_route = {"x_train": _stack([r[1].x for r in routes]), "y_train": _stack([r[1].y for r in routes])}
     _, s_route = train_many(net, p_pre, data_route, lrs, n_route, n_route + 1,
-                            _observe_mean_losses(net, ("train",)), progress=bar("held-out route"), method=method)
+                            _observe_mean_losses(net, ("train",)), progress=bar("held-out route"), engine=engine)
 
     out = {f"params_initial/{k}": np.asarray(v) for k, v in params0.items()}
     out |= {f"params_single/{k}": np.asarray(v) for k, v in p_single.items()}
@@ -243,7 +241,7 @@ def run_continuum(env: TaskEnvironment, seeds, g: float, scaling: str, learning_
 
 def single_task_losses(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float, n_iterations: int,
                        n_hidden: int = 200, n_train: int = 200, n_test: int = 200,
-                       method: str = DEFAULT_METHOD) -> dict[str, np.ndarray]:
+                       engine: Engine | str = DEFAULT_ENGINE) -> dict[str, np.ndarray]:
     """Single-task phase only (for choosing a learning rate): ``loss_train`` (S, 11) mean
     per-pattern training loss at 11 snapshots, and ``loss_test`` (S, 11)."""
     seeds = check_seeds("seeds", seeds)
@@ -253,5 +251,5 @@ def single_task_losses(env: TaskEnvironment, seeds, g: float, scaling: str, lear
               "x_test": _stack([d[1].x for d in data]), "y_test": _stack([d[1].y for d in data])}
     lrs = jnp.full((len(seeds),), check_positive_float("learning_rate", learning_rate), jnp.float32)
     _, snaps = train_many(net, scaled_initial_params(net, seeds, g, scaling), arrays, lrs, n_iterations, 11,
-                          _observe_mean_losses(net, ("train", "test")), method=method)
+                          _observe_mean_losses(net, ("train", "test")), engine=engine)
     return {k: np.asarray(v) for k, v in snaps.items()}

@@ -1,7 +1,7 @@
 """The paper's multitask experiments: standard/large pairs under the ET and LR schedules.
 
 Each *pair* shares one seed: one weight draw (standard, and the same draw x10 for large)
-and one dataset. All pairs of a run are trained together, vmapped, in one compiled scan.
+and one dataset. All pairs of a run are trained together (:func:`lib.core.training.train_many`).
 Phase ``"single"`` trains from initialization on single-task data; phase ``"finetune"``
 continues from given weights on fresh multitask data (paper Sec 5.1).
 """
@@ -18,13 +18,14 @@ import numpy as np
 from ..core.kernels import entk
 from ..core.losses import squared_error
 from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet, Params
-from ..core.tasks import SPLITS, Dataset, TaskEnvironment
-from ..core.training import (DEFAULT_METHOD, METHODS, SPARSE_METHODS, SummedLosses, multitask_loss, train_many,
-                             unique_patterns)
+from ..core.tasks import Dataset, SPLITS, TaskEnvironment, environment_key
+from ..core.engines import DEFAULT_ENGINE, Engine, check_engine
+from ..core.entk_variants import ENTK_VARIANTS
+from ..core.patterns import unique_patterns
+from ..core.training import SummedLosses, multitask_loss, train_many
 from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
-TRAINING_TAGS = {"numba": "numba-v2", "fast": "fast-v1", "reference": "reference"}  # recorded in cache parameters
 
 
 @dataclass(frozen=True)
@@ -110,22 +111,23 @@ def initial_pairs(env: TaskEnvironment, seeds, n_hidden: int = 200, n_train: int
 
 
 @lru_cache(maxsize=None)
-def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = False, method: str = "reference"):
+def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = False,
+                  engine: Engine | str = DEFAULT_ENGINE):
     """Snapshot function: train/test summed squared error, hidden activity on the training
     set, and group-averaged hidden activity on probe patterns (``probe_average @ h(x_probe)``).
 
-    ``method="numba"`` without hidden activity or probes: :class:`lib.core.training.SummedLosses`,
-    which the CPU kernel evaluates itself, per network. Otherwise ``method="fast"`` or
-    ``"numba"`` computes the losses with :func:`lib.core.training.multitask_loss` on the
-    distinct patterns of each set weighted by their counts (``distinct_x_<set>``,
-    ``distinct_y_<set>``, ``distinct_counts_<set>`` in the data, see :func:`distinct_sets`):
-    the same sums up to float32 rounding, in about half the time."""
-    check_choice("method", method, METHODS)
-    if method == "numba" and not record_hidden and not record_probe:
+    ``engine="numba"`` without hidden activity or probes: :class:`lib.core.training.SummedLosses`,
+    which the CPU kernel evaluates itself, per network. Otherwise an engine that trains on
+    distinct patterns (:attr:`lib.core.engines.Engine.distinct_patterns`) computes the losses with
+    :func:`lib.core.training.multitask_loss` on the distinct patterns of each set weighted by
+    their counts (``distinct_x_<set>``, ``distinct_y_<set>``, ``distinct_counts_<set>`` in the
+    data, see :func:`distinct_sets`): the same sums up to float32 rounding."""
+    engine = check_engine("engine", engine)
+    if engine is Engine.NUMBA and not record_hidden and not record_probe:
         return SummedLosses(net)
 
     def loss(params: Params, data: dict, name: str) -> jax.Array:
-        if method in SPARSE_METHODS:
+        if engine.distinct_patterns:
             return multitask_loss(net, params, *(data[f"distinct_{k}_{name}"] for k in ("x", "y", "counts")))
         return squared_error(net.apply(params, data[f"x_{name}"]), data[f"y_{name}"])
 
@@ -142,7 +144,7 @@ def observe_pairs(net: MultitaskNet, record_hidden: bool, record_probe: bool = F
 
 def distinct_sets(data: dict, names=("train", "test")) -> dict[str, jax.Array]:
     """``distinct_x_<name>``, ``distinct_y_<name>``, ``distinct_counts_<name>`` (B, U, ...) from
-    the (B, N, ...) ``x_<name>``/``y_<name>`` of ``data`` (:func:`lib.core.training.unique_patterns`)."""
+    the (B, N, ...) ``x_<name>``/``y_<name>`` of ``data`` (:func:`lib.core.patterns.unique_patterns`)."""
     out = {}
     for name in names:
         arrays = unique_patterns(data[f"x_{name}"], data[f"y_{name}"])
@@ -165,7 +167,7 @@ def run_pairs(
     record_hidden: bool = False,
     probe: tuple[np.ndarray, np.ndarray] | None = None,
     progress: bool = False,
-    method: str = DEFAULT_METHOD,
+    engine: Engine | str = DEFAULT_ENGINE,
     large_scaling: str = "both_layers",
 ) -> dict[str, np.ndarray]:
     """Train standard/large pairs, one per seed, all in one vmapped scan.
@@ -183,8 +185,8 @@ def run_pairs(
         probe: optional (x_probe (Q, D), averaging matrix (G, Q)): record ``hidden_groups``
             (P, 2, S, G, H), the group means of hidden activity on the probe patterns.
         progress: show a tqdm bar over iterations.
-        method: ``"numba"``, ``"fast"`` or ``"reference"`` training (:func:`lib.core.training.train_many`;
-            equal up to float32 rounding).
+        engine: the :class:`~lib.core.engines.Engine` that trains (:func:`lib.core.training.train_many`;
+            all equal up to float32 rounding).
         large_scaling: how the large init scales the standard draw (phase "single" only):
             "both_layers" (x10, the paper's Sec 4.1.3) or "layer1_only" (its Sec 5 sentence).
 
@@ -197,7 +199,7 @@ def run_pairs(
     seeds = check_seeds("seeds", seeds)
     sched = get_schedule(schedule)
     check_choice("phase", phase, PHASES)
-    check_choice("method", method, METHODS)
+    engine = check_engine("engine", engine)
     n_iterations = sched.n_iterations if n_iterations is None else check_int("n_iterations", n_iterations, 1)
     net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
     if phase == "single":
@@ -213,11 +215,11 @@ def run_pairs(
         for name, value in zip(("x_probe", "probe_average"), probe):
             data[name] = jnp.broadcast_to(jnp.asarray(value, jnp.float32), (2 * len(seeds),) + np.shape(value))
     lrs = jnp.asarray([sched.learning_rate(init) for _ in seeds for init in INITS], jnp.float32)
-    observe = observe_pairs(net, record_hidden, probe is not None, method)
-    if method in SPARSE_METHODS and not isinstance(observe, SummedLosses):
+    observe = observe_pairs(net, record_hidden, probe is not None, engine)
+    if engine.distinct_patterns and not isinstance(observe, SummedLosses):
         data |= distinct_sets(data)
     final, snaps = train_many(net, params, data, lrs, n_iterations, n_snapshots, observe,
-                              progress=f"{schedule} {phase}, {len(seeds)} pairs" if progress else None, method=method)
+                              progress=f"{schedule} {phase}, {len(seeds)} pairs" if progress else None, engine=engine)
     out = {k: by_pair(v, len(seeds)) for k, v in snaps.items()}
     out |= {f"params_initial/{k}": by_pair(v, len(seeds)) for k, v in params.items()}
     out |= {f"params_final/{k}": by_pair(v, len(seeds)) for k, v in final.items()}
@@ -234,14 +236,12 @@ def params_of(result: dict[str, np.ndarray], which: str) -> Params:
     return {k[len(prefix) :]: v for k, v in result.items() if k.startswith(prefix)}
 
 
-ENTK_VARIANTS = ("principled", "authors")
-
-
 def entk_at_init(env: TaskEnvironment, result: dict[str, np.ndarray], pair: int, init: str, variant: str = "principled"):
     """(K, N, M) t=0 eNTK of one network of a :func:`run_pairs` result, in float32.
 
-    ``variant="principled"``: rows and columns over the training inputs (as the paper's text says).
-    ``variant="authors"``: rows over the test inputs, columns over the training inputs.
+    ``variant``: one of :data:`lib.core.entk_variants.ENTK_VARIANTS`; ``"principled"``: rows and
+    columns over the training inputs (as the paper's text says); ``"authors"``: rows over the
+    test inputs, columns over the training inputs.
     """
     check_choice("variant", variant, ENTK_VARIANTS)
     check_choice("init", init, INITS)
@@ -266,12 +266,11 @@ def run_schedule(
     n_test: int | None = None,
     split: str = "iid",
     progress: bool = True,
-    method: str = DEFAULT_METHOD,
+    engine: Engine | str = DEFAULT_ENGINE,
     large_scaling: str = "both_layers",
 ) -> dict[str, np.ndarray]:
     """The paper's Sec 5 experiment for one schedule: single-task training of standard/large
-    pairs, then multitask fine-tuning from the trained weights (``method``: ``"numba"``,
-    ``"fast"`` or ``"reference"`` training, see :func:`run_pairs`).
+    pairs, then multitask fine-tuning from the trained weights (``engine``: see :func:`run_pairs`).
 
     Returns arrays keyed ``single/<key>`` and ``finetune/<key>``: losses (P, 2, S), the data
     metadata (stimulus, tasks) and the final weights ``<phase>/params_final/*`` (P, 2, ...)
@@ -281,7 +280,7 @@ def run_schedule(
     """
     n_test = test_set_size(env, split, n_train, n_test)
     common = dict(n_hidden=n_hidden, n_train=n_train, n_test=n_test, split=split, n_iterations=n_iterations,
-                  progress=progress, method=method)
+                  progress=progress, engine=engine)
     single = run_pairs(env, schedule, seeds, phase="single", large_scaling=large_scaling, **common)
     finetune = run_pairs(env, schedule, seeds, phase="finetune", start_params=params_of(single, "params_final"),
                          **common)
@@ -294,14 +293,15 @@ def run_schedule(
 
 def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
                         n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
-                        method: str = DEFAULT_METHOD) -> dict:
-    """The cache key of :func:`cached_schedule` (validated); ``training`` names the training
-    method and its version (:data:`TRAINING_TAGS`), so results of different methods never mix."""
+                        engine: Engine | str = DEFAULT_ENGINE) -> dict:
+    """The cache key of :func:`cached_schedule` (validated); ``training`` names the engine and
+    the version of its arithmetic (:attr:`lib.core.engines.Engine.tag`), so results of
+    different engines never mix."""
     seeds = check_seeds("seeds", seeds)
-    training = TRAINING_TAGS[check_choice("method", method, METHODS)]
+    training = check_engine("engine", engine).tag
     default_iterations = get_schedule(schedule).n_iterations  # checks the schedule's name
     n_iterations = default_iterations if n_iterations is None else n_iterations
-    return dict(env=[env.n_in_pools, env.n_out_pools, env.n_features], schedule=schedule, seeds=list(seeds),
+    return dict(env=environment_key(env), schedule=schedule, seeds=list(seeds),
                 n_iterations=check_int("n_iterations", n_iterations, minimum=1), n_hidden=n_hidden,
                 split=check_choice("split", split, SPLITS),
                 large_scaling=check_choice("large_scaling", large_scaling, LARGE_SCALINGS), training=training)
@@ -309,20 +309,20 @@ def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations
 
 def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
                     n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
-                    method: str = DEFAULT_METHOD) -> dict[str, np.ndarray]:
+                    engine: Engine | str = DEFAULT_ENGINE) -> dict[str, np.ndarray]:
     """:func:`run_schedule` through the on-disk results cache (wall time in its metadata)."""
     from ..core import results
 
-    parameters = schedule_parameters(env, schedule, seeds, n_iterations, n_hidden, split, large_scaling, method)
+    parameters = schedule_parameters(env, schedule, seeds, n_iterations, n_hidden, split, large_scaling, engine)
     return results.cached("schedule", parameters, lambda: run_schedule(
         env, schedule, parameters["seeds"], parameters["n_iterations"], n_hidden, split=split,
-        large_scaling=large_scaling, method=method))
+        large_scaling=large_scaling, engine=engine))
 
 
 def run_early_phases(env: TaskEnvironment, schedule: str, seeds, start_finetune: Params, window: int,
                      every: int = 10, n_hidden: int = 200, n_train: int = 500, n_test: int | None = None,
                      split: str = "iid", large_scaling: str = "both_layers",
-                     method: str = DEFAULT_METHOD) -> dict[str, np.ndarray]:
+                     engine: Engine | str = DEFAULT_ENGINE) -> dict[str, np.ndarray]:
     """The first ``window`` iterations of both phases of :func:`run_schedule`, snapshotted every
     ``every`` iterations: single-task training from the initial weights, and fine-tuning from
     ``start_finetune`` (the single-task-trained weights, (P, 2, ...) as ``single/params_final/*``
@@ -343,13 +343,36 @@ def run_early_phases(env: TaskEnvironment, schedule: str, seeds, start_finetune:
         raise ValueError(f"start_finetune must hold (pairs={len(seeds)}, 2, ...) arrays of the single-task-trained "
                          f"weights, got leading shapes {shapes}")
     common = dict(n_hidden=n_hidden, n_train=n_train, n_test=test_set_size(env, split, n_train, n_test), split=split,
-                  n_iterations=window, n_snapshots=window // every + 1, method=method)
+                  n_iterations=window, n_snapshots=window // every + 1, engine=engine)
     single = run_pairs(env, schedule, seeds, phase="single", large_scaling=large_scaling, **common)
     finetune = run_pairs(env, schedule, seeds, phase="finetune", start_params=start_finetune, **common)
     out = {f"{phase}/{k}": result[k] for phase, result in (("single", single), ("finetune", finetune))
            for k in ("loss_train", "loss_test")}
     out["iterations"] = single["iterations"]
     return out
+
+
+def check_schedule_parameters(n_pairs, first_seeds, iterations) -> dict[str, tuple[tuple[int, ...], int]]:
+    """Validate the notebooks' schedule parameters; return schedule -> (seeds, n_iterations).
+
+    ``first_seeds`` and ``iterations`` are dicts keyed by schedule name ("ET", "LR"); seeds of
+    different schedules must not overlap (fresh networks per schedule)."""
+    check_size("n_pairs", n_pairs, minimum=2, sane_maximum=200)
+    for name, value in (("first_seeds", first_seeds), ("iterations", iterations)):
+        if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
+            raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
+    plan = {}
+    for schedule in SCHEDULES:
+        first = check_seed(f"first_seeds[{schedule!r}]", first_seeds[schedule])
+        check_seed(f"first_seeds[{schedule!r}] + n_pairs - 1", first + n_pairs - 1)
+        n_it = check_size(f"iterations[{schedule!r}]", iterations[schedule], minimum=100, sane_maximum=100_000)
+        if n_it % 100:
+            raise ValueError(f"iterations[{schedule!r}] must be a multiple of 100 (101 snapshots), got {n_it}")
+        plan[schedule] = (tuple(range(first, first + n_pairs)), n_it)
+    seeds = [set(s) for s, _ in plan.values()]
+    if seeds[0] & seeds[1]:
+        raise ValueError(f"first_seeds must give disjoint seed ranges for the schedules, got {first_seeds!r}")
+    return plan
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -374,26 +397,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def check_schedule_parameters(n_pairs, first_seeds, iterations) -> dict[str, tuple[tuple[int, ...], int]]:
-    """Validate the notebooks' schedule parameters; return schedule -> (seeds, n_iterations).
-
-    ``first_seeds`` and ``iterations`` are dicts keyed by schedule name ("ET", "LR"); seeds of
-    different schedules must not overlap (fresh networks per schedule)."""
-    check_size("n_pairs", n_pairs, minimum=2, sane_maximum=200)
-    for name, value in (("first_seeds", first_seeds), ("iterations", iterations)):
-        if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
-            raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
-    plan = {}
-    for schedule in SCHEDULES:
-        first = check_seed(f"first_seeds[{schedule!r}]", first_seeds[schedule])
-        check_seed(f"first_seeds[{schedule!r}] + n_pairs - 1", first + n_pairs - 1)
-        n_it = check_size(f"iterations[{schedule!r}]", iterations[schedule], minimum=100, sane_maximum=100_000)
-        if n_it % 100:
-            raise ValueError(f"iterations[{schedule!r}] must be a multiple of 100 (101 snapshots), got {n_it}")
-        plan[schedule] = (tuple(range(first, first + n_pairs)), n_it)
-    seeds = [set(s) for s, _ in plan.values()]
-    if seeds[0] & seeds[1]:
-        raise ValueError(f"first_seeds must give disjoint seed ranges for the schedules, got {first_seeds!r}")
-    return plan

@@ -29,7 +29,7 @@ from ..core.kernels import entk, epntk, ntk
 from ..core.losses import squared_error
 from ..core.models import LinearNet, Params
 from ..core.training import train
-from ..core.validation import check_choice, check_int, check_positive_float, check_seed, check_size
+from ..core.validation import check_choice, check_int, check_positive_float, check_seed
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def run_smg(
     n_snapshots = n_iterations // record_every + 1
     _, snaps = train(model, params, data, learning_rate, n_snapshots=n_snapshots,
                      n_iterations=(n_snapshots - 1) * record_every, observe=_observe_params_and_loss(model),
-                     reduction="mean")
+                     reduction="mean", engine="reference")
     times = np.arange(n_snapshots) * record_every
     return SMGRun(times, jax.tree.map(np.asarray, snaps["params"]), np.asarray(snaps["loss"]), learning_rate)
 
@@ -386,53 +386,3 @@ def cached_epntk_convergence(seed: int, learning_rates, total_time: float) -> di
 
     parameters = dict(seed=seed, learning_rates=learning_rates, total_time=total_time)
     return results.cached("smg_epntk_convergence", parameters, compute)
-
-
-def check_notebook_parameters(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds=None,
-                              allow_large=None) -> None:
-    """Validate the SMG chapters' shared parameters (ValueError naming the parameter, the value and
-    the allowed values); ``n_sweep_seeds`` (chapter 02's half-time sweep) when given.
-
-    * ``learning_rate`` in (0, P N_out / (2 s_1)) = (0, 6.94) for the default problem (250
-      patterns, 5 outputs, s_1 = 90): above it gradient descent oscillates or diverges instead of
-      following SMG's dynamics;
-    * ``n_iterations`` a multiple of ``record_every`` (and of 10, the half-time sweep's record
-      spacing, when ``n_sweep_seeds`` is given), at most 100 000 and 10 000 recorded states unless
-      ``allow_large`` (None: the runner's ``--allow-large``);
-    * ``analysis_times`` two recorded iterations t1 < t2 (the paper's mode-1 time, then its mode-2
-      time: the chapters label, compare and judge them in that order).
-    """
-    import numbers
-
-    from ..core.validation import check_workload
-
-    check_seed("seed", seed)
-    n_samples, n_outputs, largest = 250, 5, 90.0  # make_smg_problem's defaults, which the chapters use
-    limit = n_samples * n_outputs / (2 * largest)
-    check_positive_float("learning_rate", learning_rate)
-    if learning_rate >= limit:
-        raise ValueError(f"learning_rate must be in (0, {limit:.3g}) (P * N_out / (2 s_1) = {n_samples} * "
-                         f"{n_outputs} / (2 * {largest:g}): above it gradient descent oscillates or diverges), "
-                         f"got {learning_rate!r}")
-    check_size("record_every", record_every, minimum=1, sane_maximum=100_000, allow_large=allow_large)
-    check_size("n_iterations", n_iterations, minimum=record_every, sane_maximum=100_000,
-                       allow_large=allow_large)
-    if n_iterations % record_every:
-        raise ValueError(f"n_iterations must be a multiple of record_every ({record_every}), got {n_iterations}")
-    check_workload("n_iterations / record_every (recorded states, each analysed with the eNTK)",
-                   n_iterations // record_every, 10_000, allow_large)
-    if n_sweep_seeds is not None:
-        check_size("n_sweep_seeds", n_sweep_seeds, minimum=1, sane_maximum=500, allow_large=allow_large)
-        if n_iterations % 10:
-            raise ValueError(f"n_iterations must be a multiple of 10 (the half-time sweep records every 10 "
-                             f"iterations), got {n_iterations}")
-    allowed = (f"two recorded iterations [t1, t2] with t1 < t2 (integers, multiples of record_every = {record_every} "
-               f"in {record_every}..{n_iterations})")
-    if (not isinstance(analysis_times, (list, tuple)) or len(analysis_times) != 2
-            or any(isinstance(t, bool) or not isinstance(t, numbers.Integral) or t % record_every
-                   or not 0 < t <= n_iterations for t in analysis_times)):
-        raise ValueError(f"analysis_times must be {allowed}, got {analysis_times!r}")
-    if not analysis_times[0] < analysis_times[1]:
-        raise ValueError(f"analysis_times must be {allowed}: the first is the paper's mode-1 time (190), the second "
-                         f"its mode-2 time (770), and the chapters label and judge them in that order; got "
-                         f"{analysis_times!r}")

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .schedules import (SCHEDULES, TRAINING_TAGS, cached_schedule, params_of, run_early_phases, run_pairs,
-                        run_schedule, schedule_parameters)
+from .schedules import (SCHEDULES, cached_schedule, params_of, run_early_phases, run_pairs, run_schedule,
+                        schedule_parameters)
+from ..core.engines import DEFAULT_ENGINE, Engine, engine_of_tag
 from ..core.tasks import TaskEnvironment
-from ..core.training import DEFAULT_METHOD
 from ..core.validation import check_choice, check_int, check_seeds
 
 PAIR_DEFAULTS = {"schedule": "LR", "n_iterations": 100, "n_hidden": 200}
@@ -63,7 +63,6 @@ pair_final_losses.check_parameters = check_pair_parameters
 # --- the Sec 5 experiment in blocks of pairs ----------------------------------------------------
 
 SCHEDULE_CACHE = "schedule"  # the results-cache name of lib.experiments.schedules.cached_schedule
-_METHOD_OF_TAG = {tag: method for method, tag in TRAINING_TAGS.items()}
 _SCHEDULE_KEYS = ("env", "schedule", "seeds", "n_iterations", "n_hidden", "split", "large_scaling", "training")
 
 
@@ -71,20 +70,20 @@ def check_schedule_point(parameters: dict) -> dict:
     """The complete parameters of :func:`schedule_point`, which are exactly the cache key of
     :func:`lib.experiments.schedules.cached_schedule` (:func:`~lib.experiments.schedules.schedule_parameters`):
     ``env`` [n_in_pools, n_out_pools, n_features], ``schedule``, ``seeds``, ``n_iterations``,
-    ``n_hidden``, ``split``, ``large_scaling`` and ``training`` (a tag of
-    :data:`~lib.experiments.schedules.TRAINING_TAGS`). A point and a notebook's
+    ``n_hidden``, ``split``, ``large_scaling`` and ``training`` (an engine's
+    :attr:`~lib.core.engines.Engine.tag`). A point and a notebook's
     ``cached_schedule`` of the same pairs therefore share one cache entry."""
     unknown, missing = sorted(set(parameters) - set(_SCHEDULE_KEYS)), sorted(set(_SCHEDULE_KEYS) - set(parameters))
     if unknown or missing:
         raise ValueError(f"schedule_point parameters must be exactly {list(_SCHEDULE_KEYS)}; unknown {unknown}, "
                          f"missing {missing}")
-    method = _METHOD_OF_TAG[check_choice("training", parameters["training"], _METHOD_OF_TAG)]
+    engine = engine_of_tag(parameters["training"])
     env = parameters["env"]
     if not (isinstance(env, (list, tuple)) and len(env) == 3):
         raise ValueError(f"env must be [n_in_pools, n_out_pools, n_features], got {env!r}")
     return schedule_parameters(TaskEnvironment(*env), parameters["schedule"], parameters["seeds"],
                                parameters["n_iterations"], check_int("n_hidden", parameters["n_hidden"], minimum=1),
-                               parameters["split"], parameters["large_scaling"], method)
+                               parameters["split"], parameters["large_scaling"], engine)
 
 
 def schedule_point(parameters: dict) -> dict[str, np.ndarray]:
@@ -92,7 +91,7 @@ def schedule_point(parameters: dict) -> dict[str, np.ndarray]:
     single-task phase, then fine-tuning), with the parameters of :func:`check_schedule_point`."""
     p = check_schedule_point(parameters)
     return run_schedule(TaskEnvironment(*p["env"]), p["schedule"], p["seeds"], p["n_iterations"], p["n_hidden"],
-                        split=p["split"], progress=False, method=_METHOD_OF_TAG[p["training"]],
+                        split=p["split"], progress=False, engine=engine_of_tag(p["training"]),
                         large_scaling=p["large_scaling"])
 
 
@@ -100,7 +99,7 @@ schedule_point.check_parameters = check_schedule_point
 
 
 def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 10, n_hidden: int = 200,
-                           method: str = DEFAULT_METHOD, client=None, progress: bool = True, split: str = "iid",
+                           engine: Engine | str = DEFAULT_ENGINE, client=None, progress: bool = True, split: str = "iid",
                            large_scaling: str = "both_layers") -> dict[str, dict[str, np.ndarray]]:
     """:func:`lib.experiments.schedules.cached_schedule` of many pairs per schedule, trained as
     sweep points of ``block_pairs`` consecutive seeds each (a schedule's last block may be
@@ -131,7 +130,7 @@ def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 
         seeds = check_seeds(f"seeds of {schedule}", seeds)
         for i in range(0, len(seeds), block_pairs):
             points.append(schedule_parameters(env, schedule, seeds[i:i + block_pairs], n_iterations, n_hidden,
-                                              split, large_scaling, method))
+                                              split, large_scaling, engine))
             owner.append(schedule)
     report = sweep(points, "lib.experiments.sweep_points:schedule_point", name=SCHEDULE_CACHE, client=client,
                    progress=progress)
@@ -152,7 +151,7 @@ EARLY_PHASE_CACHE = "early_phases"  # the results-cache name of cached_early_pha
 def cached_early_phase_blocks(env: TaskEnvironment, plan: dict, window_fraction: float = 0.1, every: int = 10,
                               block_pairs: int = 10, n_hidden: int = 200, split: str = "iid",
                               large_scaling: str = "both_layers",
-                              method: str = DEFAULT_METHOD) -> dict[str, dict[str, np.ndarray]]:
+                              engine: Engine | str = DEFAULT_ENGINE) -> dict[str, dict[str, np.ndarray]]:
     """The first ``window_fraction`` of both phases of the pairs of :func:`cached_schedule_blocks`
     (same ``plan``, ``block_pairs`` and choices), snapshotted every ``every`` iterations
     (:func:`lib.experiments.schedules.run_early_phases`), cached per block.
@@ -176,14 +175,14 @@ def cached_early_phase_blocks(env: TaskEnvironment, plan: dict, window_fraction:
         blocks = []
         for i in range(0, len(seeds), block_pairs):
             block = seeds[i:i + block_pairs]
-            key = schedule_parameters(env, schedule, block, n_iterations, n_hidden, split, large_scaling, method)
+            key = schedule_parameters(env, schedule, block, n_iterations, n_hidden, split, large_scaling, engine)
             window = round(window_fraction * key["n_iterations"])
             key |= {"window": check_int("window", window, minimum=1), "every": check_int("every", every, minimum=1)}
 
             def compute(block=block, window=window):
-                full = cached_schedule(env, schedule, block, n_iterations, n_hidden, split, large_scaling, method)
+                full = cached_schedule(env, schedule, block, n_iterations, n_hidden, split, large_scaling, engine)
                 return run_early_phases(env, schedule, block, params_of(full, "single/params_final"), window, every,
-                                        n_hidden, split=split, large_scaling=large_scaling, method=method)
+                                        n_hidden, split=split, large_scaling=large_scaling, engine=engine)
 
             blocks.append(results.cached(EARLY_PHASE_CACHE, key, compute))
         out[schedule] = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0] if k != "iterations"}

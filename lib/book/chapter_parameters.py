@@ -1,0 +1,398 @@
+"""The checks of every chapter's parameters, one checker per chapter, run before any work starts.
+
+Each notebook's first code cell after its ``parameters`` cell calls its chapter's checker once;
+the runner executes that cell for every planned run before the first notebook starts
+(:func:`lib.book.runner.check_ranges`), so a bad value stops the whole run at once. A checker
+raises ValueError naming the parameter, the value and the allowed values; sizes above a
+chapter's sane maximum (hours of computation) pass only with ``allow_large`` (None: the runner's
+``--allow-large``), sizes above a hard maximum never. :data:`CHECKERS` maps each notebook to its
+checker and :func:`check_chapter` calls it with a dict of the notebook's parameters.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from ..analyses.continuum_points import LR_SELECTION_SEED
+from ..analyses.continuum_sweeps import scale_grid
+from ..core.entk_variants import ENTK_VARIANTS
+from ..core.models import LARGE_SCALINGS
+from ..core.tasks import ARCHITECTURES, SPLITS, TaskEnvironment
+from ..core.validation import (check_choice, check_int, check_number_list, check_positive_float, check_seed,
+                               check_size, check_workload, large_runs)
+from ..experiments.epntk_stream import PATH_KERNELS, node_count, node_phases, truncate_phases
+from ..experiments.kernel_dynamics import pair_kernel_data
+from ..experiments.schedules import SCHEDULES, check_schedule_parameters
+
+Plan = dict[str, tuple[tuple[int, ...], int]]  # schedule -> (seeds, n_iterations)
+
+
+# --- 00, 01: the quickstart and the one-step eNTK -------------------------------------------------
+def check_quickstart(seed, schedule, n_iterations, n_hidden, entk_variant) -> None:
+    """Chapter 00 (one standard/large pair)."""
+    check_seed("seed", seed)
+    check_choice("schedule", schedule, SCHEDULES)
+    check_size("n_iterations", n_iterations, minimum=100, sane_maximum=100_000)
+    check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
+    check_choice("entk_variant", entk_variant, ENTK_VARIANTS)
+
+
+def check_one_step_entk(seed, n_hidden, n_train, learning_rate, n_iterations, n_learning_rates) -> None:
+    """Chapter 01 (the eNTK's prediction of one gradient step)."""
+    check_seed("seed", seed)
+    check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
+    check_size("n_train", n_train, minimum=1, sane_maximum=10_000)
+    check_positive_float("learning_rate", learning_rate)
+    check_size("n_iterations", n_iterations, minimum=1, sane_maximum=1_000_000)
+    check_size("n_learning_rates", n_learning_rates, minimum=3, sane_maximum=20)
+
+
+# --- 02, 03: singular mode gradient descent (SMG) --------------------------------------------------
+def check_smg_parameters(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds=None,
+                         allow_large=None) -> None:
+    """The SMG chapters' shared parameters; ``n_sweep_seeds`` (chapter 02's half-time sweep) when given.
+
+    * ``learning_rate`` in (0, P N_out / (2 s_1)) = (0, 6.94) for the default problem (250
+      patterns, 5 outputs, s_1 = 90): above it gradient descent oscillates or diverges instead of
+      following SMG's dynamics;
+    * ``n_iterations`` a multiple of ``record_every`` (and of 10, the half-time sweep's record
+      spacing, when ``n_sweep_seeds`` is given), at most 100 000 and 10 000 recorded states unless
+      ``allow_large``;
+    * ``analysis_times`` two recorded iterations t1 < t2 (the paper's mode-1 time, then its mode-2
+      time: the chapters label, compare and judge them in that order).
+    """
+    check_seed("seed", seed)
+    n_samples, n_outputs, largest = 250, 5, 90.0  # make_smg_problem's defaults, which the chapters use
+    limit = n_samples * n_outputs / (2 * largest)
+    check_positive_float("learning_rate", learning_rate)
+    if learning_rate >= limit:
+        raise ValueError(f"learning_rate must be in (0, {limit:.3g}) (P * N_out / (2 s_1) = {n_samples} * "
+                         f"{n_outputs} / (2 * {largest:g}): above it gradient descent oscillates or diverges), "
+                         f"got {learning_rate!r}")
+    check_size("record_every", record_every, minimum=1, sane_maximum=100_000, allow_large=allow_large)
+    check_size("n_iterations", n_iterations, minimum=record_every, sane_maximum=100_000, allow_large=allow_large)
+    if n_iterations % record_every:
+        raise ValueError(f"n_iterations must be a multiple of record_every ({record_every}), got {n_iterations}")
+    check_workload("n_iterations / record_every (recorded states, each analysed with the eNTK)",
+                   n_iterations // record_every, 10_000, allow_large)
+    if n_sweep_seeds is not None:
+        check_size("n_sweep_seeds", n_sweep_seeds, minimum=1, sane_maximum=500, allow_large=allow_large)
+        if n_iterations % 10:
+            raise ValueError(f"n_iterations must be a multiple of 10 (the half-time sweep records every 10 "
+                             f"iterations), got {n_iterations}")
+    allowed = (f"two recorded iterations [t1, t2] with t1 < t2 (integers, multiples of record_every = {record_every} "
+               f"in {record_every}..{n_iterations})")
+    if (not isinstance(analysis_times, (list, tuple)) or len(analysis_times) != 2
+            or any(isinstance(t, bool) or not isinstance(t, numbers.Integral) or t % record_every
+                   or not 0 < t <= n_iterations for t in analysis_times)):
+        raise ValueError(f"analysis_times must be {allowed}, got {analysis_times!r}")
+    if not analysis_times[0] < analysis_times[1]:
+        raise ValueError(f"analysis_times must be {allowed}: the first is the paper's mode-1 time (190), the second "
+                         f"its mode-2 time (770), and the chapters label and judge them in that order; got "
+                         f"{analysis_times!r}")
+
+
+def check_smg_validation(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds,
+                         allow_large=None) -> None:
+    """Chapter 02 (:func:`check_smg_parameters` with the half-time sweep)."""
+    check_smg_parameters(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds, allow_large)
+
+
+def check_epntk(seed, learning_rate, n_iterations, record_every, analysis_times, n_halvings,
+                allow_large=None) -> None:
+    """Chapter 03 (:func:`check_smg_parameters` and the ePNTK's learning-rate halvings)."""
+    check_smg_parameters(seed, learning_rate, n_iterations, record_every, analysis_times, allow_large=allow_large)
+    check_size("n_halvings", n_halvings, minimum=2, sane_maximum=6, allow_large=allow_large)
+
+
+# --- 04, 05, 06: the multitask chapters ------------------------------------------------------------
+def check_multitask_representations(architecture, schedule, n_iterations, n_entk_pairs, n_ari_pairs, first_seed,
+                                    show_swapped_architecture, n_swapped_pairs, n_permutations) -> None:
+    """Chapter 04 (representations of one schedule's pairs, and of the swapped architecture)."""
+    check_choice("architecture", architecture, ARCHITECTURES)
+    check_choice("schedule", schedule, SCHEDULES)
+    check_size("n_iterations", n_iterations, minimum=100, sane_maximum=100_000)
+    if n_iterations % 100:
+        raise ValueError(f"n_iterations must be a multiple of 100 (101 snapshots), got {n_iterations}")
+    check_size("n_entk_pairs", n_entk_pairs, minimum=2, sane_maximum=200)
+    check_int("n_ari_pairs", n_ari_pairs, minimum=2, maximum=n_entk_pairs)
+    check_size("n_ari_pairs", n_ari_pairs, minimum=2, sane_maximum=100)
+    check_seed("first_seed", first_seed)
+    check_seed("first_seed + n_entk_pairs - 1", first_seed + n_entk_pairs - 1)
+    check_choice("show_swapped_architecture", show_swapped_architecture, (True, False))
+    check_size("n_swapped_pairs", n_swapped_pairs, minimum=2, sane_maximum=100)
+    check_size("n_permutations", n_permutations, minimum=100, sane_maximum=100_000)
+
+
+def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split,
+                                large_scaling) -> tuple[Plan, Plan]:
+    """Chapter 05; returns (the figures' plan, the verdicts' plan), each schedule -> (seeds, n_iterations)."""
+    plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+    check_int("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs)
+    verdict_plan = check_schedule_parameters(n_verdict_pairs, first_seeds, iterations)
+    check_choice("split", split, SPLITS)
+    check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
+    return plan, verdict_plan
+
+
+def check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, split, large_scaling, compare_choices,
+                               n_verdict_pairs) -> tuple[Plan, Plan]:
+    """Chapter 06; returns (the figures' plan, the verdicts' plan), each schedule -> (seeds, n_iterations)."""
+    plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+    check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
+    check_choice("split", split, SPLITS)
+    check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
+    check_choice("compare_choices", compare_choices, (True, False))
+    check_size("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs, sane_maximum=200)
+    verdict_plan = check_schedule_parameters(n_verdict_pairs, first_seeds, iterations)
+    return plan, verdict_plan
+
+
+# --- 07: the reproduction summary -----------------------------------------------------------------
+def check_reproduction_summary(chapters) -> None:
+    """Chapter 07: ``chapters`` a non-empty list of the book's notebook names."""
+    from .runner import NOTEBOOKS
+
+    if not isinstance(chapters, list) or not chapters or any(c not in NOTEBOOKS for c in chapters):
+        raise ValueError(f"chapters must be a non-empty list of notebook names from {list(NOTEBOOKS)}, "
+                         f"got {chapters!r}")
+
+
+# --- 08: the eNTK over training -------------------------------------------------------------------
+# size limits: above a sane maximum only with allow_large, above a hard maximum never (the computation breaks)
+SANE_SNAPSHOTS, SANE_POINTS, MAX_POINTS, MAX_ROWS = 1001, 32, 256, 1000  # rows: 500 training + 500 test inputs
+SANE_HALVINGS, SANE_CONVERGENCE_ITERATIONS, SANE_CONVERGENCE_STEPS = 10, 10_000, 100_000
+MAX_STEPS = 2**31 - 1  # JAX counts the steps of a run in int32
+SANE_KERNEL_WORK = 5e8  # networks x (nodes + snapshots) x kernel rows x points: ~28x the book's 1.8e7
+
+
+class KernelDynamicsPlan(NamedTuple):
+    """One schedule's runs in chapter 08: the main run and the checks' shorter run."""
+
+    seeds: tuple[int, ...]  # pair seeds
+    n_iterations: int  # gradient steps of the main run
+    phases: tuple[tuple[int, int], ...]  # node phases ((until, spacing), ...) of the main run
+    check_iterations: int  # gradient steps of the quadrature check
+    check_phases: tuple[tuple[int, int], ...]  # the node phases cut at check_iterations
+    check_snapshots: int  # snapshots of the quadrature check (the main run's spacing)
+
+
+def missing_task_rows(env: TaskEnvironment, seeds, n_rows: int | None) -> list[tuple[int, str]]:
+    """(pair seed, index set) whose first ``n_rows`` kernel rows
+    (:func:`lib.experiments.kernel_dynamics.pair_kernel_data`) lack a task: the chapter's task
+    statistics need every task among the rows of each index set."""
+    if n_rows is None:
+        return []
+    data = pair_kernel_data(env, tuple(seeds), n_rows=n_rows)
+    return [(seed, ENTK_VARIANTS[i]) for p, seed in enumerate(seeds) for i in range(len(ENTK_VARIANTS))
+            if (data["row_average"][p, i].sum(axis=1) == 0).any()]
+
+
+def _check_convergence_study(n_halvings, convergence_iterations, allow_large) -> None:
+    """The convergence study doubles its every-step run ``n_halvings - 1`` times: bounded per run and in total."""
+    check_size("n_halvings", n_halvings, minimum=2, sane_maximum=SANE_HALVINGS, maximum=31, allow_large=allow_large)
+    check_size("convergence_iterations", convergence_iterations, minimum=1,
+               sane_maximum=SANE_CONVERGENCE_ITERATIONS, allow_large=allow_large)
+    longest = convergence_iterations * 2 ** (n_halvings - 1)
+    if longest > MAX_STEPS:
+        raise ValueError(f"convergence_iterations x 2**(n_halvings - 1), the longest run of the convergence study, "
+                         f"must be <= {MAX_STEPS} (JAX counts steps in int32), got {longest} "
+                         f"(convergence_iterations={convergence_iterations}, n_halvings={n_halvings})")
+    check_workload(f"convergence_iterations x (2**n_halvings - 1), the every-step iterations of the convergence "
+                   f"study (convergence_iterations={convergence_iterations}, n_halvings={n_halvings})",
+                   convergence_iterations * (2**n_halvings - 1), SANE_CONVERGENCE_STEPS, allow_large)
+
+
+def _kernel_dynamics_plan(schedule, seeds, n_iterations, n_snapshots, node_every,
+                          check_iterations) -> KernelDynamicsPlan:
+    """One schedule's :class:`KernelDynamicsPlan`, its node phases and check length validated."""
+    if n_iterations % (n_snapshots - 1):
+        raise ValueError(f"iterations[{schedule!r}] ({n_iterations}) must be a multiple of n_snapshots - 1 "
+                         f"({n_snapshots - 1})")
+    spacing = n_iterations // (n_snapshots - 1)
+    try:
+        phases = node_phases(node_every[schedule], n_iterations, spacing)
+    except ValueError as err:
+        raise ValueError(f"node_every[{schedule!r}]: {err}") from None
+    n_check = check_int(f"check_iterations[{schedule!r}]", check_iterations[schedule], minimum=spacing)
+    if n_check % spacing or n_check > n_iterations:
+        raise ValueError(f"check_iterations[{schedule!r}] must be a multiple of the snapshot spacing {spacing} "
+                         f"in {spacing}..{n_iterations}, got {n_check}")
+    return KernelDynamicsPlan(seeds, n_iterations, phases, n_check, truncate_phases(phases, n_check),
+                              n_check // spacing + 1)
+
+
+def check_entk_over_training(architecture, n_pairs, first_seeds, iterations, n_snapshots, node_every, path_kernel,
+                             n_points, n_rows, check_rows, check_iterations, n_halvings, convergence_iterations,
+                             window_threshold, index_set, allow_large=None) -> dict[str, KernelDynamicsPlan]:
+    """Chapter 08; returns schedule -> :class:`KernelDynamicsPlan`.
+
+    Sizes above the chapter's sane maxima (:data:`SANE_SNAPSHOTS`, ..., :data:`SANE_KERNEL_WORK`)
+    need ``allow_large``; the convergence study, which doubles its every-step run ``n_halvings``
+    times, is bounded in total."""
+    check_choice("architecture", architecture, ARCHITECTURES)
+    with large_runs(allow_large):
+        schedule_plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+    check_size("n_snapshots", n_snapshots, minimum=3, sane_maximum=SANE_SNAPSHOTS, allow_large=allow_large)
+    check_choice("path_kernel", path_kernel, PATH_KERNELS)
+    check_size("n_points", n_points, minimum=1, sane_maximum=SANE_POINTS, maximum=MAX_POINTS, allow_large=allow_large)
+    if n_rows is not None:
+        check_int("n_rows", n_rows, minimum=48, maximum=MAX_ROWS)
+    check_int("check_rows", check_rows, minimum=2, maximum=MAX_ROWS)
+    _check_convergence_study(n_halvings, convergence_iterations, allow_large)
+    check_positive_float("window_threshold", window_threshold)
+    if window_threshold >= 1:
+        raise ValueError(f"window_threshold must be in (0, 1), got {window_threshold!r}")
+    check_choice("index_set", index_set, ENTK_VARIANTS)
+    for name, value in (("node_every", node_every), ("check_iterations", check_iterations)):
+        if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
+            raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
+    plan = {schedule: _kernel_dynamics_plan(schedule, seeds, n_iterations, n_snapshots, node_every, check_iterations)
+            for schedule, (seeds, n_iterations) in schedule_plan.items()}
+    work = sum(2 * len(p.seeds) * (node_count(p.phases) + n_snapshots) * (MAX_ROWS if n_rows is None else n_rows)
+               * (n_points if path_kernel == "step" else 1) for p in plan.values())
+    check_workload(f"the kernel work of the ePNTK runs, 2 n_pairs x (kernel nodes of node_every + n_snapshots) x "
+                   f"kernel rows (n_rows) x n_points summed over the schedules (n_pairs={n_pairs}, n_rows={n_rows}, "
+                   f"n_points={n_points}, n_snapshots={n_snapshots}, node_every={node_every})", work,
+                   SANE_KERNEL_WORK, allow_large)
+    env = TaskEnvironment(*ARCHITECTURES[architecture])
+    missing = [(schedule, *m) for schedule, p in plan.items() for m in missing_task_rows(env, p.seeds, n_rows)]
+    if missing:
+        raise ValueError(f"n_rows = {n_rows} is too few kernel rows: the task statistics need every task among the "
+                         f"{n_rows // 2} rows of each index set, and (schedule, pair seed, index set) {missing[:4]}"
+                         f"{' ...' if len(missing) > 4 else ''} lack one; use more rows (the default 200) or None "
+                         "(all)")
+    return plan
+
+
+# --- 09: your own network -------------------------------------------------------------------------
+def check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images, n_iterations, mlp_learning_rate,
+                           cnn_learning_rate, n_multitask_patterns) -> None:
+    """Chapter 09 (the eNTK of an MLP, a CNN and the multitask network)."""
+    check_seed("seed", seed)
+    check_size("mlp_width", mlp_width, minimum=1, sane_maximum=1024)
+    check_size("n_regression", n_regression, minimum=2, sane_maximum=2000)
+    check_size("cnn_channels", cnn_channels, minimum=1, sane_maximum=64)
+    check_size("n_images", n_images, minimum=2, sane_maximum=2000)
+    check_size("n_iterations", n_iterations, minimum=1, sane_maximum=100_000)
+    check_positive_float("mlp_learning_rate", mlp_learning_rate)
+    check_positive_float("cnn_learning_rate", cnn_learning_rate)
+    check_size("n_multitask_patterns", n_multitask_patterns, minimum=1, sane_maximum=2000)
+
+
+# --- 10: the rich-lazy continuum ------------------------------------------------------------------
+G_RANGE = (1e-4, 1e6)  # the grid rounds to 4 decimals; float32 weights and losses stay finite up to 1e6
+LR_MAXIMUM = float(np.finfo(np.float32).max)  # learning rates are float32
+
+
+def _check_scale_grid(g_min, g_max, n_scales) -> None:
+    """The log grid of init scales: inside :data:`G_RANGE`, ``n_scales`` distinct values after rounding,
+    holding the anchors 1 and 10 where they fall inside [g_min, g_max]."""
+    for name, value in (("g_min", g_min), ("g_max", g_max)):
+        if not G_RANGE[0] <= check_positive_float(name, value) <= G_RANGE[1]:
+            raise ValueError(f"{name} must be a number in [{G_RANGE[0]:g}, {G_RANGE[1]:g}], got {value!r}")
+    if not g_min < g_max:
+        raise ValueError(f"g_min and g_max must satisfy g_min < g_max, got {g_min!r}, {g_max!r}")
+    grid = scale_grid(g_min, g_max, n_scales)
+    if len(grid) != n_scales or not all(np.isfinite(g) and g > 0 for g in grid):
+        raise ValueError(f"g_min = {g_min!r}, g_max = {g_max!r}, n_scales = {n_scales!r} give {len(grid)} distinct "
+                         f"init scales {grid} (the grid is rounded to 4 decimals), not {n_scales}: widen "
+                         "[g_min, g_max] or ask for fewer scales")
+    missing = [anchor for anchor in (1.0, 10.0) if g_min <= anchor <= g_max and anchor not in grid]
+    if missing:
+        raise ValueError(f"n_scales = {n_scales} scales between g_min = {g_min!r} and g_max = {g_max!r} cannot hold "
+                         f"both anchors 1 and 10 (grid {grid}, missing {missing}): ask for more scales or a narrower "
+                         "range")
+
+
+def _check_iterations(name, iterations, keys, snapshot_keys) -> None:
+    """A dict of phase lengths with exactly ``keys``, each in [10, 100000]; those of ``snapshot_keys``
+    multiples of 10 (11 snapshots)."""
+    if not isinstance(iterations, dict) or sorted(iterations) != sorted(keys):
+        raise ValueError(f"{name} must be a dict with the keys {', '.join(sorted(keys))}, got {iterations!r}")
+    for key, value in iterations.items():
+        check_size(f"{name}[{key!r}]", value, minimum=10, sane_maximum=100_000)
+        if key in snapshot_keys and value % 10:
+            raise ValueError(f"{name}[{key!r}] must be a multiple of 10 (11 snapshots), got {value}")
+
+
+def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
+                              n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
+                              converged_scales, converged_seeds, converged_iterations, n_resamples,
+                              n_permutations) -> Plan:
+    """Chapter 10; returns the robustness runs' plan, schedule -> (seeds, n_iterations)."""
+    plan = check_schedule_parameters(n_pairs, first_seeds, robustness_iterations)
+    check_size("n_scales", n_scales, minimum=3, sane_maximum=40)
+    check_size("n_seeds", n_seeds, minimum=3, sane_maximum=200)
+    check_int("n_seeds", n_seeds, minimum=3, maximum=LR_SELECTION_SEED)  # evaluated seeds stay below the held-out ones
+    check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
+    check_seed("n_lr_seeds: the last held-out seed", LR_SELECTION_SEED + n_lr_seeds - 1)
+    check_size("n_train", n_train, minimum=24, sane_maximum=2000)
+    check_size("n_hidden", n_hidden, minimum=1, sane_maximum=2000)
+    check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
+    check_size("block_pairs", block_pairs, minimum=1, sane_maximum=200)
+    _check_scale_grid(g_min, g_max, n_scales)
+    check_number_list("hidden_scales", hidden_scales, *G_RANGE)
+    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
+    _check_iterations("iterations", iterations, ("finetune", "lr_choice", "route", "single"),
+                      ("finetune", "lr_choice", "route", "single"))
+    n_cells = n_scales + len(hidden_scales)
+    check_workload(f"the continuum's training work, (n_scales + len(hidden_scales)) x (2 n_seeds x (3 "
+                   f"iterations['single'] + iterations['finetune'] + iterations['route']) + len(lr_candidates) x "
+                   f"n_lr_seeds x iterations['lr_choice']) x n_train x n_hidden (the defaults: 3.4e10)",
+                   n_cells * (2 * n_seeds * (3 * iterations["single"] + iterations["finetune"] + iterations["route"])
+                              + len(lr_candidates) * n_lr_seeds * iterations["lr_choice"]) * n_train * n_hidden, 5e11)
+    check_size("n_permutations", n_permutations, minimum=99, sane_maximum=1_000_000)
+    check_size("converged_seeds", converged_seeds, minimum=3, sane_maximum=200)
+    check_int("converged_seeds", converged_seeds, minimum=n_seeds, maximum=LR_SELECTION_SEED)
+    check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
+    if not {1.0, 10.0} <= {float(g) for g in converged_scales}:
+        raise ValueError(f"converged_scales must include 1 and 10, got {converged_scales!r}")
+    _check_iterations("converged_iterations", converged_iterations, ("finetune", "route", "single"),
+                      ("finetune", "single"))
+    check_workload(f"the converged continuum's training work, len(converged_scales) x converged_seeds x "
+                   f"(3 converged_iterations['single'] + converged_iterations['finetune'] + "
+                   f"converged_iterations['route']) x n_train x n_hidden (the defaults: 6.1e10)",
+                   len(converged_scales) * converged_seeds * (3 * converged_iterations["single"]
+                                                              + converged_iterations["finetune"]
+                                                              + converged_iterations["route"]) * n_train * n_hidden,
+                   5e11)
+    largest = max(n_scales * n_seeds, len(hidden_scales) * n_seeds, len(converged_scales) * converged_seeds)
+    check_workload("n_resamples x the networks of the largest bootstrap (max(n_scales x n_seeds, len(hidden_scales) x "
+                   "n_seeds, len(converged_scales) x converged_seeds, 4 n_pairs); its arrays hold that many numbers)",
+                   n_resamples * max(largest, 4 * n_pairs), 2e7)
+    check_workload("n_permutations x the networks of the largest setting (max(n_scales x n_seeds, len(hidden_scales) x "
+                   "n_seeds, len(converged_scales) x converged_seeds); its permutation array holds that many indices)",
+                   n_permutations * largest, 2e7)
+    return plan
+
+
+# --- every chapter --------------------------------------------------------------------------------
+CHECKERS = {
+    "00_quickstart": check_quickstart,
+    "01_one_step_entk": check_one_step_entk,
+    "02_smg_validation": check_smg_validation,
+    "03_epntk": check_epntk,
+    "04_multitask_representations": check_multitask_representations,
+    "05_multitask_performance": check_multitask_performance,
+    "06_correlation_analysis": check_correlation_analysis,
+    "07_reproduction_summary": check_reproduction_summary,
+    "08_entk_over_training": check_entk_over_training,
+    "09_your_own_network": check_your_own_network,
+    "10_rich_lazy_continuum": check_rich_lazy_continuum,
+}
+
+
+def check_chapter(name: str, parameters: dict, allow_large: bool | None = None):
+    """Call notebook ``name``'s checker with its entries of ``parameters`` (every parameter of the
+    notebook; ``allow_large`` where the checker takes it); return what the checker returns."""
+    checker = CHECKERS[name]
+    accepted = inspect.signature(checker).parameters
+    arguments = {k: parameters[k] for k in accepted if k != "allow_large"}
+    if "allow_large" in accepted:
+        arguments["allow_large"] = allow_large
+    return checker(**arguments)
