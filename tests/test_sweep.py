@@ -209,3 +209,41 @@ def test_schedule_point_rejects_bad_parameters(change, message):
     assert check_schedule_point(good) == good
     with pytest.raises(ValueError, match=message):
         check_schedule_point({**good, **change})
+
+
+def doubled_unless_two(parameters: dict) -> dict:
+    if parameters["x"] == 2:
+        raise ArithmeticError(f"refusing x={parameters['x']}")
+    return {"doubled": np.array(2.0 * parameters["x"]), "curve": np.arange(3.0) * parameters["x"]}
+
+
+def test_command_line_writes_the_grid_as_a_table_with_failed_points_missing(client, tmp_path, monkeypatch):
+    import xarray as xr
+    monkeypatch.setenv(sweep.SCHEDULER_ENV, client.scheduler.address)
+    nc = tmp_path / "doubled.nc"
+    code = sweep_command.main(["--function", "tests.test_sweep:doubled_unless_two", "--grid", "x=1,2,3",
+                               "--grid", "y=0,1", "--name", "doubled_table", "--table", str(nc), "--retries", "0"])
+    assert code == 1  # the points x=2 failed; the table is written all the same
+    with xr.open_dataset(nc, engine="scipy") as data:
+        assert data["doubled"].dims == ("x", "y") and data["curve"].dims == ("x", "y", "curve_dim_0")
+        np.testing.assert_array_equal(data["doubled"].sel(y=1), [2.0, np.nan, 6.0])
+        np.testing.assert_array_equal(data["curve"].sel(x=3, y=0), [0.0, 3.0, 6.0])
+    report = sweep.sweep([{"x": x} for x in (1, 2, 3)], doubled_unless_two, name="doubled_frame", client=client,
+                         retries=0, progress=False)
+    frame = report.frame()
+    assert frame["failed"].tolist() == ["", "ArithmeticError: refusing x=2", ""]
+    assert frame["doubled"].tolist()[::2] == [2.0, 6.0] and np.isnan(frame["doubled"][1])
+
+
+def test_notebook_sweep_table_holds_the_glued_numbers(client, tmp_path, monkeypatch):
+    import pandas as pd
+    monkeypatch.setenv(sweep.SCHEDULER_ENV, client.scheduler.address)
+    csv = tmp_path / "quickstart.csv"
+    code = sweep_command.main(["--notebook", "00_quickstart", "--grid", "seed=0,1", "--grid", "n_iterations=100",
+                               "--grid", "n_hidden=8", "--output-dir", str(tmp_path / "runs"), "--table", str(csv)])
+    assert code == 0
+    frame = pd.read_csv(csv)
+    assert frame["seed"].tolist() == [0, 1] and (frame["n_hidden"] == 8).all()
+    losses = frame["quickstart_final_test_standard"]
+    assert losses.notna().all() and (losses > 0).all() and losses[0] != losses[1]
+    assert frame["quickstart_silhouette_large"].between(-1, 1).all()

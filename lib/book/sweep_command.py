@@ -4,9 +4,12 @@
     python -m lib.book.sweep_command --function lib.experiments.sweep_points:pair_final_losses --grid seed=0,1,2 --grid n_hidden=50,200
     python -m lib.book.sweep_command --notebook 00_quickstart --grid seed=0,1 --output-dir sweeps/quickstart
     python -m lib.book.sweep_command ... --scheduler tcp://10.0.0.5:8786      # or REPRO_DASK_SCHEDULER=tcp://...
+    python -m lib.book.sweep_command ... --table grid.nc      # or grid.csv: the results as a labelled table
 
 A notebook point executes the notebook with papermill (:func:`lib.book.runner.execute`) into
-one sub-folder of ``output_dir`` per point, and is cached like a function point. Every check
+one sub-folder of ``output_dir`` per point, and is cached like a function point: its outputs are
+the executed notebook's path and every value the notebook glued (:func:`glued_values`). With
+``--table`` the results are written as a table (:mod:`lib.experiments.sweep_table`). Every check
 (grid syntax, parameter names and types, output folders) happens before any cluster starts;
 every error that stops a sweep before it runs (bad input, no scheduler answering at
 ``--scheduler`` within ``--connect-timeout`` seconds, workers without the results folder) is one
@@ -16,7 +19,9 @@ line on stderr and exit status 2; the command exits 1 if any point failed.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -29,6 +34,7 @@ from ..core.results import REPO_ROOT
 from ..core.cpu_target import check_cpu_features
 from ..experiments.sweep import (CONNECT_TIMEOUT_S, SCHEDULER_ENV, Plan, PointFunction, SweepError, SweepReport,
                                  check_name, plan_function_sweep, run_plan)
+from ..experiments.sweep_table import check_table_path, write_table
 from ..experiments.sweep_watch import Watch
 from .runner import check_parameters, execute, grid_points, parse_grid, parse_grid_spec, point_folder
 
@@ -42,7 +48,37 @@ class NotebookPoint:
 
     def __call__(self, parameters: dict) -> dict[str, np.ndarray]:
         output = execute(self.notebook, dict(parameters), Path(self.output_dir) / point_folder(parameters))
-        return {"executed_notebook": np.array(str(output))}
+        return {"executed_notebook": np.array(str(output)), **glued_values(output)}
+
+
+def _glued_text(text: str) -> np.ndarray:
+    """A glued value's text as a 0-d array: a number where the text is one, else the text."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        value = text
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        value = str(value)
+    return np.array(value)
+
+
+def glued_values(executed_notebook: str | Path) -> dict[str, np.ndarray]:
+    """Every text value glued (myst_nb ``glue``) in an executed notebook, by name, as 0-d arrays
+    (numbers as numbers); figures and other non-text glue are left out."""
+    notebook = json.loads(Path(executed_notebook).read_text())
+    values = {}
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            record = output.get("metadata", {}).get("scrapbook")
+            text = output.get("data", {}).get(f"{record.get('mime_prefix', '')}text/plain") if record else None
+            if text is not None and "name" in record:
+                values[record["name"]] = _glued_text("".join(text) if isinstance(text, list) else text)
+    return values
 
 
 def notebook_source_hash(notebook: str) -> str:
@@ -142,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="report the running points when none finished for this long (default "
                              f"{Watch.stall_s:g}); workers that die or stop responding are reported at once")
     parser.add_argument("--retries", type=int, default=1, help="extra attempts for a point that raises (default 1)")
+    parser.add_argument("--table", type=Path, metavar="PATH",
+                        help="also write the results as a table: .csv (one row per point: parameters, scalar outputs, "
+                             "failed) or .nc (an xarray dataset on the grid, failed points missing)")
     return parser
 
 
@@ -157,6 +196,8 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UsageError("--scheduler is empty; give an address like tcp://host:8786, or leave it out")
     if args.workers is not None and (args.scheduler or os.environ.get(SCHEDULER_ENV)):
         raise UsageError("--workers sizes the local cluster; it cannot be combined with --scheduler/$" + SCHEDULER_ENV)
+    if args.table is not None:
+        check_table_path(args.table)
 
 
 def error(message: object) -> int:
@@ -184,6 +225,12 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     for failure in report.failures:
         print(f"[sweep] FAILED {failure.format()}", file=sys.stderr, flush=True)
+    if args.table is not None:
+        try:
+            written = write_table(args.table, report.points, report.load(), report.failure_lines())
+        except (ValueError, RuntimeError, OSError) as err:  # e.g. points that are not a full grid, for .nc
+            return error(f"the sweep finished, but --table {args.table} could not be written: {err}")
+        print(f"[sweep] table: {written}", flush=True)
     return 0 if report.ok else 1
 
 

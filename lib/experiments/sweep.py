@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core import results
+from . import sweep_table
 from .sweep_watch import StallMonitor, Watch, check_seconds, watched_batches
 
 SCHEDULER_ENV = "REPRO_DASK_SCHEDULER"
@@ -120,6 +121,21 @@ class SweepReport:
             raise RuntimeError(f"{len(unreadable)} points of sweep {self.name!r} finished but cannot be read under the "
                                f"current code (was lib/ edited while the sweep ran?); run again: {unreadable[:2]}")
         return loaded
+
+    def failure_lines(self) -> dict[int, str]:
+        """Grid index -> error line of every point that failed."""
+        errors = [(f.parameters, f.error) for f in self.failures]
+        return {i: error for i, point in enumerate(self.points) for parameters, error in errors if parameters == point}
+
+    def frame(self):
+        """The points as a :class:`pandas.DataFrame`: parameters, scalar outputs, ``failed``
+        (:func:`lib.experiments.sweep_table.point_frame`)."""
+        return sweep_table.point_frame(self.points, self.load(), self.failure_lines())
+
+    def dataset(self):
+        """The outputs on the grid as an :class:`xarray.Dataset`, failed points missing
+        (:func:`lib.experiments.sweep_table.grid_dataset`)."""
+        return sweep_table.grid_dataset(self.points, self.load())
 
 
 # --- what a point runs ---------------------------------------------------------------------------
