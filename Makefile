@@ -8,7 +8,7 @@ REQ_HASH := $(shell sha256sum requirements.txt pyproject.toml | sha256sum | cut 
 STAMP := $(VENV)/.installed-$(REQ_HASH)
 JB_FLAGS := -W --keep-going
 
-.PHONY: setup browser book test test-generic-cpu sweep benchmark prune-results clean-results clean
+.PHONY: setup browser book test test-generic-cpu sweep benchmark lab prune-results clean-results clean
 export NOTEBOOK FUNCTION GRID WORKERS SCHEDULER
 
 $(STAMP):
@@ -55,6 +55,18 @@ test-generic-cpu: setup
 sweep: setup
 	@test -n "$$NOTEBOOK$$FUNCTION" -a -n "$$GRID" || { echo 'usage: make sweep NOTEBOOK=<name> | FUNCTION=<module:function> GRID="param=v1,v2 [param2=...]" [WORKERS=n] [SCHEDULER=address]'; exit 2; }
 	$(PY) -m lib.book.sweep_command $${FUNCTION:+--function "$$FUNCTION"} $${NOTEBOOK:+--notebook "$$NOTEBOOK" --output-dir "sweeps/$$NOTEBOOK"} --grid-spec "$$GRID" $${WORKERS:+--workers "$$WORKERS"} $${SCHEDULER:+--scheduler "$$SCHEDULER"}
+
+## JupyterLab on notebooks/ in the project's environment: the percent .py sources open as notebooks and
+## stay paired (jupytext); the kernel reads and fills the same results cache as make book. LAB_ARGS adds
+## options, e.g. make lab LAB_ARGS="--no-browser" (as root, e.g. in a container, Jupyter needs --allow-root,
+## which is added).
+LAB_PORT ?= 8888
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+lab: setup
+	@mkdir -p $(dir $(LAB_SETTINGS))
+	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $(LAB_SETTINGS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --ServerApp.port=$(LAB_PORT) \
+	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 benchmark: setup
 	$(PY) benchmarks/entk_speed.py

@@ -19,6 +19,9 @@ notebook's ``parameters`` cell defines, and every value a Python literal of the 
 :func:`check_ranges`) before the first kernel starts. An executed notebook is written to a
 temporary file and renamed into place only if every cell succeeded, so a failed run never
 replaces a good chapter (the failed notebook is kept as ``<name>.failed.ipynb`` for inspection).
+The executed notebook keeps every output of the run except its progress bars
+(:func:`lib.book.page_outputs.without_progress_bars`); kernels run quietly
+(:class:`lib.book.kernel_manager.QuietKernelManager`).
 A notebook whose source, parameters, ``lib/`` code, requirements and inputs (the summary records
 it reads) are unchanged is not re-executed.
 
@@ -451,6 +454,9 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
     import nbformat
     import papermill
 
+    from .kernel_manager import QuietKernelManager
+    from .page_outputs import without_progress_bars
+
     parameters = check_parameters(name, parameters)
     check_book_untouched([output_dir], profile, overrides=bool(parameters))
     output_dir = Path(output_dir).absolute()
@@ -473,7 +479,8 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         os.environ.update(kernel_env)  # inherited by the kernel
         try:
             papermill.execute_notebook(str(unexecuted), str(executed_tmp), parameters=parameters,
-                                       kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=True)
+                                       kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=True,
+                                       kernel_manager_class=QuietKernelManager)
         except Exception as err:
             if executed_tmp.exists():
                 os.replace(executed_tmp, failed_copy)
@@ -484,7 +491,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
-        executed = nbformat.read(executed_tmp, as_version=4)
+        executed = without_progress_bars(nbformat.read(executed_tmp, as_version=4))
         executed.metadata["repro"] = {"execution_key": key, "parameters": parameters, "profile": profile}
         nbformat.write(executed, executed_tmp)
         records = sorted(staged_summary.glob("*.json")) if staged_summary.exists() else []

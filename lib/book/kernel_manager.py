@@ -1,0 +1,29 @@
+"""The kernel manager of the runner's papermill executions: a plain Jupyter kernel that prints
+nothing on a successful run.
+
+Two messages that ipykernel and jupyter_client print by default read as failures in a build log
+and are silenced here at their source, not by hiding stderr (a real error still shows):
+
+* ``Kernel is running over TCP without encryption`` — ipykernel warns when its sockets are TCP
+  ports. The runner's kernels are local, so they talk over IPC (Unix domain) sockets instead,
+  which nothing outside this machine's user can reach.
+* ``KeyboardInterrupt caught in kernel`` — jupyter_client interrupts a kernel before shutting it
+  down, and an idle kernel logs the interrupt as an error. Our kernels are shut down only after
+  the last cell finished (or failed), so the shutdown skips the interrupt; a kernel that does not
+  answer the shutdown request is still killed by jupyter_client.
+"""
+
+from __future__ import annotations
+
+from jupyter_client import AsyncKernelManager
+from traitlets import CaselessStrEnum
+
+
+class QuietKernelManager(AsyncKernelManager):
+    """:class:`jupyter_client.AsyncKernelManager` over IPC sockets, without the shutdown interrupt."""
+
+    transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+    async def _async_interrupt_kernel(self) -> None:
+        if not self.shutting_down:
+            await super()._async_interrupt_kernel()

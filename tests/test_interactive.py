@@ -1,0 +1,137 @@
+"""Interactive use: `make lab` serves the notebooks with the percent sources opened as notebooks, and
+chapters run the way Jupyter runs them (a kernel in notebooks/, no papermill, no injected parameters)
+without errors, reusing the results cache and never touching what the book publishes."""
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import jupytext
+import pytest
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = REPO / "notebooks"
+PUBLISHED = (REPO / "book" / "executed", REPO / "results" / "summary")
+INTERACTIVE_CHAPTERS = ("00_quickstart", "01_one_step_entk")  # seconds each at their book defaults
+
+
+def tree_digest(folders) -> str:
+    """SHA-256 over the relative paths, sizes and contents of every file under ``folders``."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+            digest.update(f"{path.relative_to(REPO)}\0{path.stat().st_size}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_as_jupyter(name: str, env: dict) -> list[dict]:
+    """Execute ``notebooks/<name>.py`` as JupyterLab would (jupytext's notebook, a python3 kernel started in
+    notebooks/, no parameters injected); every output of every code cell."""
+    notebook = jupytext.read(NOTEBOOKS / f"{name}.py")
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)  # inherited by the kernel
+    try:
+        NotebookClient(notebook, kernel_name="python3", timeout=600,
+                       resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+
+
+def problems(outputs: list[dict]) -> list[str]:
+    """Error outputs, and stderr text other than progress bars."""
+    found = [f"{o['ename']}: {o['evalue']}" for o in outputs if o["output_type"] == "error"]
+    for o in outputs:
+        if o["output_type"] == "stream" and o["name"] == "stderr":
+            lines = [line for line in o["text"].replace("\r", "\n").splitlines() if line.strip()]
+            found += [line for line in lines if "it/s]" not in line and "s/it]" not in line and "|" not in line]
+    return found
+
+
+def cache_entries(results: Path) -> dict[str, float]:
+    return {str(p.relative_to(results)): p.stat().st_mtime for p in results.rglob("arrays.npz")}
+
+
+def test_chapters_run_as_in_jupyter_reuse_the_cache_and_leave_the_book_untouched(tmp_path):
+    published = tree_digest(PUBLISHED)
+    results = tmp_path / "results"
+    env = {"REPRO_RESULTS_DIR": str(results), "REPRO_PROFILE": "interactive"}
+    for name in INTERACTIVE_CHAPTERS:
+        outputs = run_as_jupyter(name, env)
+        assert not problems(outputs), f"{name} run as in Jupyter: {problems(outputs)}"
+    first = cache_entries(results)
+    assert first, "the interactive runs cached nothing"
+    started = time.perf_counter()
+    outputs = run_as_jupyter(INTERACTIVE_CHAPTERS[0], env)
+    assert not problems(outputs)
+    assert cache_entries(results) == first, "a second interactive run recomputed a cached result"
+    assert time.perf_counter() - started < 120, "a second interactive run of the quickstart should only read the cache"
+    assert tree_digest(PUBLISHED) == published, "an interactive run changed book/executed or the published records"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str, token: str) -> dict:
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+@pytest.fixture
+def lab_server():
+    """``make lab`` on a free port, without a browser; (base URL, token); stopped afterwards."""
+    port, token = _free_port(), "repro-test-token"
+    process = subprocess.Popen(
+        ["make", "-s", "lab", f"LAB_PORT={port}", f"LAB_ARGS=--no-browser --IdentityProvider.token={token}"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                _get(f"{base}/api/status", token)
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    output = process.stdout.read() if process.poll() is not None else "(still running)"
+                    pytest.fail(f"make lab did not answer on port {port}: {output[-2000:]}")
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_make_lab_serves_the_percent_sources_as_paired_notebooks(lab_server):
+    base, token = lab_server
+    listing = _get(f"{base}/api/contents/", token)
+    names = {item["name"] for item in listing["content"]}
+    assert {f"{n}.py" for n in INTERACTIVE_CHAPTERS} <= names  # the server's root is notebooks/
+    opened = _get(f"{base}/api/contents/00_quickstart.py?type=notebook&content=1", token)
+    assert opened["type"] == "notebook"
+    cells = opened["content"]["cells"]
+    assert any("parameters" in cell["metadata"].get("tags", []) for cell in cells)
+    assert opened["content"]["metadata"]["jupytext"]["formats"] == "ipynb,py:percent"
+    kernels = _get(f"{base}/api/kernelspecs", token)
+    # the environment's own kernel: jupyter_client starts "python" with the server's interpreter (.venv's)
+    assert kernels["kernelspecs"]["python3"]["spec"]["argv"][:3] == ["python", "-m", "ipykernel_launcher"]
