@@ -25,7 +25,8 @@ Four layers; a module imports only from its own layer or the ones above it in th
     ``representations`` (grouping, ARI), ``structure_report`` (chapter 04's tables), ``stats``,
     ``network_measures`` (per-network predictors and outcomes), ``continuum_points`` and
     ``continuum_sweeps`` (the continuum's sweep points and sweeps), ``robustness``,
-    ``within_scale``, ``kernel_analysis`` (alignment, sharing), ``attribution``, ``mphate``, and
+    ``within_scale``, ``kernel_analysis`` (alignment, sharing), ``attribution``, ``mphate``,
+    ``explorer`` (one network at one setting, for the live explorer), and
     the verdicts: ``claims`` (the registry), ``claim_tests``, ``expected_signs``,
     ``multiple_testing``, ``checks``.
 ``lib.book``

@@ -32,21 +32,11 @@ def tree_digest(folders) -> str:
     return digest.hexdigest()
 
 
-def run_as_jupyter(name: str, env: dict) -> list[dict]:
+def run_as_jupyter(name: str) -> list[dict]:
     """Execute ``notebooks/<name>.py`` as JupyterLab would (jupytext's notebook, a python3 kernel started in
-    notebooks/, no parameters injected); every output of every code cell."""
+    notebooks/ with this process's environment, no parameters injected); every output of every code cell."""
     notebook = jupytext.read(NOTEBOOKS / f"{name}.py")
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)  # inherited by the kernel
-    try:
-        NotebookClient(notebook, kernel_name="python3", timeout=600,
-                       resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    NotebookClient(notebook, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     return [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
 
 
@@ -64,17 +54,18 @@ def cache_entries(results: Path) -> dict[str, float]:
     return {str(p.relative_to(results)): p.stat().st_mtime for p in results.rglob("arrays.npz")}
 
 
-def test_chapters_run_as_in_jupyter_reuse_the_cache_and_leave_the_book_untouched(tmp_path):
+def test_chapters_run_as_in_jupyter_reuse_the_cache_and_leave_the_book_untouched(tmp_path, monkeypatch):
     published = tree_digest(PUBLISHED)
     results = tmp_path / "results"
-    env = {"REPRO_RESULTS_DIR": str(results), "REPRO_PROFILE": "interactive"}
+    monkeypatch.setenv("REPRO_RESULTS_DIR", str(results))  # inherited by the kernels
+    monkeypatch.delenv("REPRO_PROFILE", raising=False)
     for name in INTERACTIVE_CHAPTERS:
-        outputs = run_as_jupyter(name, env)
+        outputs = run_as_jupyter(name)
         assert not problems(outputs), f"{name} run as in Jupyter: {problems(outputs)}"
     first = cache_entries(results)
     assert first, "the interactive runs cached nothing"
     started = time.perf_counter()
-    outputs = run_as_jupyter(INTERACTIVE_CHAPTERS[0], env)
+    outputs = run_as_jupyter(INTERACTIVE_CHAPTERS[0])
     assert not problems(outputs)
     assert cache_entries(results) == first, "a second interactive run recomputed a cached result"
     assert time.perf_counter() - started < 120, "a second interactive run of the quickstart should only read the cache"

@@ -11,12 +11,13 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lib.book import plot_style
-from lib.book import (plot_continuum, plot_entk_over_training, plot_performance,  # noqa: E402
+from lib.book import (plot_continuum, plot_entk_over_training, plot_explorer, plot_performance,  # noqa: E402
                       plot_representations, plot_theory)
 
-FIGURE_MODULES = (plot_theory, plot_performance, plot_representations, plot_continuum, plot_entk_over_training)
+FIGURE_MODULES = (plot_theory, plot_performance, plot_representations, plot_continuum, plot_entk_over_training,
+                  plot_explorer)
 # figures of those modules that their own tests draw
-EXERCISED_ELSEWHERE = {"plot_early_halving": "test_speed_measure.py", "plot_within_grid": "test_within_scale.py",
+EXERCISED_ELSEWHERE = {"plot_explorer": "test_explorer.py", "plot_early_halving": "test_speed_measure.py", "plot_within_grid": "test_within_scale.py",
                        "plot_per_scale_scatter": "test_within_scale.py"}
 
 RNG = np.random.default_rng(0)

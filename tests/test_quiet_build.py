@@ -61,3 +61,12 @@ def test_page_problems_names_warnings_paths_and_errors_but_not_hidden_cells():
     assert any("warning text 'RuntimeWarning:'" in p for p in problems)
     assert page_problems(_notebook(printed, warned, tags=["remove-output"])) == []
     assert page_problems(_notebook(nbformat.v4.new_output("stream", name="stdout", text="r = 0.31 (n = 50)\n"))) == []
+
+
+def test_saved_widget_state_is_dropped_and_outputs_kept():
+    from lib.book.page_outputs import without_widget_state
+
+    notebook = _notebook(nbformat.v4.new_output("stream", name="stdout", text="r = 0.31\n"))
+    notebook.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    cleaned = without_widget_state(notebook)
+    assert "widgets" not in cleaned.metadata and cleaned.cells[0].outputs[0]["text"] == "r = 0.31\n"

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..analyses.continuum_points import LR_SELECTION_SEED
 from ..analyses.continuum_sweeps import scale_grid
+from ..analyses.explorer import check_explorer
 from ..core.entk_variants import ENTK_VARIANTS
 from ..core.models import LARGE_SCALINGS
 from ..core.tasks import ARCHITECTURES, SPLITS, TaskEnvironment
@@ -371,6 +372,12 @@ def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_
     return plan
 
 
+# --- 11: the live explorer -----------------------------------------------------------------------
+def check_live_explorer(g, seed, schedule, architecture, n_iterations, n_train) -> None:
+    """Chapter 11 (one network at init scale ``g``; :func:`lib.analyses.explorer.check_explorer`)."""
+    check_explorer(g, seed, schedule, architecture, n_iterations, n_train=n_train)
+
+
 # --- every chapter --------------------------------------------------------------------------------
 CHECKERS = {
     "00_quickstart": check_quickstart,
@@ -384,6 +391,7 @@ CHECKERS = {
     "08_entk_over_training": check_entk_over_training,
     "09_your_own_network": check_your_own_network,
     "10_rich_lazy_continuum": check_rich_lazy_continuum,
+    "11_explorer": check_live_explorer,
 }
 
 

@@ -2,7 +2,8 @@
 
 A chapter shows tqdm progress bars on stderr while it runs (in Jupyter and in the runner's log); the
 executed notebook that the book renders keeps every other output. :func:`without_progress_bars`
-removes the bars (and only them) from an executed notebook; anything else on stderr stays, and the
+removes the bars (and only them) from an executed notebook, :func:`without_widget_state` the saved
+state of live widgets (the page is static); anything else on stderr stays, and the
 book build fails on it (``nb_output_stderr: warn`` in ``_config.yml`` with ``jupyter-book -W``), so a
 warning is fixed where it arises instead of being published. :func:`page_problems` lists what a
 reader must not see in an executed notebook's outputs: stderr, warning text, absolute paths.
@@ -49,6 +50,14 @@ def without_progress_bars(notebook: nbformat.NotebookNode) -> nbformat.NotebookN
                     continue
             outputs.append(output)
         cell["outputs"] = outputs
+    return notebook
+
+
+def without_widget_state(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``notebook`` without the saved state of its interactive widgets (in place, and returned): the
+    book shows a static page, and with that state myst-nb would load the widget scripts from the
+    network, which the book must not need."""
+    notebook.metadata.pop("widgets", None)
     return notebook
 
 

@@ -19,8 +19,8 @@ notebook's ``parameters`` cell defines, and every value a Python literal of the 
 :func:`check_ranges`) before the first kernel starts. An executed notebook is written to a
 temporary file and renamed into place only if every cell succeeded, so a failed run never
 replaces a good chapter (the failed notebook is kept as ``<name>.failed.ipynb`` for inspection).
-The executed notebook keeps every output of the run except its progress bars
-(:func:`lib.book.page_outputs.without_progress_bars`); kernels run quietly
+The executed notebook keeps every output of the run except its progress bars and saved widget
+state (:mod:`lib.book.page_outputs`); kernels run quietly
 (:class:`lib.book.kernel_manager.QuietKernelManager`).
 A notebook whose source, parameters, ``lib/`` code, requirements and inputs (the summary records
 it reads) are unchanged is not re-executed.
@@ -67,6 +67,7 @@ NOTEBOOKS = (
     "08_entk_over_training",
     "09_your_own_network",
     "10_rich_lazy_continuum",
+    "11_explorer",
     "07_reproduction_summary",  # last: it collects the summary records of the others
 )
 
@@ -96,6 +97,7 @@ PROFILES: dict[str, dict[str, dict]] = {
                                    "n_resamples": 200, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
                                    "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
                                    "n_permutations": 199},
+        "11_explorer": {"n_iterations": 100},
     },
 }
 
@@ -455,7 +457,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
     import papermill
 
     from .kernel_manager import QuietKernelManager
-    from .page_outputs import without_progress_bars
+    from .page_outputs import without_progress_bars, without_widget_state
 
     parameters = check_parameters(name, parameters)
     check_book_untouched([output_dir], profile, overrides=bool(parameters))
@@ -491,7 +493,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
-        executed = without_progress_bars(nbformat.read(executed_tmp, as_version=4))
+        executed = without_widget_state(without_progress_bars(nbformat.read(executed_tmp, as_version=4)))
         executed.metadata["repro"] = {"execution_key": key, "parameters": parameters, "profile": profile}
         nbformat.write(executed, executed_tmp)
         records = sorted(staged_summary.glob("*.json")) if staged_summary.exists() else []
