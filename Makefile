@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(REQ_HASH)
 JB_FLAGS := -W --keep-going
 
 .PHONY: setup browser book test test-generic-cpu sweep benchmark lab prune-results clean-results clean
-export NOTEBOOK FUNCTION GRID WORKERS SCHEDULER
+export NOTEBOOK FUNCTION GRID WORKERS SCHEDULER TABLE
 
 $(STAMP):
 	rm -f $(VENV)/.installed-*
@@ -50,11 +50,11 @@ test-generic-cpu: setup
 ## A sweep on Dask (python -m lib.book.sweep_command): a LocalCluster on this machine unless SCHEDULER (or
 ## $$REPRO_DASK_SCHEDULER) names one; every point is cached, so a re-run resumes. E.g.
 ##   make sweep NOTEBOOK=00_quickstart GRID="seed=0,1,2"
-##   make sweep FUNCTION=lib.experiments.sweep_points:pair_final_losses GRID="seed=0,1,2,3 n_hidden=50,200" [WORKERS=2] [SCHEDULER=tcp://host:8786]
+##   make sweep FUNCTION=lib.experiments.sweep_points:pair_final_losses GRID="seed=0,1,2,3 n_hidden=50,200" [WORKERS=2] [SCHEDULER=tcp://host:8786] [TABLE=grid.nc]
 ## User input goes through the environment, never expanded by make or the shell.
 sweep: setup
-	@test -n "$$NOTEBOOK$$FUNCTION" -a -n "$$GRID" || { echo 'usage: make sweep NOTEBOOK=<name> | FUNCTION=<module:function> GRID="param=v1,v2 [param2=...]" [WORKERS=n] [SCHEDULER=address]'; exit 2; }
-	$(PY) -m lib.book.sweep_command $${FUNCTION:+--function "$$FUNCTION"} $${NOTEBOOK:+--notebook "$$NOTEBOOK" --output-dir "sweeps/$$NOTEBOOK"} --grid-spec "$$GRID" $${WORKERS:+--workers "$$WORKERS"} $${SCHEDULER:+--scheduler "$$SCHEDULER"}
+	@test -n "$$NOTEBOOK$$FUNCTION" -a -n "$$GRID" || { echo 'usage: make sweep NOTEBOOK=<name> | FUNCTION=<module:function> GRID="param=v1,v2 [param2=...]" [WORKERS=n] [SCHEDULER=address] [TABLE=file.csv|file.nc]'; exit 2; }
+	$(PY) -m lib.book.sweep_command $${FUNCTION:+--function "$$FUNCTION"} $${NOTEBOOK:+--notebook "$$NOTEBOOK" --output-dir "sweeps/$$NOTEBOOK"} --grid-spec "$$GRID" $${WORKERS:+--workers "$$WORKERS"} $${SCHEDULER:+--scheduler "$$SCHEDULER"} $${TABLE:+--table "$$TABLE"}
 
 ## JupyterLab on notebooks/ in the project's environment: the percent .py sources open as notebooks and
 ## stay paired (jupytext); the kernel reads and fills the same results cache as make book. LAB_ARGS adds
