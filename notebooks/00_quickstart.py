@@ -25,8 +25,9 @@
 # empirical NTK (eNTK) of both networks at $t=0$ and looks at the leading vector of each
 # output's eNTK, the object the paper uses to predict which representations will be learned.
 #
-# **Parameters** (the cell tagged `parameters`; override with papermill,
-# e.g. `python -m lib.book.runner --only 00_quickstart -p seed=3 --output-dir sweeps/seed3`):
+# :::{dropdown} Parameters of this chapter
+# Set in the cell tagged `parameters`; override them with papermill,
+# e.g. `python -m lib.book.runner --only 00_quickstart -p seed=3 --output-dir sweeps/seed3`:
 #
 # | name | meaning | allowed |
 # |---|---|---|
@@ -35,6 +36,7 @@
 # | `n_iterations` | full-batch gradient steps | multiple of 100, >= 100 |
 # | `n_hidden` | hidden units | integer >= 1 |
 # | `entk_variant` | `"principled"` (train x train, leading singular vector) or `"authors"` (test x train, first `eig` vector) | see left |
+# :::
 #
 # Everything computed here is cached in `results/` under a hash of these parameters.
 

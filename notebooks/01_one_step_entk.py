@@ -34,8 +34,7 @@
 # Below we draw these pieces at $t=0$ and check that their sum predicts the next state,
 # with an error that shrinks as $\eta^2$.
 #
-# **Parameters**
-#
+# :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
 # | `seed` | weights and data seed | integer >= 0 |
@@ -44,6 +43,7 @@
 # | `learning_rate` | the step drawn in the figure | > 0 |
 # | `n_iterations` | steps for the "final" curve | integer >= 1 |
 # | `n_learning_rates` | halvings of the learning rate in the error study | integer >= 3 |
+# :::
 
 # %% tags=["parameters"]
 seed = 0
@@ -74,6 +74,7 @@ from lib.analyses import claims, entk_vectors
 from lib.core import kernels
 from lib.book import plot_theory
 from lib.book import summary
+from lib.book.tables import reading_table
 from lib.core.models import ReluNet1D
 from lib.core.training import train
 
@@ -125,7 +126,7 @@ relative = errors["max |true - eNTK|, grid"].iloc[0] / errors["max |true change|
 glue("one_step_slope", f"{slope_train:.2f}", display=False)
 glue("one_step_slope_grid", f"{slope_grid:.2f}", display=False)
 glue("one_step_rel_error", f"{relative:.1e}", display=False)
-errors.style.format("{:.3e}")
+reading_table(errors.map("{:.3e}".format))
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-one-step-scaling", "caption": "Sec 2.1 of the paper (no paper figure): largest error of the eNTK one-step prediction at the training points against the learning rate, with an lr^2 guide."}}
 plot_theory.plot_error_scaling(errors["learning rate"], errors["max |true - eNTK|, training points"], slope_train)

@@ -29,8 +29,7 @@
 # (mode 1 at $t=190$, mode 2 at $t=770$). Here we check the simulation against the closed
 # form — ground truth nobody on this project wrote — and the eNTK against both.
 #
-# **Parameters**
-#
+# :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
 # | `seed` | problem and initialization seed (target, inputs, weights) | integer in [0, 2**32) |
@@ -39,6 +38,7 @@
 # | `record_every` | iterations between recorded states | integer >= 1; at most 10 000 recorded states |
 # | `analysis_times` | the two iterations analysed as in the paper | two recorded iterations $t_1 < t_2 \le$ `n_iterations` |
 # | `n_sweep_seeds` | seeds in the half-time sweep | integer in [1, 500] |
+# :::
 #
 # Larger sizes run for hours and need the runner's `--allow-large`.
 
@@ -70,13 +70,15 @@ from lib.analyses import claims
 from lib.book import plot_theory
 from lib.experiments import smg
 from lib.book import summary
+from lib.book.tables import reading_table
 
 problem, run = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="random")
 _, aligned = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="aligned")
 tau = smg.time_constant(problem.x.shape[0], problem.y.shape[1], learning_rate)
 t1, t2 = analysis_times
 i1, i2 = (int(np.flatnonzero(run.times == t)[0]) for t in analysis_times)
-print(f"tau = P * N_out / (2 lr) = {tau:.0f} iterations; target singular values {problem.singular_values}")
+glue("smg_tau", f"{tau:.0f}", display=False)
+glue("smg_target_sv", ", ".join(f"{v:g}" for v in problem.singular_values), display=False)
 
 # %% [markdown]
 # ## Loss and mode strengths against the closed form
@@ -87,7 +89,8 @@ print(f"tau = P * N_out / (2 lr) = {tau:.0f} iterations; target singular values 
 # run it next to its **aligned twin**: the same effective initial strengths
 # $u_0 = \lVert W_1^T v_a \rVert\,\lVert W_2^T u_a \rVert$ placed exactly on the target's
 # modes. The twin tests our simulator against the closed form; the random start shows
-# how far the paper's setting is from it.
+# how far the paper's setting is from it. In this run $\tau$ = {glue:text}`smg_tau` iterations,
+# and the target's singular values are {glue:text}`smg_target_sv`.
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-loss", "caption": "Paper Fig 2: mean squared error over training for the authors' random small initialization. The test set is the training set (as in the authors' code), so the two curves coincide. Dotted lines: the paper's analysis times."}}
 plot_theory.plot_smg_loss(run.times, run.loss, marks=analysis_times)
@@ -118,10 +121,10 @@ summary.check_headline("02_smg_validation", run_parameters, "aligned twin vs clo
 glue("smg_aligned_max_error", f"{aligned_error:.1%}", display=False)
 glue("smg_half_mode1", f"{half.iloc[0, 2]:.0f}", display=False)
 glue("smg_half_mode2", f"{half.iloc[1, 2]:.0f}", display=False)
-half.round(0)
+reading_table(half.round(0), digits=6)
 
 # %% [markdown]
-# The aligned twin reaches half strength within {glue:text}`smg_aligned_max_error` of the
+# Half-times in iterations; a dash marks a mode not half learned within the run. The aligned twin reaches half strength within {glue:text}`smg_aligned_max_error` of the
 # closed form for modes 1-3 (the residual is the discreteness of gradient descent). From
 # the random start of this seed, modes 1 and 2 reach half strength at iteration
 # {glue:text}`smg_half_mode1` and {glue:text}`smg_half_mode2`. The paper's analysis
@@ -157,10 +160,14 @@ glue("smg_showcase_seed", f"{seed}", display=False)
 for a in range(2):
     glue(f"smg_showcase_mode{a + 1}", f"{showcase_half[a]:.0f}", display=False)
     glue(f"smg_showcase_rank{a + 1}", f"{showcase_rank[a]:.0%}", display=False)
-print(f"half-times over {n_sweep_seeds} seeds: median [IQR] (seeds where the mode is not reached by {n_iterations})")
-half_time_table
+glue("smg_sweep_iterations", f"{n_iterations}", display=False)
+reading_table(half_time_table, index=True)
 
 # %% [markdown]
+# The table gives each mode's half-time in iterations over the seeds: median [interquartile
+# range], and in parentheses the seeds where the mode is not reached within
+# {glue:text}`smg_sweep_iterations` iterations.
+#
 # Over {glue:text}`smg_sweep_n` seeds the random start learns mode 1 at a median of
 # {glue:text}`smg_sweep_mode1` iterations and mode 2 at {glue:text}`smg_sweep_mode2`:
 # the paper's 190 agrees with the typical mode-1 time; its 770 lies in the upper part of
@@ -192,8 +199,11 @@ table = pd.DataFrame(
     columns=[f"mode {a + 1}" for a in range(overlaps.shape[2])],
 ).round(3)
 best_at_t1, best_at_t2 = int(np.argmax(overlaps[i1, 0])) + 1, int(np.argmax(overlaps[i2, 0])) + 1
-print(f"top eNTK vector matches mode {best_at_t1} at t={t1} and mode {best_at_t2} at t={t2} (paper: 1 and 2)")
-table
+glue("smg_entk_match", f"mode {best_at_t1} at t = {t1} and mode {best_at_t2} at t = {t2}", display=False)
+reading_table(table, index=True)
+
+# %% [markdown]
+# The top eNTK vector matches {glue:text}`smg_entk_match` (the paper: modes 1 and 2).
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-primary-secondary", "caption": "Paper Fig 4: |cos| between the first (primary) and second (secondary) input-side singular vectors of the eNTK-predicted one-step change of W and each target mode, over training. Dotted lines: analysis times."}}
 plot_theory.plot_mode_overlaps(run.times, overlaps, ["primary", "secondary"], marks=analysis_times)
@@ -237,10 +247,11 @@ glue("switch_primary_2", f"{primary_switch[1]:.0f}", display=False)
 glue("switch_secondary_3", "never" if np.isnan(secondary_switch[2]) else f"{secondary_switch[2]:.0f}", display=False)
 glue("switch_half_2", f"{own_half[1]:.0f}", display=False)
 glue("switch_secondary_leaves_2", f"{secondary_leaves_2:.0f}", display=False)
-switch_table
+reading_table(switch_table, index=True)
 
 # %% [markdown]
-# The primary vector settles on mode 2 at iteration {glue:text}`switch_primary_2`, before
+# Iterations; a dash marks a vector that does not settle on that mode, or a mode not half learned, within the run. The
+# primary vector settles on mode 2 at iteration {glue:text}`switch_primary_2`, before
 # mode 2 is half learned ({glue:text}`switch_half_2`). The secondary vector leaves mode 2
 # at {glue:text}`switch_secondary_leaves_2` — it must, the two vectors being orthogonal —
 # but it settles on mode 3 only at {glue:text}`switch_secondary_3` (Fig 4 shows it passing
@@ -302,10 +313,12 @@ plt.show()
 ntk_best = [int(np.argmax(ntk_overlaps[i, 0])) + 1 for i in (i1, i2)]
 ntk_mode1_share = float((ntk_overlaps[:, 0].argmax(axis=1) == 0).mean())
 glue("ntk_mode1_share", f"{ntk_mode1_share:.0%}", display=False)
-print(f"primary NTK vector matches mode {ntk_best[0]} at t={t1} and mode {ntk_best[1]} at t={t2}; "
-      f"mode 1 is its best match at {ntk_mode1_share:.0%} of the recorded times")
+glue("ntk_match", f"mode {ntk_best[0]} at t = {t1} and mode {ntk_best[1]} at t = {t2}", display=False)
 
 # %% [markdown]
+# The primary NTK vector matches {glue:text}`ntk_match`; mode 1 is its best match at
+# {glue:text}`ntk_mode1_share` of the recorded times.
+#
 # The NTK is a property of the current weights only: its primary direction is whatever
 # the weights already represent most strongly (nothing in particular at initialization,
 # then mode 1 once learned) and it does not anticipate the next mode. The loss weighting

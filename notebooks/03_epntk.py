@@ -77,8 +77,7 @@
 # products $\langle \Delta W_1, W_2\rangle + \langle W_1, \Delta W_2\rangle$, is the
 # one-step version of the same statement.)
 #
-# **Parameters**
-#
+# :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
 # | `seed` | SMG problem and initialization seed (as in the previous chapter) | integer >= 0 |
@@ -87,6 +86,7 @@
 # | `record_every` | iterations between recorded ePNTKs | integer >= 1 |
 # | `analysis_times` | the paper's two analysis iterations | recorded iterations |
 # | `n_halvings` | learning-rate halvings in the convergence study | integer >= 2 |
+# :::
 
 # %% tags=["parameters"]
 seed = 0
@@ -110,6 +110,7 @@ run_parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_ite
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from lib.book.tables import reading_table
 from myst_nb import glue
 
 from lib.analyses import claims, entk_vectors
@@ -170,8 +171,9 @@ top = {key: (int(m[0]) + 1, float(c[0])) for key, (m, c) in matches.items()}
 fig11_holds = (top[("ePNTK", t1)][0] == 1 and top[("ePNTK", t1)][1] >= 0.9 and top[("eNTK", t1)][0] == 1
                and top[("eNTK", t2)][0] == 2 and top[("eNTK", t2)][1] >= 0.9
                and set(matches[("ePNTK", t2)][0][:2]) == {0, 1} and matches[("ePNTK", t2)][1][:2].min() >= 0.9)
-pd.DataFrame({f"{name}, t = {t}": [f"mode {a + 1} (|cos| {c:.2f})" for a, c in zip(*matches[(name, t)])]
-              for name, t in matches}, index=[f"kernel vector {j + 1}" for j in range(problem.v_in.shape[1])])
+reading_table(pd.DataFrame({f"{name}, t = {t}": [f"mode {a + 1} (|cos| {c:.2f})" for a, c in zip(*matches[(name, t)])]
+                            for name, t in matches},
+                           index=[f"kernel vector {j + 1}" for j in range(problem.v_in.shape[1])]), index=True)
 
 # %% [markdown]
 # ## The ePNTK over the training inputs (paper Fig 12)
@@ -206,8 +208,12 @@ _, singular_values = smg.input_singular_vectors(map_estimate)
 plot_theory.plot_curves_vs_loss(times, singular_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
                                 loss, "ePNTK map singular value", marks=analysis_times, log_curves=True)
 plt.show()
-print("target singular values:", problem.singular_values,
-      "| ePNTK map singular values at the end:", np.round(singular_values[-1], 2))
+glue("epntk_target_sv", ", ".join(f"{v:g}" for v in problem.singular_values), display=False)
+glue("epntk_map_sv_end", ", ".join(f"{v:.2f}" for v in singular_values[-1]), display=False)
+
+# %% [markdown]
+# The target's singular values are {glue:text}`epntk_target_sv`; those of the ePNTK map
+# estimate at the end of training, {glue:text}`epntk_map_sv_end`.
 
 # %% [markdown]
 # ## Convergence in the step size

@@ -28,8 +28,7 @@
 # contains beyond the labels: we derive its small-weight limit and compare it with
 # kernel-free controls (the loss sensitivities and the targets alone) and with the plain NTK.
 #
-# **Parameters**
-#
+# :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
 # | `architecture` | `"4x3"` (4 input pools, 3 output pools; the paper's main network) or `"3x4"` (App A.7.1) | `"4x3"`, `"3x4"` |
@@ -41,6 +40,7 @@
 # | `show_swapped_architecture` | also analyse the other architecture (Fig 20) | bool |
 # | `n_swapped_pairs` | pairs of the other architecture | integer >= 2 |
 # | `n_permutations` | label shuffles of the null for the $t=0$ structure | integer >= 100 |
+# :::
 
 # %% tags=["parameters"]
 architecture = "4x3"
@@ -67,6 +67,7 @@ run_parameters = dict(architecture=architecture, schedule=schedule, n_iterations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
 from myst_nb import glue
 from sklearn.metrics import adjusted_rand_score
 
@@ -77,6 +78,7 @@ from lib.analyses import representations as rep
 from lib.analyses import structure_report as report
 from lib.book import plot_representations
 from lib.book import summary
+from lib.book.tables import reading_table
 from lib.core.tasks import ARCHITECTURES, TaskEnvironment, environment_key
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
@@ -92,9 +94,12 @@ plt.show()
 # unit that should respond — at 101 snapshots of single-task training, then embedded with
 # M-PHATE {cite}`gigante2019`. Outlined markers at the final snapshot encode the structure
 # the paper describes: input pool (task panel), feature position (input panel), output
-# pool (task x input and output panels).
+# pool (task x input and output panels). M-PHATE joins the snapshots in one graph; where the
+# group means of some snapshots lie far from all others, that graph falls into several
+# connected components, and each component is embedded without distances to the others
+# (positions of points in different components are not comparable).
 
-# %% tags=["hide-input", "remove-stderr"]
+# %% tags=["hide-input"]
 ari_seeds = list(range(first_seed, first_seed + n_ari_pairs))
 recorded = rep.cached_grouped_hidden(env, schedule, ari_seeds, n_iterations)
 iterations = recorded["iterations"]
@@ -123,7 +128,7 @@ for name, r in distance_ratios.items():
     slug = name.replace(" ", "_")
     glue(f"dist_{slug}_std", f"{r[:, 0].mean():.2f}", display=False)
     glue(f"dist_{slug}_large", f"{r[:, 1].mean():.2f}", display=False)
-report.distance_table(distance_ratios)
+reading_table(report.distance_table(distance_ratios))
 
 # %% [markdown]
 # ## The eNTK at initialization (paper Figs 15, 8, 16)
@@ -224,7 +229,7 @@ summary.check_headline("04_multitask_representations", run_parameters, "standard
 limit_error = structure["limit_error"]
 glue("limit_error_std", f"{limit_error[:, 0].mean():.2f}", display=False)
 glue("limit_error_large", f"{limit_error[:, 1].mean():.1f}", display=False)
-report.share_table(shares, limit_error)
+reading_table(report.share_table(shares, limit_error))
 
 # %% [markdown]
 # Per output unit (authors' variant): the squared correlation of the leading eNTK vector with
@@ -232,7 +237,7 @@ report.share_table(shares, limit_error)
 # brackets).
 
 # %% tags=["hide-input"]
-report.per_output_table(env, structure, loadings, n_entk_pairs, short_names)
+reading_table(report.per_output_table(env, structure, loadings, n_entk_pairs, short_names))
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-controls", "caption": "Beyond the paper (a control for Sec 4.2.2): what the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance."}}
 short = {"entk_authors": "eNTK (authors)", "entk_principled": "eNTK (principled)", "entk_left": "eNTK left",
@@ -249,7 +254,7 @@ for n in controls.LOADING_PREDICTORS:
 sil_r = report.silhouette_correlations(structure)
 glue("sil_r_output_error", f"{sil_r['output_error']:.3f}", display=False)
 glue("sil_r_epsilon", f"{sil_r['epsilon']:.3f}", display=False)
-report.silhouette_table(structure, controls.LOADING_PREDICTORS)
+reading_table(report.silhouette_table(structure, controls.LOADING_PREDICTORS))
 
 # %% [markdown]
 # **What the kernel adds.** At standard init the loss sensitivities alone explain
@@ -292,10 +297,10 @@ glue("eta_n_structured", f"{int((main_rows['_lo'] > 0).sum())} of {len(main_rows
 by_variant = main_rows.pivot(index="_factor", columns="_name", values="_std")
 glue("eta_variant_gap", f"{(by_variant['entk_authors'] - by_variant['entk_principled']).abs().max():.3f}",
      display=False)
-variance_table[[c for c in variance_table if not c.startswith("_")]].style.hide(axis="index")
+reading_table(variance_table[[c for c in variance_table if not c.startswith("_")]])
 
 # %% tags=["hide-input"]
-report.factor_means_table(explained, factors, controls.LOADING_PREDICTORS)
+reading_table(report.factor_means_table(explained, factors, controls.LOADING_PREDICTORS))
 
 # %% [markdown]
 # (tab-entk-paired)=
@@ -323,18 +328,16 @@ glue("entk_large_large", f"{eta_large.mean():.3f}", display=False)
 glue("entk_large_k", f"{int((eta_standard > eta_large).sum())} of {n_entk_pairs}", display=False)
 glue("entk_large_verdict", entk_large.verdict + (f" ({entk_large.qualification})" if entk_large.qualification else ""),
      display=False)
-print(f"standard − large, mean over {n_entk_pairs} draws: {entk_large.ours}, bootstrap 95% interval "
-      f"{entk_large.interval or '(none)'}; verdict: {entk_large.verdict}"
-      + (f" ({entk_large.qualification})" if entk_large.qualification else "")
-      + (f"; the same verdict for {entk_large.stability} bootstrap seeds" if entk_large.stability else ""))
-report.paired_table(eta_pair, entk_seeds)
+glue("entk_large_stability", f"the same verdict under {entk_large.stability} bootstrap seeds" if entk_large.stability
+     else "a test without resampling", display=False)
+reading_table(report.paired_table(eta_pair, entk_seeds))
 
 # %% [markdown]
 # Averaged over the two factors, standard init's loadings have $\eta^2 =$
 # {glue:text}`entk_large_std` and large init's {glue:text}`entk_large_large`; standard init is
 # the more structured one in {glue:text}`entk_large_k` draws, and the mean paired difference is
 # {glue:text}`entk_large_diff` (bootstrap 95% interval {glue:text}`entk_large_ci`). Verdict on
-# the paper's contrast: {glue:text}`entk_large_verdict`. The kernel-free output error
+# the paper's contrast: {glue:text}`entk_large_verdict` ({glue:text}`entk_large_stability`). The kernel-free output error
 # $\epsilon\odot\sigma'$ of the same networks, scored the same way, gives a paired difference of
 # {glue:text}`entk_large_control_diff`: like standard init's structure itself, the contrast is
 # present without the kernel.
@@ -356,7 +359,7 @@ glue("null_large_structured", f"{large_structured} of {n_entk_pairs}", display=F
 glue("null_large_eta", f"{null_tests['input']['observed'][:, 1].mean():.2f}", display=False)
 glue("null_std_eta", f"{null_tests['input']['observed'][:, 0].mean():.2f}", display=False)
 glue("null_95", f"{null_tests['input']['null_95'].mean():.3f}", display=False)
-pd.DataFrame(null_rows).style.hide(axis="index")
+reading_table(pd.DataFrame(null_rows))
 
 # %% [markdown]
 # Large init's loadings keep structure of their own: their $\eta^2$ by routed input unit is
@@ -393,7 +396,7 @@ derived_control = {g: rep.entk_partitions(env, structure["loadings/output_error"
 agreement_rows, agreement = report.partition_agreement(env, derived_all, derived_control, n_entk_pairs)
 for (g, by, init), same in agreement.items():
     glue(f"agree_{g}_{by}_{init}", f"{same}/{n_entk_pairs}", display=False)
-pd.DataFrame(agreement_rows).fillna("–").style.hide(axis="index")
+reading_table(pd.DataFrame(agreement_rows))
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-ari", "caption": "Paper Fig 9, with eNTK-derived partitions: adjusted Rand index between k-means clusters of group-averaged hidden activity and a partition of the groups, over single-task training (symlog time axis), mean \u00b1 sd over pairs, standard (blue) and large (orange) init. Reference partitions are fixed labels (the paper's choice); 'eNTK-derived' is each network's own partition from its t=0 eNTK. Below zero: clusters that cut across the partition more than chance would."}}
 derived_ari = {g: (labels_g[:n_ari_pairs], parts_g[:n_ari_pairs]) for g, (labels_g, parts_g) in derived_all.items()}
@@ -418,7 +421,7 @@ for title, v in ari.items():
 cross_ari = adjusted_rand_score(partitions.reference_partition(env, "task", "input_pool")[0],
                                 partitions.reference_partition(env, "task", "output_pool")[0])
 glue("ari_crossing", f"{cross_ari:.2f}", display=False)
-pd.DataFrame(report.ari_rows(ari, iterations)).style.hide(axis="index")
+reading_table(pd.DataFrame(report.ari_rows(ari, iterations)))
 
 # %% [markdown]
 # Values below zero are not noise around chance: the ARI of two partitions that cut across
@@ -435,7 +438,7 @@ pd.DataFrame(report.ari_rows(ari, iterations)).style.hide(axis="index")
 # organization by output simply reflects there being fewer output than input dimensions.
 # We add the $t=0$ eNTK structure and the ARI curves of that architecture.
 
-# %% tags=["hide-input", "remove-stderr"] mystnb={"figure": {"name": "fig-mphate-swapped", "caption": "Paper Fig 20: M-PHATE as in Paper Fig 7 for the other architecture (one pair, same schedule)."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-mphate-swapped", "caption": "Paper Fig 20: M-PHATE as in Paper Fig 7 for the other architecture (one pair, same schedule)."}}
 other = "3x4" if architecture == "4x3" else "4x3"
 if show_swapped_architecture:
     env_other = TaskEnvironment(*ARCHITECTURES[other])
@@ -447,7 +450,7 @@ if show_swapped_architecture:
     plt.suptitle(f"{other} architecture", y=0.98)
     plt.show()
 else:
-    print("show_swapped_architecture is False: Fig 20 not computed")
+    display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
 
 # %% tags=["hide-input", "remove-stderr"] mystnb={"figure": {"name": "fig-ari-swapped", "caption": "Paper Fig 20, extended: the adjusted Rand index of Paper Fig 9 for the other architecture (mean \u00b1 sd over its pairs; reference partitions and the partitions derived from each network's t=0 eNTK)."}}
 if show_swapped_architecture:
@@ -462,7 +465,7 @@ if show_swapped_architecture:
     plt.tight_layout()
     plt.show()
 else:
-    print("show_swapped_architecture is False: Fig 20 not computed")
+    display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-swapped", "caption": "Paper Fig 20, extended: leading t=0 eNTK vector of each output unit of the other architecture (authors' variant, first pair), over the training patterns sorted by routed input unit or by task, for standard and large init (as Paper Fig 15)."}}
 if show_swapped_architecture:
@@ -473,7 +476,7 @@ if show_swapped_architecture:
     plt.tight_layout()
     plt.show()
 else:
-    print("show_swapped_architecture is False: Fig 20 not computed")
+    display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
 
 # %% tags=["hide-input"]
 onset_table = {architecture: report.onsets(ari, iterations)}
@@ -494,17 +497,24 @@ order_holds = {arch: bool(o["task vs output_pool"] < o["task vs input_pool"]) fo
 if show_swapped_architecture:
     other_factors = report.loading_factor_names(env_other, structure_other)
     other_eta = report.variance_explained(env_other, structure_other, "entk_authors", n_swapped_pairs)
-    print(f"{other} architecture, t=0 eNTK (authors' variant), mean over {n_swapped_pairs} pairs: silhouette "
-          f"{structure_other['silhouette/entk_authors'][:, 0].mean():.2f} (standard) / "
-          f"{structure_other['silhouette/entk_authors'][:, 1].mean():.2f} (large); η² by factor (standard / large): "
-          + "; ".join(f"{f} {other_eta[:, 0, j].mean():.2f} / {other_eta[:, 1, j].mean():.2f}"
-                      for j, f in enumerate(other_factors)))
+    glue("other_eta_by_factor", "; ".join(f"{f} {other_eta[:, 0, j].mean():.2f} / {other_eta[:, 1, j].mean():.2f}"
+                                          for j, f in enumerate(other_factors)), display=False)
+else:
+    glue("other_eta_by_factor", "not computed", display=False)
+glue("other_architecture", other, display=False)
+glue("other_n_pairs", f"{n_swapped_pairs}", display=False)
 for arch, o in onset_table.items():
     for name, value in o.items():
         glue(f"onset_{arch}_{name.replace(' ', '_')}", "never" if np.isnan(value) else f"{value:.0f}", display=False)
-pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration with mean ARI ≥ 0.5: {n}").round(0)
+reading_table(pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration with mean ARI ≥ 0.5: {n}"), digits=6)
 
 # %% [markdown]
+# Iterations; a dash marks a grouping whose mean ARI never reaches 0.5 in the run. In the
+# {glue:text}`other_architecture` architecture, the $t=0$ eNTK (authors' variant) has a mean
+# silhouette of {glue:text}`other_sil_std` (standard) and {glue:text}`other_sil_large` (large)
+# over {glue:text}`other_n_pairs` pairs; $\eta^2$ of its loadings by factor (standard / large):
+# {glue:text}`other_eta_by_factor`.
+#
 # ## What we found
 #
 # * **The t=0 eNTK is the output error.** Derived above and verified over

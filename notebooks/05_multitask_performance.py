@@ -40,8 +40,7 @@
 # intervals and quantile ratios with bootstrap intervals ({doc}`07_reproduction_summary`
 # lists each criterion).
 #
-# **Parameters**
-#
+# :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
 # | `n_pairs` | standard/large pairs per schedule in the figures (paper: 10) | integer >= 2 |
@@ -50,6 +49,7 @@
 # | `iterations` | iterations per phase per schedule (paper: 10000 / 2500) | dict, multiples of 100 |
 # | `split` | train/test sampling: `"iid"` (authors' code, overlapping) or `"disjoint"` | `"iid"`, `"disjoint"` |
 # | `large_scaling` | large init: the standard draw x10 on `"both_layers"` (paper Sec 4.1.3) or `"layer1_only"` (its Sec 5 sentence) | `"both_layers"`, `"layer1_only"` |
+# :::
 
 # %% tags=["parameters"]
 n_pairs = 10
@@ -75,6 +75,8 @@ from myst_nb import glue
 
 from lib.analyses import claims, stats
 from lib.book import plot_performance, summary
+from lib.book.names import verdict_badge
+from lib.book.tables import reading_table
 from lib.core import results
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.schedules import cached_schedule, schedule_parameters
@@ -93,10 +95,10 @@ blocks = {name: [seeds[i:i + n_pairs] for i in range(0, len(seeds), n_pairs)] fo
 wall = {name: sum(results.metadata_of("schedule", schedule_parameters(env, name, block, verdict_plan[name][1],
                                                                       **choices))["wall_time_s"]
                   for block in blocks[name]) for name in verdict_plan}
-for name, (seeds, n_it) in verdict_plan.items():
-    print(f"{name}: seeds {seeds[0]}-{seeds[-1]} ({len(blocks[name])} blocks of up to {n_pairs} pairs; the figures "
-          f"use seeds {plan[name][0][0]}-{plan[name][0][-1]}), {n_it} iterations per phase; computed in "
-          f"{wall[name]:.0f} s (both phases, 2 networks per pair)")
+glue("perf_run_sizes", "; ".join(
+    f"{name}: seeds {seeds[0]}-{seeds[-1]} in {len(blocks[name])} blocks of up to {n_pairs} pairs (the figures use "
+    f"seeds {plan[name][0][0]}-{plan[name][0][-1]}), {n_it} iterations per phase, computed in {wall[name]:.0f} s "
+    "(both phases, 2 networks per pair)" for name, (seeds, n_it) in verdict_plan.items()), display=False)
 glue("perf_wall_total", f"{sum(wall.values()) / 60:.1f} minutes", display=False)
 glue("perf_n_verdict", f"{n_verdict_pairs}", display=False)
 glue("perf_n_pairs", f"{n_pairs}", display=False)
@@ -104,7 +106,8 @@ glue("perf_n_pairs", f"{n_pairs}", display=False)
 # %% [markdown]
 # Training and fine-tuning all {glue:text}`perf_n_verdict` pairs of both schedules took
 # {glue:text}`perf_wall_total` on this machine's CPU (summed over the blocks, each timed when
-# first computed); they are loaded from the results cache afterwards.
+# first computed); they are loaded from the results cache afterwards. Per schedule:
+# {glue:text}`perf_run_sizes`.
 #
 # ## Generalization over training (paper Figs 10 and 18)
 #
@@ -162,9 +165,12 @@ shown = summary_table.rename(columns={"pairs_standard_better_at_end": "standard 
                                       "share_standard_better": "share of snapshots standard better",
                                       "settles_at": "final sign from", "start_standard": "start, standard",
                                       "start_large": "start, large"})
-shown.drop(columns=["early_large_better", "n_pairs", "pairs_large_faster", "halving_large_first"]).style.format(
-    {"final_standard": "{:.2f}", "final_large": "{:.2f}", "share of snapshots standard better": "{:.0%}",
-     "final sign from": "{:.0f}", "start, standard": "{:.1f}", "start, large": "{:.1f}"}).hide(axis="index")
+shown = shown.drop(columns=["early_large_better", "n_pairs", "pairs_large_faster", "halving_large_first"]).rename(
+    columns={"final_standard": "final, standard", "final_large": "final, large"})
+for column, form in {"final, standard": "{:.2f}", "final, large": "{:.2f}", "share of snapshots standard better": "{:.0%}",
+                     "final sign from": "{:.0f}", "start, standard": "{:.1f}", "start, large": "{:.1f}"}.items():
+    shown[column] = [form.format(v) if np.isfinite(v) else None for v in shown[column]]
+reading_table(shown)
 
 # %% [markdown]
 # In single-task ET training the mean difference favours large init early on and standard
@@ -210,7 +216,7 @@ pair_table = pd.DataFrame([
     {"ET pairs (single-task)": "final test loss of standard init: max / min",
      "pairs": f"{et_final[:, 0].max():.1f} / {et_final[:, 0].min():.1f} = {et_final[:, 0].max() / et_final[:, 0].min():.1f}x"},
 ])
-pair_table.style.hide(axis="index")
+reading_table(pair_table)
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-runs", "caption": "Paper Fig 17: single-task test loss of the first n_pairs ET pairs, standard (blue) and large (orange) init, on a shared log scale."}}
 plot_performance.plot_individual_runs(runs["ET"]["iterations"], test_loss["ET"]["single"])
@@ -263,8 +269,9 @@ for (name, phase), c in compared.items():
 for phase in phases:
     glue(f"perf_speed_{phase}", f"{pooled[phase]['large_faster']}/{pooled[phase]['n_pairs']}", display=False)
 glue("perf_speed_worst", "exactly (bit for bit)" if worst == 0 else f"to a relative {worst:.0e}", display=False)
-speed_table.style.format({"median halving, standard": "{:.0f}", "median halving, large": "{:.0f}"},
-                         na_rep="-").hide(axis="index")
+for column in ("median halving, standard", "median halving, large"):
+    speed_table[column] = [f"{v:.0f}" if np.isfinite(v) else None for v in speed_table[column]]
+reading_table(speed_table)
 
 # %% [markdown]
 # In fine-tuning large init halves first in {glue:text}`perf_speed_ET_finetune` ET and
@@ -311,8 +318,6 @@ et_test_large_not_better = bool(final10[:, 1].mean() >= final10[:, 0].mean())
 lr_train_standard_better = bool(train_loss["LR"]["finetune"][:, 0, -1].mean() < train_loss["LR"]["finetune"][:, 1, -1].mean())
 lr_test_standard_not_better = bool(test_loss["LR"]["finetune"][:, 0, -1].mean() >= test_loss["LR"]["finetune"][:, 1, -1].mean())
 glue("perf_train_below", f"{sum(train_below.values())} of {len(train_below)}", display=False)
-print(f"mean final train loss below test loss in {sum(train_below.values())} of {len(train_below)} "
-      "(schedule, phase, init) cells")
 
 # %% [markdown]
 # The mean final training loss lies below the test loss in {glue:text}`perf_train_below`
@@ -382,8 +387,10 @@ glue("perf_speed_meaning", SPEED_MEANING[speed.verdict], display=False)
 glue("perf_speed_detail", f"fine-tuning {speed.ours}; exact 95% intervals {speed.interval}"
      + (f"; {speed.qualification}" if speed.qualification else ""), display=False)
 glue("perf_scale_stability", scale.stability, display=False)
-verdict_table = pd.DataFrame([{"claim": j.claim, "criterion": j.criterion, "ours": j.ours, "interval": j.interval,
-                               "verdict": j.verdict + (f" ({j.qualification})" if j.qualification else "")}
+verdict_table = pd.DataFrame([{"claim": claims.CLAIMS[j.claim].text
+                               + (f" ({claims.CLAIMS[j.claim].figure})" if claims.CLAIMS[j.claim].figure else ""),
+                               "criterion": j.criterion, "ours": j.ours, "interval": j.interval,
+                               "verdict": verdict_badge(j.verdict) + (f" ({j.qualification})" if j.qualification else "")}
                               for j in judged.values()])
 
 # %% [markdown]
@@ -412,7 +419,7 @@ verdict_table = pd.DataFrame([{"claim": j.claim, "criterion": j.criterion, "ours
 #   better without generalizing better* — **{glue:text}`perf_train_speed_verdict`**.
 
 # %% tags=["hide-input"]
-verdict_table.style.hide(axis="index")
+reading_table(verdict_table[["verdict", "claim", "ours", "interval", "criterion"]])
 
 # %% tags=["remove-cell"]
 P = f"{n_verdict_pairs} pairs per schedule"

@@ -47,7 +47,8 @@
 # numbers come from this); `principled` — training x training inputs, the leading right
 # singular vector (a weight per training pattern, like the authors' vector).
 #
-# **Parameters** (the same runs as the previous chapter, loaded from the cache)
+# :::{dropdown} Parameters of this chapter
+# The same runs as the previous chapter, loaded from the cache.
 #
 # | name | meaning | allowed |
 # |---|---|---|
@@ -59,6 +60,7 @@
 # | `large_scaling` | large init of the main analysis: x10 on both layers or on layer 1 only | `"both_layers"`, `"layer1_only"` |
 # | `compare_choices` | also compute the table with the other split and the other large-init scaling | bool |
 # | `n_verdict_pairs` | pairs per schedule behind the verdicts: the performance chapter's pairs at the paper's counts, read from the cache (the first `n_pairs` are this page's) | integer >= `n_pairs` |
+# :::
 
 # %% tags=["parameters"]
 n_pairs = 10
@@ -83,6 +85,7 @@ run_parameters = dict(n_pairs=n_pairs, first_seeds=first_seeds, iterations=itera
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
 from myst_nb import glue
 
 from lib.analyses import controls, multiple_testing
@@ -90,6 +93,8 @@ from lib.book import plot_representations
 from lib.experiments.paper import PAPER_CORRELATIONS
 from lib.analyses import stats
 from lib.book import summary
+from lib.book.names import reader_name, verdict_badge
+from lib.book.tables import reading_table
 from lib.core.entk_variants import ENTK_VARIANTS
 from lib.experiments.schedules import cached_schedule
 from lib.core.tasks import TaskEnvironment
@@ -119,13 +124,20 @@ tables = {variant: pd.DataFrame(stats.correlation_table(inputs_for(runs, structu
 silhouette_summary = pd.DataFrame(
     {(name, init): [structure[name][f"silhouette/entk_{v}"][:, i].mean() for v in variants]
      for name in runs for i, init in enumerate(("standard", "large"))}, index=variants)
-print("mean silhouette at t=0 per schedule and init:")
-silhouette_summary.round(3)
+silhouette_summary.index = [reader_name(v) for v in silhouette_summary.index]
+silhouette_summary.columns = [f"{name}, {init} init" for name, init in silhouette_summary.columns]
+reading_table(silhouette_summary)
+
+# %% [markdown]
+# The mean $t=0$ silhouette of each eNTK variant per schedule and init, over the pairs of this page.
 
 
 # %% tags=["remove-cell"]
 def formatted(table):
-    out = table[["quantity", "phase", "schedule", "n_networks", "paper_r"]].copy()
+    out = pd.DataFrame({"correlation": [f"{q} loss, {'single task' if ph == 'single' else 'fine-tuning'}, {sc}"
+                                        for q, ph, sc in zip(table["quantity"], table["phase"], table["schedule"])]},
+                       index=table.index)
+    out["n_networks"], out["paper_r"] = table["n_networks"], table["paper_r"]
     out["our r [95% CI]"] = [f"{r:+.3f} [{lo:+.2f}, {hi:+.2f}]" for r, lo, hi in
                              zip(table["r"], table["ci_low"], table["ci_high"])]
     out["label-only r"] = table["r_label"].map("{:+.3f}".format)
@@ -143,14 +155,15 @@ def formatted(table):
 # %% tags=["hide-input"]
 authors = tables[headline]  # the table the verdicts use
 if headline != "authors":
-    print("split='disjoint': the authors' variant does not exist (472 test patterns); the principled variant is shown")
-formatted(authors).style.hide(axis="index")
+    display(Markdown("With `split='disjoint'` the authors' variant does not exist (472 test patterns): the principled "
+                     "variant is shown."))
+reading_table(formatted(authors))
 
 # %% [markdown]
 # ## The same with the principled eNTK variant
 
 # %% tags=["hide-input"]
-formatted(tables["principled"]).style.hide(axis="index")
+reading_table(formatted(tables["principled"]))
 
 # %% tags=["hide-input"]
 rel = authors[authors["quantity"] == "relative"]
@@ -251,12 +264,12 @@ for variant in variants:
         raw_parts |= correlation_parts(verdict_inputs[variant], variant, "raw", SCHEDULES[schedule])
     verdict_judgements[("corr-raw", variant)] = claims.judge(
         "corr-raw", parts=raw_parts, qualification=label_caveat(verdict_tables[variant], "raw", ["ET", "LR", "combined"]))
-verdict_view = pd.DataFrame([{"claim": claim, "eNTK variant": variant, "our r": j.ours, "95% interval": j.interval,
-                              "verdict": j.verdict + (f" ({j.qualification})" if j.qualification else ""),
-                              "same verdict under": j.stability}
+verdict_view = pd.DataFrame([{"verdict": verdict_badge(j.verdict) + (f" ({j.qualification})" if j.qualification else ""),
+                              "claim": claims.CLAIMS[claim].text, "eNTK variant": variant, "our r": j.ours,
+                              "95% interval": j.interval, "same verdict under (bootstrap seeds)": j.stability}
                              for (claim, variant), j in verdict_judgements.items()])
 glue("corr_n_verdict", f"{n_verdict_pairs}", display=False)
-verdict_view.style.hide(axis="index")
+reading_table(verdict_view)
 
 # %% tags=["hide-input"]
 holm = {v: multiple_testing.holm_adjusted(t["p_within_permutation"]) for v, t in verdict_tables.items()}
@@ -274,7 +287,7 @@ for (claim, variant), j in verdict_judgements.items():
 glue("corr_n_holm", f"{len(holm[headline])}", display=False)
 glue("corr_holm_single", "yes" if holm_significant[headline]["single"] else "no", display=False)
 glue("corr_holm_finetune", "yes" if holm_significant[headline]["finetune"] else "no", display=False)
-full_view.style.hide(axis="index")
+reading_table(full_view)
 
 # %% [markdown]
 # The first table gives the verdicts with both eNTK variants (the registry's verdict is
@@ -323,7 +336,7 @@ for p in ("output_error", "epsilon", "ntk", "entk_left"):
     glue(f"rival_{p}_et_single", f"{by_pred[(controls.LOADING_PREDICTOR_NAMES[p], 'relative single ET')]:+.3f}", display=False)
     glue(f"rival_{p}_et_finetune", f"{by_pred[(controls.LOADING_PREDICTOR_NAMES[p], 'relative finetune ET')]:+.3f}",
          display=False)
-pd.concat([paper_row, rival_table])
+reading_table(pd.concat([paper_row, rival_table]), transpose=True)
 
 # %% [markdown]
 # Cells: Pearson $r$ over the networks of the schedule (both schedules for "combined");
@@ -404,10 +417,10 @@ for slug in ("this", "split", "large_scaling"):
         glue(f"choice_{slug}_in_ci", "not computed", display=False)
 glue("other_split", other["split"], display=False)
 glue("other_scaling", other["large_scaling"], display=False)
-choice_view.style.hide(axis="index")
+reading_table(choice_view)
 
 # %% tags=["hide-input"]
-pd.DataFrame(performance_rows).style.hide(axis="index")
+reading_table(pd.DataFrame(performance_rows))
 
 # %% [markdown]
 # With the principled variant the ET relative-loss pair (single-task / fine-tuning) is

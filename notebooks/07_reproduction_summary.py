@@ -24,6 +24,52 @@
 # Each entry gives the verdict, then the **criterion** it was judged by, then our number
 # beside the paper's, the control that could have failed it, and a link to the evidence.
 #
+# :::{dropdown} Parameters of this chapter
+# | name | meaning | allowed |
+# |---|---|---|
+# | `chapters` | chapter notebooks whose records are collected, in order | list of notebook names |
+# :::
+
+# %% tags=["parameters"]
+chapters = ["01_one_step_entk", "02_smg_validation", "03_epntk", "04_multitask_representations",
+            "05_multitask_performance", "06_correlation_analysis", "08_entk_over_training",
+            "10_rich_lazy_continuum"]
+
+# %% tags=["remove-cell"]
+from lib.book.chapter_parameters import check_reproduction_summary
+
+check_reproduction_summary(chapters)
+
+# %% tags=["hide-input"]
+import pandas as pd
+from IPython.display import Markdown, display
+from myst_nb import glue
+
+from lib.analyses.claims import VERDICTS
+from lib.book import summary
+from lib.book.names import VERDICT_SYMBOLS as SYMBOL
+
+rows, parameters, profile = summary.load(chapters)
+verdicts = summary.claim_verdicts(rows, chapters)
+glue("summary_profile", profile, display=False)
+counts = pd.Series([v["verdict"] for v in verdicts]).value_counts()
+glue("count_claims", f"{len(verdicts)}", display=False)
+glue("count_changed", f"{sum(bool(v['earlier']) for v in verdicts)}", display=False)
+beyond = [v["section"].startswith("beyond the paper") for v in verdicts]
+paper_counts = pd.Series([v["verdict"] for v, b in zip(verdicts, beyond) if not b]).value_counts()
+beyond_counts = pd.Series([v["verdict"] for v, b in zip(verdicts, beyond) if b]).value_counts()
+glue("count_paper", f"{len(verdicts) - sum(beyond)}", display=False)
+glue("count_beyond", f"{sum(beyond)}", display=False)
+display(Markdown("\n".join(["| verdict | claims of the paper | claims beyond the paper |", "|---|---|---|"] + [
+    f"| {SYMBOL[v]} {v} | {int(paper_counts.get(v, 0))} | {int(beyond_counts.get(v, 0))} |" for v in VERDICTS])))
+
+# %% [markdown]
+# {glue:text}`count_paper` claims of the paper and {glue:text}`count_beyond` the book makes
+# beyond it (applying the paper's tools where the paper did not); {glue:text}`count_changed` of them had their criterion
+# changed, and show the verdict under each version. All entries come from one build profile,
+# {glue:text}`summary_profile` (`full` is the paper scale; `quick` is the small test build,
+# whose verdicts do not count).
+#
 # **Criteria are declared, versioned and kept.** Every criterion lives in the claims registry
 # (`lib/analyses/claims.py`) with the quantity, the direction the claim expects, the
 # statistical test, its threshold or margin and the smallest sample it accepts; verdicts are
@@ -45,62 +91,10 @@
 # says under how many of 20 seeds the commonest verdict holds); **not discriminating** (the
 # measure says the same in a negative control where the claim does not apply); **not
 # tested** (with the reason).
-#
-# **Parameters**
-#
-# | name | meaning | allowed |
-# |---|---|---|
-# | `chapters` | chapter notebooks whose records are collected, in order | list of notebook names |
-
-# %% tags=["parameters"]
-chapters = ["01_one_step_entk", "02_smg_validation", "03_epntk", "04_multitask_representations",
-            "05_multitask_performance", "06_correlation_analysis", "08_entk_over_training",
-            "10_rich_lazy_continuum"]
-
-# %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_reproduction_summary
-
-check_reproduction_summary(chapters)
-
-# %% tags=["hide-input"]
-import pandas as pd
-from IPython.display import Markdown, display
-from myst_nb import glue
-
-from lib.analyses.claims import VERDICTS
-from lib.book import summary
-
-rows, parameters, profile = summary.load(chapters)
-verdicts = summary.claim_verdicts(rows, chapters)
-glue("summary_profile", profile, display=False)
-counts = pd.Series([v["verdict"] for v in verdicts]).value_counts()
-SYMBOL = {"reproduced": "✅", "reproduced with qualification": "☑️", "not reproduced": "❌", "inconclusive": "❔",
-          "borderline": "⚠️", "not discriminating": "⛔", "not tested": "➖"}
-glue("count_claims", f"{len(verdicts)}", display=False)
-glue("count_changed", f"{sum(bool(v['earlier']) for v in verdicts)}", display=False)
-beyond = [v["section"].startswith("beyond the paper") for v in verdicts]
-paper_counts = pd.Series([v["verdict"] for v, b in zip(verdicts, beyond) if not b]).value_counts()
-beyond_counts = pd.Series([v["verdict"] for v, b in zip(verdicts, beyond) if b]).value_counts()
-glue("count_paper", f"{len(verdicts) - sum(beyond)}", display=False)
-glue("count_beyond", f"{sum(beyond)}", display=False)
-display(Markdown("\n".join(["| verdict | claims of the paper | claims beyond the paper |", "|---|---|---|"] + [
-    f"| {SYMBOL[v]} {v} | {int(paper_counts.get(v, 0))} | {int(beyond_counts.get(v, 0))} |" for v in VERDICTS])))
-
-# %% [markdown]
-# {glue:text}`count_paper` claims of the paper and {glue:text}`count_beyond` the book makes
-# beyond it (applying the paper's tools where the paper did not); {glue:text}`count_changed` of them had their criterion
-# changed, and show the verdict under each version. All entries come from one build profile,
-# {glue:text}`summary_profile` (`full` is the paper scale; `quick` is the small test build,
-# whose verdicts do not count).
 
 # %% tags=["hide-input"]
 def text(value) -> str:
     return str(value).replace("\n", " ").strip()
-
-
-def cell(value) -> str:
-    """``value`` as the text of a markdown table cell."""
-    return text(value).replace("|", "\\|")
 
 
 def verdict_text(verdict: str, qualification: str, stability: str = "") -> str:
@@ -178,29 +172,47 @@ for chapter in dict.fromkeys(e["chapter"] for e in verdicts):
 BEYOND = ("08_entk_over_training", "10_rich_lazy_continuum")
 
 
-def number_table(records) -> Markdown:
-    return Markdown("\n".join(["| chapter | quantity | paper | value | criterion | holds? |", "|---|---|---|---|---|---|"] + [
-        f"| {{doc}}`{r['chapter']}` | {cell(r['quantity'])} | {cell(r['paper'])} | {cell(r['ours'])} | "
-        f"{cell(r['criterion'])} | {'–' if r['agrees'] is None else ('yes' if r['agrees'] else 'no')} |"
-        for r in records]))
+HOLDS = {None: "", True: "✅ holds", False: "❌ does not hold"}
 
 
-display(number_table([r for r in rows if not r.get("claim") and r["chapter"] not in BEYOND]))
+def number_line(r) -> str:
+    """One number of a chapter as a list item: the quantity, our value, the paper's and the criterion."""
+    details = [f"paper: {text(r['paper'])}" if text(r["paper"]) else "",
+               f"criterion: {text(r['criterion'])}" if text(r["criterion"]) else ""]
+    details = "; ".join(d for d in details if d)
+    holds = HOLDS[r["agrees"]]
+    return (f"- **{text(r['quantity'])}**: {text(r['ours']) or '–'}" + (f" — {holds}" if holds else "")
+            + (f" ({details})" if details else ""))
+
+
+def number_cards(records) -> Markdown:
+    """The records grouped by chapter, one collapsible block per chapter (open), one list item per number."""
+    blocks = []
+    for chapter in dict.fromkeys(r["chapter"] for r in records):
+        mine = [r for r in records if r["chapter"] == chapter]
+        held = [r["agrees"] for r in mine if r["agrees"] is not None]
+        title = f"{chapter}: {len(mine)} numbers" + (f", {sum(held)} of {len(held)} criteria hold" if held else "")
+        blocks += [f":::{{dropdown}} {title}", ":open:", "", f"From {{doc}}`{chapter}`.", "",
+                   *[number_line(r) for r in mine], ":::", ""]
+    return Markdown("\n".join(blocks))
+
+
+display(number_cards([r for r in rows if not r.get("claim") and r["chapter"] not in BEYOND]))
 
 # %% [markdown]
 # ## Beyond the paper
 #
 # What the chapters that go beyond the paper found, in the same form: the ePNTK of the
-# multitask network, and the rich-to-lazy continuum with rival predictors. The "paper"
-# column gives what the paper says or implies, where it says anything; "holds?" applies the
-# stated criterion to our number.
+# multitask network, and the rich-to-lazy continuum with rival predictors. "Paper" gives what
+# the paper says or implies, where it says anything; "holds" applies the stated criterion to
+# our number.
 
 # %% tags=["hide-input"]
-display(number_table([r for r in rows if r["chapter"] in BEYOND]))
+display(number_cards([r for r in rows if r["chapter"] in BEYOND]))
 
 # %% [markdown]
 # ## Parameters of this build
 
 # %% tags=["hide-input"]
-display(Markdown("\n".join(["| chapter | parameters |", "|---|---|"] + [
-    f"| {c} | {cell(', '.join(f'{k}={v}' for k, v in p.items()))} |" for c, p in parameters.items()])))
+display(Markdown("\n".join(line for c, p in parameters.items() for line in (
+    f":::{{dropdown}} {c}", "", *[f"- `{k}` = `{v}`" for k, v in p.items()], ":::", ""))))

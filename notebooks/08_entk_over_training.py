@@ -56,8 +56,7 @@
 # fast early phase and then every $s$ steps, with the trapezoid rule of the step sum. Both are
 # checked against the every-step sums.
 #
-# **Parameters**
-#
+# :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
 # | `architecture` | `"4x3"` (the paper's network) or `"3x4"` (App A.7.1) | `"4x3"`, `"3x4"` |
@@ -75,6 +74,7 @@
 # | `convergence_iterations` | iterations at the schedule's learning rate in the convergence study ($\eta t$ fixed) | integer in [1, 10 000], and `convergence_iterations` $\times (2^{n_\text{halvings}} - 1) \le$ 100 000 |
 # | `window_threshold` | similarity below which the $t=0$ kernel no longer describes the kernel | number in (0, 1) |
 # | `index_set` | kernel rows analysed in the time-window and representation sections | `"principled"`, `"authors"` |
+# :::
 #
 # The maxima above, and a total of $5 \times 10^8$ for the kernel work of the ePNTK runs (networks $\times$
 # (kernel nodes + snapshots) $\times$ rows $\times$ `n_points`; the defaults: $1.8 \times 10^7$), keep a run within
@@ -115,6 +115,7 @@ from lib.analyses import attribution, claims
 from lib.analyses import kernel_analysis as ka
 from lib.experiments import kernel_dynamics as kd
 from lib.book import plot_attribution, plot_entk_over_training
+from lib.book.tables import reading_table
 from lib.core import results
 from lib.analyses.entk_vectors import loglog_slope
 from lib.experiments.epntk_stream import node_count
@@ -126,14 +127,15 @@ from lib.core.tasks import ARCHITECTURES, TaskEnvironment
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
 SET = ENTK_VARIANTS.index(index_set)
-runs, wall = {}, {}
+runs, wall, sizes = {}, {}, []
 for name, p in plan.items():
     run_arguments = (env, name, p.seeds, p.n_iterations, n_snapshots, p.phases, path_kernel, n_points, n_rows)
     runs[name] = kd.cached_kernel_dynamics(*run_arguments)
     wall[name] = results.metadata_of("kernel_dynamics", kd.kernel_dynamics_parameters(*run_arguments))["wall_time_s"]
     nodes = node_count(p.phases)
-    print(f"{name}: {len(p.seeds)} pairs, {p.n_iterations} iterations, kernel at {nodes} nodes per network "
-          f"({p.n_iterations / nodes:.1f} iterations per node); computed in {wall[name]:.0f} s")
+    sizes.append(f"{name} {len(p.seeds)} pairs of {p.n_iterations} iterations, the kernel at {nodes} nodes per network "
+                 f"({p.n_iterations / nodes:.1f} iterations per node), computed in {wall[name]:.0f} s")
+glue("kd_run_sizes", "; ".join(sizes), display=False)
 iterations_of = {name: run["iterations"] for name, run in runs.items()}
 glue("kd_wall_total", f"{sum(wall.values()) / 60:.1f} minutes", display=False)
 glue("kd_n_networks", f"{2 * n_pairs}", display=False)
@@ -143,7 +145,7 @@ glue("kd_rows", "all 500 training and 500 test inputs" if n_rows is None
 # %% [markdown]
 # The ePNTKs of {glue:text}`kd_n_networks` networks per schedule, with kernel rows over
 # {glue:text}`kd_rows`, took {glue:text}`kd_wall_total` on this machine's CPU when first
-# computed; they are read from the results cache afterwards.
+# computed ({glue:text}`kd_run_sizes`); they are read from the results cache afterwards.
 #
 # ## Validation: does the ePNTK reproduce what the network learned?
 #
@@ -191,7 +193,9 @@ glue("kd_recon_bulk_worst", f"{bulk[['max error, training inputs', 'max error, t
 euler_max, euler_worst_case, euler_each = attribution.largest_error(
     {(name, init): check["reconstruction_error/euler"][i] for name, check in checks.items()
      for i, init in enumerate(INITS)})
-euler_where = {key: checks[key[0]]["iterations"][np.nanargmax(np.nanmax(
+# the snapshot of the largest error over both input sets; at t=0 the outputs have not changed yet, so the
+# relative error is 0/0 (NaN) on both sets and that snapshot is skipped (np.fmax ignores a NaN of one set)
+euler_where = {key: checks[key[0]]["iterations"][np.nanargmax(np.fmax.reduce(
     checks[key[0]]["reconstruction_error/euler"][INITS.index(key[1])], axis=-1))] for key in euler_each}
 euler_end = {key: checks[key[0]]["reconstruction_error/euler"][INITS.index(key[1]), -1].max() for key in euler_each}
 euler_text = "; ".join(f"{name} {init} {value:.0%}" for (name, init), value in euler_each.items())
@@ -203,7 +207,7 @@ glue("kd_first_order_where", f"{euler_where[euler_worst_case]}", display=False)
 glue("kd_first_order_end", f"{euler_end[euler_worst_case]:.0%}", display=False)
 glue("kd_first_order_criterion", claims.criterion("epntk-multitask").text, display=False)
 glue("kd_check_length", " and ".join(f"{n} ({name})" for name, n in check_length.items()), display=False)
-reconstruction.style.format({c: "{:.2e}" for c in reconstruction.columns[3:]}).hide(axis="index")
+reading_table(reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]}))
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-reconstruction", "caption": "Beyond the paper: relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off."}}
 panels = {f"{name} (first {check['iterations'][-1]} iterations)": (
@@ -218,7 +222,8 @@ plt.show()
 # {glue:text}`kd_recon_euler_ET_standard` (standard init) and
 # {glue:text}`kd_recon_euler_ET_large` (large init), LR {glue:text}`kd_recon_euler_LR_standard`
 # and {glue:text}`kd_recon_euler_LR_large`. Over the snapshots of the validation runs (the first
-# {glue:text}`kd_check_length` iterations of the first pair) and over training and test inputs,
+# {glue:text}`kd_check_length` iterations of the first pair, after t=0, where the outputs have
+# not changed yet and the relative error is 0/0) and over training and test inputs,
 # the largest errors are {glue:text}`kd_first_order_each`. The worst,
 # {glue:text}`ch08_first_order_max_error` ({glue:text}`ch08_first_order_worst`, at iteration
 # {glue:text}`kd_first_order_where`; {glue:text}`kd_first_order_end` at the end of the validation
@@ -253,7 +258,7 @@ glue("kd_order_min", f"{last_orders.min():.2f}", display=False)
 glue("kd_order_max", f"{last_orders.max():.2f}", display=False)
 for (name, init, set_name), (s_all, s_last) in slopes.items():
     glue(f"kd_order_{name}_{init}_{set_name}", f"{s_all:.2f}", display=False)
-convergence_table.style.format(precision=3).hide(axis="index")
+reading_table(convergence_table)
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-convergence", "caption": "Beyond the paper: relative error of the paper's every-step eNTK sum in reconstructing y(t) - y(0), against the learning rate at fixed learning rate x steps (standard init blue, large orange; training inputs solid, test inputs dashed), with first-order guides (grey)."}}
 panels = {f"{name}: lr x t = {get_schedule(name).learning_rate('standard') * convergence_iterations:g} (standard), "
@@ -289,7 +294,7 @@ quadrature_table = pd.DataFrame(rows)
 glue("kd_quadrature_path_max", f"{quadrature_table.iloc[:, 2].max():.2%}", display=False)
 glue("kd_quadrature_share_max", f"{quadrature_table.iloc[:, 3].max():.3f}", display=False)
 glue("kd_euler_vs_step_max", f"{quadrature_table.iloc[:, -1].max():.1%}", display=False)
-quadrature_table.style.format(precision=4).hide(axis="index")
+reading_table(quadrature_table, digits=4)
 
 # %% [markdown]
 # Under the node schedule of the bulk runs the ePNTK differs from the every-step sum by at
@@ -328,7 +333,7 @@ for name, run in runs.items():
     for i, init in enumerate(INITS):
         glue(f"kd_align_final_t0_{name}_{init}", f"{np.nanmean(run['alignment_final'][:, i, 0, SET]):.2f}",
              display=False)
-window[[c for c in window if not c.startswith("_")]].style.hide(axis="index")
+reading_table(window[[c for c in window if not c.startswith("_")]])
 
 # %% [markdown]
 # The table gives, per schedule and init, the first snapshot at which each similarity to the
@@ -353,7 +358,7 @@ crossing, crossings = attribution.crossing_table(runs, index_set)
 dependence = {key: attribution.threshold_dependence(times) for key, times in crossings.items()}
 glue("kd_thresholds", ", ".join(f"{t:g}" for t in attribution.THRESHOLDS), display=False)
 glue("kd_spacing", " and ".join(f"{run['iterations'][1]} ({name})" for name, run in runs.items()), display=False)
-crossing.style.hide(axis="index")
+reading_table(crossing)
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-crossings", "caption": "Beyond the paper: the first snapshot iteration at which each similarity to the t=0 eNTK (mean over outputs) falls below the threshold, against the threshold, one line per pair (standard init blue, large init orange, slightly offset so that equal values stay visible); pairs on the dotted 'never' line do not cross within the run. Rows: alignment of eNTK(t) with eNTK(0), overlap of their leading vectors, alignment of the ePNTK so far with eNTK(0); columns: schedules."}}
 short = {"alignment of eNTK(t) with eNTK(0)": "eNTK(t) vs eNTK(0), alignment",
@@ -466,7 +471,7 @@ sharing = attribution.attribution_table(runs, "authors")
 sharing["per-pattern ratio of |contribution|"] = (sharing["_abs"] / sharing["_fraction"]).map("{:.2f}".format)
 shared = sharing.set_index(["schedule", "init", "training patterns"])
 glue("kd_n_pairs", f"{n_pairs}", display=False)
-sharing[[c for c in sharing if not c.startswith("_")]].style.hide(axis="index")
+reading_table(sharing[[c for c in sharing if not c.startswith("_")]])
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-attribution", "caption": "Beyond the paper: signed share of the learned change of the test outputs (top; negative: the category pushes against the change) and share of the magnitude sum |C| (bottom; dashes: the categories' share of the patterns) per category of training patterns, at the end of training; mean over pairs with 95% t-intervals, standard (blue) and large (orange) init. 'other tasks': the three categories of other tasks together."}}
 interval_of = lambda name, init, kind: shared.loc[[(name, init, c) for c in CATEGORIES],
@@ -488,7 +493,7 @@ plt.show()
 # %% tags=["hide-input"]
 cancellation = attribution.cancellation_table(runs, "authors")
 cancelled = cancellation.set_index(["schedule", "init", "sum |C| / |dy|"])
-cancellation[[c for c in cancellation if not c.startswith("_")]].style.hide(axis="index")
+reading_table(cancellation[[c for c in cancellation if not c.startswith("_")]])
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-cancellation", "caption": "Beyond the paper: cancellation factor sum |C| / sum |dy| of the learned change of the test outputs over training, one line per network (standard init blue, large init orange), by category of training patterns (top) and by single training pattern (bottom), log scale; dotted: 1, no cancellation."}}
 plot_attribution.plot_cancellation(iterations_of, {
@@ -530,7 +535,7 @@ for name, values in agreement.items():
                          "_rsa": np.nanmean(values[f"rsa/{predictor}"][:, i])})
 representation = pd.DataFrame(rows).rename(columns={"rsa": "RSA", "ari3": "ARI (3 clusters)",
                                                     "ari4": "ARI (4 clusters)"})
-representation[[c for c in representation if not c.startswith("_")]].style.hide(axis="index")
+reading_table(representation[[c for c in representation if not c.startswith("_")]])
 
 # %% [markdown]
 # (tab-kd-contrasts)=
@@ -544,7 +549,7 @@ METRIC_NAMES = {"rsa": "RSA", "ari3": "ARI (3 clusters)", "ari4": "ARI (4 cluste
 contrasts = attribution.representation_contrasts(agreement)
 contrasts["metric"] = contrasts["metric"].map(METRIC_NAMES)
 contrast_of = contrasts.set_index(["schedule", "init", "metric", "contrast"])
-contrasts[[c for c in contrasts if not c.startswith("_")]].style.hide(axis="index")
+reading_table(contrasts[[c for c in contrasts if not c.startswith("_")]])
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-rsa", "caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs."}}
 plot_entk_over_training.plot_rsa_over_training(iterations_of, {name: ka.rsa_over_training(run, index_set, "columns")

@@ -41,8 +41,9 @@
 #
 # `lib.core.kernel_reference` holds the comparison with neural-tangents and the timings used below.
 #
-# **Parameters** (the cell tagged `parameters`; override with papermill,
-# e.g. `python -m lib.book.runner --only 09_your_own_network -p mlp_width=64 --output-dir sweeps/mlp64`):
+# :::{dropdown} Parameters of this chapter
+# Set in the cell tagged `parameters`; override them with papermill,
+# e.g. `python -m lib.book.runner --only 09_your_own_network -p mlp_width=64 --output-dir sweeps/mlp64`:
 #
 # | name | meaning | allowed |
 # |---|---|---|
@@ -54,6 +55,7 @@
 # | `n_iterations` | full-batch gradient steps for the ePNTK | integer in [1, 100000] |
 # | `mlp_learning_rate`, `cnn_learning_rate` | gradient-descent steps of the two networks | > 0 |
 # | `n_multitask_patterns` | patterns for the structured-vs-generic timing on the paper's network | integer in [1, 2000] |
+# :::
 #
 # Results are cached in `results/` under these parameters and a hash of the model cell's code.
 
@@ -163,6 +165,7 @@ from myst_nb import glue
 
 from lib.core import kernel_reference
 from lib.book import plot_theory
+from lib.book.tables import reading_table
 from lib.core import results
 from lib.core.models import MultitaskNet
 
@@ -206,8 +209,6 @@ for m in ("mlp", "cnn"):
 structured_s, generic_s = r["multitask/seconds"]
 glue("own_structured_speedup", f"{generic_s / structured_s:.0f}", display=False)
 glue("own_structured_difference", f"{float(r['multitask/difference']):.1e}", display=False)
-print(f"largest relative difference lib vs neural-tangents (NTK and eNTK, both networks, "
-      f"both reference implementations): {worst_difference:.1e}")
 
 # %% [markdown]
 # ## The kernels agree with neural-tangents
@@ -259,7 +260,7 @@ pd.DataFrame({
     "lib eNTK (ms)": [1e3 * float(r[f"{m}/seconds"]) for m in ("mlp", "cnn")],
     "neural-tangents impl. 1 (ms)": [1e3 * float(r[f"{m}/seconds_reference"][0]) for m in ("mlp", "cnn")],
     "neural-tangents impl. 2 (ms)": [1e3 * float(r[f"{m}/seconds_reference"][1]) for m in ("mlp", "cnn")],
-}, index=["MLP", "CNN"]).style.format(precision=1)
+}, index=["MLP", "CNN"]).map(lambda v: f"{v:.1f}" if isinstance(v, float) else v).pipe(reading_table)
 
 # %% [markdown]
 # Both are fast at these sizes, and neither is systematically faster: the generic path is a

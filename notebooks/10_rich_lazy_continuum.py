@@ -50,8 +50,7 @@
 # counts, 2,500 per phase, at learning rates chosen per scale on held-out networks as for the short run). Conclusions about the continuum are drawn from the converged run;
 # the short run shows how many of them a short run would have got right.
 #
-# **Parameters**
-#
+# :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
 # | `g_min`, `g_max`, `n_scales` | log grid of init scales (both layers), rounded to 4 decimals; 1 and 10 always included when inside | 0.0001 <= g_min < g_max <= 1e6; n_scales in [3, 40], all distinct after rounding |
@@ -69,6 +68,7 @@
 # | `converged_iterations` | its iterations of the single-task (and linearized, and 11-task) run, fine-tuning, and the held-out route | dict, single and finetune multiples of 10, each in [10, 100 000] |
 # | `n_resamples` | bootstrap resamples per interval | integer in [100, 1 000 000] |
 # | `n_permutations` | within-scale permutations per p-value | integer in [99, 1 000 000] |
+# :::
 #
 # Besides these maxima, the short continuum's training work ((scales) x (networks x iterations) x `n_train` x
 # `n_hidden`, 3.4e10 at the defaults) and the converged continuum's (6.1e10) are each limited to 5e11, and `n_resamples` (`n_permutations`) x the networks of the largest
@@ -123,6 +123,8 @@ from myst_nb import glue
 from scipy.stats import binomtest
 
 from lib.book import plot_continuum
+from lib.book.names import OUTCOMES, PREDICTORS, reader_name
+from lib.book.tables import reading_table
 from lib.analyses import continuum_sweeps, robustness, within_scale
 from lib.analyses import stats
 from lib.analyses.expected_signs import expected_signs
@@ -136,16 +138,14 @@ start = time.perf_counter()
 sweep = continuum_sweeps.continuum_sweep(scales, 0.01, [float(lr) for lr in lr_candidates], n_seeds, n_lr_seeds,
                                          common, iterations["lr_choice"])
 nets = sweep["networks"]
-print(f"short continuum: {len(nets['g'])} trained networks ({len(scales['both'])} + {len(scales['hidden'])} scales x 2 "
-      f"learning rates x {n_seeds}); sweep wall time {time.perf_counter() - start:.0f} s (0 when every point was cached)")
+glue("cont_sweep_s", f"{time.perf_counter() - start:.0f}", display=False)
 converged_g = [float(g) for g in converged_scales]
 start = time.perf_counter()
 conv_nets = continuum_sweeps.converged_sweep(
     converged_g, [float(lr) for lr in lr_candidates], n_lr_seeds, iterations["lr_choice"], converged_seeds, n_seeds,
     dict(n_single=converged_iterations["single"], n_finetune=converged_iterations["finetune"],
          n_route=converged_iterations["route"], n_train=n_train, n_test=n_train, n_hidden=n_hidden))
-print(f"converged continuum: {len(conv_nets['g'])} trained networks ({len(converged_g)} scales x {converged_seeds}); "
-      f"sweep wall time {time.perf_counter() - start:.0f} s")
+glue("conv_sweep_s", f"{time.perf_counter() - start:.0f}", display=False)
 glue("cont_n_points", f"{len(scales['both']) + len(scales['hidden'])}", display=False)
 glue("cont_n_initial", f"{(len(scales['both']) + len(scales['hidden'])) * n_seeds}", display=False)
 glue("cont_n_trained", f"{len(nets['g'])}", display=False)
@@ -155,7 +155,10 @@ glue("conv_seeds", f"{converged_seeds}", display=False)
 glue("conv_iterations", f"{converged_iterations['single']} single-task and {converged_iterations['finetune']} "
      f"fine-tuning iterations", display=False)
 tuned = pd.DataFrame([{"scaling": s, "g": g, "tuned lr": lr} for (s, g), lr in sweep["tuned_lr"].items()])
-tuned.pivot(index="g", columns="scaling", values="tuned lr")
+tuned_lr = tuned.pivot(index="g", columns="scaling", values="tuned lr").rename(
+    columns={"both": "both layers scaled", "hidden": "hidden layer scaled"})
+tuned_lr.index = [f"g = {g:g}" for g in tuned_lr.index]
+reading_table(tuned_lr, index=True)
 
 # %% [markdown]
 # The short continuum has {glue:text}`cont_n_points` scale points with `n_seeds` networks each:
@@ -168,20 +171,19 @@ tuned.pivot(index="g", columns="scaling", values="tuned lr")
 # grid) for {glue:text}`conv_iterations`, the counts of the paper's LR schedule (its networks 0 to
 # `n_seeds` - 1 are the short run's initial networks). The tuned learning rates are at least the
 # paper's LR-schedule rates (0.03 standard, 0.01 large init), so these runs go at least as far as
-# the paper's; how far they settle is stated below.
+# the paper's; how far they settle is stated below. In the table, a dash marks a scale of the
+# other grid (each scaling has its own scales). The two sweeps took {glue:text}`cont_sweep_s` s
+# and {glue:text}`conv_sweep_s` s on this machine (0 s when every point was read from the cache).
 #
 # ## Outcomes across the continuum
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-outcomes", "caption": "Beyond the paper: outcomes of the short continuum against the init scale g (median and interquartile range over networks; blue: both layers scaled, red: hidden layer only; solid: lr 0.01, dashed: tuned lr; dotted lines at the standard draw g = 1 and the paper's large init g = 10). Losses are mean squared errors per pattern; fine-tuning speed is the share of the multitask loss removed in the first tenth of fine-tuning; route iterations (to a loss of 0.1 on the held-out task, recorded every iteration) are censored at the route run's length when the criterion is not reached; laziness: relative weight change, distance between the t=0 and trained NTK, and the gap between the trained network and its trained linearization relative to how far its outputs moved (log scale: at the larger tuned learning rates the linearization itself can diverge while the network does not)."}}
-OUTCOME_TITLES = {"loss_single_test": "single-task test loss", "loss_multi_before": "multitask loss before fine-tuning",
-                  "finetune_speed": "fine-tuning speed", "loss_finetune_test": "multitask test loss after fine-tuning",
-                  "route_zero_shot": "held-out route: zero-shot loss",
-                  "route_iterations": "held-out route: iterations to criterion",
-                  "sharing_final": "sharing index, trained", "weight_change": "|dW| / |W0|",
-                  "kernel_distance": "NTK distance t=0 vs trained", "linearization_gap": "gap to linearization"}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-outcomes", "caption": "Beyond the paper: outcomes of the short continuum against the init scale g (median and interquartile range over networks; blue: both layers scaled, red: hidden layer only; solid: lr 0.01, dashed: tuned lr; dotted lines at the standard draw g = 1 and the paper's large init g = 10). Losses are mean squared errors per pattern; fine-tuning speed is the share of the multitask loss removed in the first tenth of fine-tuning; route iterations (to a loss of 0.1 on the held-out task, recorded every iteration) are censored at the route run's length when the criterion is not reached; laziness: relative weight change, distance between the t=0 and trained NTK, and the gap between the trained network and its trained linearization relative to how far its outputs moved (log scale: at the larger tuned learning rates the linearization itself can diverge while the network does not; a scale where it diverged in every network has no point)."}}
+OUTCOME_TITLES = {k: OUTCOMES[k] for k in ("loss_single_test", "loss_multi_before", "finetune_speed",
+                                           "loss_finetune_test", "route_zero_shot", "route_iterations",
+                                           "sharing_final", "weight_change", "kernel_distance", "linearization_gap")}
 LOG_OUTCOMES = ("loss_single_test", "loss_multi_before", "loss_finetune_test", "route_zero_shot", "weight_change",
                 "linearization_gap")
-axes = plot_continuum.plot_versus_scale(nets, OUTCOME_TITLES)
+axes = plot_continuum.plot_versus_scale(nets, OUTCOME_TITLES)  # an all-NaN scale has no point (caption)
 for name in LOG_OUTCOMES:
     axes[list(OUTCOME_TITLES).index(name)].set_yscale("log")
 for ax in axes[len(OUTCOME_TITLES):]:
@@ -191,10 +193,18 @@ plt.show()
 
 
 # %% tags=["hide-input"]
+def nan_median(values):
+    """The median of the non-NaN values; NaN (without a warning) when every value is NaN."""
+    values = np.asarray(values, dtype=float)
+    return float(np.nanmedian(values)) if np.any(~np.isnan(values)) else float("nan")
+
+
 def by_scale(networks, column):
-    """(scales, median of column per scale) of a table of networks of one setting."""
+    """(scales, median of column per scale) of a table of networks of one setting. A scale where
+    the column is NaN in every network (e.g. the linearization diverged in all of them) has no
+    median: NaN, shown as a dash in the tables."""
     gs = np.unique(networks["g"])
-    return gs, np.array([np.nanmedian(networks[column][networks["g"] == g]) for g in gs])
+    return gs, np.array([nan_median(networks[column][networks["g"] == g]) for g in gs])
 
 
 def subset(scaling, kind):
@@ -260,11 +270,11 @@ glue("conv_settled_single", f"{100 * settled['single']:.0f}%", display=False)
 glue("conv_settled_finetune", f"{100 * settled['finetune']:.0f}%", display=False)
 glue("cont_converged_paper", f"{100 * facts[('both', 'paper')]['converged']:.0f}%", display=False)
 glue("cont_converged_tuned", f"{100 * facts[('both', 'tuned')]['converged']:.0f}%", display=False)
-pd.DataFrame({"g": cf["gs"], "tuned lr": [conv_nets["lr"][conv_nets["g"] == g][0] for g in cf["gs"]],
-              "linearization gap": cf["gap"], "linearization finite": cf["gap_finite"], "NTK distance": cf["dist"], "single-task test loss": cf["loss"],
-              "fine-tuning loss": by_scale(conv_nets, "loss_finetune_test")[1],
-              "settled (single)": [np.mean(conv_nets["settle_single"][conv_nets["g"] == g] < 0.01) for g in cf["gs"]]}
-             ).round(4).style.hide(axis="index")
+reading_table(pd.DataFrame({
+    "g": cf["gs"], "tuned lr": [conv_nets["lr"][conv_nets["g"] == g][0] for g in cf["gs"]],
+    "linearization_gap": cf["gap"], "linearization finite (share)": cf["gap_finite"], "kernel_distance": cf["dist"],
+    "loss_single_test": cf["loss"], "loss_finetune_test": by_scale(conv_nets, "loss_finetune_test")[1],
+    "settled, single task (share)": [np.mean(conv_nets["settle_single"][conv_nets["g"] == g] < 0.01) for g in cf["gs"]]}))
 
 # %% [markdown]
 # **Where the transition lies** (converged continuum; medians per scale in the table).
@@ -290,12 +300,7 @@ pd.DataFrame({"g": cf["gs"], "tuned lr": [conv_nets["lr"][conv_nets["g"] == g][0
 # ## The t=0 predictors across the continuum
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-predictors", "caption": "Beyond the paper: the t=0 predictors of the short continuum against the init scale g (median and interquartile range; styles as in the outcome figure; the predictors do not depend on the learning rate, so solid and dashed lines coincide). Silhouettes of k-means (12 clusters) on the eNTK loadings (principled and authors' variants), on the loss sensitivities alone, and on the plain NTK; centered alignment of the traced NTK with the single-task and multitask targets; cosine between the eNTK's predicted first step on test patterns and the change they need; sharing index of the t=0 hidden representation."}}
-PREDICTOR_TITLES = {"silhouette_entk_principled": "eNTK silhouette (principled)",
-                    "silhouette_entk_authors": "eNTK silhouette (authors)",
-                    "silhouette_epsilon": "control: epsilon alone", "silhouette_ntk": "control: plain NTK",
-                    "kta_ntk_single": "NTK-target alignment, single", "kta_ntk_multi": "NTK-target alignment, multi",
-                    "kta_entk_single": "eNTK-target alignment, single", "kta_entk_multi": "eNTK-target alignment, multi",
-                    "sharing_initial": "sharing index, t=0"}
+PREDICTOR_TITLES = dict(PREDICTORS)  # reader-facing names (lib.book.names), in the order of expected_signs
 plot_continuum.plot_versus_scale(nets, PREDICTOR_TITLES)
 plt.tight_layout()
 plt.show()
@@ -336,7 +341,7 @@ def win_text(w):
     if w["predictor"] == "none":
         return "none"
     sign = {None: "no sign declared", True: "expected sign", False: "UNEXPECTED sign"}[w["sign_as_expected"]]
-    return f"{w['predictor']} ({w['r']:+.2f}, q = {w['q']:.2g}; {sign})"
+    return f"{reader_name(w['predictor'])} ({w['r']:+.2f}, q = {w['q']:.2g}; {sign})"
 
 
 n_tests = sum(np.isfinite(r["p"]) for r in cells)
@@ -344,8 +349,8 @@ n_sig = {label: sum(r["q"] <= 0.05 for r in rows) for label, rows in by_setting.
 glue("cont_n_tests", f"{n_tests}", display=False)
 glue("cont_n_settings", f"{len(SETTINGS)}", display=False)
 glue("cont_n_cells_setting", f"{len(PREDICTOR_TITLES) * len(CORR_OUTCOMES)}", display=False)
-pd.DataFrame([{"setting": label, **{o: win_text(w) for o, w in ws.items()}} for label, ws in win.items()]
-             ).set_index("setting").T
+reading_table(pd.DataFrame([{"setting": label, **{o: win_text(w) for o, w in ws.items()}}
+                            for label, ws in win.items()]).set_index("setting").T, index=True)
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-within-converged", "caption": "Beyond the paper: pooled within-scale r (both variables standardised within each scale) of each t=0 predictor (rows) with each outcome (columns) in the converged continuum; framed cells are significant after Benjamini-Hochberg at 5% across all cells of all five settings. Intervals: table below."}}
 plot_continuum.plot_within_grid(by_setting[SETTINGS[("both", "converged")]], list(PREDICTOR_TITLES), CORR_OUTCOMES,
@@ -375,7 +380,8 @@ for name, outcome in (("loss", "loss_single_test"), ("ft", "finetune_speed"), ("
                       ("route", "route_iterations")):
     glue(f"cont_win_{name}", win_text(win[CONV][outcome]), display=False)
 unexpected = [(label, o, w) for label, ws in win.items() for o, w in ws.items() if w.get("sign_as_expected") is False]
-glue("cont_unexpected", "; ".join(f"{w['predictor']} for {o} ({label}, r = {w['r']:+.2f})" for label, o, w in unexpected)
+glue("cont_unexpected", "; ".join(f"{reader_name(w['predictor'])} for {reader_name(o)} ({label}, r = {w['r']:+.2f})"
+                                  for label, o, w in unexpected)
      or "none", display=False)
 glue("cont_n_unexpected", f"{len(unexpected)}", display=False)
 conv_unexpected = [(o, w) for label, o, w in unexpected if label == CONV]
@@ -385,7 +391,8 @@ def unexpected_reading(outcome, w):
     """One sentence: what an unexpected-sign winner of the converged run contradicts."""
     direction = "higher" if w["r"] > 0 else "lower"
     if w["predictor"].startswith("kta"):
-        return (f"networks whose t=0 kernel is better aligned with the targets ({w['predictor']}) have a {direction} "
+        return (f"networks whose t=0 kernel is better aligned with the targets ({reader_name(w['predictor'])}) have a "
+                f"{direction} "
                 f"{OUTCOME_TITLES[outcome]} than networks of the same scale, which the lazy-regime argument for "
                 "alignment does not predict")
     return (f"networks with a larger {PREDICTOR_TITLES[w['predictor']]} have a {direction} "
@@ -401,7 +408,10 @@ table["within r [95% CI]"] = [f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]" for r, lo, hi i
 table["p"] = table.p.map("{:.2g}".format)
 table["q (BH)"] = table.q.map("{:.2g}".format)
 table["expected"] = table.expected.map({1: "+", -1: "-", 0: "none"})
-table[["predictor", "outcome", "n", "across r", "within r [95% CI]", "p", "q (BH)", "expected"]].style.hide(axis="index")
+table["predictor"] = table.predictor.map(reader_name)
+table["outcome"] = table.outcome.map(reader_name)
+reading_table(table[["predictor", "outcome", "n", "across r", "within r [95% CI]", "p", "q (BH)", "expected"]]
+              .rename(columns={"expected": "expected sign"}))
 
 # %% [markdown]
 # **What the numbers say.** {glue:text}`cont_n_tests` cells were tested
@@ -474,7 +484,7 @@ glue("cont_sep_word", "separates" if separation["separates"] else "does not sepa
 glue("cont_hyp_verdict", judgement.verdict + (f" ({judgement.qualification})" if judgement.qualification else ""),
      display=False)
 glue("cont_hyp_verdict_v1", earlier[0].verdict, display=False)
-route.round(4).style.hide(axis="index")
+reading_table(route.rename(columns={"networks at <= 1 iteration": "share of networks at ≤ 1 iteration"}))
 
 # %% [markdown]
 # Per scale (converged continuum): median zero-shot loss on the held-out task, median
@@ -544,7 +554,7 @@ for name, value, kind in conclusions:
 comparison = pd.DataFrame(compare_rows)[["conclusion", *keys, "converged"]]
 n_changed = int(comparison[list(keys)].apply(lambda c: c.str.contains(r"\(sign differs\)|\(different winner\)")).sum().sum())
 glue("cont_n_changed", f"{n_changed}", display=False)
-comparison.style.hide(axis="index")
+reading_table(comparison)
 
 # %% [markdown]
 # {glue:text}`cont_n_changed` entries of the short run's columns have a sign or a winner that the
@@ -570,7 +580,7 @@ glue("cont_rob_iterations", " (ET) and ".join(str(robustness_iterations[s]) for 
      display=False)
 comparisons = {s: robustness.binary_comparison(r["single"], r["finetune"], r["single_train"], r["finetune_train"])
                for s, r in robust.items()}
-pd.DataFrame(comparisons).T
+reading_table(pd.DataFrame(comparisons), index=True)
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-wins", "caption": "Beyond the paper: standard-vs-large pairs: in how many pairs each init ends with the lower test loss, per schedule and phase."}}
 plot_continuum.plot_win_counts(comparisons)
@@ -601,7 +611,7 @@ glue("rob_nc", ", ".join(f"{s} {p}: {c[f'{p}/not_converged_standard']} standard 
                          for s, c in comparisons.items() for p in ("single", "finetune")), display=False)
 glue("rob_sig", f"{int((robust_table.p_within_permutation < 0.05).sum())} of {len(robust_table)}", display=False)
 glue("rob_sig_chance", f"{0.05 * len(robust_table):.1f}", display=False)
-shown.style.hide(axis="index")
+reading_table(shown)
 
 # %% [markdown]
 # With {glue:text}`rob_n` pairs per schedule, standard init ends the single-task phase

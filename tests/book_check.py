@@ -25,10 +25,14 @@ from lib.book.plot_style import FIGURE_DPI, MIN_FONT_PT, MIN_TEXT_PX
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
+WINDOW_WIDTH = 1280  # a normal laptop window: nothing a reader needs may lie sideways beyond it
 CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                   "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--window-size=1400,1000")
+                  "--disable-sync", f"--window-size={WINDOW_WIDTH},1000")
 SKIP = ("genindex.html", "search.html")
+# kept by the browser test: the verdicts page and the two chapters with the most tables
+SCREENSHOT_PAGES = ("book/executed/07_reproduction_summary.html", "book/executed/08_entk_over_training.html",
+                    "book/executed/10_rich_lazy_continuum.html")
 
 
 def browser_available() -> bool:
@@ -156,11 +160,24 @@ document.querySelectorAll('td, th').forEach(cell => {
   if (lines > 1) wrapped.push([value, lines]);
 });
 
+// what a reader must not see in the page's text: warnings of the run and paths of the machine that built it
+const visible = document.body ? document.body.innerText : '';
+const warnings = (visible.match(/\b\w*Warning\b:[^\n]{0,60}/g) || []).slice(0, 3);
+const paths = (visible.match(/(?<![\w.:\/])\/(?:home|root|tmp|work|usr|opt|var|Users)\/[\w.\-\/]+/g) || []).slice(0, 3);
+
+// anything in the article that scrolls sideways at this window width (a table or a printout wider than the page)
+const wide = Array.from(article.querySelectorAll('table, pre, .output, .cell_output, .pst-scrollable-table-container'))
+  .filter(e => e.scrollWidth > e.clientWidth + 2 && e.clientWidth > 0)
+  .filter((e, _, all) => !all.some(o => o !== e && o.contains(e)))  // the outermost scrolling box only
+  .map(e => [e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ')[0] : ''),
+             e.scrollWidth, e.clientWidth, (e.innerText || '').trim().slice(0, 60)]);
+
 const remote = performance.getEntriesByType('resource').map(r => r.name)
   .filter(u => !u.startsWith(location.origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
 return {images, figures, tracebacks, hasTracebackText: text.includes('Traceback (most recent call last)'),
         title: document.title, readyState: document.readyState, textLength: text.length,
-        math: mathElements.length, untypeset, texErrors, rawTex, columnWidth, figureImages, wrapped, remote};
+        math: mathElements.length, untypeset, texErrors, rawTex, columnWidth, figureImages, wrapped, remote,
+        warnings, paths, wide};
 """
 
 
@@ -201,12 +218,19 @@ def page_problems(report: dict) -> list[str]:
             problems.append(f"figure {name}: shown with its aspect ratio changed by a factor {stretch:.2f}")
     for value, lines in report["wrapped"]:
         problems.append(f"table cell {value!r} wraps over {lines} lines")
+    for text in report.get("warnings", []):
+        problems.append(f"warning text in the page: {text!r}")
+    for path in report.get("paths", []):
+        problems.append(f"absolute path in the page: {path!r}")
+    for element, scroll, width, start in report.get("wide", []):
+        problems.append(f"{element} is {scroll} px wide in a {width} px box at a {WINDOW_WIDTH} px window (scrolls "
+                        f"sideways): {start!r}")
     for url in report["remote"]:
         problems.append(f"loads {url} from the network (the book must work offline)")
     return problems
 
 
-def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_pages: int = 2,
+def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_pages=SCREENSHOT_PAGES,
                expected: dict[str, int] | None = None) -> tuple[list[str], dict]:
     """Problems found on every page (empty list: all good), and per-page counts. ``expected``
     maps pages to their least number of figures; a missing page or a short one is a problem."""
@@ -214,7 +238,7 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
     problems, counts = [], {}
     pages = book_pages(html_root)
     with serve(html_root) as base, chromium() as driver:
-        for i, page in enumerate(pages):
+        for page in pages:
             url = base + page
             try:
                 status = urllib.request.urlopen(url, timeout=30).status
@@ -244,7 +268,7 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
             problems.extend(f"{page}: {problem}" for problem in page_problems(report))
             if expected and page in expected and len(report["figures"]) < expected[page]:
                 problems.append(f"{page}: {len(report['figures'])} figures, expected at least {expected[page]}")
-            if screenshot_dir is not None and i < screenshot_pages + 1 and page != "index.html":
+            if screenshot_dir is not None and page in screenshot_pages:
                 screenshot_dir.mkdir(parents=True, exist_ok=True)
                 driver.save_screenshot(str(screenshot_dir / (page.replace("/", "_") + ".png")))
     for page in sorted(set(expected or {}) - set(pages)):

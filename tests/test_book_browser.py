@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.book_check import book_pages, browser_available, check_book, expected_figures
+from tests.book_check import SCREENSHOT_PAGES, book_pages, browser_available, check_book, expected_figures
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -28,7 +28,7 @@ def test_every_page_loads_with_its_figures_and_no_tracebacks():
     problems, counts = check_book(html_root, screenshots, expected=expected)
     assert not problems, "\n".join(problems)
     assert set(expected) <= set(counts), counts  # every chapter rendered
-    assert len(list(screenshots.glob("*.png"))) >= 2
+    assert {p.stem for p in screenshots.glob("*.png")} >= {p.replace("/", "_") for p in SCREENSHOT_PAGES}
 
 
 def test_every_chapter_declares_its_figures():
@@ -109,3 +109,32 @@ def test_checker_reports_untypeset_math_small_figures_wrapped_numbers_and_networ
     assert any("from the network" in p and "localhost" in p for p in layout), problems
     assert not [p for p in problems if p.startswith("index.html")], problems
     assert counts["book/math.html"]["math"] == 2 and counts["index.html"]["narrowest_figure"] == 1600
+
+
+@needs_browser
+def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path):
+    """The checker fails a page that shows a warning of the run, an absolute path of the machine that built
+    it, a printout or a table wider than the page at the check's window width; each is reported once, and a
+    page whose printout wraps and whose table fits passes."""
+    (tmp_path / "book").mkdir()
+    text = "<p>" + "some text " * 20 + "</p>"
+    wide_row = "".join(f"<td style='white-space: nowrap'>column {i} with a long header</td>" for i in range(12))
+    (tmp_path / "book" / "bad.html").write_text(
+        f"<html><body><article class='bd-article'>{text}"
+        "<div class='cell_output'><pre>/opt/venv/lib/python3.11/site-packages/numpy/lib/_nanfunctions_impl.py:1396: "
+        "RuntimeWarning: All-NaN slice encountered</pre></div>"
+        f"<div class='cell_output'><div class='output text_html' style='overflow-x: auto'><table><tr>{wide_row}"
+        "</tr></table></div></div></article></body></html>")
+    (tmp_path / "index.html").write_text(
+        f"<html><body><article class='bd-article'>{text}"
+        "<div class='cell_output'><pre style='white-space: pre-wrap'>" + "a long printout line " * 60 + "</pre></div>"
+        "<div class='cell_output'><table><tr><td>0.12 [0.03, 0.21]</td><td>fits</td></tr></table></div>"
+        "</article></body></html>")
+    problems, _ = check_book(tmp_path)
+    bad = [p for p in problems if p.startswith("book/bad.html")]
+    assert sum("warning text in the page: 'RuntimeWarning: All-NaN slice encountered'" in p for p in bad) == 1, problems
+    assert sum("absolute path in the page: '/opt/venv/lib/python3.11/site-packages/numpy/lib/_nanfunctions_impl.py'"
+               in p for p in bad) == 1, problems
+    assert sum("scrolls sideways" in p and "column 0 with a long header" in p for p in bad) == 1, problems
+    assert sum("scrolls sideways" in p for p in bad) == 1, problems  # the outermost scrolling box only, once
+    assert not [p for p in problems if p.startswith("index.html")], problems

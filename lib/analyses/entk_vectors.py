@@ -74,7 +74,7 @@ def leading_singular_pair(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(left (N,), right (M,)) singular vectors of the largest singular value of an (N, M) matrix.
 
     ARPACK (``scipy.sparse.linalg.svds``, k=1) from a fixed pseudo-random start: deterministic,
-    equal to the full SVD's pair to ~1e-15 up to sign, and ~15x faster for the 500 x 500 eNTKs;
+    equal to the full SVD's pair to ~1e-15 up to sign, and faster for the 500 x 500 eNTKs;
     small matrices (fewer than 50 rows or columns), where ARPACK is unreliable, use the full SVD.
     ``matrix`` must be finite (LAPACK and ARPACK give garbage or fail on NaN)."""
     matrix = _check_matrix("matrix", matrix)

@@ -12,7 +12,7 @@ except that range.
 
 :func:`kmeans` is a small deterministic k-means (k-means++ starts, Lloyd iterations, best of
 ``n_init``) for the many tiny problems of the ARI curves (12-36 points, 101 snapshots per
-network): ~50x faster than scikit-learn's per-call overhead on such inputs, same partitions on
+network), where scikit-learn's per-call overhead dominates; same partitions on
 separated clusters (tested against scikit-learn).
 """
 

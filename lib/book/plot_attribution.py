@@ -1,5 +1,5 @@
 """Figures of the chapter "The eNTK over training" on what its attribution and crossing times
-support (matplotlib only, the book's style): signed and |contribution| shares with their
+support (matplotlib only, the book's style): signed and ``|contribution|`` shares with their
 intervals, the cancellation factor of every network over training, and the crossing times of
 every pair at several thresholds.
 """

@@ -4,11 +4,13 @@ palette, and images with at least as many pixels as the column is wide.
 :func:`use_book_style` is applied when any ``lib.book.plot_*`` figure module is imported, so every
 figure of the book (drawn by those modules or directly in a chapter) gets it.
 
-Sizes, for the book's theme at a 1400 px wide window (text column ``COLUMN_PX`` = 772 CSS px,
-body text 16 px): figures are shown at ``FIGURE_DPI`` CSS px per inch, so a figure up to
-772 / 110 ~ 7 inches wide keeps its size, where ``MIN_FONT_PT`` text is 10 * 110 / 72 ~ 15 px
-high. A wider figure is scaled down to the column, and its text with it: up to
-``MAX_FIGURE_WIDTH_IN`` ~ 11.9 inches the smallest text stays at least ``MIN_TEXT_PX`` = 9 px.
+Sizes, for the book's theme at a normal 1280 px wide window, where the book's stylesheet
+(``book/_static/book.css``) narrows the sidebars so that a figure is shown up to ``COLUMN_PX`` =
+790 CSS px wide (body text 16 px): figures are shown at ``FIGURE_DPI`` CSS px per inch, so a
+figure up to 790 / 110 ~ 7 inches wide keeps its size, where ``MIN_FONT_PT`` text is
+10 * 110 / 72 ~ 15 px high. A wider figure is scaled down to the column, and its text with it:
+up to ``MAX_FIGURE_WIDTH_IN`` ~ 12.2 inches the smallest text stays at least ``MIN_TEXT_PX`` = 9 px
+(the browser check, ``tests/book_check.py``, measures it on every page).
 Notebook figures are sent as 2x ("retina") PNGs with ``2 * FIGURE_DPI`` pixels per inch, so
 every figure 3.6 inches or wider has at least as many pixels as the column is wide.
 """
@@ -35,7 +37,7 @@ INIT_COLORS = {"standard": PALETTE["blue"], "large": PALETTE["orange"]}  # every
 FIGURE_DPI = 110  # CSS px per figure inch in the book (images carry twice as many pixels)
 MIN_FONT_PT = 10  # the smallest text on any figure: tick labels, legends, annotations
 BASE_FONT_PT = 11  # axis labels and titles
-COLUMN_PX = 772  # the book's text column at a 1400 px wide window (CSS px)
+COLUMN_PX = 790  # the width of a full-column figure at a 1280 px wide window (CSS px; book.css)
 MIN_TEXT_PX = 9  # the smallest text as shown in the book, CSS px
 # a wider figure is scaled down so far that MIN_FONT_PT text is shown below MIN_TEXT_PX
 MAX_FIGURE_WIDTH_IN = MIN_FONT_PT / 72 * COLUMN_PX / MIN_TEXT_PX

@@ -114,8 +114,10 @@ def code_files() -> list[Path]:
     return sorted(LIB_DIR.rglob("*.py")) + [REPO_ROOT / "requirements.txt"]
 
 
-def digest_files(paths: list[Path], root: Path = REPO_ROOT) -> str:
-    """SHA-256 (hex) over the relative names and bytes of ``paths``; a missing file counts as empty."""
+def digest_files(paths: list[Path], root: Path | None = None) -> str:
+    """SHA-256 (hex) over the names relative to ``root`` (default: the repository) and bytes of
+    ``paths``; a missing file counts as empty."""
+    root = REPO_ROOT if root is None else root
     digest = hashlib.sha256()
     for path in paths:
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")

@@ -259,9 +259,9 @@ def _segment(model, carry, data, learning_rate, node_every, nodes, path_kernel, 
     """One snapshot segment: ``nodes`` nodes of ``node_every`` steps (traced: one compilation
     serves every node spacing), then the observation.
 
-    XLA's CPU runtime runs the gradient steps ~3x slower when they are compiled into one
-    program with the kernels' large products (measured: 0.73 vs 0.25 ms per network and step),
-    and the kernel ~1.3x slower in a program of its own. Segments with a node at every step
+    On XLA's CPU runtime the gradient steps run slower when they are compiled into one program
+    with the kernels' large products, and the kernel runs slower in a program of its own
+    (``benchmarks/epntk_speed.py`` times the stream). Segments with a node at every step
     (kernel-bound) are therefore one program (:func:`_every_step_segment`); sparser ones
     alternate compiled calls: the node's kernel added to the running sum (donated: updated in
     place), then the steps.

@@ -1,0 +1,87 @@
+"""Tables for reading: :func:`reading_table` turns a DataFrame into what a page shows.
+
+Cells that do not apply (NaN, None) are shown as an en dash, identifiers as words
+(:mod:`lib.book.names`), units in the column names, floats to a few significant digits; the
+table carries the class ``reading`` so that the book's stylesheet (``book/_static/book.css``)
+wraps its headers and text cells, while a cell holding a number or an interval of numbers
+(such as ``"0.12 [0.03, 0.21]"``) never wraps.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+
+import pandas as pd
+
+from .names import rename
+
+NOT_APPLICABLE = "–"  # en dash: a cell that does not apply
+# a number or an interval/ratio of numbers (the browser check's definition of a numeric cell)
+_NUMERIC = re.compile(r"^[-+\u2212\u2013]?[\d.,]+(e[-+]?\d+)?%?(\s*(\u00b1|\+-|[\[(,;\])/]|\u2013|to|x|\u00d7)\s*"
+                      r"[-+\u2212\u2013]?[\d.,]*(e[-+]?\d+)?%?)*$", re.IGNORECASE)
+LONG_TEXT = 60  # characters: a text cell at least this long gets room to wrap in a wider column
+
+
+def _format(value, digits: int) -> str:
+    """One cell as text: NaN/None as the en dash, floats to ``digits`` significant digits."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return NOT_APPLICABLE
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}" if math.isfinite(value) else ("∞" if value > 0 else "−∞")
+    try:
+        if pd.isna(value):
+            return NOT_APPLICABLE
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def _cell_class(text: str) -> str:
+    if text == NOT_APPLICABLE or _NUMERIC.match(text.strip()):
+        return "num"
+    return "text long" if len(text) >= LONG_TEXT else "text"
+
+
+def reading_table(frame: pd.DataFrame, units: Mapping[str, str] | None = None, digits: int = 3,
+                  index: bool | None = None, transpose: bool = False):
+    """A pandas ``Styler`` of ``frame`` (rows x columns, any dtypes) for a book page.
+
+    Args:
+        frame: the table; column (and, with ``index``, row) labels that are identifiers known to
+            :mod:`lib.book.names` are shown as words.
+        units: column label (before renaming) -> unit, shown as "name (unit)".
+        digits: significant digits of float cells (integers and strings are shown as they are).
+        index: show the row labels (as the first column); by default, unless they are the plain
+            row numbers 0, 1, 2, ... of a RangeIndex.
+        transpose: show rows as columns (for a table of few rows and many columns).
+
+    NaN/None cells are shown as an en dash ("not applicable"). Raises ``ValueError`` for a
+    ``units`` key that is not a column, or ``digits`` outside 1-12.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if not isinstance(digits, int) or not 1 <= digits <= 12:
+        raise ValueError(f"digits must be an integer in [1, 12], got {digits!r}")
+    units = dict(units or {})
+    unknown = [k for k in units if k not in frame.columns]
+    if unknown:
+        raise ValueError(f"units names columns {unknown} that are not in the table; allowed: {list(frame.columns)}")
+    if index is None:
+        index = not isinstance(frame.index, pd.RangeIndex)
+    shown = frame.copy()
+    shown.columns = [f"{name} ({units[key]})" if key in units else name
+                     for key, name in zip(frame.columns, rename(frame.columns))]
+    shown.index = rename(shown.index)
+    if transpose:
+        shown, index = shown.T, True
+    text = shown.map(lambda v: _format(v, digits)) if hasattr(shown, "map") else shown.applymap(
+        lambda v: _format(v, digits))
+    text.index = [_format(v, digits) for v in text.index]
+    text.columns = [_format(v, digits) for v in text.columns]
+    classes = text.map(_cell_class) if hasattr(text, "map") else text.applymap(_cell_class)
+    styler = text.style.set_td_classes(classes).set_table_attributes('class="reading"')
+    return styler if index else styler.hide(axis="index")
