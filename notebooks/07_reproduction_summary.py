@@ -172,7 +172,7 @@ for chapter in dict.fromkeys(e["chapter"] for e in verdicts):
 BEYOND = ("08_entk_over_training", "10_rich_lazy_continuum")
 
 
-HOLDS = {None: "", True: "✅ holds", False: "❌ does not hold"}
+HOLDS = {None: "", True: "\u2714 holds", False: "\u2718 does not hold"}
 
 
 def number_line(r) -> str:

@@ -60,15 +60,16 @@ COLUMNS: dict[str, str] = {
     "settle_single": "settled, single task",
     "settle_finetune": "settled, fine-tuning",
 }
-# verdicts (lib.analyses.claims.VERDICTS) with the symbol a reader takes in at a glance
+# verdicts (lib.analyses.claims.VERDICTS) with the symbol a reader takes in at a glance: plain
+# Unicode symbols that common text fonts (DejaVu, Liberation) have, so they render without an emoji font
 VERDICT_SYMBOLS: dict[str, str] = {
-    "reproduced": "✅",
-    "reproduced with qualification": "☑️",
-    "not reproduced": "❌",
-    "inconclusive": "❔",
-    "borderline": "⚠️",
-    "not discriminating": "⛔",
-    "not tested": "➖",
+    "reproduced": "\u2714",                     # heavy check mark
+    "reproduced with qualification": "\u2611",  # ballot box with check
+    "not reproduced": "\u2718",                 # heavy ballot x
+    "inconclusive": "?",
+    "borderline": "\u26a0",                     # warning sign
+    "not discriminating": "\u2248",             # almost equal to
+    "not tested": "\u2013",                     # en dash
 }
 
 NAMES: dict[str, str] = {**PREDICTORS, **OUTCOMES, **VARIANTS, **COMPARISON, **COLUMNS}
@@ -89,7 +90,7 @@ def rename(labels: Iterable) -> list:
 
 
 def verdict_badge(verdict: str) -> str:
-    """The verdict with its symbol, e.g. ``"✅ reproduced"``. Raises ``ValueError`` for a verdict
+    """The verdict with its symbol, e.g. ``"\u2714 reproduced"``. Raises ``ValueError`` for a verdict
     that is not one of ``lib.analyses.claims.VERDICTS``."""
     if verdict not in VERDICT_SYMBOLS:
         raise ValueError(f"verdict={verdict!r}; allowed: {list(VERDICT_SYMBOLS)}")
