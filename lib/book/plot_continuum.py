@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..analyses.within_scale import per_scale_r
+from .names import rename
 from .plot_style import INIT_COLORS, PALETTE, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
@@ -53,8 +54,8 @@ def plot_within_grid(rows: list[dict], predictors: list[str], outcomes: list[str
             ax.text(j, i, f"{r['r']:+.2f}", ha="center", va="center")
             if np.isfinite(r["q"]) and r["q"] <= fdr:
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=1.8, color="k"))
-    ax.set_xticks(range(len(outcomes)), outcomes, rotation=35, ha="right")
-    ax.set_yticks(range(len(predictors)), predictors)
+    ax.set_xticks(range(len(outcomes)), [textwrap.fill(n, 24) for n in rename(outcomes)], rotation=35, ha="right")
+    ax.set_yticks(range(len(predictors)), rename(predictors))
     ax.set_xlabel("outcome")
     ax.set_ylabel("t=0 predictor")
     ax.set_title(title)
@@ -86,7 +87,7 @@ def plot_per_scale_scatter(networks: dict, pairs: list[tuple[str, str, str]], lo
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.2g}"))  # no offset text
             if col == 0:
                 ax.set_ylabel(textwrap.fill(label, 20))
-            ax.set_xlabel(predictor if len(predictor) < 18 else predictor.replace("_", " "))
+            ax.set_xlabel(textwrap.fill(rename([predictor])[0], 22))
     return axes
 
 

@@ -19,6 +19,11 @@ notebook's ``parameters`` cell defines, and every value a Python literal of the 
 :func:`check_ranges`) before the first kernel starts. An executed notebook is written to a
 temporary file and renamed into place only if every cell succeeded, so a failed run never
 replaces a good chapter (the failed notebook is kept as ``<name>.failed.ipynb`` for inspection).
+This module is longer than the others (~600 lines) because it is one command whose parts share
+the notebook registry and the profiles: parameter parsing and range checks, the output-folder
+safety rules, execution and the command line (each part is a section below; parameter checks
+of the chapters themselves live in :mod:`lib.book.chapter_parameters`).
+
 The executed notebook keeps every output of the run except its progress bars and saved widget
 state (:mod:`lib.book.page_outputs`); kernels run quietly
 (:class:`lib.book.kernel_manager.QuietKernelManager`).

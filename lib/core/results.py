@@ -24,6 +24,10 @@ Files get the user's umask, like any other file the user writes.
 The results folder is ``$REPRO_RESULTS_DIR`` if set (made absolute against the current
 directory when this module is imported, so processes started from elsewhere — a notebook
 kernel, a Dask worker — inherit the same folder), else ``results/`` at the repository root.
+
+This module is longer than the others (~570 lines) on purpose: writing, locking, reading,
+verifying and pruning an entry are one on-disk format whose invariants (atomic rename, key,
+schema, checksum) each part relies on; split, they would share private helpers across modules.
 """
 
 from __future__ import annotations
