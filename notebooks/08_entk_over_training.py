@@ -109,6 +109,7 @@ plan = check_entk_over_training(architecture, n_pairs, first_seeds, iterations, 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
 from myst_nb import glue
 
 from lib.analyses import attribution, claims
@@ -249,16 +250,18 @@ for name, conv in convergence.items():
             slope_all = loglog_slope(conv["learning_rate"][i], errors)
             slope_last = loglog_slope(conv["learning_rate"][i][-2:], errors[-2:])
             slopes[(name, init, set_name)] = (slope_all, slope_last)
-            rows.append({"schedule": name, "init": init, "inputs": set_name,
-                         **{f"lr = {lr:.5f}": e for lr, e in zip(conv["learning_rate"][i], errors)},
-                         "order (all halvings)": slope_all, "order (last halving)": slope_last})
-convergence_table = pd.DataFrame(rows)
+            rates = conv["learning_rate"][i]  # the init's learning rate, then its halvings
+            rows.append({"run": f"{name}, {init}, {set_name} inputs", "η₀": rates[0],
+                         **{("error at η₀" if k == 0 else f"at η₀/{rates[0] / lr:.0f}"): e
+                            for k, (lr, e) in enumerate(zip(rates, errors))},
+                         "order (last halving)": slope_last})
+convergence_table = pd.DataFrame(rows).set_index("run")  # shown transposed: one column per run
 last_orders = np.array([v[1] for v in slopes.values()])
 glue("kd_order_min", f"{last_orders.min():.2f}", display=False)
 glue("kd_order_max", f"{last_orders.max():.2f}", display=False)
 for (name, init, set_name), (s_all, s_last) in slopes.items():
     glue(f"kd_order_{name}_{init}_{set_name}", f"{s_all:.2f}", display=False)
-reading_table(convergence_table)
+reading_table(convergence_table, transpose=True)
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-convergence", "caption": "Beyond the paper: relative error of the paper's every-step eNTK sum in reconstructing y(t) - y(0), against the learning rate at fixed learning rate x steps (standard init blue, large orange; training inputs solid, test inputs dashed), with first-order guides (grey)."}}
 panels = {f"{name}: lr x t = {get_schedule(name).learning_rate('standard') * convergence_iterations:g} (standard), "
@@ -358,7 +361,10 @@ crossing, crossings = attribution.crossing_table(runs, index_set)
 dependence = {key: attribution.threshold_dependence(times) for key, times in crossings.items()}
 glue("kd_thresholds", ", ".join(f"{t:g}" for t in attribution.THRESHOLDS), display=False)
 glue("kd_spacing", " and ".join(f"{run['iterations'][1]} ({name})" for name, run in runs.items()), display=False)
-reading_table(crossing)
+for (name, measure), part in crossing.groupby(["schedule", "measure"], sort=False):  # one small table each
+    by_threshold = part.set_index("init")[[f"{t:g}" for t in attribution.THRESHOLDS]].T.rename_axis("threshold")
+    display(Markdown(f"**{name}, {measure}**"))
+    display(reading_table(by_threshold.rename_axis(columns=None), index=True))
 
 # %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-crossings", "caption": "Beyond the paper: the first snapshot iteration at which each similarity to the t=0 eNTK (mean over outputs) falls below the threshold, against the threshold, one line per pair (standard init blue, large init orange, slightly offset so that equal values stay visible); pairs on the dotted 'never' line do not cross within the run. Rows: alignment of eNTK(t) with eNTK(0), overlap of their leading vectors, alignment of the ePNTK so far with eNTK(0); columns: schedules."}}
 short = {"alignment of eNTK(t) with eNTK(0)": "eNTK(t) vs eNTK(0), alignment",
