@@ -135,7 +135,7 @@ reading_table(half.round(0), digits=6)
 # (tab-smg-sweep)=
 # Half-times over random draws (seeds 0, 1, ...): median [interquartile range].
 
-# %% tags=["hide-input", "remove-stderr"]
+# %% tags=["hide-input"]
 sweep_seeds = list(range(n_sweep_seeds))
 sweep = smg.half_time_sweep(sweep_seeds, learning_rate, n_iterations)
 rows = {}

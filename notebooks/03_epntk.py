@@ -222,7 +222,7 @@ glue("epntk_map_sv_end", ", ".join(f"{v:.2f}" for v in singular_values[-1]), dis
 # over the 250 training inputs, and of the map, for learning rates halved while the number
 # of steps doubles ($\eta \times$ steps fixed at the second analysis time).
 
-# %% tags=["hide-input", "remove-stderr"]
+# %% tags=["hide-input"]
 total_time = learning_rate * analysis_times[1]
 rates = learning_rate * 2.0 ** -np.arange(n_halvings)
 convergence = pd.DataFrame(smg.cached_epntk_convergence(seed, rates, total_time)).rename(

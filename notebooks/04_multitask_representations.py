@@ -141,7 +141,7 @@ reading_table(report.distance_table(distance_ratios))
 # standard/large pair (authors' variant), patterns sorted by the input unit their task
 # routes and by task; then the average over all pairs, and the unsorted control.
 
-# %% tags=["hide-input", "remove-stderr"]
+# %% tags=["hide-input"]
 entk_seeds = list(range(first_seed, first_seed + n_entk_pairs))
 structure = controls.cached_initial_structure(env, entk_seeds)
 loadings = structure["loadings/entk_authors"]
@@ -452,7 +452,7 @@ if show_swapped_architecture:
 else:
     display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
 
-# %% tags=["hide-input", "remove-stderr"] mystnb={"figure": {"name": "fig-ari-swapped", "caption": "Paper Fig 20, extended: the adjusted Rand index of Paper Fig 9 for the other architecture (mean \u00b1 sd over its pairs; reference partitions and the partitions derived from each network's t=0 eNTK)."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-ari-swapped", "caption": "Paper Fig 20, extended: the adjusted Rand index of Paper Fig 9 for the other architecture (mean \u00b1 sd over its pairs; reference partitions and the partitions derived from each network's t=0 eNTK)."}}
 if show_swapped_architecture:
     structure_other = controls.cached_initial_structure(env_other, other_seeds,
                                                         predictors=("entk_authors", "epsilon", "output_error"))

@@ -105,7 +105,7 @@ plan = check_entk_over_training(architecture, n_pairs, first_seeds, iterations, 
                                 n_points, n_rows, check_rows, check_iterations, n_halvings, convergence_iterations,
                                 window_threshold, index_set)
 
-# %% tags=["hide-input", "remove-stderr"]
+# %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -156,7 +156,7 @@ glue("kd_rows", "all 500 training and 500 test inputs" if n_rows is None
 # fewer rows (they do not change the trajectory): with the paper's every-step eNTK sum, with
 # the every-step step-integrated sum, and with the latter under the time quadrature.
 
-# %% tags=["hide-input", "remove-stderr"]
+# %% tags=["hide-input"]
 checks = {name: kd.cached_validation_runs(env, name, p.seeds[0], p.check_phases, p.check_iterations,
                                           p.check_snapshots, n_points, check_rows)
           for name, p in plan.items()}
@@ -239,7 +239,7 @@ plt.show()
 # steps ($\eta t$ fixed at the schedule's $\eta$ times `convergence_iterations`) should halve
 # the error of the every-step eNTK sum once the steps are in the linear regime.
 
-# %% tags=["hide-input", "remove-stderr"]
+# %% tags=["hide-input"]
 convergence = {name: kd.cached_convergence(env, name, p.seeds[0], n_halvings, convergence_iterations, check_rows)
                for name, p in plan.items()}
 rows, slopes = [], {}

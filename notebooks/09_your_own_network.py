@@ -154,7 +154,7 @@ def bar_images(key, n, size=8):
     return (images + 0.2 * jax.random.normal(k_noise, images.shape))[..., None], jax.nn.one_hot(label, 2)
 
 
-# %% tags=["hide-input", "remove-stderr"]
+# %% tags=["hide-input"]
 import hashlib
 import inspect
 
