@@ -193,20 +193,6 @@ plt.show()
 
 
 # %% tags=["hide-input"]
-def nan_median(values):
-    """The median of the non-NaN values; NaN (without a warning) when every value is NaN."""
-    values = np.asarray(values, dtype=float)
-    return float(np.nanmedian(values)) if np.any(~np.isnan(values)) else float("nan")
-
-
-def by_scale(networks, column):
-    """(scales, median of column per scale) of a table of networks of one setting. A scale where
-    the column is NaN in every network (e.g. the linearization diverged in all of them) has no
-    median: NaN, shown as a dash in the tables."""
-    gs = np.unique(networks["g"])
-    return gs, np.array([nan_median(networks[column][networks["g"] == g]) for g in gs])
-
-
 def subset(scaling, kind):
     rows = (nets["scaling"] == scaling) & (nets["lr_kind"] == kind)
     return {c: v[rows] for c, v in nets.items()}
@@ -223,9 +209,9 @@ def transition(networks):
     """Per-scale medians and the transition facts of one setting (midpoints as points). The gap to
     the linearization counts only where the linearization stayed finite in >= 90% of the networks
     of every scale (``gap_defined``); else its facts are nan."""
-    gs, gap = by_scale(networks, "linearization_gap")
-    _, dist = by_scale(networks, "kernel_distance")
-    _, loss = by_scale(networks, "loss_single_test")
+    gs, gap = continuum_sweeps.medians_by_scale(networks, "linearization_gap")
+    _, dist = continuum_sweeps.medians_by_scale(networks, "kernel_distance")
+    _, loss = continuum_sweeps.medians_by_scale(networks, "loss_single_test")
     finite = np.array([np.mean(np.isfinite(networks["linearization_gap"][networks["g"] == g])) for g in gs])
     defined = bool(np.all(finite >= 0.9))
     return {"gs": gs, "gap": gap, "dist": dist, "loss": loss, "gap_finite": finite, "gap_defined": defined,
@@ -273,7 +259,7 @@ glue("cont_converged_tuned", f"{100 * facts[('both', 'tuned')]['converged']:.0f}
 reading_table(pd.DataFrame({
     "g": cf["gs"], "tuned lr": [conv_nets["lr"][conv_nets["g"] == g][0] for g in cf["gs"]],
     "linearization_gap": cf["gap"], "linearization finite (share)": cf["gap_finite"], "kernel_distance": cf["dist"],
-    "loss_single_test": cf["loss"], "loss_finetune_test": by_scale(conv_nets, "loss_finetune_test")[1],
+    "loss_single_test": cf["loss"], "loss_finetune_test": continuum_sweeps.medians_by_scale(conv_nets, "loss_finetune_test")[1],
     "settled, single task (share)": [np.mean(conv_nets["settle_single"][conv_nets["g"] == g] < 0.01) for g in cf["gs"]]}))
 
 # %% [markdown]
@@ -450,7 +436,7 @@ plt.show()
 # %% tags=["hide-input"]
 from lib.analyses import claims
 
-route = pd.DataFrame({"g": cf["gs"], **{name: by_scale(conv_nets, name)[1]
+route = pd.DataFrame({"g": cf["gs"], **{name: continuum_sweeps.medians_by_scale(conv_nets, name)[1]
                                         for name in ("route_zero_shot", "route_iterations", "route_reached",
                                                      "sharing_final")}})
 route["networks at <= 1 iteration"] = [np.mean(conv_nets["route_iterations"][conv_nets["g"] == g] <= 1)

@@ -2,7 +2,6 @@
 chapters run the way Jupyter runs them (a kernel in notebooks/, no papermill, no injected parameters)
 without errors, reusing the results cache and never touching what the book publishes."""
 
-import hashlib
 import json
 import os
 import signal
@@ -13,8 +12,12 @@ import urllib.request
 from pathlib import Path
 
 import jupytext
+import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from lib.book.page_outputs import page_problems, without_progress_bars
+from lib.core import results
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
@@ -23,31 +26,22 @@ INTERACTIVE_CHAPTERS = ("00_quickstart", "01_one_step_entk")  # seconds each at 
 
 
 def tree_digest(folders) -> str:
-    """SHA-256 over the relative paths, sizes and contents of every file under ``folders``."""
-    digest = hashlib.sha256()
-    for folder in folders:
-        for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
-            digest.update(f"{path.relative_to(REPO)}\0{path.stat().st_size}\0".encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
+    """SHA-256 over the relative paths and contents of every file under ``folders``."""
+    return results.digest_files(sorted(p for folder in folders for p in Path(folder).rglob("*") if p.is_file()), REPO)
 
 
-def run_as_jupyter(name: str) -> list[dict]:
-    """Execute ``notebooks/<name>.py`` as JupyterLab would (jupytext's notebook, a python3 kernel started in
-    notebooks/ with this process's environment, no parameters injected); every output of every code cell."""
+def run_as_jupyter(name: str) -> nbformat.NotebookNode:
+    """``notebooks/<name>.py`` executed as JupyterLab would (jupytext's notebook, a python3 kernel started in
+    notebooks/ with this process's environment, no parameters injected)."""
     notebook = jupytext.read(NOTEBOOKS / f"{name}.py")
     NotebookClient(notebook, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    return [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    return notebook
 
 
-def problems(outputs: list[dict]) -> list[str]:
-    """Error outputs, and stderr text other than progress bars."""
-    found = [f"{o['ename']}: {o['evalue']}" for o in outputs if o["output_type"] == "error"]
-    for o in outputs:
-        if o["output_type"] == "stream" and o["name"] == "stderr":
-            lines = [line for line in o["text"].replace("\r", "\n").splitlines() if line.strip()]
-            found += [line for line in lines if "it/s]" not in line and "s/it]" not in line and "|" not in line]
-    return found
+def problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """What the page would show that it must not: errors, stderr other than progress bars, warnings,
+    paths (:mod:`lib.book.page_outputs`)."""
+    return page_problems(without_progress_bars(notebook))
 
 
 def cache_entries(results: Path) -> dict[str, float]:
@@ -60,13 +54,12 @@ def test_chapters_run_as_in_jupyter_reuse_the_cache_and_leave_the_book_untouched
     monkeypatch.setenv("REPRO_RESULTS_DIR", str(results))  # inherited by the kernels
     monkeypatch.delenv("REPRO_PROFILE", raising=False)
     for name in INTERACTIVE_CHAPTERS:
-        outputs = run_as_jupyter(name)
-        assert not problems(outputs), f"{name} run as in Jupyter: {problems(outputs)}"
+        executed = run_as_jupyter(name)
+        assert not problems(executed), f"{name} run as in Jupyter: {problems(executed)}"
     first = cache_entries(results)
     assert first, "the interactive runs cached nothing"
     started = time.perf_counter()
-    outputs = run_as_jupyter(INTERACTIVE_CHAPTERS[0])
-    assert not problems(outputs)
+    assert not problems(run_as_jupyter(INTERACTIVE_CHAPTERS[0]))
     assert cache_entries(results) == first, "a second interactive run recomputed a cached result"
     assert time.perf_counter() - started < 120, "a second interactive run of the quickstart should only read the cache"
     assert tree_digest(PUBLISHED) == published, "an interactive run changed book/executed or the published records"

@@ -269,19 +269,24 @@ def test_points_run_end_to_end_and_are_deterministic():
         np.testing.assert_array_equal(b[k], c[k])
 
 
-def medians_by_scale(networks: dict[str, np.ndarray], column: str, scaling: str, lr_kind: str):
-    """(scales, median of ``column`` per scale) for one scaling and learning-rate kind."""
-    rows = (networks["scaling"] == scaling) & (networks["lr_kind"] == lr_kind)
-    gs = np.unique(networks["g"][rows])
-    return gs, np.array([np.nanmedian(networks[column][rows & (networks["g"] == g)]) for g in gs])
-
-
 def test_medians_by_scale():
     nets = {"scaling": np.array(["both"] * 4), "lr_kind": np.array(["paper"] * 4), "g": np.array([1.0, 1, 2, 2]),
             "x": np.array([1.0, 3.0, 5.0, 7.0])}
-    gs, med = medians_by_scale(nets, "x", "both", "paper")
+    gs, med = continuum_sweeps.medians_by_scale(nets, "x")
     np.testing.assert_array_equal(gs, [1.0, 2.0])
     np.testing.assert_array_equal(med, [2.0, 6.0])
+
+
+def test_nan_summaries_equal_numpys_and_are_quiet_on_an_all_nan_scale():
+    import warnings
+
+    values = np.array([3.0, np.nan, 1.0, 8.0, 2.0])
+    assert continuum_sweeps.nan_median(values) == np.nanmedian(values)
+    np.testing.assert_array_equal(continuum_sweeps.nan_quartiles(values), np.nanpercentile(values, [25, 50, 75]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(continuum_sweeps.nan_median([np.nan, np.nan]))
+        assert np.isnan(continuum_sweeps.nan_quartiles([np.nan])).all()
 
 
 def test_transition_midpoint_interpolates_in_log_scale():

@@ -168,3 +168,30 @@ def transition_midpoint(scales: np.ndarray, values: np.ndarray) -> float:
     i = crossing[0]
     fraction = (middle - values[i]) / (values[i + 1] - values[i])
     return float(np.exp(np.log(scales[i]) + fraction * (np.log(scales[i + 1]) - np.log(scales[i]))))
+
+
+def _known(values) -> np.ndarray:
+    """``values`` as a float array without its NaN entries."""
+    values = np.asarray(values, dtype=float)
+    return values[~np.isnan(values)]
+
+
+def nan_median(values) -> float:
+    """The median of the non-NaN ``values`` (as ``np.nanmedian``); NaN, without a warning, when every
+    value is NaN (e.g. a scale at which every linearization diverged)."""
+    known = _known(values)
+    return float(np.median(known)) if known.size else float("nan")
+
+
+def nan_quartiles(values) -> np.ndarray:
+    """(3,) 25th, 50th and 75th percentiles of the non-NaN ``values`` (as ``np.nanpercentile``); NaN,
+    without a warning, when every value is NaN."""
+    known = _known(values)
+    return np.percentile(known, [25, 50, 75]) if known.size else np.full(3, np.nan)
+
+
+def medians_by_scale(networks: dict[str, np.ndarray], column: str) -> tuple[np.ndarray, np.ndarray]:
+    """(scales (S,), :func:`nan_median` of ``column`` per scale (S,)) of a table of networks of one
+    setting (``networks["g"]``: each network's initial scale)."""
+    gs = np.unique(networks["g"])
+    return gs, np.array([nan_median(networks[column][networks["g"] == g]) for g in gs])

@@ -17,20 +17,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from ..analyses.continuum_sweeps import nan_quartiles
 from ..analyses.within_scale import per_scale_r
 from .names import rename
 from .plot_style import INIT_COLORS, PALETTE, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
 
-
-
-def quartiles(values: np.ndarray) -> np.ndarray:
-    """(3,) 25th, 50th and 75th percentiles of ``values`` ignoring NaN (as ``np.nanpercentile``); NaN
-    without a warning when every value is NaN, e.g. a scale at which every linearization diverged (no
-    point is drawn)."""
-    known = np.asarray(values, float)[~np.isnan(values)]
-    return np.percentile(known, [25, 50, 75]) if known.size else np.full(3, np.nan)
 
 def plot_within_grid(rows: list[dict], predictors: list[str], outcomes: list[str], title: str = "",
                      fdr: float = 0.05, ax=None):
@@ -116,7 +109,7 @@ def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
                 continue
             gs = np.unique(networks["g"][rows])
             values = [np.asarray(networks[column][rows & (networks["g"] == g)], float) for g in gs]
-            q = np.array([quartiles(v) for v in values])
+            q = np.array([nan_quartiles(v) for v in values])  # an all-NaN scale: no point
             ax.plot(gs, q[:, 1], color=color, ls=ls, marker="o", ms=3,
                     label=f"{'both layers' if scaling == 'both' else 'hidden layer only'}, {kind} lr")
             ax.fill_between(gs, q[:, 0], q[:, 2], color=color, alpha=0.12)
