@@ -33,7 +33,7 @@ def grid_axes(points: Sequence[Mapping]) -> dict[str, list]:
     if not points:
         raise ValueError("points must contain at least one parameter dict")
     names = list(points[0])
-    if any(list(p) != names and set(p) != set(names) for p in points):
+    if any(set(p) != set(names) for p in points):
         raise ValueError(f"points must all have the parameters {names}")
     axes = {n: list(dict.fromkeys(_hashable(p[n]) for p in points)) for n in names}
     combos = {tuple(_hashable(p[n]) for n in names) for p in points}
@@ -120,11 +120,10 @@ def grid_dataset(points: Sequence[Mapping], outputs: Sequence[Outputs]) -> xr.Da
     names = list(axes)
     grid_shape = tuple(len(v) for v in axes.values())
     index = {tuple(_hashable(p[n]) for n in names): i for i, p in enumerate(points)}
-    any_missing = any(out is None for out in outputs)
     variables = {}
     for name, (shape, dtype) in _output_shapes(outputs).items():
-        kind, missing = _missing_like(dtype) if any_missing or any(o is not None and name not in o
-                                                                     for o in outputs) else (dtype, None)
+        complete = all(out is not None and name in out for out in outputs)
+        kind, missing = (dtype, None) if complete else _missing_like(dtype)
         data = np.empty(grid_shape + shape, dtype=kind)
         for cell in itertools.product(*(range(n) for n in grid_shape)):
             out = outputs[index[tuple(axes[n][k] for n, k in zip(names, cell))]]
