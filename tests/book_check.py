@@ -163,7 +163,7 @@ document.querySelectorAll('td, th').forEach(cell => {
 // what a reader must not see in the page's text: warnings of the run and paths of the machine that built it
 const visible = document.body ? document.body.innerText : '';
 const warnings = (visible.match(/\b\w*Warning\b:[^\n]{0,60}/g) || []).slice(0, 3);
-const paths = (visible.match(/(?<![\w.:\/])\/(?:home|root|tmp|work|usr|opt|var|Users)\/[\w.\-\/]+/g) || []).slice(0, 3);
+const paths = (visible.match(/(?<![\w.:\/~])\/(?:(?:home|root|tmp|work|usr|opt|var|Users|srv|mnt)\/[\w.\-\/]+|[\w.\-]+\/[\w.\-]+\/[\w.\-\/]*)/g) || []).slice(0, 3);
 
 // anything in the article that scrolls sideways at this window width (a table or a printout wider than the page)
 const wide = Array.from(article.querySelectorAll('table, pre, .output, .cell_output, .pst-scrollable-table-container'))

@@ -123,6 +123,7 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
         f"<html><body><article class='bd-article'>{text}"
         "<div class='cell_output'><pre>/opt/venv/lib/python3.11/site-packages/numpy/lib/_nanfunctions_impl.py:1396: "
         "RuntimeWarning: All-NaN slice encountered</pre></div>"
+        "<p>saved to /check/work/main/results/x.npz (see https://github.com/a/b/c, 3.1 it/s)</p>"
         f"<div class='cell_output'><div class='output text_html' style='overflow-x: auto'><table><tr>{wide_row}"
         "</tr></table></div></div></article></body></html>")
     (tmp_path / "index.html").write_text(
@@ -135,6 +136,8 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
     assert sum("warning text in the page: 'RuntimeWarning: All-NaN slice encountered'" in p for p in bad) == 1, problems
     assert sum("absolute path in the page: '/opt/venv/lib/python3.11/site-packages/numpy/lib/_nanfunctions_impl.py'"
                in p for p in bad) == 1, problems
+    assert sum("absolute path in the page: '/check/work/main/results/x.npz'" in p for p in bad) == 1, problems
+    assert sum("absolute path" in p for p in bad) == 2, problems  # not the URL or the rate
     assert sum("scrolls sideways" in p and "column 0 with a long header" in p for p in bad) == 1, problems
     assert sum("scrolls sideways" in p for p in bad) == 1, problems  # the outermost scrolling box only, once
     assert not [p for p in problems if p.startswith("index.html")], problems

@@ -54,10 +54,16 @@ def test_progress_bars_are_removed_and_a_warning_among_them_kept():
 
 
 def test_page_problems_names_warnings_paths_and_errors_but_not_hidden_cells():
-    printed = nbformat.v4.new_output("stream", name="stdout", text=f"saved to {sys.prefix}/x.json\n")
+    printed = nbformat.v4.new_output("stream", name="stdout", text=f"saved to {sys.prefix}/lib/x.json\n")
     warned = nbformat.v4.new_output("display_data", data={"text/plain": "RuntimeWarning: All-NaN slice"})
     problems = page_problems(_notebook(printed, warned))
-    assert any("absolute path" in p and "/x.json" in p for p in problems)
+    assert any("absolute path" in p and "/lib/x.json" in p for p in problems)
+    # a checkout under any root (CI builds in /check/...) and the usual roots; not URLs, ratios or fractions
+    for path in ("/check/work/main/results/x.npz", "/tmp/x.json", "/srv/book"):
+        found = page_problems(_notebook(nbformat.v4.new_output("stream", name="stdout", text=f"at {path}\n")))
+        assert found == [f"cell 0: absolute path {path!r}"], (path, found)
+    for text in ("see https://github.com/a/b/c", "3.1 it/s", "1/2/3 of the runs", "docs/a/b"):
+        assert page_problems(_notebook(nbformat.v4.new_output("stream", name="stdout", text=text))) == [], text
     assert any("warning text 'RuntimeWarning:'" in p for p in problems)
     assert page_problems(_notebook(printed, warned, tags=["remove-output"])) == []
     assert page_problems(_notebook(nbformat.v4.new_output("stream", name="stdout", text="r = 0.31 (n = 50)\n"))) == []

@@ -19,7 +19,10 @@ import nbformat
 # total, "desc: 12it [00:01, 9.5it/s]".
 PROGRESS_BAR = re.compile(r"^.*(\d+%\|.*\|\s*\d+(\.\d+)?[kMG]?/\d+(\.\d+)?[kMG]?|\d+(\.\d+)?[kMG]?\w*)\s*"
                           r"\[[\d:<?, .]*([\d.?]+\s*\w+/\w+|\?\w+/\w+)?[^\]]*\]\s*$")
-ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])/(?:home|root|tmp|work|usr|opt|var|Users)/[\w.\-/]+")
+# An absolute file path: three or more segments anywhere ("/check/work/main/x.json"), or two under a
+# usual root ("/tmp/x"); not a URL ("https://a/b/c"), a ratio ("it/s") or a fraction ("1/2/3").
+ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~])/(?:(?:home|root|tmp|work|usr|opt|var|Users|srv|mnt)/[\w.\-/]+"
+                           r"|[\w.\-]+/[\w.\-]+/[\w.\-/]*)")
 HIDDEN_OUTPUTS = {"remove-cell", "remove-output"}  # cell tags whose outputs the book does not render
 WARNING_TEXT = re.compile(r"\b\w*Warning\b:|\bwarnings\.warn\b|^WARNING\b", re.MULTILINE)
 
