@@ -183,6 +183,50 @@ def correlation_if_testable(r: float, lo: float, hi: float, *, separates: bool, 
     return Outcome(_side(lo, hi, 0.0, claim_above), ours, interval)
 
 
+def correlations_reach(r, labels, n_per_group, *, threshold: float, family_level: float = 0.95) -> Outcome:
+    """Some cell of a family reaches a correlation of size ``threshold``: the pooled within-scale
+    r's (m,) of the cells named by ``labels`` (m,), each with a Fisher-z interval
+    (:func:`lib.analyses.horizon.pooled_fisher_interval`, scales of ``n_per_group`` networks) at the
+    Bonferroni level 1 - (1 - family_level) / m. Reproduced: some interval lies beyond
+    +-threshold; not reproduced: every interval lies inside (-threshold, threshold);
+    inconclusive otherwise. Cells with a non-finite r are left out (m counts the finite ones)."""
+    from .horizon import pooled_fisher_interval
+
+    r, labels = np.asarray(r, float).ravel(), list(labels)
+    if len(labels) != r.size or r.size == 0:
+        raise ValueError(f"r and labels must be non-empty and of one length, got {r.size} and {len(labels)}")
+    keep = np.flatnonzero(np.isfinite(r))
+    if keep.size == 0:
+        return Outcome("not tested", "no finite r", n=int(np.sum(n_per_group)), note="every cell's r is undefined")
+    lo, hi = pooled_fisher_interval(r[keep], n_per_group, 1 - (1 - family_level) / keep.size)
+    best = int(np.argmax(np.abs(r[keep])))
+    reached = (lo > threshold) | (hi < -threshold)
+    inside = (lo > -threshold) & (hi < threshold)
+    verdict = "reproduced" if reached.any() else ("not reproduced" if inside.all() else "inconclusive")
+    ours = f"largest |r|: {labels[keep[best]]} r = {r[keep[best]]:+.2f} ({int(reached.sum())} of {keep.size} cells reach)"
+    return Outcome(verdict, ours, f"[{lo[best]:+.2f}, {hi[best]:+.2f}] (Bonferroni over {keep.size})",
+                   int(np.sum(n_per_group)))
+
+
+def any_significant(p, labels, n: int, *, alpha: float = 0.05) -> Outcome:
+    """Some test of a family is significant after Holm's correction (family-wise ``alpha``): the
+    one-sided p-values (m,) of the tests named by ``labels``; non-finite p's are left out.
+    Reproduced: some Holm-adjusted p <= alpha; not reproduced: none."""
+    from .multiple_testing import holm_adjusted
+
+    p, labels = np.asarray(p, float).ravel(), list(labels)
+    if len(labels) != p.size or p.size == 0:
+        raise ValueError(f"p and labels must be non-empty and of one length, got {p.size} and {len(labels)}")
+    keep = np.flatnonzero(np.isfinite(p))
+    if keep.size == 0:
+        return Outcome("not tested", "no finite p", n=n, note="every test is undefined")
+    adjusted = holm_adjusted(p[keep])
+    best = int(np.argmin(adjusted))
+    k = int(np.sum(adjusted <= alpha))
+    return Outcome(_holds(k > 0), f"{k} of {keep.size} significant (Holm); smallest: {labels[keep[best]]} "
+                   f"p_Holm = {adjusted[best]:.2g}", "", n)
+
+
 def equals(value, *, expected) -> Outcome:
     """``value == expected`` (e.g. which mode a vector matches)."""
     return Outcome(_holds(value == expected), str(value))
@@ -190,5 +234,5 @@ def equals(value, *, expected) -> Outcome:
 
 TESTS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
     compare, between, all_hold, proportion, quantile_ratio, paired_difference, correlation,
-    discriminating_proportion, correlation_if_testable, equals)}
+    discriminating_proportion, correlation_if_testable, correlations_reach, any_significant, equals)}
 RANDOM_TESTS = frozenset({"quantile_ratio", "paired_difference", "correlation"})

@@ -105,6 +105,10 @@ _CORR_V2 = _c(2, "with >= 50 pairs per schedule: (a) sign — bootstrap 95% inte
               "sign and by equivalence with a declared margin (0.3 in z: Cohen's 'medium' difference, and the "
               "smallest margin 50 pairs can resolve: the 90% half-width of z at n = 50 is 0.24)",
               margin_z=0.3, n_resamples=_BOOTSTRAP)
+_HORIZON = "12_prediction_horizon"
+_HORIZON_REACH = ("within scale (pooled within-scale r, scales weighed equally; >= 100 networks): some cell of {cells} "
+                  "has a Fisher-z interval, Bonferroni-corrected to a family-wise 95% over the cells, beyond |r| = "
+                  "0.5; not reproduced if every cell's interval lies inside (-0.5, 0.5)")
 _CORR_V1 = _holds(1, "paper values inside our bootstrap 95% intervals (10 pairs)", commit="8964a51")
 
 CLAIMS: dict[str, Claim] = {
@@ -282,6 +286,30 @@ CLAIMS: dict[str, Claim] = {
                              "08_entk_over_training",
                              (_c(1, "largest relative error of the first-order sum over schedules and inits <= 10%",
                                  "compare", op="<=", threshold=0.1, fmt=".0%"),)),
+    "horizon-kernel-window": Claim("Sec 6 (Discussion)", "", "An eNTK quantity observed early in training, not only "
+                                   "at t=0, predicts the network's outcome (the paper's 'time window' of prediction)",
+                                   _HORIZON, (_c(1, _HORIZON_REACH.format(
+                                       cells="every eNTK quantity (eNTK silhouettes of both variants, silhouette of the "
+                                       "eNTK accumulated so far, eNTK first-step alignment, NTK-target alignment) x "
+                                       "every outcome (final sharing, single-task test loss, fine-tuning speed, "
+                                       "fine-tuning test loss) x every f in (0, 10%]"),
+                                       "correlations_reach", 100, threshold=0.5, family_level=0.95),)),
+    "horizon-representation-window": Claim("beyond the paper", "", "The hidden representation's task similarity "
+                                           "observed early predicts the network's final task similarity (a trivial "
+                                           "rival of the kernel)", _HORIZON, (_c(1, _HORIZON_REACH.format(
+                                               cells="the sharing index at f x the final sharing index, every f in "
+                                               "(0, 10%]"), "correlations_reach", 100, threshold=0.5,
+                                               family_level=0.95),)),
+    "horizon-loss-window": Claim("beyond the paper", "", "The test loss observed early predicts the final single-task "
+                                 "test loss (a trivial rival of the kernel)", _HORIZON, (_c(1, _HORIZON_REACH.format(
+                                     cells="the single-task test loss at f x the final single-task test loss, every f "
+                                     "in (0, 10%]"), "correlations_reach", 100, threshold=0.5, family_level=0.95),)),
+    "horizon-kernel-beats-rivals": Claim("beyond the paper", "", "Some kernel quantity predicts an outcome better than "
+                                         "the representation and losses observed at the same moment", _HORIZON, (
+        _c(1, "within scale, every eNTK quantity x outcome x f in (0, 50%]: Williams' t of |r(kernel, outcome)| > "
+           "|r(rival, outcome)| against each trivial rival at the same f (sharing index, training loss, test loss, "
+           "loss slope), the largest one-sided p over rivals; some cell with Holm-adjusted p <= 0.05 over all cells",
+           "any_significant", 100, alpha=0.05),)),
 }
 
 

@@ -1,0 +1,191 @@
+"""The prediction horizon: how well a quantity observed at a fraction f of training predicts a
+network's outcome, within init scales and across them, and whether a kernel quantity predicts
+better than the representation and losses observed at the same moment.
+
+Analyses layer, pure functions on per-network numbers. ``values`` are (P, F, N): P predictors, F
+fractions of training, N networks; ``outcome`` (N,); ``groups`` (N,) each network's init scale.
+
+* Accuracy is the size of a correlation: :func:`within_scale_accuracy` the pooled within-scale r
+  of :mod:`lib.analyses.within_scale` (predictor and outcome z-scored within each scale, so
+  every scale weighs the same), :func:`across_scale_accuracy` the plain Pearson r over all
+  networks (which mostly measures the scale itself).
+* Intervals: Fisher's z. For the pooled within-scale r, z ~ normal with variance
+  sum_g n_g^2 / (n_g - 3) / N^2 (the n-weighted mean of the per-scale z's; 1 / (N - 3G) for equal
+  scales): :func:`pooled_fisher_interval`, at any level, so a family of cells can be
+  Bonferroni-corrected without resampling; its coverage is checked by simulation in the tests.
+* :func:`earliest_fraction`: the first fraction at which an interval lies beyond +-threshold;
+  :func:`earliest_fraction_interval`: a percentile bootstrap interval (networks resampled within
+  scale) of the first fraction at which |r| reaches the threshold.
+* :func:`williams_t`: Williams' t for two dependent correlations that share a variable
+  (Steiger 1980, eq. 7): does predictor k correlate more strongly with the outcome than rival h?
+  :func:`beats_rivals` applies it to every kernel predictor against every rival at the same f,
+  as an intersection-union test (the kernel must beat each rival: p = the largest one-sided p).
+* :func:`shuffled_accuracy`: the negative control, the outcome permuted within each scale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+from scipy.stats import t as student_t
+
+from .within_scale import standardize_within
+from ..core.validation import check_int
+
+
+def _check(values, outcome, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    values, outcome, groups = np.asarray(values, np.float64), np.asarray(outcome, np.float64), np.asarray(groups)
+    if values.ndim != 3 or outcome.ndim != 1 or groups.shape != outcome.shape or values.shape[2] != len(outcome):
+        raise ValueError(f"values must be (P, F, N) with outcome and groups (N,), got shapes {values.shape}, "
+                         f"{outcome.shape}, {groups.shape}")
+    if len(np.unique(groups)) < 1 or len(outcome) < 4:
+        raise ValueError(f"outcome must hold >= 4 networks, got {len(outcome)}")
+    return values, outcome, groups
+
+
+def _within_z(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """(..., N) values z-scored within each group along the last axis (nan where a group is constant
+    or a value is not finite)."""
+    flat = values.reshape(-1, values.shape[-1])
+    out = np.full(flat.shape, np.nan)
+    for i, row in enumerate(flat):
+        keep = np.isfinite(row)
+        z = np.full(row.shape, np.nan)
+        z[keep] = standardize_within(row[keep], groups[keep])
+        out[i] = z
+    return out.reshape(values.shape)
+
+
+def _mean_product(za: np.ndarray, zb: np.ndarray) -> np.ndarray:
+    both = np.isfinite(za) & np.isfinite(zb)
+    with np.errstate(invalid="ignore"):
+        return np.where(both.any(axis=-1), np.nansum(np.where(both, za * zb, 0.0), axis=-1) / both.sum(axis=-1), np.nan)
+
+
+def within_scale_accuracy(values, outcome, groups) -> np.ndarray:
+    """(P, F) pooled within-scale r of each predictor at each fraction with the outcome (nan where
+    no scale has both varying)."""
+    values, outcome, groups = _check(values, outcome, groups)
+    return _mean_product(_within_z(values, groups), _within_z(outcome, groups))
+
+
+def across_scale_accuracy(values, outcome) -> np.ndarray:
+    """(P, F) Pearson r over all networks (finite pairs) of each predictor at each fraction with the outcome."""
+    values, outcome = np.asarray(values, np.float64), np.asarray(outcome, np.float64)
+    out = np.full(values.shape[:2], np.nan)
+    for p in range(values.shape[0]):
+        for f in range(values.shape[1]):
+            keep = np.isfinite(values[p, f]) & np.isfinite(outcome)
+            a, b = values[p, f, keep], outcome[keep]
+            a, b = a - a.mean(), b - b.mean()
+            denom = np.sqrt((a * a).sum() * (b * b).sum())
+            out[p, f] = (a * b).sum() / denom if keep.sum() > 2 and denom > 0 else np.nan
+    return out
+
+
+def pooled_z_se(n_per_group) -> float:
+    """Standard error of Fisher's z of a pooled within-scale r from scales of ``n_per_group``
+    networks (each >= 4): sqrt(sum n_g^2 / (n_g - 3)) / N; for one scale, 1 / sqrt(n - 3)."""
+    n = np.asarray(n_per_group, np.float64).ravel()
+    if n.size == 0 or np.any(n < 4):
+        raise ValueError(f"n_per_group must list >= 1 scale of >= 4 networks each, got {n_per_group!r}")
+    return float(np.sqrt(np.sum(n ** 2 / (n - 3))) / n.sum())
+
+
+def pooled_fisher_interval(r, n_per_group, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) arrays like ``r``: tanh(atanh(r) -+ z_q * :func:`pooled_z_se`), z_q the normal
+    quantile of the two-sided ``level`` (in (0, 1))."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    half = norm.ppf(0.5 + level / 2) * pooled_z_se(n_per_group)
+    z = np.arctanh(np.clip(np.asarray(r, np.float64), -0.9999999, 0.9999999))
+    return np.tanh(z - half), np.tanh(z + half)
+
+
+def earliest_fraction(lo, hi, fractions, threshold: float) -> float:
+    """The first of ``fractions`` (F,) at which the interval [lo, hi] (F,) lies beyond +-threshold
+    (lo > threshold or hi < -threshold); inf when it never does."""
+    lo, hi, fractions = (np.asarray(a, np.float64) for a in (lo, hi, fractions))
+    if not (lo.shape == hi.shape == fractions.shape and fractions.ndim == 1):
+        raise ValueError(f"lo, hi and fractions must be (F,) arrays of one length, got {lo.shape}, {hi.shape}, "
+                         f"{fractions.shape}")
+    reached = np.flatnonzero((lo > threshold) | (hi < -threshold))
+    return float(fractions[reached[0]]) if len(reached) else float("inf")
+
+
+def earliest_fraction_interval(values, outcome, groups, fractions, threshold: float, n_resamples: int = 1000,
+                               seed: int = 0) -> np.ndarray:
+    """(P, 2) percentile bootstrap 95% interval of the first fraction at which each predictor's
+    pooled within-scale |r| reaches ``threshold``: networks resampled within each scale,
+    ``n_resamples`` times; a resample that never reaches it counts as inf."""
+    values, outcome, groups = _check(values, outcome, groups)
+    check_int("n_resamples", n_resamples, minimum=100)
+    fractions = np.asarray(fractions, np.float64)
+    if fractions.shape != (values.shape[1],):
+        raise ValueError(f"fractions must be ({values.shape[1]},), got {fractions.shape}")
+    rng = np.random.default_rng(seed)
+    members = [np.flatnonzero(groups == g) for g in np.unique(groups)]
+    first = np.empty((n_resamples, values.shape[0]))
+    for b in range(n_resamples):
+        idx = np.concatenate([m[rng.integers(len(m), size=len(m))] for m in members])
+        r = within_scale_accuracy(values[:, :, idx], outcome[idx], groups[idx])
+        hit = np.abs(np.nan_to_num(r)) >= threshold
+        first[b] = np.where(hit.any(axis=1), fractions[np.argmax(hit, axis=1)], np.inf)
+    return np.quantile(first, [0.025, 0.975], axis=0, method="inverted_cdf").T
+
+
+def williams_t(r_jk, r_jh, r_kh, n: float) -> tuple[np.ndarray, np.ndarray]:
+    """Williams' t (Steiger 1980, eq. 7) for H0: rho_jk = rho_jh, correlations of j with k and with h
+    from the same n cases, and its one-sided p-value for rho_jk > rho_jh (t distribution, n - 3
+    degrees of freedom). Arrays broadcast."""
+    r_jk, r_jh, r_kh = (np.asarray(a, np.float64) for a in (r_jk, r_jh, r_kh))
+    if not n > 4:
+        raise ValueError(f"n must be > 4, got {n!r}")
+    det = 1 - r_jk ** 2 - r_jh ** 2 - r_kh ** 2 + 2 * r_jk * r_jh * r_kh
+    mean = (r_jk + r_jh) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (r_jk - r_jh) * np.sqrt((n - 1) * (1 + r_kh) / (2 * (n - 1) / (n - 3) * det + mean ** 2 * (1 - r_kh) ** 3))
+    return t, student_t.sf(t, n - 3)
+
+
+def effective_n(n_per_group) -> float:
+    """The n whose single-sample Fisher z has the pooled within-scale r's standard error:
+    3 + 1 / :func:`pooled_z_se` ^ 2 (N - 3G + 3 for G equal scales)."""
+    return 3.0 + 1.0 / pooled_z_se(n_per_group) ** 2
+
+
+def beats_rivals(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]:
+    """Does each kernel predictor (K, F, N) predict the outcome better, within scale, than every
+    rival (R, F, N) observed at the same fraction?
+
+    Correlations are pooled within-scale r's; each predictor is oriented by the sign of its own r
+    with the outcome (accuracy is |r|). Per (kernel, fraction), Williams' t against each rival with
+    :func:`effective_n` cases; ``p``: the largest one-sided p over rivals (intersection-union: the
+    kernel beats them all); ``p_reverse``: the same for "some rival beats the kernel" (the smallest
+    p over rivals of the rival's advantage). Returns ``r_kernel`` (K, F), ``r_rival`` (R, F),
+    ``p``, ``p_reverse`` (K, F)."""
+    kernels, outcome, groups = _check(kernels, outcome, groups)
+    rivals = np.asarray(rivals, np.float64)
+    if rivals.ndim != 3 or rivals.shape[1:] != kernels.shape[1:]:
+        raise ValueError(f"rivals must be (R, F, N) with F, N as kernels {kernels.shape[1:]}, got {rivals.shape}")
+    zk, zr, zy = _within_z(kernels, groups), _within_z(rivals, groups), _within_z(outcome, groups)
+    r_k, r_r = _mean_product(zk, zy), _mean_product(zr, zy)  # (K, F), (R, F)
+    r_kr = _mean_product(zk[:, None], zr[None])  # (K, R, F)
+    n_groups = [int(np.sum(groups == g)) for g in np.unique(groups)]
+    n = effective_n(n_groups)
+    sk, sr = np.sign(r_k)[:, None], np.sign(r_r)[None]  # orient each predictor by its own sign
+    _, p_k_over_r = williams_t(np.abs(r_k)[:, None], np.abs(r_r)[None], r_kr * sk * sr, n)
+    _, p_r_over_k = williams_t(np.abs(r_r)[None], np.abs(r_k)[:, None], r_kr * sk * sr, n)
+    return {"r_kernel": r_k, "r_rival": r_r, "p": np.max(p_k_over_r, axis=1), "p_reverse": np.min(p_r_over_k, axis=1)}
+
+
+def shuffled_accuracy(values, outcome, groups, seed: int = 0) -> np.ndarray:
+    """(P, F) :func:`within_scale_accuracy` with the outcome permuted within each scale: the
+    negative control (chance accuracy, |r| within the null interval around 0)."""
+    values, outcome, groups = _check(values, outcome, groups)
+    rng = np.random.default_rng(seed)
+    shuffled = outcome.copy()
+    for g in np.unique(groups):
+        member = np.flatnonzero(groups == g)
+        shuffled[member] = outcome[rng.permutation(member)]
+    return within_scale_accuracy(values, shuffled, groups)
