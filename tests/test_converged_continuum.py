@@ -76,6 +76,8 @@ def test_converged_sweep_blocks_columns_and_convergence_measures(in_process):
     np.testing.assert_allclose(out["loss_finetune_test"][:3], point["curve/finetune/loss_test"][:, -1])
     curve = point["curve/single/loss_test"]
     np.testing.assert_allclose(out["settle_single"][:3], np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])
+    np.testing.assert_array_equal(out["loss_single_test_10pct"][:3], curve[:, 1])
+    np.testing.assert_array_equal(out["loss_single_test_20pct"][:3], curve[:, 2])
     assert set(continuum_points.OUTCOMES) <= set(out)
 
 

@@ -103,7 +103,9 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
     :data:`~lib.analyses.continuum_points.OUTCOMES`, and per network the
     relative change of the single-task (``settle_single``) and fine-tuning (``settle_finetune``)
     test loss over the last tenth of its run, ``|L(T) - L(0.9 T)| / L(0.9 T)``, and
-    ``route_resolution``: the iterations between recorded losses of the held-out route."""
+    ``route_resolution``: the iterations between recorded losses of the held-out route;
+    ``loss_single_test_10pct``, ``loss_single_test_20pct``: the single-task test loss recorded at
+    10% and 20% of the single-task phase."""
     from ..experiments.sweep import dask_client, sweep
 
     check_int("n_seeds", n_seeds, minimum=2)
@@ -136,6 +138,8 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
             curve = np.asarray(o[key], np.float64)
             block[f"settle_{phase}"] = list(np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])
         block["route_resolution"] = [int(np.max(np.diff(o["iterations/route"])))] * n_seeds
+        for tenths in (1, 2):  # the recorded test loss at 10% and 20% of the single-task phase (11 snapshots)
+            block[f"loss_single_test_{10 * tenths}pct"] = list(np.asarray(o["curve/single/loss_test"])[:, tenths])
         for name, values in block.items():
             columns.setdefault(name, []).extend(values)
     return {k: np.asarray(v) for k, v in columns.items()}

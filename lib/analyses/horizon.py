@@ -32,6 +32,8 @@ from scipy.stats import t as student_t
 from .within_scale import standardize_within
 from ..core.validation import check_int
 
+EARLY_FRACTION = 0.1  # "early" in the registry's horizon criteria: f <= 10% of the single-task phase
+
 
 def _check(values, outcome, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values, outcome, groups = np.asarray(values, np.float64), np.asarray(outcome, np.float64), np.asarray(groups)
@@ -76,10 +78,11 @@ def across_scale_accuracy(values, outcome) -> np.ndarray:
     for p in range(values.shape[0]):
         for f in range(values.shape[1]):
             keep = np.isfinite(values[p, f]) & np.isfinite(outcome)
-            a, b = values[p, f, keep], outcome[keep]
-            a, b = a - a.mean(), b - b.mean()
+            if keep.sum() < 3:
+                continue
+            a, b = values[p, f, keep] - values[p, f, keep].mean(), outcome[keep] - outcome[keep].mean()
             denom = np.sqrt((a * a).sum() * (b * b).sum())
-            out[p, f] = (a * b).sum() / denom if keep.sum() > 2 and denom > 0 else np.nan
+            out[p, f] = (a * b).sum() / denom if denom > 0 else np.nan
     return out
 
 
@@ -145,6 +148,7 @@ def williams_t(r_jk, r_jh, r_kh, n: float) -> tuple[np.ndarray, np.ndarray]:
     mean = (r_jk + r_jh) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         t = (r_jk - r_jh) * np.sqrt((n - 1) * (1 + r_kh) / (2 * (n - 1) / (n - 3) * det + mean ** 2 * (1 - r_kh) ** 3))
+    t = np.where(r_jk == r_jh, 0.0, t)  # equal correlations (e.g. k = h, where the formula is 0 / 0): no difference
     return t, student_t.sf(t, n - 3)
 
 
@@ -176,7 +180,9 @@ def beats_rivals(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]:
     sk, sr = np.sign(r_k)[:, None], np.sign(r_r)[None]  # orient each predictor by its own sign
     _, p_k_over_r = williams_t(np.abs(r_k)[:, None], np.abs(r_r)[None], r_kr * sk * sr, n)
     _, p_r_over_k = williams_t(np.abs(r_r)[None], np.abs(r_k)[:, None], r_kr * sk * sr, n)
-    return {"r_kernel": r_k, "r_rival": r_r, "p": np.max(p_k_over_r, axis=1), "p_reverse": np.min(p_r_over_k, axis=1)}
+    undefined_as_one = lambda p: np.where(np.isfinite(p), p, 1.0)  # an undefined test shows nothing
+    return {"r_kernel": r_k, "r_rival": r_r, "p": np.max(undefined_as_one(p_k_over_r), axis=1),
+            "p_reverse": np.min(undefined_as_one(p_r_over_k), axis=1)}
 
 
 def shuffled_accuracy(values, outcome, groups, seed: int = 0) -> np.ndarray:
@@ -189,3 +195,29 @@ def shuffled_accuracy(values, outcome, groups, seed: int = 0) -> np.ndarray:
         member = np.flatnonzero(groups == g)
         shuffled[member] = outcome[rng.permutation(member)]
     return within_scale_accuracy(values, shuffled, groups)
+
+
+def accuracy_curves(values, outcome, groups, fractions, threshold: float, n_resamples: int = 1000,
+                    seed: int = 0) -> dict[str, np.ndarray]:
+    """Everything the horizon figure and tables show for one outcome, predictors ``values`` (P, F, N):
+
+    ``within``, ``within_lo``, ``within_hi`` (P, F): pooled within-scale r and its Fisher 95%
+    interval; ``across``, ``across_lo``, ``across_hi`` (P, F): Pearson r over all networks and its
+    Fisher 95% interval (n = finite networks); ``earliest`` (P,): :func:`earliest_fraction` of the
+    within-scale interval and ``earliest_lo``, ``earliest_hi`` (P,): its bootstrap interval
+    (:func:`earliest_fraction_interval`); ``shuffled`` (P, F): the within-scale r with the outcome
+    permuted within scale, and ``null_half`` (scalar): the half-width of the Fisher 95% interval
+    around 0, inside which a chance |r| falls 95% of the time."""
+    values, outcome, groups = _check(values, outcome, groups)
+    n_groups = [int(np.sum(groups == g)) for g in np.unique(groups)]
+    within = within_scale_accuracy(values, outcome, groups)
+    within_lo, within_hi = pooled_fisher_interval(within, n_groups)
+    across = across_scale_accuracy(values, outcome)
+    n = len(outcome)
+    across_lo, across_hi = pooled_fisher_interval(across, [n])
+    earliest = np.array([earliest_fraction(lo, hi, fractions, threshold) for lo, hi in zip(within_lo, within_hi)])
+    spread = earliest_fraction_interval(values, outcome, groups, fractions, threshold, n_resamples, seed)
+    return {"within": within, "within_lo": within_lo, "within_hi": within_hi, "across": across,
+            "across_lo": across_lo, "across_hi": across_hi, "earliest": earliest, "earliest_lo": spread[:, 0],
+            "earliest_hi": spread[:, 1], "shuffled": shuffled_accuracy(values, outcome, groups, seed),
+            "null_half": float(np.tanh(norm.ppf(0.975) * pooled_z_se(n_groups)))}

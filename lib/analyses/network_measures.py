@@ -75,8 +75,14 @@ def entk_target_alignment(net: MultitaskNet, params: Params, x_train, y_train, x
     gradient step on (x_train, y_train), ``-sum_m entk[k, n, m]`` (N_eval, K), and the change
     the outputs need, ``y_eval - f(x_eval)``. Independent of the learning rate."""
     e = entk(net, params, jnp.asarray(x_eval), jnp.asarray(x_train), jnp.asarray(y_train))
-    predicted = -np.asarray(e, np.float64).sum(axis=2).T
-    needed = np.asarray(y_eval, np.float64) - np.asarray(net.apply(params, jnp.asarray(x_eval)), np.float64)
+    return entk_alignment(e, y_eval, net.apply(params, jnp.asarray(x_eval)))
+
+
+def entk_alignment(entk_eval: np.ndarray, y_eval: np.ndarray, outputs_eval: np.ndarray) -> float:
+    """Cosine between an eNTK's (K, N_eval, M) first-order change of the outputs,
+    ``-sum_m entk[k, n, m]`` (N_eval, K), and the change they need, ``y_eval - outputs_eval`` (N_eval, K)."""
+    predicted = -np.asarray(entk_eval, np.float64).sum(axis=2).T
+    needed = np.asarray(y_eval, np.float64) - np.asarray(outputs_eval, np.float64)
     return _cosine(predicted, needed)
 
 

@@ -378,6 +378,36 @@ def check_live_explorer(g, seed, schedule, architecture, n_iterations, n_train) 
     check_explorer(g, seed, schedule, architecture, n_iterations, n_train=n_train)
 
 
+# --- 12: the prediction horizon --------------------------------------------------------------------
+def check_prediction_horizon(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
+                             n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions, converged_only,
+                             n_resamples) -> None:
+    """Chapter 12: the converged continuum's parameters (as chapter 10's, whose cached runs it reads),
+    the fractions of the single-task phase and the bootstrap size."""
+    from ..experiments.horizon_snapshots import snapshot_iterations
+
+    check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
+    check_size("converged_seeds", converged_seeds, minimum=4, sane_maximum=200)
+    check_int("converged_seeds", converged_seeds, minimum=4, maximum=LR_SELECTION_SEED)
+    check_int("first_block", first_block, minimum=1, maximum=converged_seeds)
+    _check_iterations("converged_iterations", converged_iterations, ("finetune", "route", "single"),
+                      ("finetune", "single"))
+    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
+    check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
+    check_size("lr_choice_iterations", lr_choice_iterations, minimum=10, sane_maximum=100_000)
+    check_size("n_train", n_train, minimum=24, sane_maximum=2000)
+    check_size("n_hidden", n_hidden, minimum=1, sane_maximum=2000)
+    check_number_list("fractions", fractions, 0.0, 0.5, increasing=True, min_length=3)
+    if float(fractions[0]) != 0.0:
+        raise ValueError(f"fractions must start at 0 (t=0), got {fractions!r}")
+    snapshot_iterations(fractions, converged_iterations["single"])
+    check_choice("converged_only", converged_only, (True, False))
+    check_size("n_resamples", n_resamples, minimum=100, sane_maximum=100_000)
+    check_workload("the horizon's kernels, len(converged_scales) x converged_seeds x len(fractions) snapshots, each "
+                   "two eNTKs on n_train x n_train inputs (the defaults: 1350 snapshots)",
+                   len(converged_scales) * converged_seeds * len(fractions), 20_000)
+
+
 # --- every chapter --------------------------------------------------------------------------------
 CHECKERS = {
     "00_quickstart": check_quickstart,
@@ -392,6 +422,7 @@ CHECKERS = {
     "09_your_own_network": check_your_own_network,
     "10_rich_lazy_continuum": check_rich_lazy_continuum,
     "11_explorer": check_live_explorer,
+    "12_prediction_horizon": check_prediction_horizon,
 }
 
 

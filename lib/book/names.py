@@ -23,6 +23,18 @@ PREDICTORS: dict[str, str] = {
     "kta_entk_multi": "eNTK-target alignment, multi",
     "sharing_initial": "sharing index, t=0",
 }
+# the predictors of the prediction horizon at a fraction f of training (lib.analyses.horizon_points)
+HORIZON_PREDICTORS: dict[str, str] = {
+    "silhouette_entk_principled": "eNTK silhouette (principled)",
+    "silhouette_entk_authors": "eNTK silhouette (authors)",
+    "silhouette_entk_accumulated": "accumulated eNTK silhouette",
+    "kta_entk_single": "eNTK-target alignment",
+    "kta_ntk_single": "NTK-target alignment",
+    "sharing": "sharing index so far",
+    "loss_train": "training loss so far",
+    "loss_test": "test loss so far",
+    "loss_slope": "slope of log training loss",
+}
 # the outcomes of a trained network (lib.analyses.expected_signs.OUTCOME_NAMES and the continuum's extras)
 OUTCOMES: dict[str, str] = {
     "loss_single_test": "single-task test loss",
@@ -72,7 +84,7 @@ VERDICT_SYMBOLS: dict[str, str] = {
     "not tested": "\u2013",                     # en dash
 }
 
-NAMES: dict[str, str] = {**PREDICTORS, **OUTCOMES, **VARIANTS, **COMPARISON, **COLUMNS}
+NAMES: dict[str, str] = {**HORIZON_PREDICTORS, **PREDICTORS, **OUTCOMES, **VARIANTS, **COMPARISON, **COLUMNS}
 
 
 def reader_name(key: str) -> str:

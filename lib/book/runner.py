@@ -73,6 +73,7 @@ NOTEBOOKS = (
     "09_your_own_network",
     "10_rich_lazy_continuum",
     "11_explorer",
+    "12_prediction_horizon",
     "07_reproduction_summary",  # last: it collects the summary records of the others
 )
 
@@ -103,6 +104,11 @@ PROFILES: dict[str, dict[str, dict]] = {
                                    "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
                                    "n_permutations": 199},
         "11_explorer": {"n_iterations": 100},
+        "12_prediction_horizon": {"converged_scales": [1.0, 10.0], "converged_seeds": 4, "first_block": 3,
+                                  "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
+                                  "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
+                                  "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5], "converged_only": False,
+                                  "n_resamples": 100},
     },
 }
 

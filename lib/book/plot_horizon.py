@@ -1,0 +1,78 @@
+"""The prediction horizon's figure (chapter 12): accuracy against the fraction of training.
+
+:func:`plot_horizon`: one column per outcome, within init scales (top row) and across them
+(bottom row); one line per predictor, |r| with its Fisher 95% interval as a band, kernel
+quantities solid and the trivial rivals dashed; the declared accuracy as a horizontal line and
+the chance band (|r| inside the 95% null interval) shaded. f = 0 (t = 0) is drawn at the left
+edge of the logarithmic axis.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter
+
+from .names import reader_name
+from .plot_style import CYCLE, use_book_style
+
+use_book_style()  # importing any plot_* module applies the book's figure style
+
+T0_POSITION = 0.001  # where f = 0 sits on the log axis (left of the first fraction, 0.25%)
+
+
+def _positions(fractions: np.ndarray) -> np.ndarray:
+    return np.where(fractions > 0, fractions, T0_POSITION)
+
+
+def _size_band(r: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """|r| and its interval: [lo, hi] for r >= 0, [-hi, -lo] for r < 0, clipped at 0."""
+    negative = r < 0
+    return (np.abs(r), np.clip(np.where(negative, -hi, lo), 0, 1), np.clip(np.where(negative, -lo, hi), 0, 1))
+
+
+def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str], kernels: list[str],
+                 fractions, threshold: float):
+    """``curves``: outcome -> :func:`lib.analyses.horizon.accuracy_curves` for ``predictors`` (in that
+    order); ``kernels``: which of them are kernel quantities (solid lines); ``fractions`` (F,).
+    Returns the figure."""
+    fractions = np.asarray(fractions, float)
+    missing = [p for p in kernels if p not in predictors]
+    if missing:
+        raise ValueError(f"kernels must be among predictors {predictors}, got {missing}")
+    outcomes = list(curves)
+    fig, axes = plt.subplots(2, len(outcomes), figsize=(3.0 * len(outcomes) + 0.6, 6.2), sharex=True, sharey=True,
+                             squeeze=False)
+    x = _positions(fractions)
+    colors = {p: CYCLE[i % len(CYCLE)] for i, p in enumerate(predictors)}
+    for col, outcome in enumerate(outcomes):
+        c = curves[outcome]
+        for row, (kind, title) in enumerate((("within", "within scales"), ("across", "across scales"))):
+            ax = axes[row, col]
+            ax.axhspan(0, c["null_half"] if kind == "within" else 0, color="0.9", lw=0)
+            ax.axhline(threshold, color="0.3", lw=0.8, ls=":")
+            for i, p in enumerate(predictors):
+                size, lo, hi = _size_band(c[kind][i], c[f"{kind}_lo"][i], c[f"{kind}_hi"][i])
+                style = "-" if p in kernels else "--"
+                ax.plot(x, size, style, color=colors[p], lw=1.4, marker="o", ms=2.5, label=reader_name(p))
+                ax.fill_between(x, lo, hi, color=colors[p], alpha=0.12, lw=0)
+            ax.set_xscale("log")
+            ax.set_ylim(0, 1)
+            if row == 0:
+                ax.set_title("\n".join(textwrap.wrap(reader_name(outcome), 24)), fontsize=9)
+            if col == 0:
+                ax.set_ylabel(f"|r|, {title}")
+            if row == 1:
+                ax.set_xlabel("fraction of single-task training")
+    axes[0, 0].xaxis.set_major_locator(FixedLocator(list(x)))
+    axes[0, 0].xaxis.set_major_formatter(FuncFormatter(
+        lambda v, _: "0" if np.isclose(v, T0_POSITION) else f"{100 * v:g}%"))
+    for ax in axes[-1]:
+        plt.setp(ax.get_xticklabels(), rotation=90, fontsize=7)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(5, len(labels)), fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, -0.06))
+    fig.tight_layout()
+    return fig

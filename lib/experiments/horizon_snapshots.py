@@ -1,0 +1,77 @@
+"""The continuum's networks at fractions of their single-task training, for the prediction horizon.
+
+Experiments layer. The rich-to-lazy continuum (:func:`lib.experiments.continuum.run_continuum`)
+keeps only each network's initial and final weights. The horizon chapter needs the weights at
+fractions f of the single-task phase (f = 0.25% ... 50%), so :func:`single_task_snapshots`
+trains the same networks again — the same initial weights
+(:func:`~lib.experiments.continuum.scaled_initial_params`), the same single-task data
+(``make_data(seed, ..., multitask=False, stream=0)``), the same learning rate and engine —
+stopping at each snapshot iteration. Full-batch gradient descent is deterministic, so the
+trajectory is the continuum's own: the losses at the snapshots the continuum also records
+(every tenth of the phase) agree with its cached curves (checked in the chapter and the tests).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .continuum import _observe_mean_losses, _stack, scaled_initial_params
+from ..core.engines import DEFAULT_ENGINE, Engine
+from ..core.models import MultitaskNet
+from ..core.tasks import TaskEnvironment
+from ..core.training import train_many
+from ..core.validation import check_int, check_positive_float, check_seeds
+
+HORIZON_FRACTIONS = (0.0, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+
+
+def snapshot_iterations(fractions, n_iterations: int) -> np.ndarray:
+    """(F,) iterations round(f * n_iterations) of the fractions (F,) of a phase of ``n_iterations``;
+    fractions must be in [0, 1] and their iterations strictly increasing."""
+    check_int("n_iterations", n_iterations, minimum=1)
+    f = np.asarray(fractions, np.float64)
+    if f.ndim != 1 or f.size == 0 or not np.all((f >= 0) & (f <= 1)):
+        raise ValueError(f"fractions must be a non-empty 1-D list of numbers in [0, 1], got {fractions!r}")
+    iterations = np.rint(f * n_iterations).astype(int)
+    if np.any(np.diff(iterations) <= 0):
+        raise ValueError(f"fractions must give strictly increasing iterations of {n_iterations}, got {iterations.tolist()} "
+                         f"from {list(fractions)}")
+    return iterations
+
+
+def single_task_snapshots(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float, n_single: int,
+                          fractions=HORIZON_FRACTIONS, n_hidden: int = 200, n_train: int = 200, n_test: int = 200,
+                          engine: Engine | str = DEFAULT_ENGINE) -> dict[str, np.ndarray]:
+    """Weights and losses of the continuum's networks (``seeds`` at init scale ``g``, ``scaling``)
+    at the fractions (F,) of their single-task phase of ``n_single`` iterations.
+
+    Returns (S = len(seeds), F = len(fractions)): ``params/<name>`` (F, S, ...) the weights at each
+    snapshot; ``loss_train``, ``loss_test`` (S, F) mean per-pattern losses; ``iterations`` (F,);
+    the data ``x_train``, ``y_train``, ``x_test``, ``y_test`` (S, N, .)."""
+    seeds = check_seeds("seeds", seeds)
+    check_positive_float("learning_rate", learning_rate)
+    iterations = snapshot_iterations(fractions, n_single)
+    net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
+    single = [env.make_data(s, n_train, n_test, "iid", multitask=False, stream=0) for s in seeds]
+    data = {"x_train": _stack([d[0].x for d in single]), "y_train": _stack([d[0].y for d in single]),
+            "x_test": _stack([d[1].x for d in single]), "y_test": _stack([d[1].y for d in single])}
+    lrs = jnp.full((len(seeds),), learning_rate, jnp.float32)
+    observe = _observe_mean_losses(net, ("train", "test"))
+    params = scaled_initial_params(net, seeds, g, scaling)
+    snapshots, losses, done = [], [], 0
+    for target in iterations:
+        if target > done:
+            params, observed = train_many(net, params, data, lrs, int(target - done), 2, observe, engine=engine)
+            loss = {k: np.asarray(v)[:, -1] for k, v in observed.items()}
+        else:  # the first snapshot at iteration 0
+            loss = {k: np.asarray(v) for k, v in jax.vmap(observe)(params, data).items()}
+        done = int(target)
+        snapshots.append({k: np.asarray(v) for k, v in params.items()})
+        losses.append(loss)
+    out = {f"params/{k}": np.stack([s[k] for s in snapshots]) for k in snapshots[0]}
+    out |= {name: np.stack([l[name] for l in losses], axis=1) for name in ("loss_train", "loss_test")}
+    out |= {k: np.asarray(v) for k, v in data.items()}
+    out["iterations"] = iterations
+    return out
