@@ -7,15 +7,18 @@ PY := $(VENV)/bin/python
 REQ_HASH := $(shell sha256sum requirements.txt pyproject.toml | sha256sum | cut -c1-12)
 STAMP := $(VENV)/.installed-$(REQ_HASH)
 JB_FLAGS := -W --keep-going
+UV_VERSION := 0.13.9
 
 .PHONY: setup browser book test test-generic-cpu sweep benchmark lab prune-results clean-results clean
 export NOTEBOOK FUNCTION GRID WORKERS SCHEDULER TABLE
 
+# uv installs the pinned requirements (the same versions pip would) several times faster than pip
 $(STAMP):
 	rm -f $(VENV)/.installed-*
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(VENV)/bin/uv pip install --quiet --python $(PY) -r requirements.txt
+	$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
 	touch $@
 
 setup: $(STAMP)

@@ -174,10 +174,11 @@ plt.show()
 # (hz-earliest)=
 # ## The earliest fraction at which each quantity predicts
 #
-# For each predictor and outcome, the first fraction at which its within-scale interval lies
-# beyond |r| = {glue:text}`hz_threshold` ("not by" the last fraction when it never does), and a bootstrap
-# 95% interval of the first fraction at which |r| reaches it (networks resampled within each
-# scale).
+# For each predictor and outcome, the first fraction at which its within-scale |r| reaches
+# {glue:text}`hz_threshold` ("not by" the last fraction when it never does), with a bootstrap
+# 95% interval (networks resampled within each scale). Reaching it is not yet certainty: the
+# cells whose Fisher 95% interval lies wholly beyond {glue:text}`hz_threshold` at some fraction
+# are {glue:text}`hz_sure`.
 
 # %% tags=["hide-input"]
 import pandas as pd
@@ -193,6 +194,9 @@ earliest = pd.DataFrame({reader_name(o): [f"{_fraction(c['earliest'][i])} [{_fra
                                           f"{_fraction(c['earliest_hi'][i])}]" for i in range(len(PREDICTORS))]
                          for o, c in curves.items()}, index=[reader_name(p) for p in PREDICTORS])
 earliest.index.name = "predictor"
+sure = [f"{reader_name(p)} for the {reader_name(o)} from {_fraction(c['earliest_sure'][i])}"
+        for o, c in curves.items() for i, p in enumerate(PREDICTORS) if np.isfinite(c["earliest_sure"][i])]
+glue("hz_sure", "; ".join(sure) if sure else "none", display=False)
 reading_table(earliest)
 
 # %% [markdown]
@@ -269,11 +273,13 @@ judgements = {
 glue("hz_verdicts", "\n".join(f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours}; {j.interval})"
                               if j.interval else f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours})"
                               for k, j in judgements.items()), display=False)
-kernel_first = min(min(c["earliest"][:len(KERNELS)]) for c in curves.values())
-rival_first = min(min(c["earliest"][len(KERNELS):]) for c in curves.values())
-answer = (f"Within init scales, the earliest fraction of training at which any kernel quantity predicts an outcome "
-          f"with |r| beyond {THRESHOLD:g} is {_fraction(kernel_first)}; for the trivial rivals (the representation and "
-          f"losses observed so far) it is {_fraction(rival_first)}. ")
+kernel_first = min(min(c["earliest_sure"][:len(KERNELS)]) for c in curves.values())
+rival_first = min(min(c["earliest_sure"][len(KERNELS):]) for c in curves.values())
+by_when = lambda f, who: (f"{who} from {_fraction(f)} of the single-task phase" if np.isfinite(f)
+                          else f"{who} at no fraction up to {100 * max(fractions):g}%")
+answer = (f"Within init scales, an outcome is predicted with |r| surely beyond {THRESHOLD:g} (its 95% interval) "
+          f"{by_when(rival_first, 'by the representation or losses observed so far')}, and "
+          f"{by_when(kernel_first, 'by a kernel quantity')}. ")
 answer += ("No kernel quantity beats the representation and losses observed at the same moment."
            if not winners else f"A kernel quantity beats every trivial rival in {len(winners)} of {len(tests)} "
            "comparisons (after Holm's correction).")

@@ -31,7 +31,8 @@ def test_a_predictor_equal_to_the_outcome_at_some_fraction_predicts_perfectly_fr
     curves = horizon.accuracy_curves(values, outcome, groups, FRACTIONS, threshold=0.5, n_resamples=200)
     np.testing.assert_allclose(curves["within"][0, 2:], 1.0)
     np.testing.assert_allclose(curves["across"][0, 2:], 1.0)
-    assert curves["earliest"][0] == 0.1 and curves["earliest_lo"][0] == curves["earliest_hi"][0] == 0.1
+    assert curves["earliest"][0] == curves["earliest_sure"][0] == 0.1
+    assert curves["earliest_lo"][0] == curves["earliest_hi"][0] == 0.1
     assert np.all(np.abs(curves["within"][0, :2]) < curves["null_half"] * 1.5)
 
 

@@ -77,6 +77,15 @@ def test_linear_cka_known_answers():
     assert network_measures.linear_cka(a, rng.normal(size=(50, 6))) < 0.3
 
 
+def test_task_pair_cka_equals_the_pairwise_definition():
+    rng = np.random.default_rng(2)
+    hidden = rng.normal(size=(ENV.n_tasks, 81, 30)) * rng.uniform(0.1, 10, size=(ENV.n_tasks, 1, 1))
+    hidden[3] = 0.5  # a constant representation: CKA undefined
+    pairs, _ = network_measures.task_pair_kinds(ENV)
+    expected = [network_measures.linear_cka(hidden[a], hidden[b]) for a, b in pairs]
+    np.testing.assert_allclose(network_measures.task_pair_cka(hidden, pairs), expected, rtol=1e-12, atol=1e-15)
+
+
 def test_sharing_index_of_pool_codes():
     """Task representations that encode exactly their input pool's feature: pairs sharing the
     input pool have CKA 1, all others 0 (independent pools), so the index is 12 / 30 = 0.4."""

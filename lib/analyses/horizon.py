@@ -203,9 +203,10 @@ def accuracy_curves(values, outcome, groups, fractions, threshold: float, n_resa
 
     ``within``, ``within_lo``, ``within_hi`` (P, F): pooled within-scale r and its Fisher 95%
     interval; ``across``, ``across_lo``, ``across_hi`` (P, F): Pearson r over all networks and its
-    Fisher 95% interval (n = finite networks); ``earliest`` (P,): :func:`earliest_fraction` of the
-    within-scale interval and ``earliest_lo``, ``earliest_hi`` (P,): its bootstrap interval
-    (:func:`earliest_fraction_interval`); ``shuffled`` (P, F): the within-scale r with the outcome
+    Fisher 95% interval (n = finite networks); ``earliest`` (P,): the first fraction at which the
+    within-scale |r| reaches ``threshold`` (inf if none), with ``earliest_lo``, ``earliest_hi`` (P,)
+    its bootstrap interval (:func:`earliest_fraction_interval`), and ``earliest_sure`` (P,): the
+    first fraction at which the Fisher interval lies beyond +-threshold (:func:`earliest_fraction`); ``shuffled`` (P, F): the within-scale r with the outcome
     permuted within scale, and ``null_half`` (scalar): the half-width of the Fisher 95% interval
     around 0, inside which a chance |r| falls 95% of the time."""
     values, outcome, groups = _check(values, outcome, groups)
@@ -215,9 +216,11 @@ def accuracy_curves(values, outcome, groups, fractions, threshold: float, n_resa
     across = across_scale_accuracy(values, outcome)
     n = len(outcome)
     across_lo, across_hi = pooled_fisher_interval(across, [n])
-    earliest = np.array([earliest_fraction(lo, hi, fractions, threshold) for lo, hi in zip(within_lo, within_hi)])
+    sure = np.array([earliest_fraction(lo, hi, fractions, threshold) for lo, hi in zip(within_lo, within_hi)])
+    hit = np.abs(np.nan_to_num(within)) >= threshold
+    earliest = np.where(hit.any(axis=1), np.asarray(fractions, np.float64)[np.argmax(hit, axis=1)], np.inf)
     spread = earliest_fraction_interval(values, outcome, groups, fractions, threshold, n_resamples, seed)
     return {"within": within, "within_lo": within_lo, "within_hi": within_hi, "across": across,
             "across_lo": across_lo, "across_hi": across_hi, "earliest": earliest, "earliest_lo": spread[:, 0],
-            "earliest_hi": spread[:, 1], "shuffled": shuffled_accuracy(values, outcome, groups, seed),
+            "earliest_hi": spread[:, 1], "earliest_sure": sure, "shuffled": shuffled_accuracy(values, outcome, groups, seed),
             "null_half": float(np.tanh(norm.ppf(0.975) * pooled_z_se(n_groups)))}

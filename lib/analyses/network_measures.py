@@ -158,8 +158,23 @@ def sharing_index(env: TaskEnvironment, hidden_by_task: np.ndarray) -> float:
     if hidden_by_task.ndim != 3 or hidden_by_task.shape[0] != env.n_tasks:
         raise ValueError(f"hidden_by_task must be (n_tasks={env.n_tasks}, n_stimuli, H), got {hidden_by_task.shape}")
     pairs, shares = task_pair_kinds(env)
-    cka = np.array([linear_cka(hidden_by_task[a], hidden_by_task[b]) for a, b in pairs])
+    cka = task_pair_cka(hidden_by_task, pairs)
     return float(np.nanmean(cka[shares]) - np.nanmean(cka[~shares]))
+
+
+def task_pair_cka(hidden_by_task: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
+    """(len(pairs),) :func:`linear_cka` of the representations (n_stimuli, H) of each task pair,
+    from the tasks' centered Gram matrices K = h h^T (n_stimuli, n_stimuli):
+    CKA = <K_a, K_b>_F / (|K_a|_F |K_b|_F), each Gram matrix computed once for all pairs; nan
+    for a pair with a constant representation."""
+    h = np.asarray(hidden_by_task, np.float64)
+    h = h - h.mean(axis=1, keepdims=True)
+    gram = np.einsum("tnh,tmh->tnm", h, h)
+    norms = np.sqrt(np.einsum("tnm,tnm->t", gram, gram))
+    a, b = (np.array([pair[i] for pair in pairs], dtype=int) for i in (0, 1))
+    denom = norms[a] * norms[b]
+    cross = np.einsum("pnm,pnm->p", gram[a], gram[b])
+    return np.where(denom > 0, cross / np.where(denom > 0, denom, 1.0), np.nan)
 
 
 def hidden_by_task(env: TaskEnvironment, net: MultitaskNet, params: Params) -> np.ndarray:
