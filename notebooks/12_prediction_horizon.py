@@ -167,6 +167,13 @@ fig = plot_horizon.plot_horizon(curves, PREDICTORS, KERNELS, fractions, THRESHOL
 plt.show()
 
 # %% [markdown]
+# **Reading the figure.** Across scales (bottom row), kernel quantities at t = 0 already
+# correlate with the outcomes (largest: {glue:text}`hz_across_t0`): the init scale moves the
+# kernel and the outcome together. Within scales (top row), where networks of one scale must
+# be told apart, the largest |r| of any kernel quantity at any fraction is
+# {glue:text}`hz_within_kernel`, while the representation and the losses observed so far reach
+# {glue:text}`hz_within_rival`.
+#
 # The negative control: with each outcome permuted within its scale, the within-scale |r|
 # of every predictor at every fraction should fall inside the grey chance band about 95% of
 # the time; it does in {glue:text}`hz_shuffled` cells.
@@ -188,6 +195,21 @@ def _fraction(f: float) -> str:
     return f"not by {100 * max(fractions):g}%" if not np.isfinite(f) else ("t = 0" if f == 0 else f"{100 * f:g}%")
 
 
+def _strongest(kind: str, rows: slice, at=slice(None)) -> str:
+    """The largest |r| of ``kind`` ("within" or "across") over the predictors ``rows``, every outcome
+    and the fractions ``at``, as text with its predictor, outcome and fraction."""
+    best = max(((abs(c[kind][i, f]), i, o, f) for o, c in curves.items()
+                for i in range(len(PREDICTORS))[rows] for f in range(len(fractions))[at]
+                if np.isfinite(c[kind][i, f])), default=None)
+    if best is None:
+        return "undefined"
+    size, i, o, f = best
+    return f"|r| = {size:.2f} ({reader_name(PREDICTORS[i])} with the {reader_name(o)}, at {_fraction(fractions[f])})"
+
+
+glue("hz_across_t0", _strongest("across", slice(0, len(KERNELS)), slice(0, 1)), display=False)
+glue("hz_within_kernel", _strongest("within", slice(0, len(KERNELS))), display=False)
+glue("hz_within_rival", _strongest("within", slice(len(KERNELS), None)), display=False)
 shuffled_inside = np.concatenate([(np.abs(c["shuffled"]) <= c["null_half"]).ravel() for c in curves.values()])
 glue("hz_shuffled", f"{shuffled_inside.mean():.0%} of {shuffled_inside.size}", display=False)
 earliest = pd.DataFrame({reader_name(o): [f"{_fraction(c['earliest'][i])} [{_fraction(c['earliest_lo'][i])}, "
