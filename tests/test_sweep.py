@@ -247,3 +247,30 @@ def test_notebook_sweep_table_holds_the_glued_numbers(client, tmp_path, monkeypa
     losses = frame["quickstart_final_test_standard"]
     assert losses.notna().all() and (losses > 0).all() and losses[0] != losses[1]
     assert frame["quickstart_silhouette_large"].between(-1, 1).all()
+
+
+def test_the_local_cluster_quiets_only_its_nannys_teardown_warnings(monkeypatch):
+    """Inside the block the nanny's log level is untouched; at teardown its warnings (a worker killed
+    after 4 s) are quiet; afterwards, and at the teardown after a failure inside the block, the level
+    is the caller's."""
+    import logging
+
+    from dask.distributed import LocalCluster
+
+    nanny = logging.getLogger("distributed.nanny")
+    before = nanny.level
+    at_teardown = []
+    original_exit = LocalCluster.__exit__
+
+    def recording_exit(self, *args):
+        at_teardown.append(nanny.level)
+        return original_exit(self, *args)
+
+    monkeypatch.setattr(LocalCluster, "__exit__", recording_exit)
+    with sweep.dask_client(n_workers=1) as dask_client:
+        assert nanny.level == before and len(dask_client.scheduler_info()["workers"]) == 1
+    assert nanny.level == before
+    with pytest.raises(RuntimeError, match="inside"):
+        with sweep.dask_client(n_workers=1):
+            raise RuntimeError("a failure inside the block")
+    assert nanny.level == before and at_teardown == [logging.ERROR, before]
