@@ -89,6 +89,9 @@ def test_run_route_learning_records_per_task_losses_and_hidden_activity():
     expected = np.array([errors[ALL.task == t].mean() for t in ROUTES])
     np.testing.assert_allclose(out["task_loss_all"][1, 0], expected, rtol=1e-5)
     np.testing.assert_allclose(out["hidden"][1, 0], net.hidden(params, ALL.x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out["outputs"][1, 0], net.apply(params, ALL.x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(out["all_x"], ALL.x)
+    np.testing.assert_array_equal(out["all_y"], ALL.y)
     x, y = out["x_train"][1], out["y_train"][1]
     train_errors = np.sum((np.asarray(net.apply(params, x), float) - y) ** 2, axis=1)
     task = x[:, ENV.n_stimulus_units:].argmax(axis=1)

@@ -47,7 +47,8 @@ CLUSTERINGS = ("agglomerative", "kmeans")
 class RouteObserver:
     """``observe`` for :func:`train_many`: ``task_loss_train`` (R,) and ``task_loss_all`` (R,), the
     mean over each task's patterns of the summed-over-outputs squared error on ``x_train`` and on
-    ``x_all`` (NaN for a task without patterns), and ``hidden_all`` (N_all, n_hidden)."""
+    ``x_all`` (NaN for a task without patterns), ``hidden_all`` (N_all, n_hidden) and ``output_all``
+    (N_all, n_outputs)."""
 
     model: MultitaskNet
 
@@ -60,7 +61,8 @@ class RouteObserver:
     def __call__(self, params, data):
         return {"task_loss_train": self._task_losses(params, data["x_train"], data["y_train"]),
                 "task_loss_all": self._task_losses(params, data["x_all"], data["y_all"]),
-                "hidden_all": self.model.hidden(params, data["x_all"])}
+                "hidden_all": self.model.hidden(params, data["x_all"]),
+                "output_all": self.model.apply(params, data["x_all"])}
 
 
 def run_route_learning(env: TaskEnvironment, seeds=(0,), g: float = 1.0, learning_rate: float = 0.03,
@@ -77,8 +79,9 @@ def run_route_learning(env: TaskEnvironment, seeds=(0,), g: float = 1.0, learnin
 
     Returns (S seeds, T snapshots, R tasks, N_all = every single-task pattern): ``iterations``
     (T,), ``task_loss_train``, ``task_loss_all`` (S, T, R), ``hidden`` (S, T, N_all, n_hidden),
-    ``all_task`` (N_all,), ``all_stimulus`` (N_all, n_in_pools), ``x_train`` (S, n_train, n_inputs),
-    ``y_train`` (S, n_train, n_outputs).
+    ``outputs`` (S, T, N_all, n_outputs), ``all_task`` (N_all,), ``all_stimulus`` (N_all, n_in_pools),
+    ``all_x`` (N_all, n_inputs), ``all_y`` (N_all, n_outputs) the patterns and their targets,
+    ``x_train`` (S, n_train, n_inputs), ``y_train`` (S, n_train, n_outputs).
     """
     seeds = check_seeds("seeds", seeds)
     check_positive_float("learning_rate", learning_rate)
@@ -101,8 +104,9 @@ def run_route_learning(env: TaskEnvironment, seeds=(0,), g: float = 1.0, learnin
     return {"iterations": np.linspace(0, n_iterations, n_snapshots).round().astype(int),
             "task_loss_train": np.asarray(snaps["task_loss_train"], float),
             "task_loss_all": np.asarray(snaps["task_loss_all"], float),
-            "hidden": np.asarray(snaps["hidden_all"]), "all_task": everything.task,
-            "all_stimulus": everything.stimulus, "x_train": np.asarray(data["x_train"]),
+            "hidden": np.asarray(snaps["hidden_all"]), "outputs": np.asarray(snaps["output_all"]),
+            "all_task": everything.task, "all_stimulus": everything.stimulus, "all_x": np.asarray(everything.x),
+            "all_y": np.asarray(everything.y), "x_train": np.asarray(data["x_train"]),
             "y_train": np.asarray(data["y_train"])}
 
 
