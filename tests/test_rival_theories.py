@@ -134,3 +134,11 @@ def test_network_analysis_end_to_end_is_shaped_and_consistent():
 def test_bad_inputs_name_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_race_validation_reduction_tracks_direct_simulation():
+    data = ENV.make_data(1, 120, 1, "iid", multitask=False, stream=0)[0]
+    out = rt.race_validation(ENV, data.x, data.y, n_snapshots=41)
+    assert out["direct"].shape == out["reduced"].shape == (41, 12)
+    assert out["max_error"] < 0.1 and out["time_error"] < 0.05
+    np.testing.assert_allclose(out["direct"][0], out["reduced"][0], rtol=0.2)  # both start near the target variance

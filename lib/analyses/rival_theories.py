@@ -31,7 +31,8 @@ import numpy as np
 from ..core.tasks import TaskEnvironment
 from ..core.validation import check_int, check_positive_float
 from ..experiments import two_point
-from ..experiments.gated_race import race_predictions, route_statistics
+from ..experiments.gated_race import (GatedArchitecture, learning_times, matched_initial_edges, race_predictions,
+                                      random_weights, route_statistics, simulate_direct, simulate_reduced)
 from ..experiments.route_learning import observed_route_order, order_agreement, pool_ari
 
 COARSE_LOG_RATE_GRID = (-4.0, -2.0, 0.0, 2.0, 4.0)  # natural-log rates of the fit's starting grid
@@ -210,6 +211,28 @@ def output_pool_first(ari_in: np.ndarray, ari_out: np.ndarray, times: np.ndarray
     return {"t_in": t_in, "t_out": t_out, "out_first": bool(t_out < t_in)}
 
 
+def race_validation(env: TaskEnvironment, x: np.ndarray, y: np.ndarray, n_hidden: int = 32, sigma: float = 1e-3,
+                    learning_rate: float = 2.0, n_iterations: int = 800, n_snapshots: int = 81,
+                    seed: int = 0) -> dict[str, np.ndarray]:
+    """The race's reduction (Eq. 10) against direct gradient descent of the whole gated network
+    from N(0, sigma^2) weights of width ``n_hidden`` (seed ``seed``), on the single-task patterns x, y.
+
+    Returns ``time`` (T,), ``direct`` and ``reduced`` (T, R) route losses, ``max_error`` the largest
+    |direct - reduced| over routes and times divided by the route's initial loss, ``time_error``
+    the largest relative difference of the routes' learning times (loss at half its start)."""
+    arch = GatedArchitecture(env)
+    counts, n = route_statistics(env, x, y)
+    b_in, b_out = matched_initial_edges(arch, sigma, n_hidden)
+    direct = simulate_direct(arch, random_weights(arch, n_hidden, sigma, seed), x, y, learning_rate, n_iterations,
+                             n_snapshots)
+    reduced = simulate_reduced(arch, counts, n, b_in, b_out, learning_rate, n_iterations, n_snapshots)
+    t_direct = learning_times(direct["route_loss"], direct["time"])
+    t_reduced = learning_times(reduced["route_loss"], reduced["time"])
+    return {"time": direct["time"], "direct": direct["route_loss"], "reduced": reduced["route_loss"],
+            "max_error": float(np.max(np.abs(direct["route_loss"] - reduced["route_loss"]) / reduced["route_loss"][0])),
+            "time_error": float(np.max(np.abs(t_direct / t_reduced - 1)))}
+
+
 def network_analysis(env: TaskEnvironment, run: dict[str, np.ndarray], learning_rate: float, n_fit: int,
                      n_pairs: int = 4, level: float = 0.5, n_permutations: int = 1000) -> dict[str, np.ndarray]:
     """Both theories on the S networks of one initial scale (``run``: the output of
@@ -264,3 +287,18 @@ def network_analysis(env: TaskEnvironment, run: dict[str, np.ndarray], learning_
             rows[k].append(v)
         out["race_clock"] = race["time"]
     return out | {k: np.array(v) for k, v in rows.items()}
+
+
+def two_point_examples(summary: dict[str, np.ndarray], learning_rates, seed: int, n_steps: int = 3000, depth: int = 4,
+                       width: int = 100, input_gap: float = 0.5, target_gap: float = 1.0,
+                       record_every: int = 20) -> dict[str, np.ndarray]:
+    """One held-out two-point network per gain of ``summary`` (:func:`lib.experiments.two_point.scale_summary`
+    with the same sizes) and Eq. 7 from its initial state with that gain's fitted rates:
+    ``times`` (G, T), ``sim`` and ``theory`` (G, T, 3) the variables (a, b, w)."""
+    gains = np.asarray(summary["gain"], float)
+    run = two_point.simulate_two_point(gains, [seed] * gains.size, learning_rates, n_steps, depth, width, input_gap,
+                                       target_gap, record_every)
+    sim = two_point.simulated_trajectories(run)
+    theory = np.stack([two_point.integrate_two_point(s[0], t, rh, ry, input_gap ** 2, target_gap ** 2)
+                       for s, t, rh, ry in zip(sim, run["times"], summary["rate_h"], summary["rate_y"])])
+    return {"times": run["times"], "sim": sim, "theory": theory}
