@@ -16,12 +16,16 @@ Neural race (Saxe, Sodhani & Lewallen 2022, :mod:`lib.experiments.gated_race`): 
 route learning times against the observed ones (Spearman's rho, :func:`order_rhos`), beside the
 trivial rival "a route with more training patterns is learned sooner" (:func:`route_size_times`),
 and the order in which the hidden layer's output-pool and input-pool groupings appear
-(:func:`first_reach`, on :func:`lib.experiments.route_learning.pool_ari`).
+(:func:`first_reach`, on :func:`lib.experiments.route_learning.pool_ari`); :func:`network_analysis`
+does all of it for the networks of one scale. Each theory on its own ground first:
+:func:`two_point_examples` (held-out two-point networks against Eq. 7) and :func:`race_validation`
+(the reduction against direct gradient descent of the gated network it reduces).
 
 Time is gradient-flow time (learning rate x iterations). Pure numpy, float64. Checked in
 tests/test_rival_theories.py: the vectorised pair variables and fixed point against
 :mod:`lib.experiments.two_point`'s one-pair functions, the pattern pairs against the environment,
-rate recovery from ODE-generated pair trajectories, the orders on constructed cases, bad inputs.
+rate recovery from ODE-generated pair trajectories, the orders on constructed cases, the race's
+reduction within 10% of direct simulation, one small end-to-end run, bad inputs.
 """
 
 from __future__ import annotations
