@@ -33,7 +33,7 @@
 # %% tags=["parameters"]
 chapters = ["01_one_step_entk", "02_smg_validation", "03_epntk", "04_multitask_representations",
             "05_multitask_performance", "06_correlation_analysis", "08_entk_over_training",
-            "10_rich_lazy_continuum", "12_prediction_horizon"]
+            "10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"]
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_reproduction_summary

@@ -30,6 +30,7 @@ BAD = {
     "10_rich_lazy_continuum": (dict(g_min=20.0, g_max=0.1), r"g_min < g_max, got 20\.0, 0\.1"),
     "11_explorer": (dict(architecture="5x5"), r"architecture must be one of \['4x3', '3x4'\], got '5x5'"),
     "12_prediction_horizon": (dict(fractions=[0.01, 0.1, 0.5]), r"fractions must start at 0 \(t=0\)"),
+    "13_rival_theories": (dict(tp_fit_seeds=[0, 1]), r"tp_fit_seeds and tp_test_seeds must be non-empty, disjoint and >= 10"),
 }
 
 

@@ -109,6 +109,8 @@ _HORIZON = "12_prediction_horizon"
 _HORIZON_REACH = ("within scale (pooled within-scale r, scales weighed equally; >= 100 networks): some cell of {cells} "
                   "has a Fisher-z interval, Bonferroni-corrected to a family-wise 95% over the cells, beyond |r| = "
                   "0.5; not reproduced if every cell's interval lies inside (-0.5, 0.5)")
+_RIVALS = "13_rival_theories"
+_RIVAL_SEEDS = "confirmatory networks: seeds 10 and up (seeds 0-4 were explored before these criteria)"
 _CORR_V1 = _holds(1, "paper values inside our bootstrap 95% intervals (10 pairs)", commit="8964a51")
 
 CLAIMS: dict[str, Claim] = {
@@ -310,6 +312,43 @@ CLAIMS: dict[str, Claim] = {
            "|r(rival, outcome)| against each trivial rival at the same f (sharing index, training loss, test loss, "
            "loss slope), the largest one-sided p over rivals; some cell with Holm-adjusted p <= 0.05 over all cells",
            "any_significant", 100, alpha=0.05),)),
+    "rival-two-point-own-ground": Claim("van Rossem & Saxe 2024, Sec 4", "Fig 3", "The two-point effective theory "
+                                        "predicts the final representational distance of its own two-point deep "
+                                        "network, with a plateau at small initial weights and immediate decay at "
+                                        "large ones", _RIVALS,
+                                        (_holds(1, "median over initial scales x held-out seeds (10 and up; rates fit "
+                                                "on other seeds of the same scale) of |a*(Eq. 36) / a(final) - 1| <= 0.2",
+                                                "plateau: at the smallest scale the simulated and the theory's plateau "
+                                                "lengths both exceed 10x those at the largest scale, on every held-out "
+                                                "seed"),)),
+    "rival-two-point-task-pairs": Claim("beyond the paper", "", "The two-point theory, with effective rates fit on "
+                                        "held-out networks, predicts which task pairs the multitask network's hidden "
+                                        "layer keeps apart at the end of training", _RIVALS,
+                                        (_c(1, "per held-out network (every initial scale; " + _RIVAL_SEEDS + "; rates "
+                                            "fit per scale on other seeds): Pearson r over the 66 task pairs between "
+                                            "the predicted final representational distance (Eq. 36 from each pattern "
+                                            "pair's state at t=0, averaged over stimuli) and the observed one; the share "
+                                            "of networks with r > 0.5 is above 1/2 (exact 95% interval)", "proportion",
+                                            12, p=0.5, claim_above=True),)),
+    "rival-race-order": Claim("Saxe et al. 2022, Sec 4.2", "Fig 5", "The neural race predicts the order in which the "
+                              "sigmoid multitask network learns its twelve routes at small initial weights", _RIVALS,
+                              (_c(1, "smallest initial scale, " + _RIVAL_SEEDS + ": mean over networks of Spearman's "
+                                  "rho between the race's predicted and the observed route learning times (loss at half "
+                                  "its start) > 0, percentile bootstrap 95% interval over networks", "paired_difference",
+                                  8, claim_above=True, n_resamples=_BOOTSTRAP, fmt="+.2f"),)),
+    "rival-race-beats-size": Claim("beyond the paper", "", "The race predicts the route order better than the trivial "
+                                   "rival 'more training patterns, learned sooner'", _RIVALS,
+                                   (_c(1, "smallest initial scale, " + _RIVAL_SEEDS + ": per network rho(race, observed) "
+                                       "- rho(route size, observed), mean > 0 with a percentile bootstrap 95% interval "
+                                       "over networks", "paired_difference", 8, claim_above=True,
+                                       n_resamples=_BOOTSTRAP, fmt="+.2f"),)),
+    "rival-race-structure": Claim("Saxe et al. 2022, Sec 4.2", "Fig 5", "Structure shared by more routes appears "
+                                  "first: the hidden layer groups tasks by output pool (4 routes each) before it "
+                                  "groups them by input pool (3 routes each), the race's predicted order", _RIVALS,
+                                  (_c(1, "smallest initial scale, " + _RIVAL_SEEDS + ": share of networks whose "
+                                      "output-pool ARI reaches 0.5 strictly before their input-pool ARI does (never = "
+                                      "after every time) above 1/2, exact 95% interval", "proportion", 8, p=0.5,
+                                      claim_above=True),)),
 }
 
 

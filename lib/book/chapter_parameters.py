@@ -24,7 +24,7 @@ from ..core.entk_variants import ENTK_VARIANTS
 from ..core.models import LARGE_SCALINGS
 from ..core.tasks import ARCHITECTURES, SPLITS, TaskEnvironment
 from ..core.validation import (check_choice, check_int, check_number_list, check_positive_float, check_seed,
-                               check_size, check_workload, large_runs)
+                               check_seeds, check_size, check_workload, large_runs)
 from ..experiments.epntk_stream import PATH_KERNELS, node_count, node_phases, truncate_phases
 from ..experiments.kernel_dynamics import pair_kernel_data
 from ..experiments.schedules import SCHEDULES, check_schedule_parameters
@@ -408,6 +408,42 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
                    len(converged_scales) * converged_seeds * len(fractions), 20_000)
 
 
+# --- 13: the rival theories ---------------------------------------------------------------------
+CONFIRMATORY_FIRST_SEED = 10  # seeds 0-4 were explored before chapter 13's criteria were declared
+
+
+def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width, scales,
+                         first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden,
+                         n_train) -> None:
+    """Chapter 13: the two-point network (gains with one learning rate each, fit and held-out seeds
+    apart, all confirmatory), and the multitask networks (scales, seeds first_seed.. of which the
+    first n_fit fit the two-point rates)."""
+    gains = check_number_list("tp_gains", tp_gains, 0.0, 100.0, increasing=True, min_length=2, include_minimum=False)
+    rates = check_number_list("tp_learning_rates", tp_learning_rates, 0.0, 1.0, distinct=False, include_minimum=False)
+    if len(rates) != len(gains):
+        raise ValueError(f"tp_learning_rates must have one entry per gain ({len(gains)}), got {len(rates)}")
+    fit, test = check_seeds("tp_fit_seeds", tp_fit_seeds), check_seeds("tp_test_seeds", tp_test_seeds)
+    if not fit or not test or set(fit) & set(test) or min(fit + test) < CONFIRMATORY_FIRST_SEED:
+        raise ValueError(f"tp_fit_seeds and tp_test_seeds must be non-empty, disjoint and >= "
+                         f"{CONFIRMATORY_FIRST_SEED} (confirmatory seeds), got {tp_fit_seeds!r} and {tp_test_seeds!r}")
+    check_size("tp_steps", tp_steps, minimum=100, sane_maximum=100_000)
+    check_size("tp_width", tp_width, minimum=2, sane_maximum=2000)
+    check_number_list("scales", scales, *G_RANGE, increasing=True, min_length=1)
+    check_int("first_seed", first_seed, minimum=CONFIRMATORY_FIRST_SEED, maximum=LR_SELECTION_SEED - 1000)
+    check_size("n_seeds", n_seeds, minimum=2, sane_maximum=200)
+    check_int("n_fit", n_fit, minimum=1, maximum=n_seeds - 1)
+    check_positive_float("learning_rate", learning_rate, maximum=10.0)
+    check_size("n_snapshots", n_snapshots, minimum=3, sane_maximum=1000)
+    check_size("n_iterations", n_iterations, minimum=n_snapshots - 1, sane_maximum=100_000)
+    if n_iterations % (n_snapshots - 1):
+        raise ValueError(f"n_iterations must be a multiple of n_snapshots - 1 ({n_snapshots - 1}), got {n_iterations}")
+    check_size("n_hidden", n_hidden, minimum=1, sane_maximum=2000)
+    check_size("n_train", n_train, minimum=24, sane_maximum=2000)
+    check_workload("the multitask networks' recorded hidden activity, len(scales) x n_seeds x n_snapshots x 972 "
+                   "patterns x n_hidden numbers (the defaults: 4.8e7)",
+                   len(scales) * n_seeds * n_snapshots * 972 * n_hidden, 2e8)
+
+
 # --- every chapter --------------------------------------------------------------------------------
 CHECKERS = {
     "00_quickstart": check_quickstart,
@@ -423,6 +459,7 @@ CHECKERS = {
     "10_rich_lazy_continuum": check_rich_lazy_continuum,
     "11_explorer": check_live_explorer,
     "12_prediction_horizon": check_prediction_horizon,
+    "13_rival_theories": check_rival_theories,
 }
 
 

@@ -1,0 +1,340 @@
+# ---
+# jupyter:
+#   chapter:
+#     figures: 4
+#   jupytext:
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: chapter
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Beyond the paper: two rival theories on the same network
+#
+# The paper predicts representation learning from the eNTK at the start of training. Two
+# related papers claim to predict it without a kernel:
+# - **the two-point effective theory** (van Rossem & Saxe 2024): for any pair of inputs, the
+#   representational distance a, the output distance b and their alignment w obey a small ODE
+#   (their Eq. 7) with two effective learning rates. At small initial weights it predicts a
+#   plateau and a final distance set by the input and target distances (the *rich* term
+#   A_low = sqrt(rate_h/rate_y) |dx||dy|); at large weights, no plateau and a final distance
+#   kept from initialization (the *lazy* term A_high);
+# - **the neural race** (Saxe, Sodhani & Lewallen 2022): in a gated deep linear network,
+#   pathways race and those used by more contexts learn faster, so shared structure appears
+#   first at small initial weights; its reduction gives the dynamics exactly.
+#
+# This chapter validates each theory on its own ground first, then asks what it predicts for
+# the paper's sigmoid multitask network: (a) the learned task similarity, (b) the order and
+# times of route learning, (c) the single-task loss.
+#
+# **Answer.** {glue:text}`rv_answer`
+#
+# :::{dropdown} Parameters of this chapter
+# | name | meaning | allowed |
+# |---|---|---|
+# | `tp_gains`, `tp_learning_rates` | initial gains of the two-point network (Xavier-normal x gain) and one learning rate each | increasing list of >= 2 gains in (0, 100]; as many rates in (0, 1] |
+# | `tp_fit_seeds`, `tp_test_seeds` | seeds of the two-point networks that fit the effective rates, and the held-out ones | disjoint non-empty lists of seeds >= 10 |
+# | `tp_steps`, `tp_width` | gradient steps and hidden width of the two-point network (depth 4) | integers in [100, 100 000], [2, 2000] |
+# | `scales` | initial scales g of the multitask networks (both layers scaled, as the continuum chapter) | increasing list of numbers in [1e-4, 1e6]; the first is "small" |
+# | `first_seed`, `n_seeds` | the multitask networks' seeds: first_seed, first_seed + 1, ... | first_seed >= 10; n_seeds >= 2 |
+# | `n_fit` | networks per scale (the first seeds) that fit the two-point rates; the others are held out | integer in [1, n_seeds - 1] |
+# | `learning_rate`, `n_iterations`, `n_snapshots`, `n_hidden`, `n_train` | full-batch gradient descent of the multitask networks on single tasks | n_iterations a multiple of n_snapshots - 1 |
+# :::
+
+# %% tags=["parameters"]
+tp_gains = [0.6, 0.9, 1.2, 1.5, 2.0, 2.5]
+tp_learning_rates = [0.02, 0.01, 0.005, 0.0025, 0.001, 0.0004]
+tp_fit_seeds = [10, 11]
+tp_test_seeds = [12, 13, 14]
+tp_steps = 3000
+tp_width = 100
+scales = [0.3246, 1.0, 3.42]
+first_seed = 10
+n_seeds = 12
+n_fit = 2
+learning_rate = 0.1
+n_iterations = 2000
+n_snapshots = 41
+n_hidden = 100
+n_train = 200
+
+# %% tags=["remove-cell"]
+from lib.book.chapter_parameters import check_rival_theories
+
+check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width, scales,
+                     first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden, n_train)
+
+# %% [markdown]
+# ## Design
+#
+# **Criteria first.** Every verdict of this chapter is judged by a criterion of the claims
+# registry declared before any confirmatory number existed. Exploratory runs on seeds 0-4
+# (of the sigmoid network's route order and of the two-point network) preceded the criteria,
+# so every network judged here has a seed of 10 or more.
+#
+# **Two-point network** (van Rossem & Saxe, App. B.1): two 1-d inputs (-1 and -0.5) with
+# targets 0.6 and 1.6, a leaky-ReLU network of depth 4 and width {glue:text}`rv_tp_width`,
+# Xavier-normal weights times a gain, full-batch gradient descent; the hidden layer is the
+# middle one. At each gain the two effective rates are fitted on seeds {glue:text}`rv_tp_fit`
+# and the theory is tested on seeds {glue:text}`rv_tp_test`.
+#
+# **Multitask networks**: the paper's 4x3 sigmoid network ({glue:text}`rv_nets`), trained on
+# single tasks ({glue:text}`rv_train`). A *task pair* (i, j) is represented by its 81 pattern
+# pairs that show the same stimulus to task i and task j: their input distance is the same
+# for every pair (two task units differ), their target distance is 2 when the tasks write to
+# different output pools, and 0 or 2 when they share one (0 when both input pools show the
+# same feature). The two-point theory, with rates fitted per scale on the first
+# {glue:text}`rv_n_fit` networks, predicts each pattern pair's final distance from its state
+# at t = 0 (Eq. 36); averaged over stimuli it predicts the task pair's.
+#
+# **Race**: the environment as a gated deep linear network (one hidden layer of modules at
+# four levels of sharing: one shared module, one per input pool, one per output pool, one per
+# route; the task gates its modules), reduced to one scalar per edge and feature, from each
+# network's own training set. It predicts each route's learning time (the loss at half its
+# start) and when each level of sharing forms.
+
+# %% tags=["hide-input"]
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from myst_nb import glue
+
+from lib.analyses import claims
+from lib.analyses import rival_theories as rt
+from lib.book import plot_rival_theories
+from lib.book.tables import reading_table
+from lib.core.tasks import TaskEnvironment
+from lib.experiments import route_learning, two_point
+
+env = TaskEnvironment()
+tp_summary = two_point.scale_summary(tp_gains, tp_learning_rates, tuple(tp_fit_seeds), tuple(tp_test_seeds), tp_steps,
+                                     width=tp_width)
+tp_examples = rt.two_point_examples(tp_summary, tp_learning_rates, tp_test_seeds[0], tp_steps, width=tp_width)
+seeds = tuple(range(first_seed, first_seed + n_seeds))
+runs = {g: route_learning.run_route_learning(env, seeds, g, learning_rate, n_iterations, n_snapshots, n_hidden,
+                                             n_train) for g in scales}
+by_scale = {g: rt.network_analysis(env, run, learning_rate, n_fit) for g, run in runs.items()}
+small = by_scale[scales[0]]
+train0 = runs[scales[0]]
+race_check = rt.race_validation(env, train0["x_train"][0], train0["y_train"][0])
+
+glue("rv_tp_width", f"{tp_width}", display=False)
+glue("rv_tp_fit", ", ".join(map(str, tp_fit_seeds)), display=False)
+glue("rv_tp_test", ", ".join(map(str, tp_test_seeds)), display=False)
+glue("rv_nets", f"{n_seeds} networks (seeds {seeds[0]}-{seeds[-1]}) at each of the initial scales g = "
+     + ", ".join(f"{g:g}" for g in scales) + f"; {n_hidden} hidden units", display=False)
+glue("rv_train", f"{n_train} i.i.d. patterns, learning rate {learning_rate:g}, {n_iterations:,} iterations, "
+     f"{n_snapshots} snapshots", display=False)
+glue("rv_n_fit", f"{n_fit}", display=False)
+
+# %% [markdown]
+# (rv-two-point-validation)=
+# ## Validation 1: the two-point theory on its own network
+#
+# Each held-out network against Eq. 7 started from its own state at t = 0, with the rates
+# fitted on the other seeds of its gain. The median relative error of the final distance
+# (Eq. 36 against the network's last snapshot) over gains and held-out seeds is
+# {glue:text}`rv_tp_median`; the held-out trajectory error (root-mean-square of the
+# difference, each variable divided by its largest value) per gain is in the table (a plateau
+# of "inf" lasts beyond the last step).
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-two-point-validation", "caption": "Beyond the paper (after van Rossem & Saxe Fig. 3, on a smaller network of depth 4): left, the representational distance a(t) of one held-out network per initial gain (solid) and Eq. 7 with rates fitted on other seeds (dashed); middle, the final distance of every held-out network against the theory's fixed point (Eq. 36), the line is equality; right, the plateau length (time until the pair error falls to half its value at equal outputs) of networks and theory against the gain."}}
+fig = plot_rival_theories.plot_two_point_validation(tp_summary, tp_examples)
+plt.show()
+
+# %% tags=["hide-input"]
+plateau = lambda key: np.nan_to_num(tp_summary[key], nan=np.inf)  # inf: still on the plateau at the last step
+tp_table = pd.DataFrame({
+    "gain": tp_summary["gain"], "rate_h": tp_summary["rate_h"], "rate_y": tp_summary["rate_y"],
+    "fit error": tp_summary["fit_error"], "held-out error (median)": np.median(tp_summary["heldout_error"], axis=1),
+    "final-distance error (median)": np.median(tp_summary["final_rel_error"], axis=1),
+    "plateau, network (median)": np.median(plateau("plateau_sim"), axis=1),
+    "plateau, theory (median)": np.median(plateau("plateau_theory"), axis=1)}).set_index("gain")
+glue("rv_tp_median", f"{np.median(tp_summary['final_rel_error']):.1%}", display=False)
+reading_table(tp_table)
+
+# %% [markdown]
+# (rv-race-validation)=
+# ## Validation 2: the race's reduction against the gated network it reduces
+#
+# The whole gated linear network (width 32, N(0, 1e-6) weights) trained by gradient descent
+# on the training set of seed {glue:text}`rv_race_seed`, against the reduction started on the
+# matching edges: the largest route-loss difference, relative to the route's initial loss, is
+# {glue:text}`rv_race_error`, and the routes' learning times differ by at most
+# {glue:text}`rv_race_time_error`.
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-race-validation", "caption": "Beyond the paper (after Saxe, Sodhani & Lewallen Fig. 5b, simulation against reduction) on the paper's 4x3 environment written as a gated linear network: the twelve route losses of direct gradient descent (colours) and of the reduction (dotted)."}}
+fig = plot_rival_theories.plot_race_validation(race_check)
+plt.show()
+glue("rv_race_seed", f"{seeds[0]}", display=False)
+glue("rv_race_error", f"{race_check['max_error']:.1%}", display=False)
+glue("rv_race_time_error", f"{race_check['time_error']:.1%}", display=False)
+
+# %% [markdown]
+# (rv-task-pairs)=
+# ## (a) The learned task similarity: two-point theory against the hidden layer
+#
+# Per held-out network, the Pearson r over the 66 task pairs between the predicted and the
+# observed final distance (the table gives the median per scale, the share of networks with
+# r > 0.5, and the mean r by kind of pair). Across scales, pooling every held-out network's
+# pairs, r = {glue:text}`rv_pairs_across`. The theory separates task pairs only through their
+# target distance, so at small init it can tell pairs that share an output pool from the
+# others, and cannot tell pairs that share an input pool from pairs that share nothing: the
+# continuum chapter's within-scale analysis ({ref}`cont-within`) is where the t=0 eNTK was
+# given the same task.
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-two-point-multitask", "caption": "Beyond the paper (new): the two-point theory's predicted final distance of every task pair (Eq. 36 from each pattern pair's state at t = 0, rates fitted on other networks of the scale, averaged over stimuli) against the hidden layer's final distance, every held-out network, one panel per initial scale; each network's values divided by its mean over pairs. Colours: the kind of task pair."}}
+pairs = rt.task_pairs(env.n_tasks)
+kinds = plot_rival_theories.pair_kind(env, pairs)
+fig = plot_rival_theories.plot_two_point_multitask(by_scale, kinds)
+plt.show()
+
+# %% tags=["hide-input"]
+pair_rows = []
+for g, out in by_scale.items():
+    row = {"scale g": g, "held-out networks": out["pair_r"].size, "median r": np.nanmedian(out["pair_r"]),
+           "share r > 0.5": np.mean(out["pair_r"] > 0.5), "rate_h": out["rate_h"], "rate_y": out["rate_y"],
+           "fit error": out["fit_error"], "held-out error (median)": np.median(out["heldout_error"])}
+    for k, name in enumerate(plot_rival_theories.PAIR_KINDS):
+        row[f"observed / predicted, {name}"] = np.mean(out["observed"][:, kinds == k] / out["predicted"][:, kinds == k])
+    pair_rows.append(row)
+reading_table(pd.DataFrame(pair_rows).set_index("scale g"))
+pooled_pred = np.concatenate([np.log(out["predicted"]).ravel() for out in by_scale.values()])
+pooled_obs = np.concatenate([np.log(out["observed"]).ravel() for out in by_scale.values()])
+glue("rv_pairs_across", f"{rt.pearson(pooled_pred, pooled_obs):+.2f} (log distances)", display=False)
+
+# %% [markdown]
+# (rv-race)=
+# ## (b, c) Route order, pool groupings and loss: race against the sigmoid network
+#
+# At the smallest scale (g = {glue:text}`rv_small`), the route learning order of each
+# network against the race's prediction from the same training set, and against the trivial
+# rival "the route with more training patterns is learned sooner"; the hidden layer's
+# grouping of the tasks by output pool and by input pool (adjusted Rand index of a Ward
+# clustering of the tasks' hidden profiles); and the mean single-task loss of network and
+# race, each on its own clock. In the race (seed {glue:text}`rv_race_seed`'s training set),
+# the module shared by all twelve routes wins outright: at the end it carries
+# {glue:text}`rv_race_shared` of the routes' maps. Between the pool modules, output-pool
+# modules serve 4 routes and input-pool modules 3, so output-pool structure wins: raced
+# without the shared module, {glue:text}`rv_race_pools`.
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-race-multitask", "caption": "Beyond the paper (new): the race against the sigmoid network at the smallest initial scale. Left, Spearman's rho between predicted and observed route learning times per network, for the race and for route size alone (lines join one network). Middle, ARI of the hidden layer's task clustering with the output-pool and the input-pool grouping over training (thin: networks; thick: mean; dotted: 0.5). Right, the mean route training loss of the networks and the race's mean route loss, each against its own time divided by its time to half the start."}}
+fig = plot_rival_theories.plot_race_multitask(small, runs[scales[0]]["iterations"], scales[0])
+plt.show()
+
+# %% tags=["hide-input"]
+from lib.experiments.gated_race import race_predictions
+
+race0 = race_predictions(env, train0["x_train"][0], train0["y_train"][0])
+race_pools = race_predictions(env, train0["x_train"][0], train0["y_train"][0], families=("in_pool", "out_pool", "route"))
+
+
+def _when(t: float) -> str:
+    return "never" if not np.isfinite(t) else f"at race time {t:.0f}"
+
+
+pool_share = dict(zip(race_pools["families"], race_pools["family_strength"][-1]))
+pool_time = dict(zip(race_pools["families"], race_pools["family_time"]))
+glue("rv_small", f"{scales[0]:g}", display=False)
+glue("rv_race_shared", f"{race0['family_strength'][-1, list(race0['families']).index('shared')]:.0%}", display=False)
+glue("rv_race_pools", f"output-pool modules end with {pool_share['out_pool']:.0%} of the maps and reach half "
+     f"{_when(pool_time['out_pool'])}, input-pool modules end with {pool_share['in_pool']:.0%} and reach half "
+     f"{_when(pool_time['in_pool'])}", display=False)
+race_rows = []
+for g, out in by_scale.items():
+    race_rows.append({"scale g": g, "networks": out["rho_race"].size, "mean rho, race": np.nanmean(out["rho_race"]),
+                      "mean rho, route size": np.nanmean(out["rho_size"]),
+                      "output pools first": f"{int(out['out_first'].sum())}/{out['out_first'].size}",
+                      "input-pool ARI >= 0.5 (networks)": int(np.isfinite(out["t_in"]).sum()),
+                      "output-pool ARI >= 0.5 (networks)": int(np.isfinite(out["t_out"]).sum())})
+reading_table(pd.DataFrame(race_rows).set_index("scale g"))
+
+# %% [markdown]
+# (rv-verdicts)=
+# ## Verdicts
+#
+# Each claim judged by the criterion the registry declared before the confirmatory networks
+# were trained (the verdicts page lists them with the others):
+#
+# {glue:text}`rv_verdicts`
+#
+# ## What this chapter cannot show
+#
+# The two-point network here has depth 4 and width {glue:text}`rv_tp_width`, not the paper's
+# 20 layers of 500 units. The two-point theory's rates are fitted on a few pattern pairs
+# sharing one target distance, and the theory is applied to the multitask network's pattern
+# pairs although its derivation assumes pairs that do not rotate. The race is derived for
+# gated *linear* networks with a hand-chosen gating of modules; the sigmoid network has no
+# gates, so the comparison tests whether its learning resembles the race, not the reduction.
+# Only the smallest scale is judged for the race; the larger scales are shown for contrast.
+
+# %% tags=["remove-cell"]
+from lib.book import summary
+
+own = claims.criterion("rival-two-point-own-ground").settings["names"]
+conditions = {own[0]: bool(np.median(tp_summary["final_rel_error"]) <= 0.2),
+              own[1]: bool(np.all(plateau("plateau_sim")[0] > 10 * plateau("plateau_sim")[-1])
+                           and np.all(plateau("plateau_theory")[0] > 10 * plateau("plateau_theory")[-1]))}
+held_r = np.concatenate([out["pair_r"] for out in by_scale.values()])
+finite_race = np.isfinite(small["rho_race"]) & np.isfinite(small["rho_size"])
+judgements = {
+    "rival-two-point-own-ground": claims.judge(
+        "rival-two-point-own-ground", conditions=conditions, n=int(tp_summary["final_rel_error"].size),
+        ours=f"median error {np.median(tp_summary['final_rel_error']):.1%}; plateau at gain {tp_gains[0]:g}: "
+        f"{np.median(plateau('plateau_sim')[0]):.3g} (network), {np.median(plateau('plateau_theory')[0]):.3g}"
+        f" (theory); at gain {tp_gains[-1]:g}: {np.median(plateau('plateau_sim')[-1]):.3g}, "
+        f"{np.median(plateau('plateau_theory')[-1]):.3g} (medians)"),
+    "rival-two-point-task-pairs": claims.judge("rival-two-point-task-pairs", k=int(np.sum(held_r > 0.5)),
+                                               n=int(held_r.size)),
+    "rival-race-order": claims.judge("rival-race-order", a=small["rho_race"][finite_race],
+                                     b=np.zeros(int(finite_race.sum()))),
+    "rival-race-beats-size": claims.judge("rival-race-beats-size", a=small["rho_race"][finite_race],
+                                          b=small["rho_size"][finite_race]),
+    "rival-race-structure": claims.judge("rival-race-structure", k=int(small["out_first"].sum()),
+                                         n=int(small["out_first"].size)),
+}
+glue("rv_verdicts", "\n".join(f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours}; {j.interval})"
+                              if j.interval else f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours})"
+                              for k, j in judgements.items()), display=False)
+answer = (f"On its own network the two-point theory predicts the final representational distance with a median "
+          f"error of {np.median(tp_summary['final_rel_error']):.0%} ({judgements['rival-two-point-own-ground'].verdict}), "
+          f"and the race's reduction matches its gated network within {race_check['max_error']:.1%}. On the multitask "
+          f"network, the two-point theory's task-pair prediction reaches r > 0.5 in "
+          f"{int(np.sum(held_r > 0.5))} of {held_r.size} held-out networks "
+          f"({judgements['rival-two-point-task-pairs'].verdict}); the race's route order has mean rho "
+          f"{np.nanmean(small['rho_race']):+.2f} ({judgements['rival-race-order'].verdict}), against "
+          f"{np.nanmean(small['rho_size']):+.2f} for route size alone ({judgements['rival-race-beats-size'].verdict} "
+          f"that the race does better); output-pool grouping came first in {int(small['out_first'].sum())} of "
+          f"{small['out_first'].size} networks ({judgements['rival-race-structure'].verdict}); the hidden "
+          f"layer's input-pool ARI reached 0.5 in {int(np.isfinite(small['t_in']).sum())} and its "
+          f"output-pool ARI in {int(np.isfinite(small['t_out']).sum())} of them.")
+glue("rv_answer", answer, display=False)
+
+rows = [summary.claim_row("final distance and plateau of the two-point network (held-out seeds)", "van Rossem & Saxe "
+                          "Fig 3", judgements["rival-two-point-own-ground"], control="rates fitted on other seeds",
+                          evidence=summary.evidence("rv-two-point-validation", "two-point validation")),
+        summary.claim_row("share of held-out multitask networks with task-pair r > 0.5", "",
+                          judgements["rival-two-point-task-pairs"], control="rates fitted on other networks",
+                          evidence=summary.evidence("rv-task-pairs", "task-pair figure")),
+        summary.claim_row("mean Spearman rho, race vs observed route order (small init)", "Saxe et al. Fig 5",
+                          judgements["rival-race-order"], control="the route-size rival (next row)",
+                          evidence=summary.evidence("rv-race", "race figure")),
+        summary.claim_row("mean rho(race) - rho(route size)", "", judgements["rival-race-beats-size"],
+                          control="route size alone", evidence=summary.evidence("rv-race", "race figure")),
+        summary.claim_row("share of networks grouping by output pool before input pool", "Saxe et al. Fig 5",
+                          judgements["rival-race-structure"], control="the input-pool ARI",
+                          evidence=summary.evidence("rv-race", "race figure"))]
+_ = summary.record("13_rival_theories",
+                   dict(tp_gains=tp_gains, tp_learning_rates=tp_learning_rates, tp_fit_seeds=tp_fit_seeds,
+                        tp_test_seeds=tp_test_seeds, tp_steps=tp_steps, tp_width=tp_width, scales=scales,
+                        first_seed=first_seed, n_seeds=n_seeds, n_fit=n_fit, learning_rate=learning_rate,
+                        n_iterations=n_iterations, n_snapshots=n_snapshots, n_hidden=n_hidden, n_train=n_train),
+                   rows)
