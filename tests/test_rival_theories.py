@@ -142,3 +142,11 @@ def test_race_validation_reduction_tracks_direct_simulation():
     assert out["direct"].shape == out["reduced"].shape == (41, 12)
     assert out["max_error"] < 0.1 and out["time_error"] < 0.05
     np.testing.assert_allclose(out["direct"][0], out["reduced"][0], rtol=0.2)  # both start near the target variance
+
+
+def test_half_time_clock_puts_each_curve_on_its_own_clock():
+    clock = np.arange(5.0) * 10
+    np.testing.assert_allclose(rt.half_time_clock(np.array([1.0, 0.8, 0.5, 0.2, 0.1]), clock), clock / 20)
+    np.testing.assert_allclose(rt.half_time_clock(np.array([1.0, 0.9, 0.8, 0.7, 0.6]), clock), clock / 40)
+    with pytest.raises(ValueError, match="curve and clock"):
+        rt.half_time_clock(np.ones(3), np.ones(4))

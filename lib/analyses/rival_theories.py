@@ -215,6 +215,17 @@ def output_pool_first(ari_in: np.ndarray, ari_out: np.ndarray, times: np.ndarray
     return {"t_in": t_in, "t_out": t_out, "out_first": bool(t_out < t_in)}
 
 
+def half_time_clock(curve: np.ndarray, clock: np.ndarray) -> np.ndarray:
+    """(T,) the times ``clock`` (T,) of a loss ``curve`` (T,, relative to its start) divided by the
+    first time it is at or below half its start (the last time if never): two learners, each on its
+    own clock."""
+    curve, clock = np.asarray(curve, float), np.asarray(clock, float)
+    if curve.shape != clock.shape or curve.ndim != 1 or curve.size < 2:
+        raise ValueError(f"curve and clock must be 1-D arrays of one length >= 2, got {curve.shape}, {clock.shape}")
+    below = np.flatnonzero(curve <= 0.5)
+    return clock / (clock[below[0]] if below.size else clock[-1])
+
+
 def race_validation(env: TaskEnvironment, x: np.ndarray, y: np.ndarray, n_hidden: int = 32, sigma: float = 1e-3,
                     learning_rate: float = 2.0, n_iterations: int = 800, n_snapshots: int = 81,
                     seed: int = 0) -> dict[str, np.ndarray]:

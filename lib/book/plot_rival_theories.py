@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from ..analyses.rival_theories import half_time_clock
 from .plot_style import CYCLE, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
@@ -115,9 +116,7 @@ def plot_race_multitask(out: dict[str, np.ndarray], iterations: np.ndarray, scal
     for curve, clock, color, name in ((out["observed_curve"].mean(axis=0), np.asarray(iterations, float), CYCLE[2],
                                        "sigmoid network"),
                                       (out["race_curve"].mean(axis=0), out["race_clock"], "black", "race")):
-        below = np.flatnonzero(curve <= 0.5)
-        half = clock[below[0]] if below.size else clock[-1]
-        axes[2].plot(clock / half, curve, color=color, label=name)
+        axes[2].plot(half_time_clock(curve, clock), curve, color=color, label=name)
     axes[2].set(xlim=(0, 4), xlabel="time / time to half the loss", ylabel="mean route loss / start",
                 title="single-task loss")
     axes[2].legend(fontsize=10)

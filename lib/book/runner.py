@@ -111,7 +111,7 @@ PROFILES: dict[str, dict[str, dict]] = {
                                   "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5], "converged_only": False,
                                   "n_resamples": 100},
         "13_rival_theories": {"tp_gains": [0.6, 1.2, 2.5], "tp_learning_rates": [0.02, 0.005, 0.0004],
-                              "tp_fit_seeds": [10], "tp_test_seeds": [11, 12], "tp_steps": 1500, "tp_width": 50,
+                              "tp_fit_seeds": [10], "tp_test_seeds": [11, 12], "tp_steps": 3000, "tp_width": 50,
                               "scales": [0.3246, 3.42], "n_seeds": 4, "n_fit": 1, "n_iterations": 1000,
                               "n_snapshots": 21},
     },
