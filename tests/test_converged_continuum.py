@@ -86,3 +86,22 @@ def test_converged_sweep_rejects_bad_blocks(in_process):
         continuum_sweeps.converged_sweep([1.0], [0.1], 1, 10, 3, 4, dict(n_single=10, n_finetune=10, n_route=5, **SIZE))
     with pytest.raises(ValueError, match="n_seeds"):
         continuum_sweeps.converged_sweep([1.0], [0.1], 1, 10, 1, 1, dict(n_single=10, n_finetune=10, n_route=5, **SIZE))
+
+
+def test_horizon_sweep_blocks_give_what_one_block_gives_in_the_continuums_order(in_process):
+    from lib.analyses import horizon_points
+
+    common = dict(n_single=20, **SIZE)
+    fractions = [0.0, 0.1, 0.5]
+    blocks = horizon_points.horizon_sweep([1.0, 10.0], [0.1, 0.03], 3, common, fractions, block_seeds=2,
+                                          progress=False)
+    whole = horizon_points.horizon_sweep([1.0, 10.0], [0.1, 0.03], 3, common, fractions, block_seeds=3,
+                                         progress=False)
+    np.testing.assert_array_equal(blocks["g"], [1.0] * 3 + [10.0] * 3)
+    np.testing.assert_array_equal(blocks["seed"], [0, 1, 2] * 2)
+    np.testing.assert_array_equal(blocks["iterations"], [0, 2, 10])
+    for name in horizon_points.KERNEL_PREDICTORS + horizon_points.RIVAL_PREDICTORS:
+        assert blocks[name].shape == (3, 6)
+        np.testing.assert_allclose(blocks[name], whole[name], rtol=1e-5, atol=1e-9, err_msg=name)
+    with pytest.raises(ValueError, match="scales and learning_rates"):
+        horizon_points.horizon_sweep([1.0], [0.1, 0.2], 3, common, fractions)

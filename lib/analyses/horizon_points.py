@@ -39,6 +39,7 @@ from .network_measures import entk_alignment, hidden_by_task, ntk_target_alignme
 from ..core.engines import DEFAULT_ENGINE
 from ..core.kernels import entk
 from ..core.models import MultitaskNet
+from ..core.validation import check_int
 from ..core.tasks import TaskEnvironment
 from ..experiments.horizon_snapshots import HORIZON_FRACTIONS, single_task_snapshots, snapshot_iterations
 
@@ -130,10 +131,11 @@ horizon_point.check_parameters = _check_horizon
 
 
 def horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=HORIZON_FRACTIONS,
-                  progress: bool = True) -> dict[str, np.ndarray]:
-    """The predictors of every network of the converged continuum at every fraction: one cached
-    :func:`horizon_point` per scale (``n_seeds`` networks, seeds 0..., at ``learning_rates[i]`` for
-    ``scales[i]``, with ``n_single``, ``n_hidden``, ``n_train``, ``n_test`` from ``common``), run on Dask.
+                  block_seeds: int = 15, progress: bool = True) -> dict[str, np.ndarray]:
+    """The predictors of every network of the converged continuum at every fraction: cached
+    :func:`horizon_point` blocks of at most ``block_seeds`` networks per scale (seeds 0 ... n_seeds - 1,
+    at ``learning_rates[i]`` for ``scales[i]``, with ``n_single``, ``n_hidden``, ``n_train``, ``n_test``
+    from ``common``), run on Dask (blocks smaller than a scale keep every worker busy to the end).
 
     Returns ``g``, ``seed`` (N,) with N = len(scales) x n_seeds in the converged continuum's order
     (scale-major), ``fractions``, ``iterations`` (F,), and every predictor (F, N)."""
@@ -142,9 +144,12 @@ def horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=
     if len(scales) != len(learning_rates) or not scales:
         raise ValueError(f"scales and learning_rates must be non-empty and of one length, got {len(scales)} and "
                          f"{len(learning_rates)}")
+    check_int("block_seeds", block_seeds, minimum=1)
     size = {k: common[k] for k in ("n_single", "n_hidden", "n_train", "n_test") if k in common}
-    points = [{"scaling": "both", "g": float(g), "lr": float(lr), "first_seed": 0, "n_seeds": int(n_seeds),
-               "fractions": [float(f) for f in fractions], **size} for g, lr in zip(scales, learning_rates)]
+    blocks = [(first, min(block_seeds, n_seeds - first)) for first in range(0, n_seeds, block_seeds)]
+    points = [{"scaling": "both", "g": float(g), "lr": float(lr), "first_seed": first, "n_seeds": count,
+               "fractions": [float(f) for f in fractions], **size}
+              for g, lr in zip(scales, learning_rates) for first, count in blocks]
     for point in points:
         horizon_point.check_parameters(point)
     with dask_client() as client:
