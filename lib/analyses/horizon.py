@@ -15,7 +15,7 @@ fractions of training, N networks; ``outcome`` (N,); ``groups`` (N,) each networ
   Bonferroni-corrected without resampling; its coverage is checked by simulation in the tests.
 * :func:`earliest_fraction`: the first fraction at which an interval lies beyond +-threshold;
   :func:`earliest_fraction_interval`: a percentile bootstrap interval (networks resampled within
-  scale) of the first fraction at which |r| reaches the threshold.
+  scale) of the first fraction at which ``|r|`` reaches the threshold.
 * :func:`williams_t`: Williams' t for two dependent correlations that share a variable
   (Steiger 1980, eq. 7): does predictor k correlate more strongly with the outcome than rival h?
   :func:`beats_rivals` applies it to every kernel predictor against every rival at the same f,
@@ -119,7 +119,7 @@ def earliest_fraction(lo, hi, fractions, threshold: float) -> float:
 def earliest_fraction_interval(values, outcome, groups, fractions, threshold: float, n_resamples: int = 1000,
                                seed: int = 0) -> np.ndarray:
     """(P, 2) percentile bootstrap 95% interval of the first fraction at which each predictor's
-    pooled within-scale |r| reaches ``threshold``: networks resampled within each scale,
+    pooled within-scale ``|r|`` reaches ``threshold``: networks resampled within each scale,
     ``n_resamples`` times; a resample that never reaches it counts as inf."""
     values, outcome, groups = _check(values, outcome, groups)
     check_int("n_resamples", n_resamples, minimum=100)
@@ -163,7 +163,7 @@ def beats_rivals(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]:
     rival (R, F, N) observed at the same fraction?
 
     Correlations are pooled within-scale r's; each predictor is oriented by the sign of its own r
-    with the outcome (accuracy is |r|). Per (kernel, fraction), Williams' t against each rival with
+    with the outcome (accuracy is ``|r|``). Per (kernel, fraction), Williams' t against each rival with
     :func:`effective_n` cases; ``p``: the largest one-sided p over rivals (intersection-union: the
     kernel beats them all); ``p_reverse``: the same for "some rival beats the kernel" (the smallest
     p over rivals of the rival's advantage). Returns ``r_kernel`` (K, F), ``r_rival`` (R, F),
@@ -187,7 +187,7 @@ def beats_rivals(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]:
 
 def shuffled_accuracy(values, outcome, groups, seed: int = 0) -> np.ndarray:
     """(P, F) :func:`within_scale_accuracy` with the outcome permuted within each scale: the
-    negative control (chance accuracy, |r| within the null interval around 0)."""
+    negative control (chance accuracy, ``|r|`` within the null interval around 0)."""
     values, outcome, groups = _check(values, outcome, groups)
     rng = np.random.default_rng(seed)
     shuffled = outcome.copy()
@@ -204,11 +204,11 @@ def accuracy_curves(values, outcome, groups, fractions, threshold: float, n_resa
     ``within``, ``within_lo``, ``within_hi`` (P, F): pooled within-scale r and its Fisher 95%
     interval; ``across``, ``across_lo``, ``across_hi`` (P, F): Pearson r over all networks and its
     Fisher 95% interval (n = finite networks); ``earliest`` (P,): the first fraction at which the
-    within-scale |r| reaches ``threshold`` (inf if none), with ``earliest_lo``, ``earliest_hi`` (P,)
+    within-scale ``|r|`` reaches ``threshold`` (inf if none), with ``earliest_lo``, ``earliest_hi`` (P,)
     its bootstrap interval (:func:`earliest_fraction_interval`), and ``earliest_sure`` (P,): the
     first fraction at which the Fisher interval lies beyond +-threshold (:func:`earliest_fraction`); ``shuffled`` (P, F): the within-scale r with the outcome
     permuted within scale, and ``null_half`` (scalar): the half-width of the Fisher 95% interval
-    around 0, inside which a chance |r| falls 95% of the time."""
+    around 0, inside which a chance ``|r|`` falls 95% of the time."""
     values, outcome, groups = _check(values, outcome, groups)
     n_groups = [int(np.sum(groups == g)) for g in np.unique(groups)]
     within = within_scale_accuracy(values, outcome, groups)

@@ -165,7 +165,7 @@ def sharing_index(env: TaskEnvironment, hidden_by_task: np.ndarray) -> float:
 def task_pair_cka(hidden_by_task: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
     """(len(pairs),) :func:`linear_cka` of the representations (n_stimuli, H) of each task pair,
     from the tasks' centered Gram matrices K = h h^T (n_stimuli, n_stimuli):
-    CKA = <K_a, K_b>_F / (|K_a|_F |K_b|_F), each Gram matrix computed once for all pairs; nan
+    ``CKA = <K_a, K_b>_F / (|K_a|_F |K_b|_F)``, each Gram matrix computed once for all pairs; nan
     for a pair with a constant representation."""
     h = np.asarray(hidden_by_task, np.float64)
     h = h - h.mean(axis=1, keepdims=True)

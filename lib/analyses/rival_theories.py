@@ -4,7 +4,7 @@ Two-point theory (van Rossem & Saxe 2024, :mod:`lib.experiments.two_point`). For
 inputs the representational distance a = ||dh||^2, output distance b and alignment w obey Eq. 7
 with two effective rates; its stable fixed point (Eq. 10-11 = Eq. 36) is the predicted final
 distance a* = A_high/2 + sqrt(A_high^2/4 + A_low^2), A_high set by the pair's state at t=0 and
-A_low = sqrt(rate_h/rate_y) |dx| |dy| by its input and target distances. On the multitask network
+``A_low = sqrt(rate_h/rate_y) |dx| |dy|`` by its input and target distances. On the multitask network
 a *task pair* (i, j) is represented by its pattern pairs with one stimulus and the two task units
 (:func:`same_stimulus_pairs`): their variables over training (:func:`pair_trajectories`, Eq. 8 as
 :func:`lib.experiments.two_point.pair_variables`), the rates fitted on other networks of the same
@@ -233,7 +233,7 @@ def race_validation(env: TaskEnvironment, x: np.ndarray, y: np.ndarray, n_hidden
     from N(0, sigma^2) weights of width ``n_hidden`` (seed ``seed``), on the single-task patterns x, y.
 
     Returns ``time`` (T,), ``direct`` and ``reduced`` (T, R) route losses, ``max_error`` the largest
-    |direct - reduced| over routes and times divided by the route's initial loss, ``time_error``
+    ``|direct - reduced|`` over routes and times divided by the route's initial loss, ``time_error``
     the largest relative difference of the routes' learning times (loss at half its start)."""
     arch = GatedArchitecture(env)
     counts, n = route_statistics(env, x, y)

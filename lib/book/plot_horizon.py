@@ -1,9 +1,9 @@
 """The prediction horizon's figure (chapter 12): accuracy against the fraction of training.
 
 :func:`plot_horizon`: one column per outcome, within init scales (top row) and across them
-(bottom row); one line per predictor, |r| with its Fisher 95% interval as a band, kernel
+(bottom row); one line per predictor, ``|r|`` with its Fisher 95% interval as a band, kernel
 quantities solid and the trivial rivals dashed; the declared accuracy as a horizontal line and
-the chance band (|r| inside the 95% null interval) shaded. f = 0 (t = 0) is drawn at the left
+the chance band (``|r|`` inside the 95% null interval) shaded. f = 0 (t = 0) is drawn at the left
 edge of the logarithmic axis.
 """
 
@@ -28,7 +28,7 @@ def _positions(fractions: np.ndarray) -> np.ndarray:
 
 
 def _size_band(r: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """|r| and its interval: [lo, hi] for r >= 0, [-hi, -lo] for r < 0, clipped at 0."""
+    """``|r|`` and its interval: [lo, hi] for r >= 0, [-hi, -lo] for r < 0, clipped at 0."""
     negative = r < 0
     return (np.abs(r), np.clip(np.where(negative, -hi, lo), 0, 1), np.clip(np.where(negative, -lo, hi), 0, 1))
 

@@ -184,7 +184,7 @@ def order_agreement(predicted_times: np.ndarray, observed_times: np.ndarray, n_p
                     seed: int = 0) -> dict[str, float]:
     """Spearman rank correlation of predicted and observed learning times (R,) (equal times, e.g.
     never learned = inf, share ranks): ``rho``, scipy's ``p_value`` and a two-sided permutation
-    ``p_permutation`` = (1 + #{|rho of a shuffle| >= |rho|}) / (1 + n_permutations)."""
+    ``p_permutation`` = (1 + ``#{|rho of a shuffle| >= |rho|}``) / (1 + n_permutations)."""
     check_int("n_permutations", n_permutations, minimum=1)
     rng = np.random.default_rng(check_seed("seed", seed))
     predicted, observed = np.asarray(predicted_times, float), np.asarray(observed_times, float)

@@ -15,7 +15,7 @@ Eq. 21), with dx2 = ||x_2 - x_1||^2, dy2 = ||y_2 - y_1||^2 and the variables of 
 Closed forms used here: ``b/a - (rate_y/rate_h) a/dx2`` is conserved (Eq. 23-24); the only
 stable fixed point is a* = A_high/2 + sqrt(A_high^2/4 + A_low^2) (Eq. 10-11 = Eq. 36), with
 A_high = dx2 (a0/dx2 - (rate_h/rate_y) b0/a0) set by the initialisation (lazy limit, Eq. 12) and
-A_low = sqrt(rate_h/rate_y) |dx| |dy| set by the data (rich limit, Eq. 13). For identical targets
+``A_low = sqrt(rate_h/rate_y) |dx| |dy|`` set by the data (rich limit, Eq. 13). For identical targets
 (and in the large-init limit of App. A.5) a(t) is the logistic of Eq. 39, a(t) = A_high / (1 +
 (A_high/a0 - 1) exp(-rate_y A_high t)) (the paper's Eq. 39 writes exp(-A_high t), i.e. tau_y = 1);
 b(t) follows from Eq. 24 (Eq. 40). The paper gives no plateau length; we derive one on
@@ -44,7 +44,7 @@ its plateau length, the conserved quantity, Eq. 36 and the fixed point's decay r
 the linearised matrix dynamics (Eq. 17) for a scalar hidden unit, where Eq. 7 is exact; the
 extractor on hand-built pairs; one simulated step against finite-difference gradient descent; the
 network's lazy regime (distance kept), rich regime (plateau, Eq. 36 with rates fitted on another
-seed, A_low's proportionality to |dx| |dy|) and the plateau-to-decay transition; rate recovery
+seed, A_low's proportionality to ``|dx| |dy|``) and the plateau-to-decay transition; rate recovery
 and held-out prediction on ODE-generated trajectories; bad inputs.
 """
 
@@ -150,7 +150,7 @@ def conserved_quantity(trajectory, rate_h: float, rate_y: float, input_dist2: fl
 
 def lazy_and_rich_terms(initial_state, rate_h: float, rate_y: float, input_dist2: float,
                         target_dist2: float) -> tuple[float, float]:
-    """(A_high, A_low) of Eq. 11: A_high from the initialisation, A_low = sqrt(rate_h/rate_y)|dx||dy|."""
+    """(A_high, A_low) of Eq. 11: A_high from the initialisation, ``A_low = sqrt(rate_h/rate_y)|dx||dy|``."""
     a0, b0, _ = _state("initial_state", initial_state)
     rate_h, rate_y = _rates(rate_h, rate_y)
     dx2, dy2 = _distances(input_dist2, target_dist2)
@@ -200,7 +200,7 @@ def balanced_initial_state(initial_rep_dist2: float, rate_h: float, rate_y: floa
 def balanced_trajectory(times, initial_rep_dist2: float, rate_h: float, rate_y: float, input_dist2: float,
                         target_dist2: float) -> np.ndarray:
     """Exact solution of Eq. 7 from :func:`balanced_initial_state`: a(t) = A_low / (1 + (A_low/a0
-    - 1) exp(-rate_y A_low t)), dy = sqrt(rate_y/rate_h) a / |dx|. (T, 3); ``times`` start at 0."""
+    - 1) exp(-rate_y A_low t)), ``dy = sqrt(rate_y/rate_h) a / |dx|``. (T, 3); ``times`` start at 0."""
     times = _times(times)
     a0, _, _ = balanced_initial_state(initial_rep_dist2, rate_h, rate_y, input_dist2, target_dist2)
     low = np.sqrt(rate_h / rate_y * input_dist2 * target_dist2)
@@ -358,7 +358,7 @@ def _scaled_residuals(times, trajectories, rate_h, rate_y, dx2, dy2) -> np.ndarr
 
 def prediction_error(times, trajectory, rate_h: float, rate_y: float, input_dist2: float,
                      target_dist2: float) -> float:
-    """Root-mean-square of (ODE - trajectory) / max|trajectory| (per variable) over the T x 3 entries,
+    """Root-mean-square of ``(ODE - trajectory) / max|trajectory|`` (per variable) over the T x 3 entries,
     the ODE started at the trajectory's first state with the given rates: the held-out error."""
     times, trajectories = _as_list(times, trajectory)
     rate_h, rate_y = _rates(rate_h, rate_y)

@@ -1,0 +1,33 @@
+"""Docstrings render in the API page (book/api.md, Sphinx autodoc): a bare ``|x|`` in a docstring is an
+RST substitution reference, which fails the book build (-W). Catch it here, per docstring, in seconds."""
+
+import ast
+import io
+from pathlib import Path
+
+import docutils.core
+
+LIB = Path(__file__).resolve().parents[1] / "lib"
+
+
+def _substitution_problems(text: str) -> list[str]:
+    messages = io.StringIO()
+    docutils.core.publish_doctree(text, settings_overrides={"warning_stream": messages, "report_level": 2})
+    return [line for line in messages.getvalue().splitlines() if "substitution" in line]
+
+
+def test_the_check_finds_a_bare_absolute_value():
+    assert _substitution_problems("accuracy is |r| within scale")
+    assert not _substitution_problems("accuracy is ``|r|`` within scale; a = ||dh||^2")
+
+
+def test_no_docstring_in_lib_holds_an_rst_substitution():
+    found = []
+    for path in sorted(LIB.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef)))]:
+            doc = ast.get_docstring(node)
+            if doc and "|" in doc:
+                found += [f"{path.relative_to(LIB.parent)}:{getattr(node, 'name', 'module')}: {p}"
+                          for p in _substitution_problems(doc)]
+    assert not found, "\n".join(found)
