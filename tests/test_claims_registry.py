@@ -162,3 +162,9 @@ def test_corrections_match_their_definitions():
     np.testing.assert_allclose(bh_adjusted(p), np.minimum(bh, 1))
     with pytest.raises(ValueError, match="p_values"):
         holm_adjusted([0.5, 1.5])
+    from lib.analyses.multiple_testing import holm_adjusted_finite
+
+    with_undefined = holm_adjusted_finite(np.insert(p, 2, np.nan))  # the family is the tests that could be run
+    assert np.isnan(with_undefined[2])
+    np.testing.assert_allclose(np.delete(with_undefined, 2), holm)
+    assert np.isnan(holm_adjusted_finite([np.nan, np.nan])).all()

@@ -221,10 +221,58 @@ def any_significant(p, labels, n: int, *, alpha: float = 0.05) -> Outcome:
     if keep.size == 0:
         return Outcome("not tested", "no finite p", n=n, note="every test is undefined")
     adjusted = holm_adjusted(p[keep])
-    best = int(np.argmin(adjusted))
+    best = int(np.argmin(p[keep]))
     k = int(np.sum(adjusted <= alpha))
     return Outcome(_holds(k > 0), f"{k} of {keep.size} significant (Holm); smallest: {labels[keep[best]]} "
-                   f"p_Holm = {adjusted[best]:.2g}", "", n)
+                   f"p = {p[keep][best]:.2g} (Holm {adjusted[best]:.2g})", "", n)
+
+
+def _holm_family(name: str, p, labels) -> tuple[np.ndarray, np.ndarray, list]:
+    """(indices of the finite p's, their Holm-adjusted p's, labels) of a family of tests."""
+    from .multiple_testing import holm_adjusted
+
+    p, labels = np.asarray(p, float).ravel(), list(labels)
+    if len(labels) != p.size or p.size == 0:
+        raise ValueError(f"{name} and labels must be non-empty and of one length, got {p.size} and {len(labels)}")
+    keep = np.flatnonzero(np.isfinite(p))
+    return keep, (holm_adjusted(p[keep]) if keep.size else np.array([])), labels
+
+
+def beats_or_beaten(p, p_reverse, labels, kernel_of, n: int, *, alpha: float = 0.05) -> Outcome:
+    """Does some kernel quantity predict better than every rival? Per cell (kernel quantity x outcome
+    x fraction, named by ``labels``), ``p`` (m,): one-sided p that the kernel beats every rival, and
+    ``p_reverse`` (m,): that some rival beats it; each family Holm-corrected. Reproduced: some cell
+    with Holm-adjusted p <= ``alpha``; not reproduced: none, and every kernel quantity (``kernel_of``,
+    (m,) names) is beaten by a rival in some cell (Holm-adjusted p_reverse <= ``alpha``);
+    inconclusive otherwise (no significant difference either way for some kernel quantity)."""
+    keep, adjusted, labels = _holm_family("p", p, labels)
+    keep_r, adjusted_r, _ = _holm_family("p_reverse", p_reverse, labels)
+    kernel_of = list(kernel_of)
+    if len(kernel_of) != len(labels):
+        raise ValueError(f"kernel_of must name the kernel of each of the {len(labels)} cells, got {len(kernel_of)}")
+    if keep.size == 0:
+        return Outcome("not tested", "no finite p", n=n, note="every test is undefined")
+    wins = int(np.sum(adjusted <= alpha))
+    beaten = {kernel_of[i] for i, q in zip(keep_r, adjusted_r) if q <= alpha}
+    unbeaten = [k for k in dict.fromkeys(kernel_of) if k not in beaten]
+    verdict = "reproduced" if wins else ("not reproduced" if not unbeaten else "inconclusive")
+    best = int(np.argmin(np.asarray(p, float)[keep]))
+    ours = (f"kernel beats every rival in {wins} of {keep.size} cells (Holm; smallest p = "
+            f"{np.asarray(p, float)[keep][best]:.2g}, {labels[keep[best]]}); a rival beats the kernel in "
+            f"{int(np.sum(adjusted_r <= alpha))} cells" + (f"; never beaten: {', '.join(unbeaten)}" if unbeaten else ""))
+    return Outcome(verdict, ours, "", n)
+
+
+def any_discovery(p, labels, n: int, *, alpha: float = 0.05) -> Outcome:
+    """An exploratory family: reproduced when some test is significant after Holm's correction
+    (family-wise ``alpha``), inconclusive otherwise (no significant test is not evidence of no effect)."""
+    keep, adjusted, labels = _holm_family("p", p, labels)
+    if keep.size == 0:
+        return Outcome("not tested", "no finite p", n=n, note="every test is undefined")
+    best = int(np.argmin(adjusted))
+    k = int(np.sum(adjusted <= alpha))
+    return Outcome("reproduced" if k else "inconclusive", f"{k} of {keep.size} significant (Holm); strongest: "
+                   f"{labels[keep[best]]} (Holm p = {adjusted[best]:.2g})", "", n)
 
 
 def equals(value, *, expected) -> Outcome:
@@ -234,5 +282,6 @@ def equals(value, *, expected) -> Outcome:
 
 TESTS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
     compare, between, all_hold, proportion, quantile_ratio, paired_difference, correlation,
-    discriminating_proportion, correlation_if_testable, correlations_reach, any_significant, equals)}
+    discriminating_proportion, correlation_if_testable, correlations_reach, any_significant, beats_or_beaten,
+    any_discovery, equals)}
 RANDOM_TESTS = frozenset({"quantile_ratio", "paired_difference", "correlation"})

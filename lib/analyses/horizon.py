@@ -9,17 +9,20 @@ fractions of training, N networks; ``outcome`` (N,); ``groups`` (N,) each networ
   of :mod:`lib.analyses.within_scale` (predictor and outcome z-scored within each scale, so
   every scale weighs the same), :func:`across_scale_accuracy` the plain Pearson r over all
   networks (which mostly measures the scale itself).
-* Intervals: Fisher's z. For the pooled within-scale r, z ~ normal with variance
-  sum_g n_g^2 / (n_g - 3) / N^2 (the n-weighted mean of the per-scale z's; 1 / (N - 3G) for equal
-  scales): :func:`pooled_fisher_interval`, at any level, so a family of cells can be
+* Intervals: Fisher's z. The pooled within-scale r is the n-weighted mean of the per-scale r's;
+  its z is given the standard error of the n-weighted mean of the per-scale z's,
+  sqrt(sum_g n_g^2 / (n_g - 3)) / N (1 / sqrt(N - 3G) for equal scales), which assumes one
+  common correlation in every scale: :func:`pooled_fisher_interval`, at any level, so a family of cells can be
   Bonferroni-corrected without resampling; its coverage is checked by simulation in the tests.
 * :func:`earliest_fraction`: the first fraction at which an interval lies beyond +-threshold;
-  :func:`earliest_fraction_interval`: a percentile bootstrap interval (networks resampled within
-  scale) of the first fraction at which ``|r|`` reaches the threshold.
+  :func:`earliest_fraction_interval`: a percentile bootstrap *range* (networks resampled within
+  scale) of the first fraction at which ``|r|`` reaches the threshold: a first-passage statistic of noisy correlations, so it describes their spread and is not a confidence interval.
 * :func:`williams_t`: Williams' t for two dependent correlations that share a variable
   (Steiger 1980, eq. 7): does predictor k correlate more strongly with the outcome than rival h?
   :func:`beats_rivals` applies it to every kernel predictor against every rival at the same f,
   as an intersection-union test (the kernel must beat each rival: p = the largest one-sided p).
+* :func:`added_information`: does a kernel predictor carry information beyond all the rivals
+  together (partial correlation given the rivals, within scale)?
 * :func:`shuffled_accuracy`: the negative control, the outcome permuted within each scale.
 """
 
@@ -118,7 +121,7 @@ def earliest_fraction(lo, hi, fractions, threshold: float) -> float:
 
 def earliest_fraction_interval(values, outcome, groups, fractions, threshold: float, n_resamples: int = 1000,
                                seed: int = 0) -> np.ndarray:
-    """(P, 2) percentile bootstrap 95% interval of the first fraction at which each predictor's
+    """(P, 2) percentile bootstrap 95% range (a description of spread, not a confidence interval) of the first fraction at which each predictor's
     pooled within-scale ``|r|`` reaches ``threshold``: networks resampled within each scale,
     ``n_resamples`` times; a resample that never reaches it counts as inf."""
     values, outcome, groups = _check(values, outcome, groups)
@@ -165,9 +168,9 @@ def beats_rivals(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]:
     Correlations are pooled within-scale r's; each predictor is oriented by the sign of its own r
     with the outcome (accuracy is ``|r|``). Per (kernel, fraction), Williams' t against each rival with
     :func:`effective_n` cases; ``p``: the largest one-sided p over rivals (intersection-union: the
-    kernel beats them all); ``p_reverse``: the same for "some rival beats the kernel" (the smallest
-    p over rivals of the rival's advantage). Returns ``r_kernel`` (K, F), ``r_rival`` (R, F),
-    ``p``, ``p_reverse`` (K, F)."""
+    kernel beats them all); ``p_reverse``: "some rival beats the kernel", the smallest p over the
+    R rivals of the rival's advantage times R (Bonferroni over the rivals). Returns ``r_kernel``
+    (K, F), ``r_rival`` (R, F), ``p``, ``p_reverse`` (K, F)."""
     kernels, outcome, groups = _check(kernels, outcome, groups)
     rivals = np.asarray(rivals, np.float64)
     if rivals.ndim != 3 or rivals.shape[1:] != kernels.shape[1:]:
@@ -181,33 +184,73 @@ def beats_rivals(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]:
     _, p_k_over_r = williams_t(np.abs(r_k)[:, None], np.abs(r_r)[None], r_kr * sk * sr, n)
     _, p_r_over_k = williams_t(np.abs(r_r)[None], np.abs(r_k)[:, None], r_kr * sk * sr, n)
     undefined_as_one = lambda p: np.where(np.isfinite(p), p, 1.0)  # an undefined test shows nothing
+    n_rivals = rivals.shape[0]
     return {"r_kernel": r_k, "r_rival": r_r, "p": np.max(undefined_as_one(p_k_over_r), axis=1),
-            "p_reverse": np.min(undefined_as_one(p_r_over_k), axis=1)}
+            "p_reverse": np.minimum(1.0, n_rivals * np.min(undefined_as_one(p_r_over_k), axis=1))}
 
 
-def shuffled_accuracy(values, outcome, groups, seed: int = 0) -> np.ndarray:
-    """(P, F) :func:`within_scale_accuracy` with the outcome permuted within each scale: the
-    negative control (chance accuracy, ``|r|`` within the null interval around 0)."""
+def added_information(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]:
+    """Does each kernel predictor (K, F, N) carry information about the outcome beyond all the rivals
+    (R, F, N) observed at the same fraction? Every variable z-scored within scale; per (kernel,
+    fraction), the partial correlation of kernel and outcome given the R rivals (both residualised on
+    the rivals by least squares) over the networks where all are finite, and its two-sided t-test
+    with N - G - R - 1 degrees of freedom (G scales: their means are removed by the z-scoring).
+    Returns ``r_partial`` and ``p`` (K, F) (nan where fewer than G + R + 3 networks are usable)."""
+    kernels, outcome, groups = _check(kernels, outcome, groups)
+    rivals = np.asarray(rivals, np.float64)
+    if rivals.ndim != 3 or rivals.shape[1:] != kernels.shape[1:]:
+        raise ValueError(f"rivals must be (R, F, N) with F, N as kernels {kernels.shape[1:]}, got {rivals.shape}")
+    zk, zr, zy = _within_z(kernels, groups), _within_z(rivals, groups), _within_z(outcome, groups)
+    n_groups = len(np.unique(groups))
+    r_partial = np.full(kernels.shape[:2], np.nan)
+    p = np.full(kernels.shape[:2], np.nan)
+    for k in range(kernels.shape[0]):
+        for f in range(kernels.shape[1]):
+            use = np.isfinite(zk[k, f]) & np.isfinite(zy) & np.all(np.isfinite(zr[:, f]), axis=0)
+            df = int(use.sum()) - n_groups - rivals.shape[0] - 1
+            if df < 2:
+                continue
+            design = zr[:, f, use].T
+            residual = lambda v: v - design @ np.linalg.lstsq(design, v, rcond=None)[0]
+            a, b = residual(zk[k, f, use]), residual(zy[use])
+            denom = np.sqrt((a @ a) * (b @ b))
+            if denom > 0:
+                r = float(np.clip(a @ b / denom, -1.0, 1.0))
+                r_partial[k, f] = r
+                p[k, f] = 2 * student_t.sf(abs(r) * np.sqrt(df / max(1e-300, 1 - r * r)), df)
+    return {"r_partial": r_partial, "p": p}
+
+
+def shuffled_accuracy(values, outcome, groups, n_permutations: int = 200, seed: int = 0) -> np.ndarray:
+    """(n_permutations, P, F) :func:`within_scale_accuracy` with the outcome permuted within each
+    scale, ``n_permutations`` times: the negative control (chance accuracy; about 95% of the ``|r|``
+    fall inside the null interval around 0)."""
     values, outcome, groups = _check(values, outcome, groups)
+    check_int("n_permutations", n_permutations, minimum=1)
     rng = np.random.default_rng(seed)
-    shuffled = outcome.copy()
-    for g in np.unique(groups):
-        member = np.flatnonzero(groups == g)
-        shuffled[member] = outcome[rng.permutation(member)]
-    return within_scale_accuracy(values, shuffled, groups)
+    zv = _within_z(values, groups)
+    out = np.empty((n_permutations,) + values.shape[:2])
+    for i in range(n_permutations):
+        shuffled = outcome.copy()
+        for g in np.unique(groups):
+            member = np.flatnonzero(groups == g)
+            shuffled[member] = outcome[rng.permutation(member)]
+        out[i] = _mean_product(zv, _within_z(shuffled, groups))
+    return out
 
 
 def accuracy_curves(values, outcome, groups, fractions, threshold: float, n_resamples: int = 1000,
-                    seed: int = 0) -> dict[str, np.ndarray]:
+                    n_permutations: int = 200, seed: int = 0) -> dict[str, np.ndarray]:
     """Everything the horizon figure and tables show for one outcome, predictors ``values`` (P, F, N):
 
     ``within``, ``within_lo``, ``within_hi`` (P, F): pooled within-scale r and its Fisher 95%
     interval; ``across``, ``across_lo``, ``across_hi`` (P, F): Pearson r over all networks and its
     Fisher 95% interval (n = finite networks); ``earliest`` (P,): the first fraction at which the
     within-scale ``|r|`` reaches ``threshold`` (inf if none), with ``earliest_lo``, ``earliest_hi`` (P,)
-    its bootstrap interval (:func:`earliest_fraction_interval`), and ``earliest_sure`` (P,): the
-    first fraction at which the Fisher interval lies beyond +-threshold (:func:`earliest_fraction`); ``shuffled`` (P, F): the within-scale r with the outcome
-    permuted within scale, and ``null_half`` (scalar): the half-width of the Fisher 95% interval
+    its bootstrap range (:func:`earliest_fraction_interval`), and ``earliest_sure`` (P,): the
+    first fraction at which the Fisher interval lies beyond +-threshold (:func:`earliest_fraction`);
+    ``shuffled`` (n_permutations, P, F): the within-scale r with the outcome permuted within scale
+    (:func:`shuffled_accuracy`), and ``null_half`` (scalar): the half-width of the Fisher 95% interval
     around 0, inside which a chance ``|r|`` falls 95% of the time."""
     values, outcome, groups = _check(values, outcome, groups)
     n_groups = [int(np.sum(groups == g)) for g in np.unique(groups)]
@@ -222,5 +265,5 @@ def accuracy_curves(values, outcome, groups, fractions, threshold: float, n_resa
     spread = earliest_fraction_interval(values, outcome, groups, fractions, threshold, n_resamples, seed)
     return {"within": within, "within_lo": within_lo, "within_hi": within_hi, "across": across,
             "across_lo": across_lo, "across_hi": across_hi, "earliest": earliest, "earliest_lo": spread[:, 0],
-            "earliest_hi": spread[:, 1], "earliest_sure": sure, "shuffled": shuffled_accuracy(values, outcome, groups, seed),
+            "earliest_hi": spread[:, 1], "earliest_sure": sure, "shuffled": shuffled_accuracy(values, outcome, groups, n_permutations, seed),
             "null_half": float(np.tanh(norm.ppf(0.975) * pooled_z_se(n_groups)))}

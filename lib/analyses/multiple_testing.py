@@ -30,3 +30,14 @@ def bh_adjusted(p_values) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values (q-values) (m,): reject at false discovery rate q
     when the adjusted p-value is <= q."""
     return false_discovery_control(_p_values(p_values), method="bh")
+
+
+def holm_adjusted_finite(p_values) -> np.ndarray:
+    """:func:`holm_adjusted` over the finite p-values of (m,) (the family is the tests that could be
+    run); nan where a p-value is nan (an undefined test)."""
+    p = np.asarray(p_values, float).ravel()
+    out = np.full(p.shape, np.nan)
+    finite = np.isfinite(p)
+    if finite.any():
+        out[finite] = holm_adjusted(p[finite])
+    return out

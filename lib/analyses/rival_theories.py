@@ -226,11 +226,13 @@ def half_time_clock(curve: np.ndarray, clock: np.ndarray) -> np.ndarray:
     return clock / (clock[below[0]] if below.size else clock[-1])
 
 
-def race_validation(env: TaskEnvironment, x: np.ndarray, y: np.ndarray, n_hidden: int = 32, sigma: float = 1e-3,
-                    learning_rate: float = 2.0, n_iterations: int = 800, n_snapshots: int = 81,
+def race_validation(env: TaskEnvironment, x: np.ndarray, y: np.ndarray, n_hidden: int = 64, sigma: float = 1e-4,
+                    learning_rate: float = 1.0, n_iterations: int = 2000, n_snapshots: int = 201,
                     seed: int = 0) -> dict[str, np.ndarray]:
     """The race's reduction (Eq. 10) against direct gradient descent of the whole gated network
-    from N(0, sigma^2) weights of width ``n_hidden`` (seed ``seed``), on the single-task patterns x, y.
+    from N(0, sigma^2) weights of width ``n_hidden`` (seed ``seed``), on the single-task patterns x, y;
+    the defaults are those of :func:`lib.experiments.gated_race.race_predictions`, so the reduction is
+    checked where it predicts.
 
     Returns ``time`` (T,), ``direct`` and ``reduced`` (T, R) route losses, ``max_error`` the largest
     ``|direct - reduced|`` over routes and times divided by the route's initial loss, ``time_error``
@@ -257,8 +259,9 @@ def network_analysis(env: TaskEnvironment, run: dict[str, np.ndarray], learning_
     of the other S - n_fit (held out): ``predicted``, ``observed``, ``initial`` (S - n_fit, Q) task-pair
     distances (:func:`task_pair_distances`), ``pair_r`` (S - n_fit,) their Pearson r, ``heldout_error``
     (S - n_fit,) :func:`lib.experiments.two_point.prediction_error` of the ODE on the network's own
-    fitting pairs. Race, on every network: ``rho_race``, ``rho_size`` (S,) Spearman's rho of the race's
-    and the route-size rival's times with the observed ones (training loss at half its start),
+    fitting pairs. Race, on every network: ``rho_race``, ``rho_size``, ``rho_route_only`` (S,) Spearman's
+    rho with the observed times (training loss at half its start) of the race's, of the route-size
+    rival's, and of a race without sharing (route modules only: what sharing adds to the race),
     ``observed_time`` (S, R) iterations, ``race_time`` (S, R), ``ari_in``, ``ari_out`` (S, T),
     ``t_in``, ``t_out`` (S,) first iteration each ARI reaches ``level``, ``out_first`` (S,) bool.
     Also ``rate_h``, ``rate_y``, ``fit_error`` (floats), ``times`` (T,), ``race_curve`` (S, T_race)
@@ -282,19 +285,21 @@ def network_analysis(env: TaskEnvironment, run: dict[str, np.ndarray], learning_
     out["heldout_error"] = np.array([two_point.prediction_error([times] * n_pairs, [t[q, m] for q, m in chosen], *rates,
                                                                 float(dx2[tuple(chosen[0])]),
                                                                 float(dy2[tuple(chosen[0])])) for t in traj[n_fit:]])
-    race_keys = ("rho_race", "rho_size", "observed_time", "race_time", "ari_in", "ari_out", "t_in", "t_out",
+    race_keys = ("rho_race", "rho_size", "rho_route_only", "observed_time", "race_time", "ari_in", "ari_out", "t_in", "t_out",
                  "out_first", "race_curve", "observed_curve")
     rows = {k: [] for k in race_keys}
     for s in range(n_networks):
         race = race_predictions(env, run["x_train"][s], run["y_train"][s])
         observed = observed_route_order(run["task_loss_train"][s], run["iterations"])["time"]
+        unshared = race_predictions(env, run["x_train"][s], run["y_train"][s], families=("route",))
         rhos = order_rhos(observed, {"race": race["route_time"],
-                                     "size": route_size_times(env, run["x_train"][s], run["y_train"][s])},
-                          n_permutations)
+                                     "size": route_size_times(env, run["x_train"][s], run["y_train"][s]),
+                                     "route_only": unshared["route_time"]}, n_permutations)
         ari = pool_ari(env, run["hidden"][s], run["all_task"], run["all_stimulus"])
         order = output_pool_first(ari["in_pool"], ari["out_pool"], np.asarray(run["iterations"], float), level)
         loss = run["task_loss_train"][s].mean(axis=1)
-        for k, v in (("rho_race", rhos["race"]["rho"]), ("rho_size", rhos["size"]["rho"]), ("observed_time", observed),
+        for k, v in (("rho_race", rhos["race"]["rho"]), ("rho_size", rhos["size"]["rho"]),
+                     ("rho_route_only", rhos["route_only"]["rho"]), ("observed_time", observed),
                      ("race_time", race["route_time"]), ("ari_in", ari["in_pool"]), ("ari_out", ari["out_pool"]),
                      ("t_in", order["t_in"]), ("t_out", order["t_out"]), ("out_first", order["out_first"]),
                      ("race_curve", race["route_loss"].mean(axis=1) / race["route_loss"][0].mean()),
