@@ -43,7 +43,7 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
     if missing:
         raise ValueError(f"kernels must be among predictors {predictors}, got {missing}")
     outcomes = list(curves)
-    fig, axes = plt.subplots(2, len(outcomes), figsize=(3.0 * len(outcomes) + 0.6, 6.2), sharex=True, sharey=True,
+    fig, axes = plt.subplots(2, len(outcomes), figsize=(2.6 * len(outcomes) + 0.6, 6.0), sharex=True, sharey=True,
                              squeeze=False)
     x = _positions(fractions)
     colors = {p: CYCLE[i % len(CYCLE)] for i, p in enumerate(predictors)}
@@ -61,7 +61,7 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
             ax.set_xscale("log")
             ax.set_ylim(0, 1)
             if row == 0:
-                ax.set_title("\n".join(textwrap.wrap(reader_name(outcome), 24)), fontsize=9)
+                ax.set_title("\n".join(textwrap.wrap(reader_name(outcome), 22)))
             if col == 0:
                 ax.set_ylabel(f"|r|, {title}")
             if row == 1:
@@ -70,9 +70,9 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
     axes[0, 0].xaxis.set_major_formatter(FuncFormatter(
         lambda v, _: "0" if np.isclose(v, T0_POSITION) else f"{100 * v:g}%"))
     for ax in axes[-1]:
-        plt.setp(ax.get_xticklabels(), rotation=90, fontsize=7)
+        plt.setp(ax.get_xticklabels(), rotation=90)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(5, len(labels)), fontsize=8, frameon=False,
-               bbox_to_anchor=(0.5, -0.06))
+    fig.legend(handles, labels, loc="upper center", ncol=min(3, len(labels)), frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
     fig.tight_layout()
     return fig
