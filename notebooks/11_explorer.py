@@ -134,13 +134,17 @@ import math
 from ipywidgets import Dropdown, FloatLogSlider, IntSlider, fixed, interact
 
 from lib.analyses.explorer import G_RANGE
+from lib.book.summary import profile
 from lib.core.tasks import ARCHITECTURES
 from lib.experiments.schedules import SCHEDULES
 
-interact(plot_explorer.show_explorer,
-         g=FloatLogSlider(value=g, base=10, min=math.log10(G_RANGE[0]), max=math.log10(G_RANGE[1]), step=0.05,
-                          description="init scale g", continuous_update=False),
-         seed=IntSlider(value=seed, min=0, max=max(99, seed), description="seed", continuous_update=False),
-         schedule=Dropdown(options=list(SCHEDULES), value=schedule, description="schedule"),
-         architecture=Dropdown(options=list(ARCHITECTURES), value=architecture, description="architecture"),
-         n_iterations=fixed(n_iterations), n_train=fixed(n_train));
+# the sliders only in a live kernel: the book's build (the runner, papermill) renders no widgets,
+# and a headless notebook client can wait forever on a live widget's messages
+if profile() == "interactive":
+    interact(plot_explorer.show_explorer,
+             g=FloatLogSlider(value=g, base=10, min=math.log10(G_RANGE[0]), max=math.log10(G_RANGE[1]), step=0.05,
+                              description="init scale g", continuous_update=False),
+             seed=IntSlider(value=seed, min=0, max=max(99, seed), description="seed", continuous_update=False),
+             schedule=Dropdown(options=list(SCHEDULES), value=schedule, description="schedule"),
+             architecture=Dropdown(options=list(ARCHITECTURES), value=architecture, description="architecture"),
+             n_iterations=fixed(n_iterations), n_train=fixed(n_train));

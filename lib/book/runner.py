@@ -118,6 +118,7 @@ PROFILES: dict[str, dict[str, dict]] = {
 }
 
 EXECUTED_DIR = REPO_ROOT / "book" / "executed"
+CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
 ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_ALLOW_LARGE = (
     "REPRO_PROFILE", "REPRO_SUMMARY_DIR", "REPRO_SUMMARY_STAGING", "REPRO_EXECUTION_KEY", "REPRO_ALLOW_LARGE")
@@ -498,7 +499,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         try:
             papermill.execute_notebook(str(unexecuted), str(executed_tmp), parameters=parameters,
                                        kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=True,
-                                       kernel_manager_class=QuietKernelManager)
+                                       execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=QuietKernelManager)
         except Exception as err:
             if executed_tmp.exists():
                 os.replace(executed_tmp, failed_copy)
