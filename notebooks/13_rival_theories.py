@@ -242,7 +242,11 @@ display(reading_table(pd.DataFrame(fit_rows).set_index("scale g")))
 # reaching 0.5), and at the largest scale here by output pool only ({glue:text}`rv_large_counts`).
 # The paper reports output-pool clusters first at its standard init (Fig 7), with its own
 # clustering of eNTK vectors rather than of hidden profiles, so the order depends on the
-# measure as well as on the scale. The loss curves differ in shape: at
+# measure as well as on the scale. A race without its shared and pool modules (route modules
+# only) orders the routes with mean rho {glue:text}`rv_rho_unshared` against the full race's
+# {glue:text}`rv_rho_race` at the smallest scale, and better than the full race at
+# {glue:text}`rv_unshared_better` scales (the table): where the race gets the order right, it
+# is each route's own statistics that order it, not sharing. The loss curves differ in shape: at
 # half of its time to half loss, the sigmoid network has already removed
 # {glue:text}`rv_loss_network` of its mean route loss and the race {glue:text}`rv_loss_race`;
 # the race has a plateau and then a sharp drop, the sigmoid network at this scale none.
@@ -266,6 +270,10 @@ pool_share = dict(zip(race_pools["families"], race_pools["family_strength"][-1])
 pool_time = dict(zip(race_pools["families"], race_pools["family_time"]))
 glue("rv_small", f"{scales[0]:g}", display=False)
 count = lambda out, key: f"{int(np.isfinite(out[key]).sum())} of {out[key].size}"
+glue("rv_rho_unshared", f"{np.nanmean(small['rho_route_only']):+.2f}", display=False)
+glue("rv_rho_race", f"{np.nanmean(small['rho_race']):+.2f}", display=False)
+unshared_better = sum(np.nanmean(out["rho_route_only"]) > np.nanmean(out["rho_race"]) for out in by_scale.values())
+glue("rv_unshared_better", f"{unshared_better} of {len(by_scale)}", display=False)
 glue("rv_in_count", count(small, "t_in"), display=False)
 glue("rv_out_count", count(small, "t_out"), display=False)
 large = by_scale[scales[-1]]
@@ -357,7 +365,8 @@ answer = (f"On its own network the two-point theory predicts the final represent
           f"({judgements['rival-two-point-task-pairs'].verdict}); the race's route order has mean rho "
           f"{np.nanmean(small['rho_race']):+.2f} ({judgements['rival-race-order'].verdict}), against "
           f"{np.nanmean(small['rho_size']):+.2f} for route size alone ({judgements['rival-race-beats-size'].verdict} "
-          f"that the race does better); output-pool grouping came first in {int(small['out_first'].sum())} of "
+          f"that the race does better) and {np.nanmean(small['rho_route_only']):+.2f} for a race without sharing; "
+          f"output-pool grouping came first in {int(small['out_first'].sum())} of "
           f"{small['out_first'].size} networks ({judgements['rival-race-structure'].verdict}); the hidden "
           f"layer's input-pool ARI reached 0.5 in {int(np.isfinite(small['t_in']).sum())} and its "
           f"output-pool ARI in {int(np.isfinite(small['t_out']).sum())} of them.")
