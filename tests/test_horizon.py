@@ -221,3 +221,17 @@ def test_the_horizon_figure_draws_one_line_per_predictor_and_the_size_of_negativ
     assert (size[0], lo[0], hi[0]) == (0.6, 0.4, 0.8)
     with pytest.raises(ValueError, match="kernels must be among"):
         plot_horizon(curves, ["sharing"], ["kta"], FRACTIONS, 0.5)
+
+
+def test_within_z_of_every_row_at_once_equals_the_row_by_row_definition():
+    from lib.analyses.within_scale import standardize_within
+
+    rng, groups, _ = _networks(per_scale=20)
+    values = rng.normal(size=(3, 4, groups.size))
+    values[0, 0, :7] = np.nan  # a row with missing networks
+    values[1, 1, 20:40] = 2.0  # a scale where the row is constant: nan there
+    expected = np.full(values.shape, np.nan)
+    for index in np.ndindex(values.shape[:2]):
+        keep = np.isfinite(values[index])
+        expected[index][keep] = standardize_within(values[index][keep], groups[keep])
+    np.testing.assert_allclose(horizon._within_z(values, groups), expected, rtol=1e-12, atol=1e-12)

@@ -212,15 +212,10 @@ def any_significant(p, labels, n: int, *, alpha: float = 0.05) -> Outcome:
     """Some test of a family is significant after Holm's correction (family-wise ``alpha``): the
     one-sided p-values (m,) of the tests named by ``labels``; non-finite p's are left out.
     Reproduced: some Holm-adjusted p <= alpha; not reproduced: none."""
-    from .multiple_testing import holm_adjusted
-
-    p, labels = np.asarray(p, float).ravel(), list(labels)
-    if len(labels) != p.size or p.size == 0:
-        raise ValueError(f"p and labels must be non-empty and of one length, got {p.size} and {len(labels)}")
-    keep = np.flatnonzero(np.isfinite(p))
+    keep, adjusted, labels = _holm_family("p", p, labels)
     if keep.size == 0:
         return Outcome("not tested", "no finite p", n=n, note="every test is undefined")
-    adjusted = holm_adjusted(p[keep])
+    p = np.asarray(p, float).ravel()
     best = int(np.argmin(p[keep]))
     k = int(np.sum(adjusted <= alpha))
     return Outcome(_holds(k > 0), f"{k} of {keep.size} significant (Holm); smallest: {labels[keep[best]]} "

@@ -32,7 +32,6 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from .within_scale import standardize_within
 from ..core.validation import check_int
 
 EARLY_FRACTION = 0.1  # "early" in the registry's horizon criteria: f <= 10% of the single-task phase
@@ -49,16 +48,23 @@ def _check(values, outcome, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _within_z(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """(..., N) values z-scored within each group along the last axis (nan where a group is constant
-    or a value is not finite)."""
-    flat = values.reshape(-1, values.shape[-1])
-    out = np.full(flat.shape, np.nan)
-    for i, row in enumerate(flat):
-        keep = np.isfinite(row)
-        z = np.full(row.shape, np.nan)
-        z[keep] = standardize_within(row[keep], groups[keep])
-        out[i] = z
-    return out.reshape(values.shape)
+    """(..., N) values z-scored within each group along the last axis, every row at once (as
+    :func:`~lib.analyses.within_scale.standardize_within` over each row's finite values: population
+    s.d.; nan where a group's finite values are fewer than 2 or constant, and where a value is not
+    finite)."""
+    values = np.asarray(values, np.float64)
+    out = np.full(values.shape, np.nan)
+    for g in np.unique(groups):
+        member = groups == g
+        x = values[..., member]
+        finite = np.isfinite(x)
+        n = finite.sum(axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(finite, x, 0.0).sum(axis=-1, keepdims=True) / n
+            centred = np.where(finite, x - mean, 0.0)
+            sd = np.sqrt((centred ** 2).sum(axis=-1, keepdims=True) / n)
+            out[..., member] = np.where(finite & (n > 1) & (sd > 0), centred / sd, np.nan)
+    return out
 
 
 def _mean_product(za: np.ndarray, zb: np.ndarray) -> np.ndarray:

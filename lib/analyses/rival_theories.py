@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import stats
 from ..core.tasks import TaskEnvironment
 from ..core.validation import check_int, check_positive_float
 from ..experiments import two_point
@@ -168,13 +169,12 @@ def task_pair_distances(trajectory: np.ndarray, rate_h: float, rate_y: float, in
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson r of two (n,) arrays (n >= 3); NaN when either is constant."""
+    """:func:`lib.analyses.stats.pearson` of two (n,) arrays with n >= 3 (two points always give
+    r = +-1); NaN when either is constant."""
     x, y = np.asarray(x, np.float64).ravel(), np.asarray(y, np.float64).ravel()
-    if x.shape != y.shape or x.size < 3 or not np.all(np.isfinite(x) & np.isfinite(y)):
+    if x.shape != y.shape or x.size < 3:
         raise ValueError(f"x and y must be finite and of one length >= 3, got {x.shape} and {y.shape}")
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
+    return stats.pearson(x, y)
 
 
 def route_size_times(env: TaskEnvironment, x: np.ndarray, y: np.ndarray) -> np.ndarray:
