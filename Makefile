@@ -31,7 +31,7 @@ browser:
 ## The main job: execute every notebook at paper scale, then build the HTML book.
 book: setup
 	@start=$$(date +%s); \
-	$(PY) -m lib.book.runner --profile full && \
+	$(PY) -m lib.book.runner --profile full --jobs 0 && \
 	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) && \
 	echo "[book] built _build/html/index.html in $$(( $$(date +%s) - start )) s"
 
@@ -40,7 +40,7 @@ book: setup
 ## the quick profile writes (executed notebooks, summary records, results) stays in _build/quick/,
 ## so make test never changes what make book publishes.
 test: setup browser
-	$(PY) -m lib.book.runner --profile quick
+	$(PY) -m lib.book.runner --profile quick --jobs 0
 	$(VENV)/bin/jupyter-book build _build/quick/src $(JB_FLAGS) --path-output _build/quick
 	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest tests
 

@@ -15,14 +15,24 @@ and are silenced here at their source, not by hiding stderr (a real error still 
 
 from __future__ import annotations
 
+import os
+import tempfile
+import uuid
+
 from jupyter_client import AsyncKernelManager
-from traitlets import CaselessStrEnum
+from traitlets import CaselessStrEnum, default
 
 
 class QuietKernelManager(AsyncKernelManager):
     """:class:`jupyter_client.AsyncKernelManager` over IPC sockets, without the shutdown interrupt."""
 
     transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+    @default("ip")
+    def _unique_ipc_path(self) -> str:
+        if self.transport != "ipc":
+            return super()._ip_default()
+        return os.path.join(tempfile.gettempdir(), f"repro-kernel-{uuid.uuid4().hex[:12]}-ipc")
 
     async def _async_interrupt_kernel(self) -> None:
         if not self.shutting_down:

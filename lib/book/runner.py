@@ -1,12 +1,15 @@
-"""Execute the book's notebooks with papermill, in order, with a profile's parameters.
+"""Execute the book's notebooks with papermill, with a profile's parameters.
 
-    python -m lib.book.runner --profile full            # paper scale: the book (book/executed, results/)
+    python -m lib.book.runner --profile full --jobs 0   # paper scale: the book (book/executed, results/)
     python -m lib.book.runner --profile quick           # small parameters (tests, CI): all under _build/quick/
     python -m lib.book.runner --only 00_quickstart -p n_iterations=1000 --output-dir sweeps/x
     python -m lib.book.runner --only 00_quickstart --grid seed=0,1,2 --grid "schedule='ET','LR'" \\
         --output-dir sweeps/quickstart        # one executed notebook per grid point
 
-Profiles never share outputs. ``full`` writes the executed notebooks the book renders to
+Notebooks run in the order of :data:`NOTEBOOKS`, or with ``--jobs N`` (0: one per usable core;
+``make book`` and ``make test`` use it) side by side in N processes, each chapter after those it
+reads from and the chapters with Dask sweeps alone on every core (:mod:`lib.book.concurrent_runs`);
+the numbers do not depend on the order. Profiles never share outputs. ``full`` writes the executed notebooks the book renders to
 ``book/executed/`` and its results to ``results/`` (or ``$REPRO_RESULTS_DIR``); ``quick`` writes
 executed notebooks, summary records and results under ``_build/quick/`` (with a copy of the
 book's sources there, so ``jupyter-book build _build/quick/src`` builds that book), so nothing
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import hashlib
 import itertools
 import json
@@ -54,10 +58,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.cpu_target import check_cpu_features
+from .concurrent_runs import lock_waits, run_all, usable_cores
 from ..core.results import REPO_ROOT, RESULTS_ENV, CacheError, code_digest, resolve_results_env, results_dir
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
@@ -466,9 +472,10 @@ def _failure_message(name: str, err: Exception, failed_copy: Path) -> str:
 
 
 def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, profile: str = "full",
-            results: Path | None = None, allow_large: bool = False) -> Path:
+            results: Path | None = None, allow_large: bool = False, progress_bar: bool = True) -> Path:
     """Run ``notebooks/<name>.py`` with ``parameters`` into ``output_dir/<name>.ipynb`` (atomically),
-    unless that file was already executed from the same inputs (see :func:`execution_key`)."""
+    unless that file was already executed from the same inputs (see :func:`execution_key`);
+    ``progress_bar``: papermill's bar of cells on stderr."""
     import jupytext
     import nbformat
     import papermill
@@ -498,7 +505,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         os.environ.update(kernel_env)  # inherited by the kernel
         try:
             papermill.execute_notebook(str(unexecuted), str(executed_tmp), parameters=parameters,
-                                       kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=True,
+                                       kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=progress_bar,
                                        execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=QuietKernelManager)
         except Exception as err:
             if executed_tmp.exists():
@@ -568,6 +575,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="where executed notebooks go (default: the profile's book folder; never the published "
                              "book/executed except for --profile full without -p/--grid)")
     parser.add_argument("--force", action="store_true", help="execute even notebooks that are up to date")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="notebooks run side by side, each in its own process (0: one per usable core; chapters "
+                             "with Dask sweeps take every core; see lib.book.concurrent_runs); default 1: in order")
     parser.add_argument("--allow-large", action="store_true",
                         help="run sizes and iteration counts above the notebooks' sane bounds (may take days)")
     try:
@@ -575,6 +585,8 @@ def main(argv: list[str] | None = None) -> int:
             args = parser.parse_args(argv)
         except SystemExit as done:  # --help
             return done.code if isinstance(done.code, int) else 0
+        if args.jobs < 0:
+            raise ParameterError(f"--jobs must be an integer >= 1, or 0 for one per usable core; got {args.jobs}")
         check_cpu_features()  # $NUMBA_CPU_FEATURES, which every notebook's kernel inherits
         output_dir = check_output_dir(args.output_dir) if args.output_dir is not None else None
         layout = profile_layout(args.profile, output_dir)
@@ -595,21 +607,21 @@ def main(argv: list[str] | None = None) -> int:
     results = layout.results if args.profile != "full" else None
     if args.profile == "quick" and output_dir is None:
         stage_book_sources(QUICK_DIR / "src")
-    start, times = time.perf_counter(), []
-    for name, parameters, output_dir in runs:
-        print(f"[runner] {name} ({args.profile}) {parameters} -> {output_dir}", flush=True)
-        t0 = time.perf_counter()
-        try:
-            execute(name, parameters, output_dir, force=args.force, profile=args.profile, results=results,
-                    allow_large=args.allow_large)
-        except ParameterError as err:
-            print(f"[runner] error: {err}", file=sys.stderr)
-            return 2
-        except NotebookFailed as err:
-            print(f"[runner] error: {err}", file=sys.stderr)
-            return 1
-        times.append((name, output_dir, time.perf_counter() - t0))
-        print(f"[runner] {name} done in {times[-1][2]:.1f} s", flush=True)
+    jobs = max(1, min(args.jobs or usable_cores(), len(runs)))
+    run_one = functools.partial(execute, force=args.force, profile=args.profile, results=results,
+                                allow_large=args.allow_large, **({} if jobs == 1 else {"progress_bar": False}))
+    start = time.perf_counter()
+    times, errors = run_all(runs, run_one, jobs, report=lambda line: print(line, flush=True))
+    for err in errors:
+        known = isinstance(err, (ParameterError, NotebookFailed))
+        print(f"[runner] error: {err}" if known else "[runner] error:\n" + "".join(traceback.format_exception(err)),
+              file=sys.stderr)
+    if errors:
+        return 2 if any(isinstance(err, ParameterError) for err in errors) else 1
+    waited = lock_waits(folder / f"{name}.ipynb" for name, folder, _ in times)
+    if waited:
+        print(f"[runner] warning: {', '.join(waited)} waited for a results-cache entry another chapter was computing "
+              "(its output says so): add the dependency to lib.book.concurrent_runs.RUNS_AFTER", file=sys.stderr)
     print("[runner] time per notebook: " + ", ".join(f"{n} {s:.0f} s" for n, _, s in times), flush=True)
     print(f"[runner] all notebooks executed in {time.perf_counter() - start:.1f} s", flush=True)
     return 0

@@ -64,6 +64,7 @@ ARRAYS_FILE, META_FILE = "arrays.npz", "meta.json"
 SAVEZ_PARAMETERS = frozenset(name for name, p in inspect.signature(np.savez_compressed).parameters.items()
                              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))  # not usable as array names
 LOCK_TIMEOUT_ENV, LOCK_TIMEOUT_S = "REPRO_LOCK_TIMEOUT", 2 * 3600.0  # a writer gives up waiting after this
+LOCK_WAIT_NOTICE = "[results] waiting for cache entry"  # the start of the line a waiting writer prints
 LOCK_NOTICE_AFTER_S, HOLDER_SUFFIX = 1.0, ".holder"  # wait this long silently; ``<key>.lock.holder`` names the holder
 KEY_PATTERN = re.compile(r"[0-9a-f]{20}")  # :func:`entry_key`
 TMP_PATTERN = re.compile(r"\.tmp-([0-9a-f]{20})-[0-9a-f]{8}")  # the temporary folder of :func:`save`
@@ -395,7 +396,7 @@ class EntryLock:
         if self.try_acquire(min(LOCK_NOTICE_AFTER_S, timeout)):
             return
         if deadline > time.monotonic():
-            print(f"[results] waiting for cache entry {self.entry}: its lock {self.path} is held by "
+            print(f"{LOCK_WAIT_NOTICE} {self.entry}: its lock {self.path} is held by "
                   f"{describe_holder(self.holder_path)}; giving up after {timeout:g} s ({LOCK_TIMEOUT_ENV})",
                   file=sys.stderr, flush=True)
             if self.try_acquire(max(0.0, deadline - time.monotonic())):

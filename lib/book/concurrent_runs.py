@@ -1,0 +1,136 @@
+"""Which of the runner's notebook runs may execute at the same time, and running them so.
+
+Book layer. :mod:`lib.book.runner` plans runs ``(notebook, parameters, output folder)``; this
+module starts them on ``jobs`` slots (one per core by default) in the planned order, as soon as
+(i) every run it must follow in the same output folder has finished and (ii) enough slots are
+free. A chapter whose sweeps start a local Dask cluster (one worker per core) takes every slot,
+so it never shares the cores; the other chapters run in one kernel on about one core and take
+one slot each, so two of them can run side by side on two cores.
+
+Why a chapter must follow another (:data:`RUNS_AFTER`): it reads the summary records of all
+the others (``07_reproduction_summary``), or it reads results-cache entries the other one
+computes (a kernel that finds such an entry being computed waits on its lock, and says so in
+its own output). Running in any order gives the same numbers (every computation is
+deterministic and cached under its parameters); the order only avoids that wait.
+:func:`lock_waits` finds such a wait in an executed notebook, so a missing entry in
+:data:`RUNS_AFTER` shows up in the runner's log instead of passing unnoticed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+
+from ..core.results import LOCK_WAIT_NOTICE
+
+# chapters whose Dask sweeps start one worker per core: they run alone
+USES_EVERY_CORE = frozenset({"05_multitask_performance", "06_correlation_analysis", "10_rich_lazy_continuum",
+                             "12_prediction_horizon"})
+# a chapter starts only after these have finished (in the same output folder)
+RUNS_AFTER: dict[str, tuple[str, ...]] = {
+    "03_epntk": ("02_smg_validation",),  # SMG runs (smg_run entries)
+    "06_correlation_analysis": ("04_multitask_representations", "05_multitask_performance"),  # t=0 structure, pairs
+    "12_prediction_horizon": ("10_rich_lazy_continuum",),  # the converged continuum
+    "13_rival_theories": ("10_rich_lazy_continuum",),  # the converged continuum
+    "07_reproduction_summary": ("*",),  # the summary records of every other chapter
+}
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the OS has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def width(name: str, jobs: int) -> int:
+    """Slots the run of notebook ``name`` takes out of ``jobs``."""
+    return jobs if name in USES_EVERY_CORE else 1
+
+
+def predecessors(runs: list[tuple[str, dict, Path]]) -> list[set[int]]:
+    """For each run (its index in ``runs``), the indices of the runs it must follow: those of
+    :data:`RUNS_AFTER` in the same output folder that come before it in ``runs`` ("*": all of them)."""
+    out = []
+    for i, (name, _, folder) in enumerate(runs):
+        after = RUNS_AFTER.get(name, ())
+        out.append({j for j, (other, _, other_folder) in enumerate(runs[:i])
+                    if other_folder == folder and ("*" in after or other in after)})
+    return out
+
+
+def next_runs(waiting: list[int], finished: set[int], busy_slots: int, jobs: int,
+              runs: list[tuple[str, dict, Path]], after: list[set[int]]) -> list[int]:
+    """The waiting runs (indices, in plan order) to start now: each whose predecessors have all
+    finished and whose width fits the slots still free, taken in order (a run that does not fit
+    yet lets a narrower later one start)."""
+    starting, free = [], jobs - busy_slots
+    for i in waiting:
+        need = width(runs[i][0], jobs)
+        if after[i] <= finished and need <= free:
+            starting.append(i)
+            free -= need
+    return starting
+
+
+def run_all(runs: list[tuple[str, dict, Path]], execute_one: Callable[[str, dict, Path], object], jobs: int,
+            report: Callable[[str], None] = print) -> tuple[list[tuple[str, Path, float]], list[BaseException]]:
+    """Execute every run with ``execute_one(name, parameters, folder)`` on ``jobs`` slots: with one
+    slot in this process, in plan order; with more in worker processes (``execute_one`` must then
+    be picklable), started as :func:`next_runs` allows. After the first failure no new run starts;
+    running ones finish (nothing computed is lost). Returns (name, folder, seconds) per finished run,
+    in finishing order, and the exceptions of the failed runs."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    if jobs == 1:
+        return _run_in_order(runs, execute_one, report)
+    return _run_side_by_side(runs, execute_one, jobs, report)
+
+
+def _run_in_order(runs, execute_one, report):
+    times = []
+    for name, parameters, folder in runs:
+        report(f"[runner] {name} ({parameters}) -> {folder}")
+        start = time.perf_counter()
+        try:
+            execute_one(name, parameters, folder)
+        except Exception as err:
+            return times, [err]
+        times.append((name, folder, time.perf_counter() - start))
+        report(f"[runner] {name} done in {times[-1][2]:.1f} s")
+    return times, []
+
+
+def _run_side_by_side(runs, execute_one, jobs, report):
+    after = predecessors(runs)
+    waiting, finished, running, started = list(range(len(runs))), set(), {}, {}
+    times, errors = [], []
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        while waiting or running:
+            if not errors:
+                busy = sum(width(runs[j][0], jobs) for j in running.values())
+                for i in next_runs(waiting, finished, busy, jobs, runs, after):
+                    name, parameters, folder = runs[i]
+                    report(f"[runner] {name} started ({parameters}) -> {folder}")
+                    running[pool.submit(execute_one, name, parameters, folder)] = i
+                    started[i] = time.perf_counter()
+                    waiting.remove(i)
+            if not running:
+                break  # after a failure: the runs still waiting are not started
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            for future in done:
+                i = running.pop(future)
+                if future.exception() is not None:
+                    errors.append(future.exception())
+                    continue
+                finished.add(i)
+                times.append((runs[i][0], runs[i][2], time.perf_counter() - started[i]))
+                report(f"[runner] {runs[i][0]} done in {times[-1][2]:.1f} s")
+    return times, errors
+
+
+def lock_waits(outputs: Iterable[Path]) -> list[str]:
+    """Names of the executed notebooks (paths) whose outputs show a wait for a results-cache lock."""
+    return [Path(p).stem for p in outputs if Path(p).exists() and LOCK_WAIT_NOTICE in Path(p).read_text()]
