@@ -166,3 +166,35 @@ def test_kernel_predictions_end_to_end_small():
     assert out["time_accumulated"].shape == out["time_linearized"].shape
     cells = rc.paired_cells({1.0: np.array([0.5, 0.6, 0.7])}, {"size": {1.0: np.array([0.1, 0.2, np.nan])}})
     assert list(cells["labels"]) == ["size, g = 1"] and cells["n"][0] == 2 and cells["p"][0] == pytest.approx(0.25)
+
+
+def test_spearman_family_and_table():
+    from scipy.stats import binomtest, spearmanr
+
+    p, o = np.array([3.0, 1.0, np.inf, 2.0, np.inf]), np.array([2.0, 1.0, 5.0, 4.0, 3.0])
+    assert rc.spearman(p, o) == pytest.approx(spearmanr(p, o).statistic)
+    assert np.isnan(rc.spearman(np.full(4, np.inf), np.arange(4.0)))
+    fam = rc.family_p_values({"share": (10, 12)}, {"mean": np.ones(6)})
+    assert list(fam["labels"]) == ["share", "mean"]
+    assert fam["p"][0] == pytest.approx(binomtest(10, 12, 0.5, alternative="greater").pvalue)
+    assert fam["p"][1] == pytest.approx(1 / 64) and fam["p_reverse"][1] == 1.0
+    table = rc.interval_table({0.5: {"x": np.arange(5.0)}, 2.0: {"x": np.array([1.0, np.nan])}}, ["x"])
+    assert table.loc["x", "g = 0.5"].startswith("+2.00 [") and table.loc["x", "g = 2"] == "+1.00"
+    assert table.loc["x", "networks per scale"] == "5, 1"
+
+
+def test_outcome_scores_on_one_small_scale():
+    from lib.analyses import rival_theories as rt
+
+    run = run_route_learning(ENV, seeds=(10, 11, 12), g=0.5, learning_rate=0.2, n_iterations=200, n_snapshots=5,
+                             n_hidden=16, n_train=120)
+    analysis = rt.network_analysis(ENV, run, 0.2, n_fit=1, n_pairs=2, n_permutations=50)
+    kernels = rc.kernel_predictions(ENV, run, 0.2, control_points=201)
+    scores = rc.outcome_scores(analysis, kernels, n_fit=1)
+    assert set(scores["a"]) == set(rc.A_PREDICTORS) and all(v.shape == (2,) for v in scores["a"].values())
+    assert set(scores["b"]) == set(rc.B_PREDICTORS) and all(v.shape == (3,) for v in scores["b"].values())
+    np.testing.assert_allclose(scores["a"]["two-point theory"], analysis["pair_r"])  # the chapter's own r
+    np.testing.assert_allclose(scores["b"]["race"], analysis["rho_race"])
+    held_linearized = kernels["distance_linearized"][1:]
+    assert rc.pearson(held_linearized[0], analysis["observed"][0]) == pytest.approx(scores["a"]["linearized at t=0"][0])
+    assert all(np.all(v >= 0) for v in scores["c"].values())

@@ -32,9 +32,16 @@ Predictors (every kernel on the network's own training set):
   weights) for (a); for (b, c) gradient flow with its NTK (:func:`limit_ntk`) from its outputs
   ``sigma(b_o)``, closed form (:func:`kernel_flow_route_losses`).
 
+Scores per network (:func:`outcome_scores`): (a) Pearson's r over the 66 task pairs with the
+observed final distances (held-out networks, beside the two-point theory and the distance at
+t=0 of :func:`lib.analyses.rival_theories.network_analysis`); (b) Spearman's rho
+(:func:`spearman`) with the observed route times (beside the race, the race without sharing and
+route size); (c) the absolute error of the loss shape (beside the race's).
+
 Statistics: :func:`sign_flip_p` (exact one-sided sign-flip permutation p of a mean paired
-difference, both ways), :func:`mean_interval` (percentile bootstrap of a mean). Checked in
-tests/test_rival_comparison.py.
+difference, both ways), :func:`paired_cells` (a theory against rivals, cell by cell),
+:func:`family_p_values` (a family of claims), :func:`mean_interval` and :func:`interval_table`
+(percentile bootstrap of a mean). Checked in tests/test_rival_comparison.py.
 """
 
 from __future__ import annotations
@@ -45,10 +52,11 @@ from itertools import product
 import jax
 import jax.numpy as jnp
 import numpy as np
+from scipy.stats import binomtest, rankdata
 
 from .controls import small_weight_entk
 from .horizon_points import accumulated_kernels
-from .rival_theories import pair_trajectories, same_stimulus_pairs
+from .rival_theories import pair_trajectories, pearson, same_stimulus_pairs
 from ..core.kernel_statistics import centered_cosine_similarity, task_profiles
 from ..core.kernels import entk, predicted_change
 from ..core.models import MultitaskNet
@@ -278,3 +286,89 @@ def paired_cells(theory: dict[str, np.ndarray], rivals: dict[str, dict[str, np.n
         rows["mean"].append(float(np.nanmean(d)) if np.isfinite(d).any() else np.nan)
         rows["n"].append(int(np.isfinite(d).sum()))
     return {k: np.asarray(v) for k, v in rows.items()}
+
+
+def spearman(predicted: np.ndarray, observed: np.ndarray) -> float:
+    """Spearman's rho of two (R,) time vectors (equal times, e.g. never = inf, share ranks); nan when
+    either has a single value (no order) or contains nan."""
+    p, o = np.asarray(predicted, np.float64), np.asarray(observed, np.float64)
+    if p.shape != o.shape or p.ndim != 1 or p.size < 3:
+        raise ValueError(f"predicted and observed must be (R,) of one length >= 3, got {p.shape} and {o.shape}")
+    if np.isnan(p).any() or np.isnan(o).any():
+        return float("nan")
+    rp, ro = rankdata(p), rankdata(o)
+    rp, ro = rp - rp.mean(), ro - ro.mean()
+    denom = np.sqrt((rp ** 2).sum() * (ro ** 2).sum())
+    return float(rp @ ro / denom) if denom > 0 else float("nan")
+
+
+def fisher_z(r: np.ndarray) -> np.ndarray:
+    """arctanh of correlations, clipped to +-0.999999 (so that r = +-1 stays finite)."""
+    return np.arctanh(np.clip(np.asarray(r, np.float64), -0.999999, 0.999999))
+
+
+A_PREDICTORS = ("two-point theory", "t=0 eNTK", "linearized at t=0", "accumulated eNTK (reference)",
+                "targets control", "distance at t=0")
+B_PREDICTORS = ("race", "race without sharing", "t=0 eNTK", "linearized at t=0", "accumulated eNTK (reference)",
+                "targets control", "route size")
+C_PREDICTORS = ("race", "linearized at t=0", "accumulated eNTK (reference)", "targets control")
+
+
+def outcome_scores(analysis: dict, kernels: dict, n_fit: int) -> dict[str, dict[str, np.ndarray]]:
+    """Per-network scores of every predictor for the three outcomes of one scale: ``analysis`` from
+    :func:`lib.analyses.rival_theories.network_analysis` (fit on the first ``n_fit`` networks),
+    ``kernels`` from :func:`kernel_predictions` on the same run.
+
+    ``"a"``: name (:data:`A_PREDICTORS`) -> (S - n_fit,) Pearson r over task pairs with the observed
+    final distance, held-out networks; ``"b"``: name (:data:`B_PREDICTORS`) -> (S,) Spearman's rho with
+    the observed route times; ``"c"``: name (:data:`C_PREDICTORS`) -> (S,) absolute error of the
+    loss shape (:func:`loss_shape`; lower is better); ``"c_shape"``: the shapes, observed included."""
+    observed = analysis["observed"]
+    held = slice(check_int("n_fit", n_fit, 1), None)
+    r = lambda pred: np.array([pearson(p, o) for p, o in zip(pred, observed)])
+    a = dict(zip(A_PREDICTORS, (r(analysis["predicted"]), r(kernels["distance_entk"][held]),
+                                r(kernels["distance_linearized"][held]), r(kernels["distance_accumulated"][held]),
+                                r(kernels["distance_targets"][held]), r(analysis["initial"]))))
+    rho = lambda times: np.array([spearman(p, o) for p, o in zip(times, analysis["observed_time"])])
+    b = dict(zip(B_PREDICTORS, (analysis["rho_race"], analysis["rho_route_only"], rho(kernels["time_entk"]),
+                                rho(kernels["time_linearized"]), rho(kernels["time_accumulated"]),
+                                rho(kernels["time_targets"]), analysis["rho_size"])))
+    race_shape = np.array([loss_shape(c, analysis["race_clock"]) for c in analysis["race_curve"]])
+    shapes = {"observed": kernels["shape_observed"], "race": race_shape, "linearized at t=0": kernels["shape_linearized"],
+              "accumulated eNTK (reference)": kernels["shape_accumulated"], "targets control": kernels["shape_targets"]}
+    c = {name: np.abs(shapes[name] - shapes["observed"]) for name in C_PREDICTORS}
+    return {"a": a, "b": b, "c": c, "c_shape": shapes}
+
+
+
+def family_p_values(proportions: dict[str, tuple[int, int]], means: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """One-sided p both ways for a family of claims: ``proportions`` name -> (k, n), a share claimed
+    above 1/2 (exact binomial test); ``means`` name -> (n,) values whose mean is claimed above 0
+    (:func:`sign_flip_p`, non-finite values dropped). Returns ``labels``, ``p``, ``p_reverse`` (m,)."""
+    labels, p, q = [], [], []
+    for name, (k, n) in proportions.items():
+        k, n = check_int(f"{name} k", k, 0), check_int(f"{name} n", n, 1)
+        labels.append(name)
+        p.append(binomtest(k, n, 0.5, alternative="greater").pvalue)
+        q.append(binomtest(k, n, 0.5, alternative="less").pvalue)
+    for name, values in means.items():
+        labels.append(name)
+        greater, less = sign_flip_p(values)
+        p.append(greater), q.append(less)
+    return {"labels": np.array(labels), "p": np.array(p, np.float64), "p_reverse": np.array(q, np.float64)}
+
+
+def interval_table(by_scale: dict[float, dict[str, np.ndarray]], names, fmt: str = "+.2f", n_resamples: int = 2000):
+    """pandas DataFrame, one row per predictor of ``names``, one column per scale: "mean [low, high]"
+    (:func:`mean_interval` of the per-network scores ``by_scale[g][name]``) and the networks counted."""
+    import pandas as pd
+
+    rows = []
+    for name in names:
+        row = {"predictor": name}
+        for g, scores in by_scale.items():
+            mean, lo, hi = mean_interval(scores[name], n_resamples)
+            row[f"g = {g:g}"] = f"{mean:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]" if np.isfinite(lo) else f"{mean:{fmt}}"
+        row["networks per scale"] = ", ".join(str(int(np.isfinite(s[name]).sum())) for s in by_scale.values())
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("predictor")
