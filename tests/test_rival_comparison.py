@@ -206,3 +206,16 @@ def test_the_trapezoid_weights_give_the_accumulated_kernel():
     iterations, kernels = np.array([0.0, 10, 30, 60]), np.random.default_rng(3).normal(size=(4, 2, 3, 3))
     weights = accumulated_kernels(iterations, np.eye(4))[-1]
     assert np.allclose(np.tensordot(weights, kernels, axes=1), accumulated_kernels(iterations, kernels)[-1])
+
+
+def test_side_by_side_figure_keeps_rows_without_scores():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lib.book.plot_rival_theories import plot_side_by_side
+
+    rng = np.random.default_rng(0)
+    scores = {g: {"a": {"x": rng.normal(size=5), "y": np.full(5, np.nan)}, "b": {"x": rng.normal(size=5)}}
+              for g in (0.5, 2.0)}
+    fig = plot_side_by_side(scores, {"a": ("x", "y"), "b": ("x",)})
+    assert len(fig.axes) == 2 and [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["x", "y"]

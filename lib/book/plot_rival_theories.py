@@ -144,8 +144,10 @@ def plot_side_by_side(scores: dict[float, dict[str, dict[str, np.ndarray]]], nam
             ax.errorbar(stats[:, 0], y, xerr=np.abs(stats[:, 1:].T - stats[:, 0]), fmt="o", color=color, ms=4,
                         label=f"g = {g:g}")
         ax.set_yticks(np.arange(len(rows)), rows)
-        ax.invert_yaxis()
+        ax.set_ylim(len(rows) - 0.5, -0.5)  # first row on top; rows without a score keep their place
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_title(SIDE_TITLES[outcome], fontsize=11)
-    np.atleast_1d(axes)[0].legend(fontsize=10)
+        ax.set_xlabel("mean over networks [95% interval]")
+    handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=10)
     return fig
