@@ -316,7 +316,9 @@ reading_table(pd.DataFrame(race_rows).set_index("scale g"))
 # multitask-representations chapter): targets, task units and the two biases, no weights; for (b) and (c) it
 # is gradient flow with that limit's NTK from the limit's outputs. Scores: (a) Pearson's r over
 # the 66 task pairs with the observed final distances (held-out networks); (b) Spearman's rho
-# with the observed route times; (c) the absolute error of the share of the loss removed at half
+# with the observed route times, and for the two predictors with the network's clock (the
+# linearized network, the targets control) how much later they put the routes (the median over
+# routes of log10 of predicted over observed time); (c) the absolute error of the share of the loss removed at half
 # the time to half loss (lower is better; observed: {glue:text}`rv_side_shape_observed`). A
 # predictor whose routes never reach half their loss gives no order and no shape (the table's
 # last column counts the networks with a score); a cell without scores is left out of its
@@ -338,9 +340,11 @@ plt.show()
 side_tables = {k: rc.interval_table({g: scores[g][k] for g in scales}, names, fmt)
                for k, names, fmt in (("a", rc.A_PREDICTORS, "+.2f"), ("b", rc.B_PREDICTORS, "+.2f"),
                                      ("c", rc.C_PREDICTORS, ".2f"))}
+side_tables["b_time"] = rc.interval_table({g: scores[g]["b_time"] for g in scales}, tuple(scores[scales[0]]["b_time"]))
 for k, title in (("a", "(a) task similarity: mean r [95% interval]"), ("b", "(b) route order: mean rho [95% interval]"),
+                 ("b_time", "(b) route times: median log10(predicted / observed) [95% interval]"),
                  ("c", "(c) loss shape: mean absolute error [95% interval]")):
-    display(reading_table(side_tables[k].rename_axis(title)))
+    display(reading_table(side_tables[k]).set_caption(title))
 glue("rv_side_snapshots", f"{n_snapshots}", display=False)
 glue("rv_side_shape_observed", ", ".join(f"g = {g:g}: {np.mean(scores[g]['c_shape']['observed']):.0%} removed"
                                          for g in scales) + f"; the race: {np.mean(scores[scales[0]]['c_shape']['race']):.0%} "

@@ -181,6 +181,7 @@ def test_spearman_family_and_table():
     table = rc.interval_table({0.5: {"x": np.arange(5.0)}, 2.0: {"x": np.array([1.0, np.nan])}}, ["x"])
     assert table.loc["x", "g = 0.5"].startswith("+2.00 [") and table.loc["x", "g = 2"] == "+1.00"
     assert table.loc["x", "networks per scale"] == "5, 1"
+    assert rc.interval_table({1.0: {"x": np.full(3, np.nan)}}, ["x"]).loc["x", "g = 1"] is None
 
 
 def test_outcome_scores_on_one_small_scale():
@@ -219,3 +220,12 @@ def test_side_by_side_figure_keeps_rows_without_scores():
               for g in (0.5, 2.0)}
     fig = plot_side_by_side(scores, {"a": ("x", "y"), "b": ("x",)})
     assert len(fig.axes) == 2 and [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["x", "y"]
+
+
+def test_time_ratio_is_the_median_log_ratio_over_routes_with_times():
+    predicted = np.array([[10.0, 100.0, np.inf, 1.0], [np.inf] * 4])
+    observed = np.array([[10.0, 10.0, 5.0, 10.0], [1.0, 2.0, 3.0, 4.0]])
+    out = rc.time_ratio(predicted, observed)
+    assert out[0] == pytest.approx(0.0) and np.isnan(out[1])  # median of (0, 1, -1); no finite route
+    with pytest.raises(ValueError, match="predicted and observed"):
+        rc.time_ratio(predicted[0], observed[0])

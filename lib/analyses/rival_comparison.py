@@ -38,7 +38,8 @@ Scores per network (:func:`outcome_scores`): (a) Pearson's r over the 66 task pa
 observed final distances (held-out networks, beside the two-point theory and the distance at
 t=0 of :func:`lib.analyses.rival_theories.network_analysis`); (b) Spearman's rho
 (:func:`spearman`) with the observed route times (beside the race, the race without sharing and
-route size); (c) the absolute error of the loss shape (beside the race's).
+route size), and for the predictors with the network's clock :func:`time_ratio`; (c) the
+absolute error of the loss shape (beside the race's).
 
 Statistics: :func:`sign_flip_p` (exact one-sided sign-flip permutation p of a mean paired
 difference, both ways), :func:`paired_cells` (a theory against rivals, cell by cell),
@@ -322,7 +323,8 @@ def outcome_scores(analysis: dict, kernels: dict, n_fit: int) -> dict[str, dict[
     ``"a"``: name (:data:`A_PREDICTORS`) -> (S - n_fit,) Pearson r over task pairs with the observed
     final distance, held-out networks; ``"b"``: name (:data:`B_PREDICTORS`) -> (S,) Spearman's rho with
     the observed route times; ``"c"``: name (:data:`C_PREDICTORS`) -> (S,) absolute error of the
-    loss shape (:func:`loss_shape`; lower is better); ``"c_shape"``: the shapes, observed included."""
+    loss shape (:func:`loss_shape`; lower is better); ``"c_shape"``: the shapes, observed included;
+    ``"b_time"``: name -> (S,) :func:`time_ratio` of the predictors with a clock (linearized, targets)."""
     observed = analysis["observed"]
     held = slice(check_int("n_fit", n_fit, 1), None)
     r = lambda pred: np.array([pearson(p, o) for p, o in zip(pred, observed)])
@@ -336,7 +338,22 @@ def outcome_scores(analysis: dict, kernels: dict, n_fit: int) -> dict[str, dict[
     shapes = {"observed": kernels["shape_observed"], "race": race_shape, "linearized at t=0": kernels["shape_linearized"],
               "targets control": kernels["shape_targets"]}
     c = {name: np.abs(shapes[name] - shapes["observed"]) for name in C_PREDICTORS}
-    return {"a": a, "b": b, "c": c, "c_shape": shapes}
+    b_time = {name: time_ratio(kernels[key], analysis["observed_time"])
+              for name, key in (("linearized at t=0", "time_linearized"), ("targets control", "time_targets"))}
+    return {"a": a, "b": b, "c": c, "c_shape": shapes, "b_time": b_time}
+
+
+def time_ratio(predicted: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """(S,) per network the median over routes of log10(predicted / observed) route time (S, R),
+    over the routes where both are finite and positive (nan where none is): how much later (> 0)
+    or sooner a predictor on the network's own clock puts the routes."""
+    p, o = np.asarray(predicted, np.float64), np.asarray(observed, np.float64)
+    if p.shape != o.shape or p.ndim != 2:
+        raise ValueError(f"predicted and observed must be (S, R) of one shape, got {p.shape} and {o.shape}")
+    ok = np.isfinite(p) & np.isfinite(o) & (p > 0) & (o > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(ok, np.log10(np.where(ok, p / np.where(ok, o, 1.0), 1.0)), np.nan)
+    return np.array([np.median(row[np.isfinite(row)]) if np.isfinite(row).any() else np.nan for row in logs])
 
 
 
@@ -359,7 +376,8 @@ def family_p_values(proportions: dict[str, tuple[int, int]], means: dict[str, np
 
 def interval_table(by_scale: dict[float, dict[str, np.ndarray]], names, fmt: str = "+.2f", n_resamples: int = 2000):
     """pandas DataFrame, one row per predictor of ``names``, one column per scale: "mean [low, high]"
-    (:func:`mean_interval` of the per-network scores ``by_scale[g][name]``) and the networks counted."""
+    (:func:`mean_interval` of the per-network scores ``by_scale[g][name]``; None where no network has
+    a score) and the networks counted."""
     import pandas as pd
 
     rows = []
@@ -367,7 +385,8 @@ def interval_table(by_scale: dict[float, dict[str, np.ndarray]], names, fmt: str
         row = {"predictor": name}
         for g, scores in by_scale.items():
             mean, lo, hi = mean_interval(scores[name], n_resamples)
-            row[f"g = {g:g}"] = f"{mean:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]" if np.isfinite(lo) else f"{mean:{fmt}}"
+            row[f"g = {g:g}"] = (f"{mean:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]" if np.isfinite(lo) else
+                                 f"{mean:{fmt}}" if np.isfinite(mean) else None)  # None: no network has a score
         row["networks per scale"] = ", ".join(str(int(np.isfinite(s[name]).sum())) for s in by_scale.values())
         rows.append(row)
     return pd.DataFrame(rows).set_index("predictor")
