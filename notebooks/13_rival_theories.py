@@ -465,6 +465,17 @@ def _best(outcome, names, lower_is_better=False):
     return "; ".join(words)
 
 
+def _as_good(outcome, theory, rivals, lower_is_better=False):
+    """Where a rival's mean score is at least the theory's (same networks), as words."""
+    hits = []
+    for g in scales:
+        mean = lambda n: np.nanmean(scores[g][outcome][n]) if np.isfinite(scores[g][outcome][n]).any() else np.nan
+        ours = mean(theory)
+        hits += [f"{n} at g = {g:g}" for n in rivals
+                 if np.isfinite(mean(n)) and np.isfinite(ours) and (mean(n) <= ours if lower_is_better else mean(n) >= ours)]
+    return ", ".join(hits) if hits else "none"
+
+
 predictive = lambda names: tuple(n for n in names if "reference" not in n)
 side_words = (
     f"**Which predicts what.** (a) The learned task similarity is best predicted by: "
@@ -476,7 +487,13 @@ side_words = (
     f"{judgements['rival-side-order'].ours} ({judgements['rival-side-order'].verdict}). (c) The loss shape is best "
     f"predicted by: {_best('c', predictive(rc.C_PREDICTORS), lower_is_better=True)} (absolute error). The t=0 eNTK "
     f"against the targets control: {judgements['rival-side-kernel-vs-control'].ours} "
-    f"({judgements['rival-side-kernel-vs-control'].verdict}).")
+    f"({judgements['rival-side-kernel-vs-control'].verdict}). **Where the kernel and the controls do as well "
+    f"or better** (mean score at least the theory's, on the same networks): against the two-point theory on task "
+    f"similarity, {_as_good('a', 'two-point theory', ('t=0 eNTK', 'linearized at t=0', 'targets control', 'distance at t=0'))}; "
+    f"against the race on route order, "
+    f"{_as_good('b', 'race', ('t=0 eNTK', 'linearized at t=0', 'targets control', 'route size', 'race without sharing'))}; "
+    f"against the race on the loss shape, "
+    f"{_as_good('c', 'race', ('linearized at t=0', 'targets control'), lower_is_better=True)}.")
 glue("rv_side_words", side_words, display=False)
 glue("rv_verdicts", "\n".join(f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours}; {j.interval})"
                               if j.interval else f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours})"
