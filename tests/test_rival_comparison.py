@@ -15,7 +15,8 @@ def test_holm_every_cell_is_three_way_and_corrects_within_each_family():
     assert np.allclose(holm_adjusted([0.001, 0.03, 0.04]), [0.003, 0.06, 0.06])
     out = cell([0.001, 0.5, 0.9], [0.9, 0.5, 0.01])  # the third cell is significantly the other way (Holm 0.03)
     assert out.verdict == "not reproduced" and "c: against" in out.ours and "a: holds" in out.ours
-    assert cell([0.001, np.nan, 0.01], [0.9, np.nan, 0.9]).verdict == "reproduced"  # undefined cells left out
+    out = cell([0.001, np.nan, 0.01], [0.9, np.nan, 0.9])
+    assert out.verdict == "reproduced" and out.ours.endswith("left out, undefined: b")  # undefined cells left out
     assert cell([np.nan] * 3, [np.nan] * 3).verdict == "not tested"
     with pytest.raises(ValueError, match="labels"):
         claim_tests.holm_every_cell([0.1], [0.1, 0.2], ["a"], 10)

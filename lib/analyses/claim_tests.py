@@ -286,8 +286,10 @@ def holm_every_cell(p, p_reverse, labels, n: int, *, alpha: float = 0.05) -> Out
     verdict = "not reproduced" if against else ("reproduced" if len(held) == keep.size else "inconclusive")
     status = [f"{labels[i]}: " + ("holds" if labels[i] in held else "against" if labels[i] in against else "open")
               for i in keep]
+    undefined = [labels[i] for i in range(len(labels)) if i not in set(keep.tolist())]
     return Outcome(verdict, f"{len(held)} of {keep.size} cells hold, {len(against)} against (Holm, alpha "
-                   f"{alpha:g}): " + "; ".join(status), "", n)
+                   f"{alpha:g}): " + "; ".join(status) + (f"; left out, undefined: {', '.join(undefined)}"
+                                                          if undefined else ""), "", n)
 
 
 def equals(value, *, expected) -> Outcome:
