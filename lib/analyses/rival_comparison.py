@@ -254,7 +254,7 @@ def kernel_predictions(env: TaskEnvironment, run: dict, learning_rate: float, co
         kernels = np.stack([np.asarray(entk(net, th, jnp.asarray(x), jnp.asarray(x), jnp.asarray(y)))
                             for th in thetas])  # (T, K, N, N) float32
         # the trapezoid rule is linear: the whole run's accumulated kernel is a weighted sum of the snapshots'
-        accumulated_final = np.tensordot(trapezoid, kernels.astype(np.float64), axes=1)
+        accumulated_final = np.tensordot(trapezoid.astype(np.float32), kernels, axes=1).astype(np.float64)
         f0 = np.asarray(net.apply(thetas[0], jnp.asarray(x)), np.float64)
         out["distance_entk"].append(profile_distances(kernels[0], task_of, task_pairs))
         out["distance_accumulated"].append(profile_distances(accumulated_final, task_of, task_pairs))
