@@ -432,6 +432,7 @@ control_cells = {"labels": [f"({o}) {name} vs {label}" for o, name, part in cont
                  "kernel_of": [name for _, name, part in control_parts for _ in part["labels"]],
                  **{k: np.concatenate([part[k] for _, _, part in control_parts]) for k in ("p", "p_reverse", "n")}}
 shape_error = scores[scales[0]]["c"]["race"]
+shape_error = shape_error[np.isfinite(shape_error)]  # a network whose loss never halves has no shape
 family = rc.family_p_values({"rival-two-point-task-pairs": (int(np.sum(held_r > 0.5)), int(held_r.size)),
                              "rival-race-structure": (int(small["out_first"].sum()), int(small["out_first"].size))},
                             {"rival-race-order": small["rho_race"][finite_race],
