@@ -458,6 +458,9 @@ def _best(outcome, names, lower_is_better=False):
     for g in scales:
         finite = {n: np.isfinite(scores[g][outcome][n]) for n in names}
         means = {n: np.nanmean(scores[g][outcome][n]) for n in names if finite[n].any()}
+        if not means:
+            words.append(f"no predictor has a score at g = {g:g}")
+            continue
         best = (min if lower_is_better else max)(means, key=means.get)
         missing = [n for n in names if not finite[n].any()]
         words.append(f"{best} at g = {g:g} ({means[best]:{'.2f' if lower_is_better else '+.2f'}}, "
