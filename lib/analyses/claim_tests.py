@@ -270,6 +270,28 @@ def any_discovery(p, labels, n: int, *, alpha: float = 0.05) -> Outcome:
                    f"{labels[keep[best]]} (Holm p = {adjusted[best]:.2g})", "", n)
 
 
+def holm_every_cell(p, p_reverse, labels, n: int, *, alpha: float = 0.05) -> Outcome:
+    """A claim that holds in every cell of a family (e.g. a theory beats each rival at each initial
+    scale, or each member of a family of claims holds): one-sided ``p`` (m,) for the claim's side
+    and ``p_reverse`` (m,) for the other side, each family Holm-corrected (family-wise ``alpha``).
+    Reproduced: every cell has a Holm-adjusted p <= alpha; not reproduced: some cell has a
+    Holm-adjusted p_reverse <= alpha (significantly the other way); inconclusive otherwise. Cells
+    with a non-finite p are left out of both families (an undefined test); none finite: not tested."""
+    keep, adjusted, labels = _holm_family("p", p, labels)
+    keep_r, adjusted_r, _ = _holm_family("p_reverse", p_reverse, labels)
+    if keep.size == 0:
+        return Outcome("not tested", "no finite p", n=n, note="every test is undefined")
+    held = {labels[i] for i, q in zip(keep, adjusted) if q <= alpha}
+    against = {labels[i] for i, q in zip(keep_r, adjusted_r) if q <= alpha}
+    verdict = "not reproduced" if against else ("reproduced" if len(held) == keep.size else "inconclusive")
+    status = [f"{labels[i]}: " + ("holds" if labels[i] in held else "against" if labels[i] in against else "open")
+              for i in keep]
+    undefined = [labels[i] for i in range(len(labels)) if i not in set(keep.tolist())]
+    return Outcome(verdict, f"{len(held)} of {keep.size} cells hold, {len(against)} against (Holm, alpha "
+                   f"{alpha:g}): " + "; ".join(status) + (f"; left out, undefined: {', '.join(undefined)}"
+                                                          if undefined else ""), "", n)
+
+
 def equals(value, *, expected) -> Outcome:
     """``value == expected`` (e.g. which mode a vector matches)."""
     return Outcome(_holds(value == expected), str(value))
@@ -278,5 +300,5 @@ def equals(value, *, expected) -> Outcome:
 TESTS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
     compare, between, all_hold, proportion, quantile_ratio, paired_difference, correlation,
     discriminating_proportion, correlation_if_testable, correlations_reach, any_significant, beats_or_beaten,
-    any_discovery, equals)}
+    any_discovery, equals, holm_every_cell)}
 RANDOM_TESTS = frozenset({"quantile_ratio", "paired_difference", "correlation"})

@@ -8,7 +8,8 @@ the gated linear network's route losses, direct simulation against the reduction
 Fig. 5b's comparison, on our environment). :func:`plot_two_point_multitask`: predicted against
 observed final task-pair distances, one panel per scale (new). :func:`plot_race_multitask`:
 Spearman's rho of the race and of the route-size rival per network, the pool-grouping ARIs over
-training, and the mean route loss of network and race (new).
+training, and the mean route loss of network and race (new). :func:`plot_side_by_side`: every predictor
+of the three outcomes with intervals, one colour per scale (new).
 """
 
 from __future__ import annotations
@@ -120,4 +121,33 @@ def plot_race_multitask(out: dict[str, np.ndarray], iterations: np.ndarray, scal
     axes[2].set(xlim=(0, 4), xlabel="time / time to half the loss", ylabel="mean route loss / start",
                 title="single-task loss")
     axes[2].legend(fontsize=10)
+    return fig
+
+
+SIDE_TITLES = {"a": "(a) task similarity: r with final distances", "b": "(b) route order: rho with observed times",
+               "c": "(c) loss shape: absolute error"}
+
+
+def plot_side_by_side(scores: dict[float, dict[str, dict[str, np.ndarray]]], names: dict[str, tuple[str, ...]]):
+    """``scores``: scale -> :func:`lib.analyses.rival_comparison.outcome_scores`; ``names``: outcome
+    ("a", "b", "c") -> the predictors to show, top to bottom. One panel per outcome: each predictor's
+    mean per-network score with its percentile bootstrap 95% interval, one colour per scale. Returns
+    the figure."""
+    from ..analyses.rival_comparison import mean_interval
+
+    fig, axes = plt.subplots(1, len(names), figsize=(11.5, 4.2), layout="constrained")
+    offsets = np.linspace(-0.25, 0.25, len(scores)) if len(scores) > 1 else np.zeros(1)
+    for ax, (outcome, rows) in zip(np.atleast_1d(axes), names.items()):
+        for (g, by_outcome), dy, color in zip(scores.items(), offsets, CYCLE):
+            stats = np.array([mean_interval(by_outcome[outcome][name]) for name in rows])
+            y = np.arange(len(rows)) + dy
+            ax.errorbar(stats[:, 0], y, xerr=np.abs(stats[:, 1:].T - stats[:, 0]), fmt="o", color=color, ms=4,
+                        label=f"g = {g:g}")
+        ax.set_yticks(np.arange(len(rows)), rows)
+        ax.set_ylim(len(rows) - 0.5, -0.5)  # first row on top; rows without a score keep their place
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_title(SIDE_TITLES[outcome], fontsize=11)
+        ax.set_xlabel("mean over networks [95% interval]")
+    handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=10)
     return fig

@@ -47,8 +47,8 @@ CLUSTERINGS = ("agglomerative", "kmeans")
 class RouteObserver:
     """``observe`` for :func:`train_many`: ``task_loss_train`` (R,) and ``task_loss_all`` (R,), the
     mean over each task's patterns of the summed-over-outputs squared error on ``x_train`` and on
-    ``x_all`` (NaN for a task without patterns), ``hidden_all`` (N_all, n_hidden) and ``output_all``
-    (N_all, n_outputs)."""
+    ``x_all`` (NaN for a task without patterns), ``hidden_all`` (N_all, n_hidden), ``output_all``
+    (N_all, n_outputs), and the weights ``w_hidden``, ``w_output`` (for kernels at the snapshots)."""
 
     model: MultitaskNet
 
@@ -62,7 +62,8 @@ class RouteObserver:
         return {"task_loss_train": self._task_losses(params, data["x_train"], data["y_train"]),
                 "task_loss_all": self._task_losses(params, data["x_all"], data["y_all"]),
                 "hidden_all": self.model.hidden(params, data["x_all"]),
-                "output_all": self.model.apply(params, data["x_all"])}
+                "output_all": self.model.apply(params, data["x_all"]), "w_hidden": params["w_hidden"],
+                "w_output": params["w_output"]}
 
 
 def run_route_learning(env: TaskEnvironment, seeds=(0,), g: float = 1.0, learning_rate: float = 0.03,
@@ -81,7 +82,8 @@ def run_route_learning(env: TaskEnvironment, seeds=(0,), g: float = 1.0, learnin
     (T,), ``task_loss_train``, ``task_loss_all`` (S, T, R), ``hidden`` (S, T, N_all, n_hidden),
     ``outputs`` (S, T, N_all, n_outputs), ``all_task`` (N_all,), ``all_stimulus`` (N_all, n_in_pools),
     ``all_x`` (N_all, n_inputs), ``all_y`` (N_all, n_outputs) the patterns and their targets,
-    ``x_train`` (S, n_train, n_inputs), ``y_train`` (S, n_train, n_outputs).
+    ``x_train`` (S, n_train, n_inputs), ``y_train`` (S, n_train, n_outputs), ``w_hidden`` and
+    ``w_output`` (S, T, ...) the weights at every snapshot (the first: the initial weights).
     """
     seeds = check_seeds("seeds", seeds)
     check_positive_float("learning_rate", learning_rate)
@@ -107,7 +109,8 @@ def run_route_learning(env: TaskEnvironment, seeds=(0,), g: float = 1.0, learnin
             "hidden": np.asarray(snaps["hidden_all"]), "outputs": np.asarray(snaps["output_all"]),
             "all_task": everything.task, "all_stimulus": everything.stimulus, "all_x": np.asarray(everything.x),
             "all_y": np.asarray(everything.y), "x_train": np.asarray(data["x_train"]),
-            "y_train": np.asarray(data["y_train"])}
+            "y_train": np.asarray(data["y_train"]), "w_hidden": np.asarray(snaps["w_hidden"]),
+            "w_output": np.asarray(snaps["w_output"])}
 
 
 def observed_route_order(task_loss: np.ndarray, iterations: np.ndarray, fraction: float = 0.5) -> dict[str, np.ndarray]:
