@@ -105,3 +105,20 @@ def test_groups_are_schedule_by_init_and_the_within_group_r_uses_them():
     codes = np.unique(groups, return_inverse=True)[1]
     np.testing.assert_allclose(horizon.within_scale_accuracy(values, outcome, groups),
                                horizon.within_scale_accuracy(values, outcome, codes), atol=1e-12)
+
+
+def test_rival_cells_are_the_rival_tests_of_every_kernel_outcome_and_later_fraction():
+    rng = np.random.default_rng(1)
+    groups = np.repeat([0, 1], 20)
+    kernels, rivals = rng.normal(size=(2, 3, 40)), rng.normal(size=(4, 3, 40))
+    outcomes = {"a": rng.normal(size=40), "b": kernels[1, 2] + rng.normal(size=40)}
+    cells = horizon.rival_cells(kernels, rivals, outcomes, groups, [0.0, 0.1, 0.5])
+    assert len(cells["p"]) == 2 * 2 * 2 and 0 not in cells["fraction"]  # outcomes x kernels x fractions > 0
+    i = cells["outcome"].index("b") + 2 + 1  # outcome b, kernel 1, fraction index 2
+    assert (cells["outcome"][i], cells["kernel"][i], cells["fraction"][i]) == ("b", 1, 2)
+    direct = horizon.beats_rivals(kernels, rivals, outcomes["b"], groups)
+    added = horizon.added_information(kernels, rivals, outcomes["b"], groups)
+    assert cells["p"][i] == direct["p"][1, 2] and cells["p_reverse"][i] == direct["p_reverse"][1, 2]
+    assert cells["r_partial"][i] == added["r_partial"][1, 2] and cells["p_partial"][i] == added["p"][1, 2]
+    with pytest.raises(ValueError, match="fractions"):
+        horizon.rival_cells(kernels, rivals, outcomes, groups, [0.0, 0.1])

@@ -22,6 +22,7 @@ import numpy as np
 
 from .horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS, network_predictors
 from .network_measures import hidden_by_task, learning_speed, sharing_index
+from ..core import results
 from ..core.engines import DEFAULT_ENGINE, check_engine
 from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet
 from ..core.tasks import SPLITS, TaskEnvironment
@@ -137,8 +138,8 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
     ``block_pairs`` pairs, run on Dask.
 
     Returns ``group`` (:func:`pair_groups`), ``schedule``, ``seed`` (N,) with N = 2 x all pairs,
-    ``fractions``, ``iterations/<schedule>`` (F,), every predictor (F, N) and
-    ``loss_test_summed`` (N, F)."""
+    ``fractions``, ``iterations/<schedule>`` (F,), every predictor (F, N), ``loss_test_summed``
+    (N, F) and ``wall_time_s`` (the blocks' compute time when first computed, summed)."""
     from ..experiments.sweep import dask_client, sweep
 
     check_int("block_pairs", block_pairs, minimum=1)
@@ -160,6 +161,8 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
         raise RuntimeError("pair horizon sweep points failed:\n" + "\n".join(f.format() for f in report.failures))
     runs = report.load()
     out = {name: np.concatenate([r[name] for r in runs], axis=1) for name in KERNEL_PREDICTORS + RIVAL_PREDICTORS}
+    out["wall_time_s"] = np.array(sum(results.metadata_of(report.name, key)["wall_time_s"]
+                                      for key in report.cache_parameters))
     out["loss_test_summed"] = np.concatenate([r["loss_test_summed"] for r in runs])
     n_pairs = {s: len(seeds) for s, (seeds, _) in plan.items()}
     out["schedule"] = np.array([s for s in plan for _ in range(2 * n_pairs[s])])

@@ -34,9 +34,10 @@ def _size_band(r: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
 
 
 def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str], kernels: list[str],
-                 fractions, threshold: float):
+                 fractions, threshold: float, groups: str = "scales"):
     """``curves``: outcome -> :func:`lib.analyses.horizon.accuracy_curves` for ``predictors`` (in that
-    order); ``kernels``: which of them are kernel quantities (solid lines); ``fractions`` (F,).
+    order); ``kernels``: which of them are kernel quantities (solid lines); ``fractions`` (F,);
+    ``groups``: what the within-group correlations are within (the row labels: "within <groups>").
     Returns the figure."""
     fractions = np.asarray(fractions, float)
     missing = [p for p in kernels if p not in predictors]
@@ -49,7 +50,7 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
     colors = {p: CYCLE[i % len(CYCLE)] for i, p in enumerate(predictors)}
     for col, outcome in enumerate(outcomes):
         c = curves[outcome]
-        for row, (kind, title) in enumerate((("within", "within scales"), ("across", "across scales"))):
+        for row, (kind, title) in enumerate((("within", f"within {groups}"), ("across", f"across {groups}"))):
             ax = axes[row, col]
             ax.axhspan(0, c["null_half"] if kind == "within" else 0, color="0.9", lw=0)
             ax.axhline(threshold, color="0.3", lw=0.8, ls=":")
