@@ -338,10 +338,11 @@ if adds:
 #
 # **Fewer fractions than for the continuum.** A pair network's predictors take
 # {glue:text}`hz_pairs_cost` per fraction (two eNTKs on 500 x 500 inputs and, for the authors'
-# variant, nine 500 x 500 eigendecompositions), so the book's time budget allows two fractions
-# for these {glue:text}`hz_pairs_networks` networks: t = 0 and 10%, the end of the declared
-# "early" window. The pairs therefore answer "does a kernel quantity observed at 10% of the
-# phase predict, and better than the rivals?", not "from which fraction on?".
+# variant, nine 500 x 500 eigendecompositions), so the book's time budget allows
+# {glue:text}`hz_pairs_n_fractions` fractions for these {glue:text}`hz_pairs_networks`
+# networks, the last at the end of the declared "early" window. The pairs therefore answer
+# "does a kernel quantity observed early predict, and better than the rivals?", not "from
+# which fraction on?".
 #
 # **Outcomes** per network, as chapters 05 and 06 use them: the final single-task test loss,
 # the fine-tuning speed (the share of the multitask test loss removed in the first tenth of
@@ -352,7 +353,7 @@ if adds:
 # declared in the registry before these numbers were computed, with the continuum's
 # thresholds.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-horizon-pairs", "caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs, 50 per schedule, observed at t = 0 and 10% of their single-task phase; |r| of each predictor with each outcome and its Fisher 95% band, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups."}}
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-horizon-pairs", "caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs (pair_n_pairs per schedule) observed at the fractions pair_fractions of their single-task phase (t = 0 and 10% in the book); |r| of each predictor with each outcome and its Fisher 95% band, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups."}}
 from lib.analyses import horizon_pairs
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.sweep_points import cached_schedule_blocks
@@ -386,12 +387,13 @@ n_cells = pair_values.shape[2] * len(pair_fractions)
 glue("hz_pairs_n", f"{pair_n_pairs}", display=False)
 glue("hz_pairs_et", f"{pair_iterations['ET']:,}", display=False)
 glue("hz_pairs_lr", f"{pair_iterations['LR']:,}", display=False)
-glue("hz_pairs_fractions", ", ".join(_fraction(f) for f in pair_fractions), display=False)
+glue("hz_pairs_fractions", " and ".join(_fraction(f) for f in pair_fractions), display=False)
 glue("hz_pairs_retrace", "identical" if pair_retrace == 0 else f"equal to within {pair_retrace:.1e} (relative)",
      display=False)
-glue("hz_pairs_cost", f"{float(pair_snaps['wall_time_s']) / n_cells:.2f} s of one core (measured when the blocks "
-     "were computed)", display=False)
+glue("hz_pairs_cost", f"{float(pair_snaps['wall_time_s']) / n_cells:.2f} s (the wall time of a single-threaded "
+     "worker, measured when the blocks were computed)", display=False)
 glue("hz_pairs_networks", f"{pair_values.shape[2]}", display=False)
+glue("hz_pairs_n_fractions", f"{len(pair_fractions)}", display=False)
 glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.fromkeys(pair_groups), pair_per_group)),
      display=False)
 
@@ -531,10 +533,10 @@ PAIR_BEATS = {"reproduced": f"a kernel quantity beats every rival in {len(pair_w
               "inconclusive": "no kernel quantity beats the rivals, and not every one is shown beaten (inconclusive)",
               "not tested": "too few networks to compare kernel and rivals", "borderline": "kernel against rivals is "
               "borderline"}
-answer += (f" On the paper's standard/large pairs, observed at {', '.join(_fraction(f) for f in pair_fractions)} of "
-           f"their single-task phase, within schedule and init: the kernel's window at 10% is "
-           f"{pair_judgements['horizon-pairs-kernel-window'].verdict} (largest cell: "
-           f"{pair_judgements['horizon-pairs-kernel-window'].ours}); the representation's is "
+answer += (f" On the paper's standard/large pairs, observed at {' and '.join(_fraction(f) for f in pair_fractions)} "
+           f"of their single-task phase, within schedule and init: the kernel's early window is "
+           f"{pair_judgements['horizon-pairs-kernel-window'].verdict} "
+           f"({pair_judgements['horizon-pairs-kernel-window'].ours}); the representation's is "
            f"{pair_judgements['horizon-pairs-representation-window'].verdict} and the test loss's "
            f"{pair_judgements['horizon-pairs-loss-window'].verdict}; "
            f"{PAIR_BEATS[pair_judgements['horizon-pairs-kernel-beats-rivals'].verdict]}; a kernel quantity adds "
