@@ -134,7 +134,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from myst_nb import glue
 
-from lib.analyses import claims, continuum_sweeps, horizon, horizon_points
+from lib.analyses import claims, continuum_sweeps, horizon, horizon_checks, horizon_points
 from lib.analyses.multiple_testing import holm_adjusted_finite
 from lib.book import plot_horizon
 from lib.book.names import reader_name
@@ -280,6 +280,12 @@ reading_table(earliest)
 # correlation of each kernel quantity with the outcome given all four rivals at the same
 # fraction (within scale; two-sided t-test, Holm over the same cells) asks that.
 # {glue:text}`hz_adds_text`
+#
+# **Control of the add test** (declared before its numbers): the same test, Holm over the same
+# cells, with the four outcomes permuted together within each scale
+# ({glue:text}`hz_n_control` permutations): no kernel quantity can carry information about a
+# shuffled outcome, so at a family-wise level of 5% some cell should be significant in about
+# 5% of the permutations. {glue:text}`hz_control_text`
 
 # %% tags=["hide-input"]
 from IPython.display import display
@@ -312,6 +318,22 @@ else:
                      if len(beaten) < len(KERNELS) else "."))
 glue("hz_beats_text", beats_text, display=False)
 adds = [(*labels[i], f"{partial_r[i]:+.2f}", partial_holm[i]) for i in np.flatnonzero(partial_holm <= 0.05)]
+N_CONTROL = 200  # permutations of the add test's negative control (declared in the registry)
+
+
+def control_text(found: np.ndarray) -> str:
+    testable = found[np.isfinite(found)]
+    if testable.size == 0:
+        return "No cell could be tested in any permutation (too few networks)."
+    return (f"Some cell is significant in {int(np.sum(testable > 0))} of the {testable.size} permutations "
+            f"({np.mean(testable > 0):.1%}); the most discoveries in one permutation: {int(testable.max())}.")
+
+
+control_found = horizon_checks.shuffled_discoveries(values[:len(KERNELS)], values[len(KERNELS):],
+                                                    {o: nets[o][use] for o in OUTCOMES}, groups, fractions,
+                                                    n_permutations=N_CONTROL, seed=1)
+glue("hz_n_control", f"{N_CONTROL}", display=False)
+glue("hz_control_text", control_text(control_found), display=False)
 glue("hz_adds_text", (f"Significant after the correction in {len(adds)} of {int(np.isfinite(partial_p).sum())} "
                       f"cells that could be tested"
                       + (" (second table below)." if adds else ".")), display=False)
@@ -321,6 +343,58 @@ if winners:
 if adds:
     display(reading_table(pd.DataFrame(adds, columns=["kernel quantity", "outcome", "fraction f",
                                                       "partial r given the rivals", "Holm-adjusted p"])))
+
+# %% [markdown]
+# (hz-per-scale)=
+# ## Do the scales agree?
+#
+# The pooled within-scale r averages the scales' own correlations, and its interval assumes
+# they share one. For the strongest cells (per outcome, the kernel quantity and the rival with
+# the largest pooled |r| at some f > 0), the correlation inside each scale with its Fisher 95%
+# interval, and Cochran's Q test of one correlation common to the scales (uncorrected p, a
+# description of these chosen cells, not a claim). {glue:text}`hz_per_scale_text`
+
+# %% tags=["hide-input"]
+def strongest_cells(curves, fractions, names):
+    """Per outcome, the (predictor, fraction) among ``names`` and fractions > 0 with the largest
+    pooled within-group |r|."""
+    later = [f for f, x in enumerate(fractions) if x > 0]
+    out = []
+    for o, c in curves.items():
+        rows = [PREDICTORS.index(p) for p in names]
+        size = np.abs(np.nan_to_num(c["within"][np.ix_(rows, later)]))
+        i, f = np.unravel_index(np.argmax(size), size.shape)
+        out.append((PREDICTORS[rows[i]], o, later[f]))
+    return out
+
+
+def per_group_table(values, outcomes, groups, fractions, curves):
+    """One row per strongest cell: the r inside each group [95% interval], the pooled r and Cochran's Q."""
+    rows, q_p, spread = [], [], []
+    for p, o, f in strongest_cells(curves, fractions, KERNELS) + strongest_cells(curves, fractions, RIVALS):
+        c = horizon_checks.per_group_correlations(values[PREDICTORS.index(p), f], outcomes[o], groups)
+        q, qp = horizon_checks.cochran_q(c["r"], c["n"])
+        row = {"cell": f"{reader_name(p)} at {_fraction(fractions[f])} -> {reader_name(o)}"}
+        row |= {str(g): "\u2013" if not np.isfinite(r) else f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+                for g, r, lo, hi in zip(c["group"], c["r"], c["lo"], c["hi"])}
+        row |= {"pooled r": f"{curves[o]['within'][PREDICTORS.index(p), f]:+.2f}",
+                "Cochran's Q p": f"{qp:.2g}" if np.isfinite(qp) else "\u2013"}
+        rows.append(row)
+        q_p.append(qp)
+        spread.append(np.nanmax(c["r"]) - np.nanmin(c["r"]) if np.isfinite(c["r"]).sum() > 1 else np.nan)
+    table = pd.DataFrame(rows).set_index("cell")
+    q_p = np.asarray(q_p)
+    text = (f"Of these {len(rows)} cells, Cochran's Q rejects one common correlation (p <= 0.05) for "
+            f"{int(np.sum(q_p <= 0.05))}; the per-group r's of a cell differ by up to {np.nanmax(spread):.2f}."
+            if np.isfinite(q_p).any() else "Too few networks per group for Cochran's Q.")
+    return table, text
+
+
+per_scale_values = {o: nets[o][use] for o in OUTCOMES}
+per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
+                                                  fractions, curves)
+glue("hz_per_scale_text", per_scale_text, display=False)
+reading_table(per_scale_table)
 
 # %% [markdown]
 # (hz-pairs)=
@@ -402,6 +476,10 @@ glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.from
 # Within the schedule x init groups, the correlation of each predictor with each outcome at
 # each observed fraction (pooled r, with its uncorrected Fisher 95% interval), and the rival
 # comparison on the pairs: {glue:text}`hz_pairs_beats_text` {glue:text}`hz_pairs_adds_text`
+# Its control, with the outcomes permuted within the groups ({glue:text}`hz_n_control`
+# permutations): {glue:text}`hz_pairs_control_text` The last table shows the strongest
+# cells inside each group, as for the continuum's scales above:
+# {glue:text}`hz_pairs_per_group_text`
 
 # %% tags=["hide-input"]
 def _with_interval(c: dict, i: int, f: int) -> str:
@@ -432,6 +510,13 @@ display(reading_table(pair_table))
 if pair_adds:
     display(reading_table(pd.DataFrame(pair_adds, columns=["kernel quantity", "outcome", "fraction f",
                                                            "partial r given the rivals", "Holm-adjusted p"])))
+pair_control_found = horizon_checks.shuffled_discoveries(pair_values[:len(KERNELS)], pair_values[len(KERNELS):],
+                                                         pair_out, pair_groups, pair_fractions,
+                                                         n_permutations=N_CONTROL, seed=2)
+glue("hz_pairs_control_text", control_text(pair_control_found), display=False)
+pair_group_table, pair_group_text = per_group_table(pair_values, pair_out, pair_groups, pair_fractions, pair_curves)
+glue("hz_pairs_per_group_text", pair_group_text, display=False)
+display(reading_table(pair_group_table))
 
 # %% [markdown]
 # (hz-verdicts)=
@@ -454,7 +539,7 @@ if pair_adds:
 # single-task training converged are analysed; the others (see Design) are few, but their
 # exclusion depends on how training went. The pooled within-scale correlations average over
 # scales that can differ (the rich scales may carry more of a correlation than the lazy
-# ones); the continuum chapter shows the per-scale correlations of its winners.
+# ones); the per-scale view above shows this for the strongest cells only.
 
 # %% tags=["remove-cell"]
 from lib.book import summary
@@ -496,6 +581,9 @@ pair_judgements["horizon-pairs-kernel-beats-rivals"] = claims.judge(
     labels=[" / ".join(label) for label in pair_labels], kernel_of=pair_kernel_of, n=pair_n)
 pair_judgements["horizon-pairs-kernel-adds"] = claims.judge(
     "horizon-pairs-kernel-adds", p=pair_partial_p, labels=[" / ".join(label) for label in pair_labels], n=pair_n)
+judgements["horizon-kernel-adds-control"] = claims.judge("horizon-kernel-adds-control", discoveries=control_found)
+pair_judgements["horizon-pairs-kernel-adds-control"] = claims.judge("horizon-pairs-kernel-adds-control",
+                                                                    discoveries=pair_control_found)
 beats_v1 = claims.judge("horizon-kernel-beats-rivals", version=1, p=tests,
                         labels=[" / ".join(label) for label in labels], n=int(use.sum()))
 verdict_line = lambda k, j: (f"- **{claims.CLAIMS[k].text}** (criterion v{j.version}): {j.verdict} ({j.ours}"
@@ -559,7 +647,11 @@ rows = [summary.claim_row("within-scale |r| of an eNTK quantity at f <= 10% with
                           earlier=[beats_v1]),
         summary.claim_row("partial r of a kernel quantity with an outcome given all trivial rivals (post hoc)", "",
                           judgements["horizon-kernel-adds"], control="Holm over every kernel quantity, outcome and "
-                          "fraction", evidence=summary.evidence("hz-rivals", "rival comparison"))]
+                          "fraction; the same test on within-scale shuffled outcomes (next row): "
+                          + control_text(control_found), evidence=summary.evidence("hz-rivals", "rival comparison")),
+        summary.claim_row("control: the partial-correlation test on within-scale shuffled outcomes finds little", "",
+                          judgements["horizon-kernel-adds-control"], control="negative control of the row above",
+                          evidence=summary.evidence("hz-rivals", "rival comparison"))]
 rows += [summary.claim_row("the paper's pairs: within-group |r| of an eNTK quantity at f <= 10% with an outcome",
                            "a time window of prediction (Discussion)", pair_judgements["horizon-pairs-kernel-window"],
                            control="the same criterion for the trivial rivals (next rows)",
@@ -576,7 +668,12 @@ rows += [summary.claim_row("the paper's pairs: within-group |r| of an eNTK quant
                            evidence=summary.evidence("hz-pairs-table", "pairs' table")),
          summary.claim_row("the paper's pairs: partial r of a kernel quantity with an outcome given all trivial rivals",
                            "", pair_judgements["horizon-pairs-kernel-adds"], control="Holm over every kernel quantity, "
-                           "outcome and fraction", evidence=summary.evidence("hz-pairs-table", "pairs' table"))]
+                           "outcome and fraction; the same test on within-group shuffled outcomes (next row): "
+                           + control_text(pair_control_found), evidence=summary.evidence("hz-pairs-table", "pairs' table")),
+         summary.claim_row("the paper's pairs, control: the partial-correlation test on within-group shuffled outcomes "
+                           "finds little", "", pair_judgements["horizon-pairs-kernel-adds-control"],
+                           control="negative control of the row above",
+                           evidence=summary.evidence("hz-pairs-table", "pairs' table"))]
 _ = summary.record("12_prediction_horizon",
                    dict(converged_scales=converged_scales, converged_seeds=converged_seeds, first_block=first_block,
                         converged_iterations=converged_iterations, lr_candidates=lr_candidates, n_lr_seeds=n_lr_seeds,
