@@ -420,6 +420,26 @@ CLAIMS: dict[str, Claim] = {
         _c(1, "as horizon-kernel-adds-control, on the pairs: 200 permutations within each schedule x init group; the "
            "share with some Holm-significant cell, exact 95% interval, below 0.10", "null_discovery_share", 100,
            p=0.1),)),
+    # the prediction horizon during fine-tuning (the continuum's networks; declared before their numbers)
+    "horizon-finetune-kernel-window": Claim("Sec 6 (Discussion)", "", "An eNTK quantity observed early in fine-tuning "
+                                            "predicts how the network fine-tunes", _HORIZON, (_c(1, _HORIZON_REACH.format(
+                                                cells="every eNTK quantity observed during fine-tuning on the multitask "
+                                                "data (as horizon-kernel-window) x every fine-tuning outcome "
+                                                "(fine-tuning speed, final multitask test loss) x every observed f in "
+                                                "(0, 10%] of fine-tuning"), "correlations_reach", 100, threshold=0.5,
+                                                family_level=0.95),)),
+    "horizon-finetune-loss-window": Claim("beyond the paper", "", "The multitask test loss observed early in "
+                                          "fine-tuning predicts the final multitask test loss (a trivial rival and a "
+                                          "positive control)", _HORIZON, (_c(1, _HORIZON_REACH.format(
+                                              cells="the multitask test loss at f of fine-tuning x the final multitask "
+                                              "test loss, every observed f in (0, 10%]"), "correlations_reach", 100,
+                                              threshold=0.5, family_level=0.95),)),
+    "horizon-finetune-kernel-beats-rivals": Claim("beyond the paper", "", "Some kernel quantity observed during "
+                                                  "fine-tuning predicts a fine-tuning outcome better than the "
+                                                  "representation and losses observed at the same moment", _HORIZON, (
+        _c(1, "within scale, as horizon-kernel-beats-rivals v2, over every eNTK quantity x fine-tuning outcome x observed "
+           "f > 0 of fine-tuning (rivals: sharing index, multitask training and test loss, loss slope at the same f)",
+           "beats_or_beaten", 100, alpha=0.05),)),
 }
 
 
