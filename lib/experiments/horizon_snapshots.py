@@ -62,21 +62,30 @@ def single_task_snapshots(env: TaskEnvironment, seeds, g: float, scaling: str, l
     lrs = jnp.full((len(seeds),), learning_rate, jnp.float32)
     observe = _observe_mean_losses(net, ("train", "test"))
     params = scaled_initial_params(net, seeds, g, scaling)
+    out = _train_to_snapshots(net, params, data, lrs, iterations, observe, observe, engine)
+    out |= {k: np.asarray(v) for k, v in data.items()}
+    out["iterations"] = iterations
+    return out
+
+
+def _train_to_snapshots(net: MultitaskNet, params, data: dict, lrs, iterations, observe, observe_at_start,
+                        engine) -> dict[str, np.ndarray]:
+    """Train ``params`` (S, ...) on ``data`` with ``train_many``, stopping at each of ``iterations``
+    (F,) (counted from these params); ``observe`` the engine's loss observer, ``observe_at_start`` a jax
+    function of the same losses for a snapshot at iteration 0. Returns ``params/<name>`` (F, S, ...)
+    and ``loss_train``, ``loss_test`` (S, F)."""
     snapshots, losses, done = [], [], 0
     for target in iterations:
         if target > done:
             params, observed = train_many(net, params, data, lrs, int(target - done), 2, observe, engine=engine)
             loss = {k: np.asarray(v)[:, -1] for k, v in observed.items()}
-        else:  # the first snapshot at iteration 0
-            loss = {k: np.asarray(v) for k, v in jax.vmap(observe)(params, data).items()}
+        else:  # a snapshot at iteration 0
+            loss = {k: np.asarray(v) for k, v in jax.vmap(observe_at_start)(params, data).items()}
         done = int(target)
         snapshots.append({k: np.asarray(v) for k, v in params.items()})
         losses.append(loss)
     out = {f"params/{k}": np.stack([s[k] for s in snapshots]) for k in snapshots[0]}
-    out |= {name: np.stack([l[name] for l in losses], axis=1) for name in ("loss_train", "loss_test")}
-    out |= {k: np.asarray(v) for k, v in data.items()}
-    out["iterations"] = iterations
-    return out
+    return out | {name: np.stack([l[name] for l in losses], axis=1) for name in ("loss_train", "loss_test")}
 
 
 def pair_single_task_snapshots(env: TaskEnvironment, schedule: str, seeds, fractions=HORIZON_FRACTIONS,
@@ -108,18 +117,39 @@ def pair_single_task_snapshots(env: TaskEnvironment, schedule: str, seeds, fract
         data |= distinct_sets(data)
     losses_of = observe_pairs(net, False, False, Engine.REFERENCE)  # the same summed losses, as a jax function (iteration 0)
     params = pair_initial_params(net, seeds, large_scaling=large_scaling)
-    snapshots, losses, done = [], [], 0
-    for target in iterations:
-        if target > done:
-            params, observed = train_many(net, params, data, lrs, int(target - done), 2, observe, engine=engine)
-            loss = {k: np.asarray(v)[:, -1] for k, v in observed.items()}
-        else:  # the first snapshot at iteration 0
-            loss = {k: np.asarray(v) for k, v in jax.vmap(losses_of)(params, data).items()}
-        done = int(target)
-        snapshots.append({k: np.asarray(v) for k, v in params.items()})
-        losses.append(loss)
-    out = {f"params/{k}": np.stack([s[k] for s in snapshots]) for k in snapshots[0]}
-    out |= {name: np.stack([l[name] for l in losses], axis=1) for name in ("loss_train", "loss_test")}
+    out = _train_to_snapshots(net, params, data, lrs, iterations, observe, losses_of, engine)
     out |= {k: np.asarray(v) for k, v in data.items() if k in ("x_train", "y_train", "x_test", "y_test")}
+    out["iterations"] = iterations
+    return out
+
+
+def finetune_snapshots(env: TaskEnvironment, seeds, g: float, scaling: str, learning_rate: float, n_single: int,
+                       n_finetune: int, fractions, n_hidden: int = 200, n_train: int = 200, n_test: int = 200,
+                       engine: Engine | str = DEFAULT_ENGINE) -> dict[str, np.ndarray]:
+    """Weights and losses of the continuum's networks at the fractions (F,) of their fine-tuning phase
+    of ``n_finetune`` iterations.
+
+    The continuum caches no weights, so the single-task phase (``n_single`` iterations) is trained
+    again as :func:`lib.experiments.continuum.run_continuum` trains it (same weights, data, learning
+    rate, engine, 11 snapshots), then fine-tuning on the same multitask data (``multitask=True,
+    stream=1``) stops at each snapshot iteration. Returns (S = len(seeds)): ``params/<name>``
+    (F, S, ...); ``loss_train``, ``loss_test`` (S, F) mean per-pattern losses on the multitask
+    sets; ``iterations`` (F,); the multitask data ``x_train``, ``y_train``, ``x_test``, ``y_test``."""
+    seeds = check_seeds("seeds", seeds)
+    check_positive_float("learning_rate", learning_rate)
+    check_int("n_single", n_single, minimum=1)
+    iterations = snapshot_iterations(fractions, n_finetune)
+    net = MultitaskNet.for_environment(env, check_int("n_hidden", n_hidden, minimum=1))
+    lrs = jnp.full((len(seeds),), learning_rate, jnp.float32)
+    single = [env.make_data(s, n_train, n_test, "iid", multitask=False, stream=0) for s in seeds]
+    multi = [env.make_data(s, n_train, n_test, "iid", multitask=True, stream=1) for s in seeds]
+    data_of = lambda sets: {"x_train": _stack([d[0].x for d in sets]), "y_train": _stack([d[0].y for d in sets]),
+                            "x_test": _stack([d[1].x for d in sets]), "y_test": _stack([d[1].y for d in sets])}
+    observe = _observe_mean_losses(net, ("train", "test"))
+    trained, _ = train_many(net, scaled_initial_params(net, seeds, g, scaling), data_of(single), lrs, n_single, 11,
+                            observe, engine=engine)
+    data = data_of(multi)
+    out = _train_to_snapshots(net, trained, data, lrs, iterations, observe, observe, engine)
+    out |= {k: np.asarray(v) for k, v in data.items()}
     out["iterations"] = iterations
     return out
