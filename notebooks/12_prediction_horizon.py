@@ -40,6 +40,7 @@
 # | `pair_first_seeds`, `pair_iterations`, `pair_n_pairs` | the paper's standard/large pairs: the performance chapter's verdict pairs (its `first_seeds`, `iterations`, `n_verdict_pairs`; their runs are read from its cache) | as in that chapter; `pair_n_pairs` >= 4 |
 # | `pair_block` | pairs per cached block of the schedule runs (the performance chapter's `n_pairs`, so its cache entries are read) | integer in [1, `pair_n_pairs`] |
 # | `pair_fractions` | fractions f of the single-task phase at which the pairs are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations |
+# | `finetune_fractions` | fractions f of fine-tuning at which the continuum's networks are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations of fine-tuning |
 # :::
 
 # %% tags=["parameters"]
@@ -60,6 +61,7 @@ pair_iterations = {"ET": 10000, "LR": 2500}
 pair_n_pairs = 50
 pair_block = 10
 pair_fractions = [0.0, 0.1]
+finetune_fractions = [0.0, 0.01]
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_prediction_horizon
@@ -67,7 +69,7 @@ from lib.book.chapter_parameters import check_prediction_horizon
 pair_plan = check_prediction_horizon(converged_scales, converged_seeds, first_block, converged_iterations,
                                      lr_candidates, n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions,
                                      converged_only, n_resamples, pair_first_seeds, pair_iterations, pair_n_pairs,
-                                     pair_block, pair_fractions)
+                                     pair_block, pair_fractions, finetune_fractions)
 
 # %% [markdown]
 # ## Design
@@ -345,6 +347,59 @@ if adds:
                                                       "partial r given the rivals", "Holm-adjusted p"])))
 
 # %% [markdown]
+# (hz-finetune)=
+# ## Observing fine-tuning
+#
+# The fine-tuning outcomes above are predicted from the single-task phase. Here the same
+# networks are observed during fine-tuning itself: their single-task phase is trained again as
+# the continuum trained it and fine-tuning stops at f = {glue:text}`hz_ft_fractions` of its
+# {glue:text}`hz_ft_iterations` iterations; at its start the retrained networks' multitask test
+# loss and the continuum's recorded one are {glue:text}`hz_ft_retrace`. The same quantities are
+# observed on the multitask data (the eNTK of the multitask training set; the sharing index; the
+# multitask training and test losses so far and their slope) and set against the fine-tuning
+# speed and the final multitask test loss, within scales as above. Only
+# {glue:text}`hz_ft_n_fractions` fractions, for the time budget (each costs about as much as a
+# fraction of the single-task phase).
+#
+# **Shared data.** The fine-tuning speed is the share of the multitask test loss removed in the
+# first tenth of fine-tuning. The test-loss rival observed during that tenth is part of the
+# same curve (at f = 0 it is the speed's denominator), so its correlation with the speed is in
+# part built in, and a kernel quantity failing to beat it there says less than elsewhere.
+# {glue:text}`hz_ft_text`
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-horizon-finetune", "caption": "Beyond the paper (no figure of the paper): the continuum's networks observed at the fractions finetune_fractions of fine-tuning (t = 0 and 1% in the book), on the multitask data; |r| of each predictor with each fine-tuning outcome and its Fisher 95% band, within init scales (top) and across them (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales."}}
+from lib.analyses import horizon_finetune
+
+FT_OUTCOMES = ["finetune_speed", "loss_finetune_test"]
+ft_snaps = horizon_finetune.finetune_horizon_sweep(scales, learning_rates, converged_seeds, common, finetune_fractions)
+if not (np.array_equal(ft_snaps["g"], nets["g"]) and np.array_equal(ft_snaps["seed"], nets["seed"])):
+    raise RuntimeError("the fine-tuning horizon's networks are not the converged continuum's (scale and seed order differ)")
+ft_retrace = float(np.max(np.abs(ft_snaps["loss_test"][0] - nets["loss_multi_before"]) / nets["loss_multi_before"]))
+if not ft_retrace < 1e-4:
+    raise RuntimeError(f"retrained networks' multitask test loss at the start of fine-tuning differs from the "
+                       f"continuum's by {ft_retrace:.2g} (relative), more than float32 agreement allows")
+ft_values = np.stack([ft_snaps[p][:, use] for p in PREDICTORS])  # (P, F, N)
+ft_curves = {o: horizon.accuracy_curves(ft_values, nets[o][use], groups, finetune_fractions, THRESHOLD, n_resamples,
+                                        seed=10 + i) for i, o in enumerate(FT_OUTCOMES)}
+fig = plot_horizon.plot_horizon(ft_curves, PREDICTORS, KERNELS, finetune_fractions, THRESHOLD, phase="fine-tuning")
+plt.show()
+(ft_tests, ft_reverse, _, _, ft_kernel_of, ft_labels) = rival_comparison(
+    ft_values, {o: nets[o][use] for o in FT_OUTCOMES}, groups, finetune_fractions)
+ft_p_holm, ft_reverse_holm = holm_adjusted_finite(ft_tests), holm_adjusted_finite(ft_reverse)
+ft_best = {o: max(((abs(c["within"][i, f]), PREDICTORS[i], f) for i in range(len(PREDICTORS))
+                   for f in range(1, len(finetune_fractions)) if np.isfinite(c["within"][i, f])), default=None)
+           for o, c in ft_curves.items()}
+glue("hz_ft_fractions", " and ".join(_fraction(f) for f in finetune_fractions), display=False)
+glue("hz_ft_iterations", f"{converged_iterations['finetune']:,}", display=False)
+glue("hz_ft_n_fractions", f"{len(finetune_fractions)}", display=False)
+glue("hz_ft_retrace", "identical" if ft_retrace == 0 else f"equal to within {ft_retrace:.1e} (relative)", display=False)
+glue("hz_ft_text", " ".join(
+    f"For the {reader_name(o)}, the largest within-scale |r| after the start is {size:.2f} ({reader_name(p)} at "
+    f"{_fraction(finetune_fractions[f])})." for o, (size, p, f) in ft_best.items() if ft_best[o] is not None)
+    + f" A kernel quantity beats every rival in {int(np.sum(ft_p_holm <= 0.05))} of {len(ft_tests)} cells (Holm), and "
+    f"a rival beats a kernel quantity in {int(np.sum(ft_reverse_holm <= 0.05))}.", display=False)
+
+# %% [markdown]
 # (hz-per-scale)=
 # ## Do the scales agree?
 #
@@ -530,8 +585,8 @@ display(reading_table(pair_group_table))
 #
 # ## What this chapter cannot show
 #
-# The snapshots cover the single-task phase; the fine-tuning outcomes are predicted from
-# quantities observed during single-task training, not during fine-tuning, and the paper's
+# Fine-tuning is observed at only {glue:text}`hz_ft_n_fractions` fractions, and its speed shares
+# data with the losses observed during its first tenth; the paper's
 # standard/large pairs are observed at only two fractions (t = 0 and 10%, for the time budget),
 # so for them the earliest fraction of prediction is not located. The accumulated
 # eNTK is a trapezoid sum over the snapshots, not the ePNTK's sum over every step. The
@@ -584,12 +639,25 @@ pair_judgements["horizon-pairs-kernel-adds"] = claims.judge(
 judgements["horizon-kernel-adds-control"] = claims.judge("horizon-kernel-adds-control", discoveries=control_found)
 pair_judgements["horizon-pairs-kernel-adds-control"] = claims.judge("horizon-pairs-kernel-adds-control",
                                                                     discoveries=pair_control_found)
+ft_early = [i for i, f in enumerate(finetune_fractions) if 0 < f <= EARLY]
+ft_cells = lambda names, outcomes: ([ft_curves[o]["within"][PREDICTORS.index(p), f] for o in outcomes for p in names
+                                     for f in ft_early],
+                                    [f"{reader_name(p)} -> {reader_name(o)} at {_fraction(finetune_fractions[f])} of "
+                                     "fine-tuning" for o in outcomes for p in names for f in ft_early])
+ft_judgements = {key: claims.judge(key, r=r, labels=cell_labels, n_per_group=n_per_group)
+                 for key, (r, cell_labels) in {"horizon-finetune-kernel-window": ft_cells(KERNELS, FT_OUTCOMES),
+                                               "horizon-finetune-loss-window": ft_cells(["loss_test"],
+                                                                                        ["loss_finetune_test"])}.items()}
+ft_judgements["horizon-finetune-kernel-beats-rivals"] = claims.judge(
+    "horizon-finetune-kernel-beats-rivals", p=ft_tests, p_reverse=ft_reverse,
+    labels=[" / ".join(label) for label in ft_labels], kernel_of=ft_kernel_of, n=int(use.sum()))
 beats_v1 = claims.judge("horizon-kernel-beats-rivals", version=1, p=tests,
                         labels=[" / ".join(label) for label in labels], n=int(use.sum()))
 verdict_line = lambda k, j: (f"- **{claims.CLAIMS[k].text}** (criterion v{j.version}): {j.verdict} ({j.ours}"
                              + (f"; {j.interval})" if j.interval else ")"))
 glue("hz_verdicts", "\n".join([verdict_line(k, j) for k, j in judgements.items()]
                               + [verdict_line("horizon-kernel-beats-rivals", beats_v1)]
+                              + [verdict_line(k, j) for k, j in ft_judgements.items()]
                               + [verdict_line(k, j) for k, j in pair_judgements.items()]), display=False)
 kernel_first = min(min(c["earliest_sure"][:len(KERNELS)]) for c in curves.values())
 rival_first = min(min(c["earliest_sure"][len(KERNELS):]) for c in curves.values())
@@ -621,6 +689,9 @@ PAIR_BEATS = {"reproduced": f"a kernel quantity beats every rival in {len(pair_w
               "inconclusive": "no kernel quantity beats the rivals, and not every one is shown beaten (inconclusive)",
               "not tested": "too few networks to compare kernel and rivals", "borderline": "kernel against rivals is "
               "borderline"}
+answer += (f" Observed during fine-tuning (at {' and '.join(_fraction(f) for f in finetune_fractions)} of it), a kernel "
+           f"quantity's window for the fine-tuning outcomes is {ft_judgements['horizon-finetune-kernel-window'].verdict}, "
+           f"and whether it beats the rivals there is {ft_judgements['horizon-finetune-kernel-beats-rivals'].verdict}.")
 answer += (f" On the paper's standard/large pairs, observed at {' and '.join(_fraction(f) for f in pair_fractions)} "
            f"of their single-task phase, within schedule and init: the kernel's early window is "
            f"{pair_judgements['horizon-pairs-kernel-window'].verdict} "
@@ -652,6 +723,18 @@ rows = [summary.claim_row("within-scale |r| of an eNTK quantity at f <= 10% with
         summary.claim_row("control: the partial-correlation test on within-scale shuffled outcomes finds little", "",
                           judgements["horizon-kernel-adds-control"], control="negative control of the row above",
                           evidence=summary.evidence("hz-rivals", "rival comparison"))]
+rows += [summary.claim_row("within-scale |r| of an eNTK quantity observed at f <= 10% of fine-tuning with a fine-tuning "
+                           "outcome", "a time window of prediction (Discussion)",
+                           ft_judgements["horizon-finetune-kernel-window"], control="the multitask test loss observed "
+                           "at the same f (next row)", evidence=summary.evidence("hz-finetune", "fine-tuning figure")),
+         summary.claim_row("within-scale |r| of the multitask test loss at f <= 10% of fine-tuning with its final value",
+                           "", ft_judgements["horizon-finetune-loss-window"], control="",
+                           evidence=summary.evidence("hz-finetune", "fine-tuning figure")),
+         summary.claim_row("a kernel quantity observed during fine-tuning predicts a fine-tuning outcome better than "
+                           "every trivial rival at the same f", "", ft_judgements["horizon-finetune-kernel-beats-rivals"],
+                           control="the reverse test (a rival beats the kernel quantity); the test-loss rival shares "
+                           "data with the fine-tuning speed", evidence=summary.evidence("hz-finetune",
+                                                                                         "fine-tuning figure"))]
 rows += [summary.claim_row("the paper's pairs: within-group |r| of an eNTK quantity at f <= 10% with an outcome",
                            "a time window of prediction (Discussion)", pair_judgements["horizon-pairs-kernel-window"],
                            control="the same criterion for the trivial rivals (next rows)",
@@ -680,5 +763,6 @@ _ = summary.record("12_prediction_horizon",
                         lr_choice_iterations=lr_choice_iterations, n_train=n_train, n_hidden=n_hidden,
                         fractions=fractions, converged_only=converged_only, n_resamples=n_resamples,
                         pair_first_seeds=pair_first_seeds, pair_iterations=pair_iterations, pair_n_pairs=pair_n_pairs,
-                        pair_block=pair_block, pair_fractions=pair_fractions),
+                        pair_block=pair_block, pair_fractions=pair_fractions,
+                        finetune_fractions=finetune_fractions),
                    rows)

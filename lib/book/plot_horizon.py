@@ -34,10 +34,11 @@ def _size_band(r: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
 
 
 def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str], kernels: list[str],
-                 fractions, threshold: float, groups: str = "scales"):
+                 fractions, threshold: float, groups: str = "scales", phase: str = "single-task training"):
     """``curves``: outcome -> :func:`lib.analyses.horizon.accuracy_curves` for ``predictors`` (in that
     order); ``kernels``: which of them are kernel quantities (solid lines); ``fractions`` (F,);
-    ``groups``: what the within-group correlations are within (the row labels: "within <groups>").
+    ``groups``: what the within-group correlations are within (the row labels: "within <groups>");
+    ``phase``: the phase whose fractions the x axis shows.
     Returns the figure."""
     fractions = np.asarray(fractions, float)
     missing = [p for p in kernels if p not in predictors]
@@ -66,7 +67,7 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
             if col == 0:
                 ax.set_ylabel(f"|r|, {title}")
             if row == 1:
-                ax.set_xlabel("fraction of single-task training")
+                ax.set_xlabel(f"fraction of {phase}")
     axes[0, 0].xaxis.set_major_locator(FixedLocator(list(x)))
     axes[0, 0].xaxis.set_major_formatter(FuncFormatter(
         lambda v, _: "0" if np.isclose(v, T0_POSITION) else f"{100 * v:g}%"))

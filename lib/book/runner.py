@@ -110,7 +110,7 @@ PROFILES: dict[str, dict[str, dict]] = {
                                   "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
                                   "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5], "converged_only": False,
                                   "n_resamples": 100, "pair_n_pairs": 4, "pair_block": 4,
-                                  "pair_iterations": {"ET": 1000, "LR": 500}},
+                                  "pair_iterations": {"ET": 1000, "LR": 500}, "finetune_fractions": [0.0, 0.1]},
         "13_rival_theories": {"tp_gains": [0.6, 1.2, 2.5], "tp_learning_rates": [0.02, 0.005, 0.0004],
                               "tp_fit_seeds": [10], "tp_test_seeds": [11, 12], "tp_steps": 3000, "tp_width": 50,
                               "scales": [0.3246, 3.42], "n_seeds": 4, "n_fit": 1, "n_iterations": 1000,
