@@ -82,3 +82,18 @@ def test_shuffled_discoveries_hold_the_family_wise_level_and_a_real_effect_is_fo
     assert np.all(np.isnan(few))  # 8 networks in 2 groups, 4 rivals: 1 degree of freedom, no cell testable
     with pytest.raises(ValueError, match="alpha"):
         shuffled_discoveries(kernels, rivals, outcomes, groups, fractions, alpha=1.5)
+
+
+def test_an_unshuffled_run_counts_the_discoveries_of_the_rival_cells(monkeypatch):
+    import lib.analyses.horizon_checks as checks
+    from lib.analyses.multiple_testing import holm_adjusted_finite
+
+    rng = np.random.default_rng(4)
+    kernels, rivals = rng.normal(size=(2, 3, 40)), rng.normal(size=(4, 3, 40))
+    outcomes = {"a": kernels[0, 1] + rng.normal(size=40), "b": rng.normal(size=40)}
+    groups, fractions = np.repeat([0, 1], 20), [0.0, 0.1, 0.5]
+    expected = np.sum(holm_adjusted_finite(horizon.rival_cells(kernels, rivals, outcomes, groups,
+                                                               fractions)["p_partial"]) <= 0.05)
+    assert expected > 0
+    monkeypatch.setattr(checks, "permute_within", lambda values, groups, rng: np.asarray(values))  # no shuffling
+    assert shuffled_discoveries(kernels, rivals, outcomes, groups, fractions, n_permutations=2).tolist() == [expected] * 2

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import chi2, norm
 
-from .horizon import rival_cells
+from .horizon import added_information
 from .multiple_testing import holm_adjusted_finite
 from ..core.validation import check_int
 
@@ -83,13 +83,17 @@ def shuffled_discoveries(kernels, rivals, outcomes: dict, groups, fractions, n_p
     check_int("n_permutations", n_permutations, minimum=1)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    names = list(outcomes)
-    stacked = np.stack([np.asarray(outcomes[o], np.float64) for o in names])
+    fractions = np.asarray(fractions, np.float64)
+    if fractions.shape != (np.shape(kernels)[1],):
+        raise ValueError(f"fractions must be ({np.shape(kernels)[1]},), got {fractions.shape}")
+    stacked = np.stack([np.asarray(outcomes[o], np.float64) for o in outcomes])
     rng = np.random.default_rng(seed)
     out = np.empty(n_permutations)
     for i in range(n_permutations):
         shuffled = permute_within(stacked, groups, rng)
-        cells = rival_cells(kernels, rivals, dict(zip(names, shuffled)), groups, fractions)
-        adjusted = holm_adjusted_finite(cells["p_partial"])
+        # the p-values of the cells of rival_cells (their order does not matter for Holm's count)
+        p = np.concatenate([added_information(kernels, rivals, y, groups)["p"][:, fractions > 0].ravel()
+                            for y in shuffled])
+        adjusted = holm_adjusted_finite(p)
         out[i] = np.sum(adjusted <= alpha) if np.isfinite(adjusted).any() else np.nan
     return out
