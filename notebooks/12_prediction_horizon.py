@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   chapter:
-#     figures: 1
+#     figures: 3
 #   jupytext:
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: chapter
@@ -347,6 +347,58 @@ if adds:
                                                       "partial r given the rivals", "Holm-adjusted p"])))
 
 # %% [markdown]
+# (hz-per-scale)=
+# ## Do the scales agree?
+#
+# The pooled within-scale r averages the scales' own correlations, and its interval assumes
+# they share one. For the strongest cells (per outcome, the kernel quantity and the rival with
+# the largest pooled |r| at some f > 0), the correlation inside each scale with its Fisher 95%
+# interval, and Cochran's Q test of one correlation common to the scales (uncorrected p, a
+# description of these chosen cells, not a claim). {glue:text}`hz_per_scale_text`
+
+# %% tags=["hide-input"]
+def strongest_cells(curves, fractions, names):
+    """Per outcome, the (predictor, fraction) among ``names`` and fractions > 0 with the largest
+    pooled within-group |r|."""
+    later = [f for f, x in enumerate(fractions) if x > 0]
+    out = []
+    for o, c in curves.items():
+        rows = [PREDICTORS.index(p) for p in names]
+        size = np.abs(np.nan_to_num(c["within"][np.ix_(rows, later)]))
+        i, f = np.unravel_index(np.argmax(size), size.shape)
+        out.append((PREDICTORS[rows[i]], o, later[f]))
+    return out
+
+
+def per_group_table(values, outcomes, groups, fractions, curves):
+    """One row per strongest cell: the r inside each group [95% interval], the pooled r and Cochran's Q."""
+    rows, q_p, spread = [], [], []
+    for p, o, f in strongest_cells(curves, fractions, KERNELS) + strongest_cells(curves, fractions, RIVALS):
+        c = horizon_checks.per_group_correlations(values[PREDICTORS.index(p), f], outcomes[o], groups)
+        q, qp = horizon_checks.cochran_q(c["r"], c["n"])
+        row = {"cell": f"{reader_name(p)} at {_fraction(fractions[f])} -> {reader_name(o)}"}
+        row |= {str(g): "\u2013" if not np.isfinite(r) else f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+                for g, r, lo, hi in zip(c["group"], c["r"], c["lo"], c["hi"])}
+        row |= {"pooled r": f"{curves[o]['within'][PREDICTORS.index(p), f]:+.2f}",
+                "Cochran's Q p": f"{qp:.2g}" if np.isfinite(qp) else "\u2013"}
+        rows.append(row)
+        q_p.append(qp)
+        spread.append(np.nanmax(c["r"]) - np.nanmin(c["r"]) if np.isfinite(c["r"]).sum() > 1 else np.nan)
+    table = pd.DataFrame(rows).set_index("cell")
+    q_p = np.asarray(q_p)
+    text = (f"Of these {len(rows)} cells, Cochran's Q rejects one common correlation (p <= 0.05) for "
+            f"{int(np.sum(q_p <= 0.05))}; the per-group r's of a cell differ by up to {np.nanmax(spread):.2f}."
+            if np.isfinite(q_p).any() else "Too few networks per group for Cochran's Q.")
+    return table, text
+
+
+per_scale_values = {o: nets[o][use] for o in OUTCOMES}
+per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
+                                                  fractions, curves)
+glue("hz_per_scale_text", per_scale_text, display=False)
+reading_table(per_scale_table)
+
+# %% [markdown]
 # (hz-finetune)=
 # ## Observing fine-tuning
 #
@@ -398,58 +450,6 @@ glue("hz_ft_text", " ".join(
     f"{_fraction(finetune_fractions[f])})." for o, (size, p, f) in ft_best.items() if ft_best[o] is not None)
     + f" A kernel quantity beats every rival in {int(np.sum(ft_p_holm <= 0.05))} of {len(ft_tests)} cells (Holm), and "
     f"a rival beats a kernel quantity in {int(np.sum(ft_reverse_holm <= 0.05))}.", display=False)
-
-# %% [markdown]
-# (hz-per-scale)=
-# ## Do the scales agree?
-#
-# The pooled within-scale r averages the scales' own correlations, and its interval assumes
-# they share one. For the strongest cells (per outcome, the kernel quantity and the rival with
-# the largest pooled |r| at some f > 0), the correlation inside each scale with its Fisher 95%
-# interval, and Cochran's Q test of one correlation common to the scales (uncorrected p, a
-# description of these chosen cells, not a claim). {glue:text}`hz_per_scale_text`
-
-# %% tags=["hide-input"]
-def strongest_cells(curves, fractions, names):
-    """Per outcome, the (predictor, fraction) among ``names`` and fractions > 0 with the largest
-    pooled within-group |r|."""
-    later = [f for f, x in enumerate(fractions) if x > 0]
-    out = []
-    for o, c in curves.items():
-        rows = [PREDICTORS.index(p) for p in names]
-        size = np.abs(np.nan_to_num(c["within"][np.ix_(rows, later)]))
-        i, f = np.unravel_index(np.argmax(size), size.shape)
-        out.append((PREDICTORS[rows[i]], o, later[f]))
-    return out
-
-
-def per_group_table(values, outcomes, groups, fractions, curves):
-    """One row per strongest cell: the r inside each group [95% interval], the pooled r and Cochran's Q."""
-    rows, q_p, spread = [], [], []
-    for p, o, f in strongest_cells(curves, fractions, KERNELS) + strongest_cells(curves, fractions, RIVALS):
-        c = horizon_checks.per_group_correlations(values[PREDICTORS.index(p), f], outcomes[o], groups)
-        q, qp = horizon_checks.cochran_q(c["r"], c["n"])
-        row = {"cell": f"{reader_name(p)} at {_fraction(fractions[f])} -> {reader_name(o)}"}
-        row |= {str(g): "\u2013" if not np.isfinite(r) else f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]"
-                for g, r, lo, hi in zip(c["group"], c["r"], c["lo"], c["hi"])}
-        row |= {"pooled r": f"{curves[o]['within'][PREDICTORS.index(p), f]:+.2f}",
-                "Cochran's Q p": f"{qp:.2g}" if np.isfinite(qp) else "\u2013"}
-        rows.append(row)
-        q_p.append(qp)
-        spread.append(np.nanmax(c["r"]) - np.nanmin(c["r"]) if np.isfinite(c["r"]).sum() > 1 else np.nan)
-    table = pd.DataFrame(rows).set_index("cell")
-    q_p = np.asarray(q_p)
-    text = (f"Of these {len(rows)} cells, Cochran's Q rejects one common correlation (p <= 0.05) for "
-            f"{int(np.sum(q_p <= 0.05))}; the per-group r's of a cell differ by up to {np.nanmax(spread):.2f}."
-            if np.isfinite(q_p).any() else "Too few networks per group for Cochran's Q.")
-    return table, text
-
-
-per_scale_values = {o: nets[o][use] for o in OUTCOMES}
-per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
-                                                  fractions, curves)
-glue("hz_per_scale_text", per_scale_text, display=False)
-reading_table(per_scale_table)
 
 # %% [markdown]
 # (hz-pairs)=
