@@ -122,3 +122,28 @@ def test_rival_cells_are_the_rival_tests_of_every_kernel_outcome_and_later_fract
     assert cells["r_partial"][i] == added["r_partial"][1, 2] and cells["p_partial"][i] == added["p"][1, 2]
     with pytest.raises(ValueError, match="fractions"):
         horizon.rival_cells(kernels, rivals, outcomes, groups, [0.0, 0.1])
+
+
+def test_the_horizon_figure_names_its_groups_and_phase_at_the_books_text_size():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lib.book import plot_style
+    from lib.book.plot_horizon import plot_horizon
+
+    rng = np.random.default_rng(0)
+    groups, fractions = np.repeat(["ET standard", "ET large", "LR standard", "LR large"], 6), [0.0, 0.1]
+    values = rng.normal(size=(3, 2, 24))
+    curves = {o: horizon.accuracy_curves(values, rng.normal(size=24), groups, fractions, 0.5, 100)
+              for o in ("finetune_speed", "loss_finetune_test")}
+    fig = plot_horizon(curves, ["sharing", "loss_test", "kta_ntk_single"], ["kta_ntk_single"], fractions, 0.5,
+                       groups="groups", phase="fine-tuning")
+    assert fig.axes[0].get_ylabel() == "|r|, within groups" and fig.axes[-1].get_xlabel() == "fraction of fine-tuning"
+    assert fig.get_size_inches()[0] <= 12
+    fig.canvas.draw()
+    small = [t.get_text() for t in fig.findobj(matplotlib.text.Text)
+             if t.get_visible() and t.get_text().strip() and t.get_fontsize() < plot_style.MIN_FONT_PT - 1e-9]
+    assert not small, small
+    plt.close(fig)
