@@ -585,10 +585,11 @@ display(reading_table(pair_group_table))
 #
 # ## What this chapter cannot show
 #
-# Fine-tuning is observed at only {glue:text}`hz_ft_n_fractions` fractions, and its speed shares
-# data with the losses observed during its first tenth; the paper's
-# standard/large pairs are observed at only two fractions (t = 0 and 10%, for the time budget),
-# so for them the earliest fraction of prediction is not located. The accumulated
+# Fine-tuning is observed at only {glue:text}`hz_ft_n_fractions` fractions, for the continuum's
+# networks only (not the pairs: the time budget), and its speed shares data with the losses
+# observed during its first tenth; the paper's standard/large pairs are observed at only
+# {glue:text}`hz_pairs_n_fractions` fractions of their single-task phase, so for them the
+# earliest fraction of prediction is not located. The accumulated
 # eNTK is a trapezoid sum over the snapshots, not the ePNTK's sum over every step. The
 # networks use the continuum's training sets of `n_train` patterns. Only networks whose
 # single-task training converged are analysed; the others (see Design) are few, but their
