@@ -139,23 +139,33 @@ def horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=
 
     Returns ``g``, ``seed`` (N,) with N = len(scales) x n_seeds in the converged continuum's order
     (scale-major), ``fractions``, ``iterations`` (F,), and every predictor (F, N)."""
+    return scale_block_sweep(horizon_point, "lib.analyses.horizon_points:horizon_point", scales, learning_rates,
+                             n_seeds, {k: common[k] for k in ("n_single", "n_hidden", "n_train", "n_test") if k in common},
+                             fractions, block_seeds, progress)
+
+
+def scale_block_sweep(point_function, name: str, scales, learning_rates, n_seeds: int, size: dict, fractions,
+                      block_seeds: int = 15, progress: bool = True) -> dict[str, np.ndarray]:
+    """Run a horizon point function (``point_function``, importable as ``name``) over blocks of at most
+    ``block_seeds`` networks per scale (seeds 0 ... n_seeds - 1, ``learning_rates[i]`` for
+    ``scales[i]``, the point parameters ``size`` and ``fractions``) on Dask, cached, and join them:
+    ``g``, ``seed`` (N,) scale-major, ``fractions``, ``iterations`` (F,), every predictor (F, N)."""
     from ..experiments.sweep import dask_client, sweep
 
     if len(scales) != len(learning_rates) or not scales:
         raise ValueError(f"scales and learning_rates must be non-empty and of one length, got {len(scales)} and "
                          f"{len(learning_rates)}")
     check_int("block_seeds", block_seeds, minimum=1)
-    size = {k: common[k] for k in ("n_single", "n_hidden", "n_train", "n_test") if k in common}
     blocks = [(first, min(block_seeds, n_seeds - first)) for first in range(0, n_seeds, block_seeds)]
     points = [{"scaling": "both", "g": float(g), "lr": float(lr), "first_seed": first, "n_seeds": count,
                "fractions": [float(f) for f in fractions], **size}
               for g, lr in zip(scales, learning_rates) for first, count in blocks]
     for point in points:
-        horizon_point.check_parameters(point)
+        point_function.check_parameters(point)
     with dask_client() as client:
-        report = sweep(points, function="lib.analyses.horizon_points:horizon_point", client=client, progress=progress)
+        report = sweep(points, function=name, client=client, progress=progress)
     if not report.ok:
-        raise RuntimeError("horizon sweep points failed:\n" + "\n".join(f.format() for f in report.failures))
+        raise RuntimeError(f"{name} sweep points failed:\n" + "\n".join(f.format() for f in report.failures))
     runs = report.load()
     out = {name: np.concatenate([r[name] for r in runs], axis=1) for name in KERNEL_PREDICTORS + RIVAL_PREDICTORS}
     out["g"] = np.repeat(np.asarray(scales, np.float64), n_seeds)
