@@ -16,11 +16,10 @@ observed at f <= 10% shares data with it by construction.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 
 from .continuum_points import POINT_DEFAULTS, _complete, _seeds
-from .horizon_points import network_predictors, scale_block_sweep
+from .horizon_points import scale_block_sweep, snapshot_predictors
 from ..core.engines import DEFAULT_ENGINE
 from ..core.models import MultitaskNet
 from ..core.tasks import TaskEnvironment
@@ -35,23 +34,13 @@ def finetune_horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     """Sweep point: every horizon predictor (F, S) of the networks ``first_seed`` ... at init scale
     ``g`` (trained with ``lr``: ``n_single`` single-task iterations, then fine-tuning of
     ``n_finetune``) at the ``fractions`` of fine-tuning, on the multitask data; plus ``iterations`` (F,)."""
-    from tqdm import tqdm
 
     p = finetune_horizon_point.check_parameters(parameters)
     env = TaskEnvironment()
     net = MultitaskNet.for_environment(env, p["n_hidden"])
     run = finetune_snapshots(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["n_finetune"],
                              p["fractions"], p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
-    params = {k.split("/", 1)[1]: v for k, v in run.items() if k.startswith("params/")}
-    rows = []
-    for i in tqdm(range(p["n_seeds"]), desc=f"fine-tuning horizon g={p['g']:g}", mininterval=5):
-        thetas = [{k: jnp.asarray(v[f, i]) for k, v in params.items()} for f in range(len(run["iterations"]))]
-        rows.append(network_predictors(env, net, thetas, run["iterations"], run["x_train"][i], run["y_train"][i],
-                                       run["x_test"][i], run["y_test"][i], run["loss_train"][i],
-                                       run["loss_test"][i]))
-    out = {name: np.stack([r[name] for r in rows], axis=1) for name in rows[0]}
-    out["iterations"] = run["iterations"]
-    return out
+    return snapshot_predictors(env, net, run, f"fine-tuning horizon g={p['g']:g}")
 
 
 def _check_finetune_horizon(parameters: dict) -> dict:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS, network_predictors
+from .horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS, snapshot_predictors
 from .network_measures import hidden_by_task, learning_speed, sharing_index
 from ..core import results
 from ..core.engines import DEFAULT_ENGINE, check_engine
@@ -68,7 +68,6 @@ def pair_horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     ``first_seed`` ... of ``schedule`` (standard, large, standard, ...) at the ``fractions`` of
     their single-task phase; plus ``loss_train_summed``, ``loss_test_summed`` (2P, F) and
     ``iterations`` (F,)."""
-    from tqdm import tqdm
 
     p = pair_horizon_point.check_parameters(parameters)
     env = TaskEnvironment()
@@ -76,16 +75,8 @@ def pair_horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     seeds = range(p["first_seed"], p["first_seed"] + p["n_pairs"])
     run = pair_single_task_snapshots(env, p["schedule"], seeds, p["fractions"], p["n_iterations"], p["n_hidden"],
                                      p["n_train"], p["n_test"], p["split"], p["large_scaling"], p["method"])
-    params = {k.split("/", 1)[1]: v for k, v in run.items() if k.startswith("params/")}
-    rows = []
-    for i in tqdm(range(2 * p["n_pairs"]), desc=f"pair horizon {p['schedule']} from seed {p['first_seed']}",
-                  mininterval=5):
-        thetas = [{k: jnp.asarray(v[f, i]) for k, v in params.items()} for f in range(len(run["iterations"]))]
-        rows.append(network_predictors(env, net, thetas, run["iterations"], run["x_train"][i], run["y_train"][i],
-                                       run["x_test"][i], run["y_test"][i], run["loss_train"][i], run["loss_test"][i]))
-    out = {name: np.stack([r[name] for r in rows], axis=1) for name in rows[0]}
+    out = snapshot_predictors(env, net, run, f"pair horizon {p['schedule']} from seed {p['first_seed']}")
     out["loss_train_summed"], out["loss_test_summed"] = run["loss_train"], run["loss_test"]
-    out["iterations"] = run["iterations"]
     return out
 
 

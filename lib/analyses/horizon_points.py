@@ -29,7 +29,6 @@ Trivial rivals (what anyone training the network sees at t = fT, no kernel neede
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -97,20 +96,18 @@ def network_predictors(env: TaskEnvironment, net: MultitaskNet, thetas: list, it
     return {k: np.asarray(v, np.float64) for k, v in out.items()}
 
 
-def horizon_point(parameters: dict) -> dict[str, np.ndarray]:
-    """Sweep point: the predictors of :data:`KERNEL_PREDICTORS` and :data:`RIVAL_PREDICTORS`, (F, S)
-    each, of the networks ``first_seed`` ... at init scale ``g`` trained with ``lr`` for ``n_single``
-    single-task iterations, at the ``fractions`` of that phase; plus ``iterations`` (F,)."""
+def snapshot_predictors(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.ndarray],
+                        description: str) -> dict[str, np.ndarray]:
+    """:func:`network_predictors` of every network of a snapshot run (``params/<name>`` (F, S, ...),
+    ``iterations`` (F,), data ``x_train`` ... (S, N, .), losses ``loss_train``, ``loss_test`` (S, F), as
+    :mod:`lib.experiments.horizon_snapshots` returns them), with a progress bar named ``description``.
+    Returns every predictor (F, S) and ``iterations`` (F,)."""
     from tqdm import tqdm
 
-    p = horizon_point.check_parameters(parameters)
-    env = TaskEnvironment()
-    net = MultitaskNet.for_environment(env, p["n_hidden"])
-    run = single_task_snapshots(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["fractions"],
-                                p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
     params = {k.split("/", 1)[1]: v for k, v in run.items() if k.startswith("params/")}
+    n_networks = run["loss_train"].shape[0]
     rows = []
-    for i in tqdm(range(p["n_seeds"]), desc=f"horizon predictors g={p['g']:g}", mininterval=5):
+    for i in tqdm(range(n_networks), desc=description, mininterval=5):
         thetas = [{k: jnp.asarray(v[f, i]) for k, v in params.items()} for f in range(len(run["iterations"]))]
         rows.append(network_predictors(env, net, thetas, run["iterations"], run["x_train"][i], run["y_train"][i],
                                        run["x_test"][i], run["y_test"][i], run["loss_train"][i],
@@ -118,6 +115,18 @@ def horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     out = {name: np.stack([r[name] for r in rows], axis=1) for name in rows[0]}
     out["iterations"] = run["iterations"]
     return out
+
+
+def horizon_point(parameters: dict) -> dict[str, np.ndarray]:
+    """Sweep point: the predictors of :data:`KERNEL_PREDICTORS` and :data:`RIVAL_PREDICTORS`, (F, S)
+    each, of the networks ``first_seed`` ... at init scale ``g`` trained with ``lr`` for ``n_single``
+    single-task iterations, at the ``fractions`` of that phase; plus ``iterations`` (F,)."""
+    p = horizon_point.check_parameters(parameters)
+    env = TaskEnvironment()
+    net = MultitaskNet.for_environment(env, p["n_hidden"])
+    run = single_task_snapshots(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["fractions"],
+                                p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
+    return snapshot_predictors(env, net, run, f"horizon predictors g={p['g']:g}")
 
 
 def _check_horizon(parameters: dict) -> dict:
