@@ -75,6 +75,7 @@ benchmark: setup
 	$(PY) benchmarks/entk_speed.py
 	$(PY) benchmarks/train_speed.py
 	$(PY) benchmarks/sweep_speed.py
+	$(PY) benchmarks/blas_threads.py
 	$(PY) benchmarks/network_memory.py
 
 ## Remove cache entries written by other versions of lib/ or requirements.txt (never the current ones).

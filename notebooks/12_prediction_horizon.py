@@ -134,10 +134,12 @@ pair_plan = check_prediction_horizon(converged_scales, converged_seeds, first_bl
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from myst_nb import glue
 
 from lib.analyses import claims, continuum_sweeps, horizon, horizon_checks, horizon_points
 from lib.analyses.multiple_testing import holm_adjusted_finite
+from lib.book import horizon_report as hr
 from lib.book import plot_horizon
 from lib.book.names import reader_name
 from lib.book.tables import reading_table
@@ -220,30 +222,12 @@ plt.show()
 # fraction are {glue:text}`hz_sure`.
 
 # %% tags=["hide-input"]
-import pandas as pd
-
-
-def _fraction(f: float) -> str:
-    return "\u2013" if not np.isfinite(f) else ("t = 0" if f == 0 else f"{100 * f:g}%")
-
-
-def _strongest(kind: str, rows: slice, at=slice(None)) -> str:
-    """The largest |r| of ``kind`` ("within" or "across") over the predictors ``rows``, every outcome
-    and the fractions ``at``, as text with its predictor, outcome and fraction."""
-    best = max(((abs(c[kind][i, f]), i, o, f) for o, c in curves.items()
-                for i in range(len(PREDICTORS))[rows] for f in range(len(fractions))[at]
-                if np.isfinite(c[kind][i, f])), default=None)
-    if best is None:
-        return "undefined"
-    size, i, o, f = best
-    return f"|r| = {size:.2f} ({reader_name(PREDICTORS[i])} with the {reader_name(o)}, at {_fraction(fractions[f])})"
-
-
-glue("hz_across_t0", _strongest("across", slice(0, len(KERNELS)), slice(0, 1)), display=False)
-glue("hz_across_t0_rival", _strongest("across", slice(len(KERNELS), None), slice(0, 1)), display=False)
-glue("hz_within_t0", _strongest("within", slice(0, len(KERNELS)), slice(0, 1)), display=False)
-glue("hz_within_kernel", _strongest("within", slice(0, len(KERNELS))), display=False)
-glue("hz_within_rival", _strongest("within", slice(len(KERNELS), None)), display=False)
+strongest = lambda kind, rows, at=slice(None): hr.strongest_text(curves, kind, PREDICTORS, rows, fractions, at)
+glue("hz_across_t0", strongest("across", slice(0, len(KERNELS)), slice(0, 1)), display=False)
+glue("hz_across_t0_rival", strongest("across", slice(len(KERNELS), None), slice(0, 1)), display=False)
+glue("hz_within_t0", strongest("within", slice(0, len(KERNELS)), slice(0, 1)), display=False)
+glue("hz_within_kernel", strongest("within", slice(0, len(KERNELS))), display=False)
+glue("hz_within_rival", strongest("within", slice(len(KERNELS), None)), display=False)
 glue("hz_last", f"{100 * max(fractions):g}%", display=False)
 shuffled = np.concatenate([np.abs(c["shuffled"]).ravel() for c in curves.values()])
 shuffled = shuffled[np.isfinite(shuffled)]
@@ -252,21 +236,10 @@ glue("hz_n_perm", f"{curves[OUTCOMES[0]]['shuffled'].shape[0]}", display=False)
 glue("hz_shuffled", f"{np.mean(shuffled <= null_half):.1%}", display=False)
 glue("hz_shuffled_q95", f"{np.quantile(shuffled, 0.95):.3f}", display=False)
 glue("hz_null_half", f"{null_half:.3f}", display=False)
-
-
-def _reached(c: dict, i: int) -> str:
-    if not np.isfinite(c["earliest"][i]):
-        return "\u2013"
-    return f"{_fraction(c['earliest'][i])} ({_fraction(c['earliest_lo'][i])} to {_fraction(c['earliest_hi'][i])})"
-
-
-earliest = pd.DataFrame({reader_name(o): [_reached(c, i) for i in range(len(PREDICTORS))] for o, c in curves.items()},
-                        index=[reader_name(p) for p in PREDICTORS])
-earliest.index.name = "predictor"
-sure = [f"{reader_name(p)} for the {reader_name(o)} from {_fraction(c['earliest_sure'][i])}"
+sure = [f"{reader_name(p)} for the {reader_name(o)} from {hr.fraction_label(c['earliest_sure'][i])}"
         for o, c in curves.items() for i, p in enumerate(PREDICTORS) if np.isfinite(c["earliest_sure"][i])]
 glue("hz_sure", "; ".join(sure) if sure else "none", display=False)
-reading_table(earliest)
+reading_table(hr.earliest_table(curves, PREDICTORS))
 
 # %% [markdown]
 # (hz-rivals)=
@@ -293,13 +266,8 @@ reading_table(earliest)
 from IPython.display import display
 
 def rival_comparison(values, outcomes, groups, fractions):
-    """The rival cells (:func:`lib.analyses.horizon.rival_cells`) with readable labels: p, p_reverse,
-    partial r and p, the kernel quantity of each cell, (kernel, outcome, fraction) labels."""
-    cells = horizon.rival_cells(values[:len(KERNELS)], values[len(KERNELS):], outcomes, groups, fractions)
-    kernel_of = [reader_name(KERNELS[k]) for k in cells["kernel"]]
-    labels = [(kernel, reader_name(o), _fraction(fractions[f]))
-              for kernel, o, f in zip(kernel_of, cells["outcome"], cells["fraction"])]
-    return cells["p"], cells["p_reverse"], cells["r_partial"], cells["p_partial"], kernel_of, labels
+    cells = hr.labelled_rival_cells(values, KERNELS, outcomes, groups, fractions)
+    return tuple(cells[k] for k in ("p", "p_reverse", "r_partial", "p_partial", "kernel_of", "labels"))
 
 
 tests, reverse, partial_r, partial_p, kernel_of, labels = rival_comparison(
@@ -323,14 +291,7 @@ adds = [(*labels[i], f"{partial_r[i]:+.2f}", partial_holm[i]) for i in np.flatno
 N_CONTROL = 200  # permutations of the add test's negative control (declared in the registry)
 
 
-def control_text(found: np.ndarray) -> str:
-    testable = found[np.isfinite(found)]
-    if testable.size == 0:
-        return "No cell could be tested in any permutation (too few networks)."
-    return (f"Some cell is significant in {int(np.sum(testable > 0))} of the {testable.size} permutations "
-            f"({np.mean(testable > 0):.1%}); the most discoveries in one permutation: {int(testable.max())}.")
-
-
+control_text = hr.control_text
 control_found = horizon_checks.shuffled_discoveries(values[:len(KERNELS)], values[len(KERNELS):],
                                                     {o: nets[o][use] for o in OUTCOMES}, groups, fractions,
                                                     n_permutations=N_CONTROL, seed=1)
@@ -357,41 +318,8 @@ if adds:
 # description of these chosen cells, not a claim). {glue:text}`hz_per_scale_text`
 
 # %% tags=["hide-input"]
-def strongest_cells(curves, fractions, names):
-    """Per outcome, the (predictor, fraction) among ``names`` and fractions > 0 with the largest
-    pooled within-group |r|."""
-    later = [f for f, x in enumerate(fractions) if x > 0]
-    out = []
-    for o, c in curves.items():
-        rows = [PREDICTORS.index(p) for p in names]
-        size = np.abs(np.nan_to_num(c["within"][np.ix_(rows, later)]))
-        i, f = np.unravel_index(np.argmax(size), size.shape)
-        out.append((PREDICTORS[rows[i]], o, later[f]))
-    return out
-
-
-def per_group_table(values, outcomes, groups, fractions, curves):
-    """One row per strongest cell: the r inside each group [95% interval], the pooled r and Cochran's Q."""
-    rows, q_p, spread = [], [], []
-    for p, o, f in strongest_cells(curves, fractions, KERNELS) + strongest_cells(curves, fractions, RIVALS):
-        c = horizon_checks.per_group_correlations(values[PREDICTORS.index(p), f], outcomes[o], groups)
-        q, qp = horizon_checks.cochran_q(c["r"], c["n"])
-        row = {"cell": f"{reader_name(p)} at {_fraction(fractions[f])} -> {reader_name(o)}"}
-        row |= {str(g): "\u2013" if not np.isfinite(r) else f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]"
-                for g, r, lo, hi in zip(c["group"], c["r"], c["lo"], c["hi"])}
-        row |= {"pooled r": f"{curves[o]['within'][PREDICTORS.index(p), f]:+.2f}",
-                "Cochran's Q p": f"{qp:.2g}" if np.isfinite(qp) else "\u2013"}
-        rows.append(row)
-        q_p.append(qp)
-        spread.append(np.nanmax(c["r"]) - np.nanmin(c["r"]) if np.isfinite(c["r"]).sum() > 1 else np.nan)
-    table = pd.DataFrame(rows).set_index("cell")
-    q_p = np.asarray(q_p)
-    text = (f"Of these {len(rows)} cells, Cochran's Q rejects one common correlation (p <= 0.05) for "
-            f"{int(np.sum(q_p <= 0.05))}; the per-group r's of a cell differ by up to {np.nanmax(spread):.2f}."
-            if np.isfinite(q_p).any() else "Too few networks per group for Cochran's Q.")
-    return table, text
-
-
+per_group_table = lambda values, outcomes, groups, fractions, curves: hr.per_group_table(
+    values, outcomes, groups, fractions, curves, PREDICTORS, KERNELS, RIVALS)
 per_scale_values = {o: nets[o][use] for o in OUTCOMES}
 per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
                                                   fractions, curves)
@@ -441,13 +369,13 @@ ft_p_holm, ft_reverse_holm = holm_adjusted_finite(ft_tests), holm_adjusted_finit
 ft_best = {o: max(((abs(c["within"][i, f]), PREDICTORS[i], f) for i in range(len(PREDICTORS))
                    for f in range(1, len(finetune_fractions)) if np.isfinite(c["within"][i, f])), default=None)
            for o, c in ft_curves.items()}
-glue("hz_ft_fractions", " and ".join(_fraction(f) for f in finetune_fractions), display=False)
+glue("hz_ft_fractions", " and ".join(hr.fraction_label(f) for f in finetune_fractions), display=False)
 glue("hz_ft_iterations", f"{converged_iterations['finetune']:,}", display=False)
 glue("hz_ft_n_fractions", f"{len(finetune_fractions)}", display=False)
 glue("hz_ft_retrace", "identical" if ft_retrace == 0 else f"equal to within {ft_retrace:.1e} (relative)", display=False)
 glue("hz_ft_text", " ".join(
     f"For the {reader_name(o)}, the largest within-scale |r| after the start is {size:.2f} ({reader_name(p)} at "
-    f"{_fraction(finetune_fractions[f])})." for o, (size, p, f) in ft_best.items() if ft_best[o] is not None)
+    f"{hr.fraction_label(finetune_fractions[f])})." for o, (size, p, f) in ft_best.items() if ft_best[o] is not None)
     + f" A kernel quantity beats every rival in {int(np.sum(ft_p_holm <= 0.05))} of {len(ft_tests)} cells (Holm), and "
     f"a rival beats a kernel quantity in {int(np.sum(ft_reverse_holm <= 0.05))}.", display=False)
 
@@ -490,15 +418,7 @@ from lib.experiments.sweep_points import cached_schedule_blocks
 pair_env = TaskEnvironment()
 pair_runs = cached_schedule_blocks(pair_env, pair_plan, block_pairs=pair_block, progress=False)
 pair_snaps = horizon_pairs.pair_horizon_sweep(pair_plan, pair_fractions, progress=False)
-pair_retrace = 0.0
-for schedule, run in pair_runs.items():
-    rows = pair_snaps["schedule"] == schedule
-    recorded = run["single/loss_test"].reshape(int(rows.sum()), -1)  # (2P, S): standard, large, ...
-    its = list(run["iterations"])
-    for f, it in enumerate(pair_snaps[f"iterations/{schedule}"]):
-        if it in its:
-            ratio = np.abs(pair_snaps["loss_test_summed"][rows, f] - recorded[:, its.index(it)]) / recorded[:, its.index(it)]
-            pair_retrace = max(pair_retrace, float(np.max(ratio)))
+pair_retrace = horizon_pairs.pair_retrace(pair_snaps, pair_runs)
 if not pair_retrace < 1e-4:
     raise RuntimeError(f"retrained pair snapshots' test loss differs from the schedule runs' by {pair_retrace:.2g} "
                        "(relative), more than float32 agreement allows")
@@ -516,7 +436,7 @@ n_cells = pair_values.shape[2] * len(pair_fractions)
 glue("hz_pairs_n", f"{pair_n_pairs}", display=False)
 glue("hz_pairs_et", f"{pair_iterations['ET']:,}", display=False)
 glue("hz_pairs_lr", f"{pair_iterations['LR']:,}", display=False)
-glue("hz_pairs_fractions", " and ".join(_fraction(f) for f in pair_fractions), display=False)
+glue("hz_pairs_fractions", " and ".join(hr.fraction_label(f) for f in pair_fractions), display=False)
 glue("hz_pairs_retrace", "identical" if pair_retrace == 0 else f"equal to within {pair_retrace:.1e} (relative)",
      display=False)
 glue("hz_pairs_cost", f"{float(pair_snaps['wall_time_s']) / n_cells:.2f} s (the wall time of a single-threaded "
@@ -537,15 +457,7 @@ glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.from
 # {glue:text}`hz_pairs_per_group_text`
 
 # %% tags=["hide-input"]
-def _with_interval(c: dict, i: int, f: int) -> str:
-    r = c["within"][i, f]
-    return "\u2013" if not np.isfinite(r) else f"{r:+.2f} [{c['within_lo'][i, f]:+.2f}, {c['within_hi'][i, f]:+.2f}]"
-
-
-pair_table = pd.DataFrame({(reader_name(o), _fraction(f)): [_with_interval(c, i, j) for i in range(len(PREDICTORS))]
-                           for o, c in pair_curves.items() for j, f in enumerate(pair_fractions)},
-                          index=[reader_name(p) for p in PREDICTORS])
-pair_table.index.name = "predictor"
+pair_table = hr.within_table(pair_curves, PREDICTORS, pair_fractions)
 (pair_tests, pair_reverse, pair_partial_r, pair_partial_p, pair_kernel_of,
  pair_labels) = rival_comparison(pair_values, pair_out, pair_groups, pair_fractions)
 pair_p_holm, pair_reverse_holm, pair_partial_holm = (holm_adjusted_finite(p) for p in
@@ -601,11 +513,7 @@ display(reading_table(pair_group_table))
 from lib.book import summary
 
 n_per_group = per_scale
-early = [i for i, f in enumerate(fractions) if 0 < f <= EARLY]
-cells = lambda names, outcomes: ([curves[o]["within"][PREDICTORS.index(p), f] for o in outcomes for p in names
-                                  for f in early],
-                                 [f"{reader_name(p)} -> {reader_name(o)} at {_fraction(fractions[f])}"
-                                  for o in outcomes for p in names for f in early])
+cells = lambda names, outcomes: hr.window_cells(curves, PREDICTORS, names, outcomes, fractions, EARLY)
 kernel_r, kernel_labels = cells(KERNELS, OUTCOMES)
 sharing_r, sharing_labels = cells(["sharing"], ["sharing_final"])
 loss_r, loss_labels = cells(["loss_test"], ["loss_single_test"])
@@ -621,11 +529,8 @@ judgements = {
     "horizon-kernel-adds": claims.judge("horizon-kernel-adds", p=partial_p,
                                         labels=[" / ".join(label) for label in labels], n=int(use.sum())),
 }
-pair_early = [i for i, f in enumerate(pair_fractions) if 0 < f <= EARLY]
-pair_cells = lambda names, outcomes: ([pair_curves[o]["within"][PREDICTORS.index(p), f] for o in outcomes
-                                       for p in names for f in pair_early],
-                                      [f"{reader_name(p)} -> {reader_name(o)} at {_fraction(pair_fractions[f])}"
-                                       for o in outcomes for p in names for f in pair_early])
+pair_cells = lambda names, outcomes: hr.window_cells(pair_curves, PREDICTORS, names, outcomes, pair_fractions,
+                                                      EARLY)
 pair_n = int(pair_values.shape[2])
 pair_windows = {"horizon-pairs-kernel-window": pair_cells(KERNELS, OUTCOMES),
                 "horizon-pairs-representation-window": pair_cells(["sharing"], ["sharing_final"]),
@@ -640,11 +545,8 @@ pair_judgements["horizon-pairs-kernel-adds"] = claims.judge(
 judgements["horizon-kernel-adds-control"] = claims.judge("horizon-kernel-adds-control", discoveries=control_found)
 pair_judgements["horizon-pairs-kernel-adds-control"] = claims.judge("horizon-pairs-kernel-adds-control",
                                                                     discoveries=pair_control_found)
-ft_early = [i for i, f in enumerate(finetune_fractions) if 0 < f <= EARLY]
-ft_cells = lambda names, outcomes: ([ft_curves[o]["within"][PREDICTORS.index(p), f] for o in outcomes for p in names
-                                     for f in ft_early],
-                                    [f"{reader_name(p)} -> {reader_name(o)} at {_fraction(finetune_fractions[f])} of "
-                                     "fine-tuning" for o in outcomes for p in names for f in ft_early])
+ft_cells = lambda names, outcomes: hr.window_cells(ft_curves, PREDICTORS, names, outcomes, finetune_fractions,
+                                                    EARLY, " of fine-tuning")
 ft_judgements = {key: claims.judge(key, r=r, labels=cell_labels, n_per_group=n_per_group)
                  for key, (r, cell_labels) in {"horizon-finetune-kernel-window": ft_cells(KERNELS, FT_OUTCOMES),
                                                "horizon-finetune-loss-window": ft_cells(["loss_test"],
@@ -662,7 +564,7 @@ glue("hz_verdicts", "\n".join([verdict_line(k, j) for k, j in judgements.items()
                               + [verdict_line(k, j) for k, j in pair_judgements.items()]), display=False)
 kernel_first = min(min(c["earliest_sure"][:len(KERNELS)]) for c in curves.values())
 rival_first = min(min(c["earliest_sure"][len(KERNELS):]) for c in curves.values())
-by_when = lambda f, who: (f"{who} from {_fraction(f)} of the single-task phase" if np.isfinite(f)
+by_when = lambda f, who: (f"{who} from {hr.fraction_label(f)} of the single-task phase" if np.isfinite(f)
                           else f"{who} at no fraction up to {100 * max(fractions):g}%")
 answer = (f"Within init scales, an outcome is predicted with |r| beyond {THRESHOLD:g} (its uncorrected 95% "
           f"interval wholly beyond it) {by_when(rival_first, 'by the representation or losses observed so far')}, and "
@@ -690,10 +592,10 @@ PAIR_BEATS = {"reproduced": f"a kernel quantity beats every rival in {len(pair_w
               "inconclusive": "no kernel quantity beats the rivals, and not every one is shown beaten (inconclusive)",
               "not tested": "too few networks to compare kernel and rivals", "borderline": "kernel against rivals is "
               "borderline"}
-answer += (f" Observed during fine-tuning (at {' and '.join(_fraction(f) for f in finetune_fractions)} of it), a kernel "
+answer += (f" Observed during fine-tuning (at {' and '.join(hr.fraction_label(f) for f in finetune_fractions)} of it), a kernel "
            f"quantity's window for the fine-tuning outcomes is {ft_judgements['horizon-finetune-kernel-window'].verdict}, "
            f"and whether it beats the rivals there is {ft_judgements['horizon-finetune-kernel-beats-rivals'].verdict}.")
-answer += (f" On the paper's standard/large pairs, observed at {' and '.join(_fraction(f) for f in pair_fractions)} "
+answer += (f" On the paper's standard/large pairs, observed at {' and '.join(hr.fraction_label(f) for f in pair_fractions)} "
            f"of their single-task phase, within schedule and init: the kernel's early window is "
            f"{pair_judgements['horizon-pairs-kernel-window'].verdict} "
            f"({pair_judgements['horizon-pairs-kernel-window'].ours}); the representation's is "

@@ -147,3 +147,16 @@ def test_the_horizon_figure_names_its_groups_and_phase_at_the_books_text_size():
              if t.get_visible() and t.get_text().strip() and t.get_fontsize() < plot_style.MIN_FONT_PT - 1e-9]
     assert not small, small
     plt.close(fig)
+
+
+def test_pair_retrace_compares_only_the_iterations_both_recorded():
+    from lib.analyses.horizon_pairs import pair_retrace
+
+    recorded = np.arange(1.0, 13.0).reshape(2, 2, 3)  # 2 pairs x (standard, large) x iterations 0, 50, 100
+    runs = {"ET": {"single/loss_test": recorded, "iterations": np.array([0, 50, 100])}}
+    snaps = {"schedule": np.array(["ET"] * 4), "iterations/ET": np.array([0, 10, 100]),
+             "loss_test_summed": np.stack([recorded.reshape(4, 3)[:, 0], np.full(4, 99.0), recorded.reshape(4, 3)[:, 2]],
+                                          axis=1)}
+    assert pair_retrace(snaps, runs) == 0.0  # iteration 10 was not recorded: not compared
+    snaps["loss_test_summed"][3, 2] *= 1.5
+    assert pair_retrace(snaps, runs) == pytest.approx(0.5)

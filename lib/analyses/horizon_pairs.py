@@ -83,6 +83,23 @@ def pair_horizon_point(parameters: dict) -> dict[str, np.ndarray]:
 pair_horizon_point.check_parameters = check_pair_horizon
 
 
+def pair_retrace(snapshots: dict[str, np.ndarray], runs: dict[str, dict[str, np.ndarray]]) -> float:
+    """Largest relative difference between the retrained snapshots' summed test loss
+    (:func:`pair_horizon_sweep`'s ``loss_test_summed`` (N, F), rows labelled by ``schedule``) and the
+    schedule runs' recorded ``single/loss_test`` (pairs, 2, S) at the iterations both have; 0 when
+    they are identical (the same gradient descent from the same weights)."""
+    worst = 0.0
+    for schedule, run in runs.items():
+        rows = snapshots["schedule"] == schedule
+        recorded = run["single/loss_test"].reshape(int(rows.sum()), -1)  # (2P, S): standard, large, ...
+        recorded_at = list(run["iterations"])
+        for f, iteration in enumerate(snapshots[f"iterations/{schedule}"]):
+            if iteration in recorded_at:
+                col = recorded[:, recorded_at.index(iteration)]
+                worst = max(worst, float(np.max(np.abs(snapshots["loss_test_summed"][rows, f] - col) / col)))
+    return worst
+
+
 def pair_groups(schedules, n_pairs: int) -> np.ndarray:
     """(N,) group label "<schedule> <init>" of each network, N = len(schedules) x 2 x ``n_pairs``,
     in the order of :func:`pair_horizon_sweep` (schedule-major, then pair, then init)."""

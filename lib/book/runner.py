@@ -125,6 +125,11 @@ PROFILES: dict[str, dict[str, dict]] = {
 }
 
 EXECUTED_DIR = REPO_ROOT / "book" / "executed"
+# one BLAS/OpenMP thread per kernel: kernels run side by side (--jobs) and beside Dask workers (which
+# Dask limits alike), and OpenBLAS's spinning threads slow LAPACK calls many times over when more
+# threads than cores compete (benchmarks/blas_threads.py); fixed, so a chapter's numbers do not
+# depend on --jobs
+KERNEL_BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
 ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_ALLOW_LARGE = (
@@ -500,7 +505,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         unexecuted, executed_tmp, staged_summary = Path(tmp) / "in.ipynb", Path(tmp) / "out.ipynb", Path(tmp) / "summary"
         jupytext.write(jupytext.read(notebook_source(name)), unexecuted)
         kernel_env = {ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary), ENV_PROFILE: profile, ENV_KEY: key,
-                      ENV_ALLOW_LARGE: "1" if allow_large else "0",
+                      ENV_ALLOW_LARGE: "1" if allow_large else "0", **KERNEL_BLAS_THREADS,
                       **({RESULTS_ENV: str(Path(results).absolute())} if results is not None else {})}
         saved_env = {k: os.environ.get(k) for k in kernel_env}
         os.environ.update(kernel_env)  # inherited by the kernel

@@ -1,0 +1,141 @@
+"""Tables and sentences of the prediction-horizon chapter, from its accuracy curves.
+
+Book layer. The chapter (``notebooks/12_prediction_horizon.py``) computes, per outcome, the
+accuracy curves of :func:`lib.analyses.horizon.accuracy_curves` — a dict with ``within``,
+``within_lo``, ``within_hi``, ``across`` (P predictors, F fractions), ``earliest``,
+``earliest_lo``, ``earliest_hi``, ``earliest_sure`` (P,) — and the rival cells of
+:func:`lib.analyses.horizon.rival_cells`. The functions here select and format those numbers
+(the strongest cells, the earliest fractions, the per-group correlations, the cells a claim
+judges); they compute no new statistic except through :mod:`lib.analyses.horizon_checks`.
+``predictors`` is the ordered list of predictor names behind the rows of every curve.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..analyses import horizon, horizon_checks
+from .names import reader_name
+
+DASH = "\u2013"
+
+
+def fraction_label(f: float) -> str:
+    """A fraction of a phase as text: "t = 0", "2.5%", or a dash when undefined (nan, inf)."""
+    return DASH if not np.isfinite(f) else ("t = 0" if f == 0 else f"{100 * f:g}%")
+
+
+def strongest_text(curves: dict, kind: str, predictors, rows: slice, fractions, at: slice = slice(None)) -> str:
+    """The largest ``|r|`` of ``kind`` ("within" or "across") over the predictors ``rows``, every outcome
+    (the keys of ``curves``) and the fractions ``at``, as text naming predictor, outcome and fraction."""
+    best = max(((abs(c[kind][i, f]), i, o, f) for o, c in curves.items()
+                for i in range(len(predictors))[rows] for f in range(len(fractions))[at]
+                if np.isfinite(c[kind][i, f])), default=None)
+    if best is None:
+        return "undefined"
+    size, i, o, f = best
+    return (f"|r| = {size:.2f} ({reader_name(predictors[i])} with the {reader_name(o)}, at "
+            f"{fraction_label(fractions[f])})")
+
+
+def earliest_table(curves: dict, predictors) -> pd.DataFrame:
+    """Predictors x outcomes: the earliest fraction reaching the threshold with its bootstrap range."""
+    def reached(c: dict, i: int) -> str:
+        if not np.isfinite(c["earliest"][i]):
+            return DASH
+        return (f"{fraction_label(c['earliest'][i])} ({fraction_label(c['earliest_lo'][i])} to "
+                f"{fraction_label(c['earliest_hi'][i])})")
+
+    table = pd.DataFrame({reader_name(o): [reached(c, i) for i in range(len(predictors))] for o, c in curves.items()},
+                         index=[reader_name(p) for p in predictors])
+    table.index.name = "predictor"
+    return table
+
+
+def within_table(curves: dict, predictors, fractions) -> pd.DataFrame:
+    """Predictors x (outcome, fraction): the pooled within-group r with its Fisher 95% interval."""
+    def cell(c: dict, i: int, f: int) -> str:
+        r = c["within"][i, f]
+        return DASH if not np.isfinite(r) else f"{r:+.2f} [{c['within_lo'][i, f]:+.2f}, {c['within_hi'][i, f]:+.2f}]"
+
+    table = pd.DataFrame({(reader_name(o), fraction_label(f)): [cell(c, i, j) for i in range(len(predictors))]
+                          for o, c in curves.items() for j, f in enumerate(fractions)},
+                         index=[reader_name(p) for p in predictors])
+    table.index.name = "predictor"
+    return table
+
+
+def labelled_rival_cells(values: np.ndarray, kernels, outcomes: dict, groups, fractions) -> dict:
+    """:func:`lib.analyses.horizon.rival_cells` of ``values`` (P, F, N) whose first ``len(kernels)``
+    rows are the kernel quantities ``kernels`` and the others the rivals, with readable labels:
+    ``p``, ``p_reverse``, ``r_partial``, ``p_partial`` (C,), ``kernel_of`` (C,) the kernel quantity's
+    reader name, ``labels`` (C,) (kernel quantity, outcome, fraction) tuples."""
+    k = len(kernels)
+    cells = horizon.rival_cells(values[:k], values[k:], outcomes, groups, fractions)
+    kernel_of = [reader_name(kernels[i]) for i in cells["kernel"]]
+    labels = [(name, reader_name(o), fraction_label(fractions[f]))
+              for name, o, f in zip(kernel_of, cells["outcome"], cells["fraction"])]
+    return {"p": cells["p"], "p_reverse": cells["p_reverse"], "r_partial": cells["r_partial"],
+            "p_partial": cells["p_partial"], "kernel_of": kernel_of, "labels": labels}
+
+
+def control_text(found: np.ndarray) -> str:
+    """The shuffled-outcome control in words: ``found`` (n,) discoveries per permutation (nan: untestable)."""
+    testable = np.asarray(found, float)
+    testable = testable[np.isfinite(testable)]
+    if testable.size == 0:
+        return "No cell could be tested in any permutation (too few networks)."
+    return (f"Some cell is significant in {int(np.sum(testable > 0))} of the {testable.size} permutations "
+            f"({np.mean(testable > 0):.1%}); the most discoveries in one permutation: {int(testable.max())}.")
+
+
+def strongest_cells(curves: dict, fractions, predictors, names) -> list[tuple[str, str, int]]:
+    """Per outcome, the (predictor, outcome, fraction index) among ``names`` and the fractions > 0
+    with the largest pooled within-group ``|r|``."""
+    later = [f for f, x in enumerate(fractions) if x > 0]
+    rows = [list(predictors).index(p) for p in names]
+    out = []
+    for o, c in curves.items():
+        size = np.abs(np.nan_to_num(c["within"][np.ix_(rows, later)]))
+        i, f = np.unravel_index(np.argmax(size), size.shape)
+        out.append((names[i], o, later[f]))
+    return out
+
+
+def per_group_table(values: np.ndarray, outcomes: dict, groups, fractions, curves: dict, predictors, kernels,
+                    rivals) -> tuple[pd.DataFrame, str]:
+    """For the strongest kernel and rival cell of each outcome: the r inside each group with its
+    Fisher 95% interval, the pooled r and Cochran's Q p (one common correlation), one row per cell;
+    and a sentence summarising the Q tests."""
+    rows, q_p, spread = [], [], []
+    for p, o, f in strongest_cells(curves, fractions, predictors, kernels) + \
+            strongest_cells(curves, fractions, predictors, rivals):
+        i = list(predictors).index(p)
+        c = horizon_checks.per_group_correlations(values[i, f], outcomes[o], groups)
+        _, qp = horizon_checks.cochran_q(c["r"], c["n"])
+        row = {"cell": f"{reader_name(p)} at {fraction_label(fractions[f])} -> {reader_name(o)}"}
+        row |= {str(g): DASH if not np.isfinite(r) else f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+                for g, r, lo, hi in zip(c["group"], c["r"], c["lo"], c["hi"])}
+        row |= {"pooled r": f"{curves[o]['within'][i, f]:+.2f}",
+                "Cochran's Q p": f"{qp:.2g}" if np.isfinite(qp) else DASH}
+        rows.append(row)
+        q_p.append(qp)
+        spread.append(np.nanmax(c["r"]) - np.nanmin(c["r"]) if np.isfinite(c["r"]).sum() > 1 else np.nan)
+    q_p = np.asarray(q_p)
+    text = (f"Of these {len(rows)} cells, Cochran's Q rejects one common correlation (p <= 0.05) for "
+            f"{int(np.sum(q_p <= 0.05))}; the per-group r's of a cell differ by up to {np.nanmax(spread):.2f}."
+            if np.isfinite(q_p).any() else "Too few networks per group for Cochran's Q.")
+    return pd.DataFrame(rows).set_index("cell"), text
+
+
+def window_cells(curves: dict, predictors, names, outcomes, fractions, early: float,
+                 phase: str = "") -> tuple[list[float], list[str]]:
+    """The cells a window claim judges: the pooled within-group r of each predictor in ``names`` with
+    each outcome in ``outcomes`` at each fraction f with 0 < f <= ``early``, and their labels
+    (``phase``, e.g. " of fine-tuning", is appended to the fraction)."""
+    at = [i for i, f in enumerate(fractions) if 0 < f <= early]
+    r = [float(curves[o]["within"][list(predictors).index(p), f]) for o in outcomes for p in names for f in at]
+    labels = [f"{reader_name(p)} -> {reader_name(o)} at {fraction_label(fractions[f])}{phase}"
+              for o in outcomes for p in names for f in at]
+    return r, labels

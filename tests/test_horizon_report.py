@@ -1,0 +1,68 @@
+"""The horizon chapter's tables and sentences select and label the right numbers (lib.book.horizon_report)."""
+
+import numpy as np
+import pytest
+
+from lib.book import horizon_report as hr
+
+PREDICTORS = ["silhouette_entk_principled", "kta_entk_single", "sharing", "loss_test"]
+FRACTIONS = [0.0, 0.01, 0.1, 0.5]
+
+
+def curves_with(within: np.ndarray) -> dict:
+    """One outcome's accuracy curves with the given within-group r (P, F) and fixed bands."""
+    return {"within": within, "within_lo": within - 0.1, "within_hi": within + 0.1, "across": within / 2,
+            "earliest": np.array([0.1, np.inf, 0.01, np.nan]), "earliest_lo": np.array([0.01, np.inf, 0.0, np.nan]),
+            "earliest_hi": np.array([0.5, np.inf, 0.1, np.nan])}
+
+
+@pytest.mark.parametrize("f, text", [(0.0, "t = 0"), (0.0025, "0.25%"), (0.5, "50%"), (np.inf, hr.DASH),
+                                     (np.nan, hr.DASH)])
+def test_fraction_label(f, text):
+    assert hr.fraction_label(f) == text
+
+
+def test_strongest_text_and_cells_pick_the_largest_magnitude_in_their_rows_and_fractions():
+    within = np.zeros((4, 4))
+    within[0, 3], within[1, 2], within[3, 0], within[2, 1] = 0.3, -0.7, 0.9, 0.5
+    curves = {"sharing_final": curves_with(within)}
+    kernels = slice(0, 2)
+    assert "|r| = 0.70" in hr.strongest_text(curves, "within", PREDICTORS, kernels, FRACTIONS)
+    assert "at 10%" in hr.strongest_text(curves, "within", PREDICTORS, kernels, FRACTIONS)
+    assert hr.strongest_text(curves, "within", PREDICTORS, slice(2, None), FRACTIONS, slice(0, 1)).startswith("|r| = 0.90")
+    # t = 0 is not a candidate of strongest_cells (fractions > 0 only): the rival's 0.9 at t = 0 loses to 0.5
+    assert hr.strongest_cells(curves, FRACTIONS, PREDICTORS, ["sharing", "loss_test"]) == [("sharing", "sharing_final", 1)]
+    assert hr.strongest_text({"x": curves_with(np.full((4, 4), np.nan))}, "within", PREDICTORS, kernels,
+                             FRACTIONS) == "undefined"
+
+
+def test_tables_and_window_cells_carry_each_number_to_its_place():
+    within = np.arange(16, dtype=float).reshape(4, 4) / 100
+    curves = {"loss_single_test": curves_with(within)}
+    table = hr.within_table(curves, PREDICTORS, FRACTIONS)
+    assert table.shape == (4, 4) and table.iloc[1, 2].startswith("+0.06 [")
+    earliest = hr.earliest_table(curves, PREDICTORS)
+    assert earliest.iloc[0, 0] == "10% (1% to 50%)" and earliest.iloc[1, 0] == hr.DASH
+    r, labels = hr.window_cells(curves, PREDICTORS, ["kta_entk_single"], ["loss_single_test"], FRACTIONS, 0.1,
+                                " of fine-tuning")
+    assert r == [0.05, 0.06] and labels[1].endswith("at 10% of fine-tuning")
+
+
+def test_per_group_table_reports_each_groups_correlation():
+    rng = np.random.default_rng(0)
+    groups = np.repeat(["a", "b"], 40)
+    outcome = rng.normal(size=80)
+    values = rng.normal(size=(4, 4, 80))
+    values[0, 2] = outcome * np.where(groups == "a", 1.0, -1.0) + 0.01 * rng.normal(size=80)  # opposite signs
+    within = np.zeros((4, 4))
+    within[0, 2], within[2, 1] = 0.5, 0.2
+    table, text = hr.per_group_table(values, {"sharing_final": outcome}, groups, FRACTIONS,
+                                     {"sharing_final": curves_with(within)},
+                                     PREDICTORS, PREDICTORS[:2], PREDICTORS[2:])
+    assert table.loc[table.index[0], "a"].startswith("+1.00") and table.loc[table.index[0], "b"].startswith("-1.00")
+    assert float(table.loc[table.index[0], "Cochran's Q p"]) < 1e-6 and "rejects one common correlation" in text
+
+
+def test_control_text():
+    assert "3 of the 4 permutations" in hr.control_text(np.array([1, 0, 2, 5, np.nan]))
+    assert hr.control_text(np.array([np.nan])).startswith("No cell could be tested")
