@@ -98,6 +98,9 @@ def test_similarity_scores_and_pooled_r():
     np.testing.assert_allclose(scores["p"], [pearsonr(p, o)[0] for p, o in zip(predicted, observed)], rtol=1e-10)
     np.testing.assert_allclose(rcon.pooled_log_r(predicted, observed),
                                pearsonr(np.log(predicted).ravel(), np.log(observed).ravel())[0], rtol=1e-10)
+    diverged = predicted.copy()
+    diverged[1, 3] = np.nan
+    assert np.isnan(rcon.similarity_scores(observed, {"p": diverged})["p"][1])
     with pytest.raises(ValueError, match="observed"):
         rcon.similarity_scores(observed[0], {"p": predicted[0]})
     with pytest.raises(ValueError, match="'p'"):

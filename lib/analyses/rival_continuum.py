@@ -144,7 +144,8 @@ def check_initial_match(recomputed: np.ndarray, cached: np.ndarray, rtol: float 
 
 def similarity_scores(observed: np.ndarray, predictions: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Per network, Pearson's r over task pairs (:func:`lib.analyses.rival_theories.pearson`) between
-    each named prediction (S, Q) and the ``observed`` distances (S, Q): name -> (S,)."""
+    each named prediction (S, Q) and the ``observed`` distances (S, Q): name -> (S,); nan for a network
+    with a non-finite value (e.g. a diverged linearization: no prediction) or a constant row."""
     observed = np.asarray(observed, np.float64)
     if observed.ndim != 2:
         raise ValueError(f"observed must be (S, Q), got shape {observed.shape}")
@@ -153,7 +154,8 @@ def similarity_scores(observed: np.ndarray, predictions: dict[str, np.ndarray]) 
         predicted = np.asarray(predicted, np.float64)
         if predicted.shape != observed.shape:
             raise ValueError(f"prediction {name!r} must be {observed.shape} like observed, got {predicted.shape}")
-        scores[name] = np.array([pearson(p, o) for p, o in zip(predicted, observed)])
+        scores[name] = np.array([pearson(p, o) if np.all(np.isfinite(p)) and np.all(np.isfinite(o)) else np.nan
+                                 for p, o in zip(predicted, observed)])
     return scores
 
 
