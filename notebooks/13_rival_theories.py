@@ -379,7 +379,7 @@ glue("rv_side_shape_observed", ", ".join(f"g = {g:g}: {np.mean(scores[g]['c_shap
 # distance) at t = 0, after single-task training (the observed similarity), and of the network
 # linearized at t = 0 after the same training. Each network's seed fixes its initial weights and
 # training set, so the t=0 predictors are recomputed from it (the recomputed t = 0 distances agree
-# with the cached ones to {glue:text}`rv_cont_match`, relative). The two-point theory predicts with
+# with the cached ones: largest relative difference {glue:text}`rv_cont_match`). The two-point theory predicts with
 # Eq. 36 from each network's state at t = 0; its effective rates are fitted per scale on
 # held-out networks, seeds {glue:text}`rv_cont_fit_seeds` (never analysed), trained like the
 # continuum's (the scale's learning rate, the same engine and data draw) and observed at
@@ -459,7 +459,7 @@ glue("rv_cont_nets", f"{len(cont_scales)} scales g = " + ", ".join(f"{g:g}" for 
      + f", {converged_seeds} networks each, {converged_n_hidden} hidden units; analysed: {int(cont_use.sum())} of "
      f"{cont_use.size}" + (" whose single-task training converged" if converged_only else
                            " (every network: converged_only is off)"), display=False)
-glue("rv_cont_match", f"{max(cont_match) if cont_match else float('nan'):.1g}", display=False)
+glue("rv_cont_match", f"{max(cont_match) if cont_match else float('nan'):.1e}", display=False)
 glue("rv_cont_fit_seeds", ", ".join(map(str, continuum_fit_seeds)), display=False)
 glue("rv_cont_fit_snapshots", f"{continuum_fit_snapshots}", display=False)
 reading_table(across)
@@ -624,7 +624,8 @@ glue("rv_cont_verdicts", f"On chapter 13's own networks ({n_hidden} hidden units
      f"**{judgements['rival-side-similarity'].verdict}** ({judgements['rival-side-similarity'].ours}); on the "
      f"continuum's networks ({converged_n_hidden} hidden units, rates fitted on held-out seeds), "
      f"**{judgements['rival-continuum-similarity'].verdict}** ({judgements['rival-continuum-similarity'].ours}). "
-     "Best mean r per scale on the continuum's networks: " + "; ".join(
+     "Best mean r per scale on the continuum's networks (any predictor, the t = 0 distance baseline included): "
+     + "; ".join(
          f"g = {g:g}: " + (max(((n, np.nanmean(v)) for n, v in cont_scores[g].items() if np.isfinite(v).any()),
                                key=lambda t: t[1])[0] if any(np.isfinite(v).any() for v in cont_scores[g].values())
                            else "no scores") for g in cont_scales) + ".", display=False)

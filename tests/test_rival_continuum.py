@@ -82,6 +82,19 @@ def test_rate_fit_never_uses_the_analysed_seeds(monkeypatch):
     assert len(seen) == 1  # rejected before any training
 
 
+def test_rate_fit_equals_the_fit_on_every_pair():
+    """Fitting on the chosen pattern pairs only gives chapter 13's fit on the whole (Q, M) trajectories."""
+    env = TaskEnvironment()
+    fit = rcon.fit_scale_rates(env, 1.0, 0.1, (40, 41), 30, 100, 11, 8, 48)
+    run = route_learning.run_route_learning(env, (40, 41), 1.0, 0.1, 100, 11, 8, 48)
+    pairs = rt.same_stimulus_pairs(run["all_task"], run["all_stimulus"])
+    dx2, dy2 = rt.pair_distances(run["all_x"], run["all_y"], pairs)
+    trajectories = [rt.pair_trajectories(h, o, run["all_y"], pairs) for h, o in zip(run["hidden"], run["outputs"])]
+    full = rt.fit_pair_rates(0.1 * run["iterations"].astype(float), trajectories, dx2, dy2)
+    for key in ("rate_h", "rate_y", "fit_error"):
+        np.testing.assert_allclose(fit[key], full[key], rtol=1e-6)
+
+
 def test_check_fit_seeds():
     assert rcon.check_fit_seeds([30, 31], 30) == (30, 31)
     for bad in ([29], [30, 30], [cp.LR_SELECTION_SEED], [-1], "x"):

@@ -36,7 +36,7 @@ from .continuum_points import LR_SELECTION_SEED
 from ..core import results
 from .controls import small_weight_entk
 from .rival_comparison import profile_distances
-from .rival_theories import (fit_pair_rates, pair_distances, pair_trajectories, pearson, same_stimulus_pairs,
+from .rival_theories import (fit_pair_rates, fitting_pairs, pair_distances, pair_trajectories, pearson, same_stimulus_pairs,
                              task_pair_distances)
 from ..core.engines import DEFAULT_ENGINE, check_engine
 from ..core.kernels import entk
@@ -75,8 +75,11 @@ def fit_scale_rates(env: TaskEnvironment, g: float, learning_rate: float, fit_se
     check_engine("engine", engine)
     run = run_route_learning(env, seeds, g, learning_rate, n_iterations, n_snapshots, n_hidden, n_train, "both", engine)
     pairs = same_stimulus_pairs(run["all_task"], run["all_stimulus"])
-    dx2, dy2 = pair_distances(run["all_x"], run["all_y"], pairs)
-    trajectories = [pair_trajectories(h, o, run["all_y"], pairs) for h, o in zip(run["hidden"], run["outputs"])]
+    _, dy2 = pair_distances(run["all_x"], run["all_y"], pairs)
+    # only the fit's pattern pairs (fitting_pairs, as fit_pair_rates picks them), each as one (Q = 1, M = 1) cell
+    chosen = pairs[tuple(fitting_pairs(dy2, n_pairs).T)][:, None]  # (n_pairs, 1, 2)
+    dx2, dy2 = pair_distances(run["all_x"], run["all_y"], chosen)
+    trajectories = [pair_trajectories(h, o, run["all_y"], chosen) for h, o in zip(run["hidden"], run["outputs"])]
     times = learning_rate * np.asarray(run["iterations"], np.float64)
     return fit_pair_rates(times, trajectories, dx2, dy2, n_pairs)
 
