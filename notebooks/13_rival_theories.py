@@ -493,8 +493,8 @@ reading_table(across)
 # trained in this chapter, because both theories need snapshots over training that the
 # continuum's cached runs do not keep; the side-by-side comparison of (b) and (c) is on these
 # networks only. (a) is also tested on the continuum's 200-unit networks ({ref}`rv-continuum`),
-# whose cache keeps the task-pair distances it needs; there the two-point rates come from two
-# held-out networks per scale, a fit whose error is in that section's table, and the
+# whose cache keeps the task-pair distances it needs; there the two-point rates come from the
+# held-out networks per scale (seeds {glue:text}`rv_cont_fit_seeds`), a fit whose error is in that section's table, and the
 # accumulated eNTK (which needs every snapshot's weights) is not computed. The t=0 eNTK's route-order prediction from initial rates is a
 # time scale, not a time; the linearized network gives times. The loss-shape verdict is post hoc
 # (its numbers were seen before its criterion), and the shape number ignores the clock, which the
