@@ -441,9 +441,10 @@ display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "ra
         .set_caption("two-point rates per scale, fitted on the held-out networks"))
 
 pooled = {k: np.concatenate(v) for k, v in cont_pooled.items()}
-finite_rows = np.all(np.isfinite(pooled["linearized at t=0"]), axis=1)  # a diverged linearization has no distances
+finite_rows = (np.all(np.isfinite(pooled["linearized at t=0"]), axis=1) if pooled  # a diverged linearization:
+               else np.zeros(0, bool))                                             # no distances
 across = []
-for name in rcon.CONTINUUM_PREDICTORS_A + ("scale alone",):
+for name in (rcon.CONTINUUM_PREDICTORS_A + ("scale alone",)) if finite_rows.sum() >= 2 else ():
     values, obs = pooled[name][finite_rows], pooled["observed"][finite_rows]
     if name in ("t=0 eNTK", "targets control"):  # 1 - cosine: no size to log; raw values
         r_all, how = rt.pearson(values, np.log(obs)), "raw prediction, log observed"
@@ -452,7 +453,7 @@ for name in rcon.CONTINUUM_PREDICTORS_A + ("scale alone",):
     else:
         r_all, how = rcon.pooled_log_r(values, obs), "log, log"
     across.append({"predictor": name, "pooled r": r_all, "scale": how})
-across = pd.DataFrame(across).set_index("predictor")
+across = pd.DataFrame(across, columns=["predictor", "pooled r", "scale"]).set_index("predictor")
 glue("rv_cont_across", "; ".join(f"{name} r = {row['pooled r']:+.2f}" for name, row in across.iterrows())
      + f" ({int(finite_rows.sum())} networks with a finite linearization)", display=False)
 glue("rv_cont_nets", f"{len(cont_scales)} scales g = " + ", ".join(f"{g:g}" for g in cont_scales)
