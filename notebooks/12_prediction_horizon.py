@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   chapter:
-#     figures: 1
+#     figures: 3
 #   jupytext:
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: chapter
@@ -37,6 +37,10 @@
 # | `fractions` | fractions f of the single-task phase at which the networks are observed | increasing list of >= 3 numbers in [0, 0.5], starting at 0, giving distinct iterations |
 # | `converged_only` | analyse only the networks whose single-task training converged (the quick profile, too short to converge, analyses all) | True or False |
 # | `n_resamples` | bootstrap resamples for the interval of the earliest fraction | integer in [100, 100000] |
+# | `pair_first_seeds`, `pair_iterations`, `pair_n_pairs` | the paper's standard/large pairs: the performance chapter's verdict pairs (its `first_seeds`, `iterations`, `n_verdict_pairs`; their runs are read from its cache) | as in that chapter; `pair_n_pairs` >= 4 |
+# | `pair_block` | pairs per cached block of the schedule runs (the performance chapter's `n_pairs`, so its cache entries are read) | integer in [1, `pair_n_pairs`] |
+# | `pair_fractions` | fractions f of the single-task phase at which the pairs are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations |
+# | `finetune_fractions` | fractions f of fine-tuning at which the continuum's networks are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations of fine-tuning |
 # :::
 
 # %% tags=["parameters"]
@@ -52,13 +56,20 @@ n_hidden = 200
 fractions = [0.0, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
 converged_only = True
 n_resamples = 1000
+pair_first_seeds = {"ET": 0, "LR": 100}
+pair_iterations = {"ET": 10000, "LR": 2500}
+pair_n_pairs = 50
+pair_block = 10
+pair_fractions = [0.0, 0.1]
+finetune_fractions = [0.0, 0.01]
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_prediction_horizon
 
-check_prediction_horizon(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
-                         n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions, converged_only,
-                         n_resamples)
+pair_plan = check_prediction_horizon(converged_scales, converged_seeds, first_block, converged_iterations,
+                                     lr_candidates, n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions,
+                                     converged_only, n_resamples, pair_first_seeds, pair_iterations, pair_n_pairs,
+                                     pair_block, pair_fractions, finetune_fractions)
 
 # %% [markdown]
 # ## Design
@@ -125,7 +136,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from myst_nb import glue
 
-from lib.analyses import claims, continuum_sweeps, horizon, horizon_points
+from lib.analyses import claims, continuum_sweeps, horizon, horizon_checks, horizon_points
 from lib.analyses.multiple_testing import holm_adjusted_finite
 from lib.book import plot_horizon
 from lib.book.names import reader_name
@@ -271,23 +282,28 @@ reading_table(earliest)
 # correlation of each kernel quantity with the outcome given all four rivals at the same
 # fraction (within scale; two-sided t-test, Holm over the same cells) asks that.
 # {glue:text}`hz_adds_text`
+#
+# **Control of the add test** (declared before its numbers): the same test, Holm over the same
+# cells, with the four outcomes permuted together within each scale
+# ({glue:text}`hz_n_control` permutations): no kernel quantity can carry information about a
+# shuffled outcome, so at a family-wise level of 5% some cell should be significant in about
+# 5% of the permutations. {glue:text}`hz_control_text`
 
 # %% tags=["hide-input"]
 from IPython.display import display
 
-later = np.asarray(fractions) > 0
-tests, labels, reverse, kernel_of, partial_r, partial_p = [], [], [], [], [], []
-for o in OUTCOMES:
-    comparison = horizon.beats_rivals(values[:len(KERNELS)], values[len(KERNELS):], nets[o][use], groups)
-    added = horizon.added_information(values[:len(KERNELS)], values[len(KERNELS):], nets[o][use], groups)
-    for k, name in enumerate(KERNELS):
-        for f in np.flatnonzero(later):
-            tests.append(comparison["p"][k, f])
-            reverse.append(comparison["p_reverse"][k, f])
-            partial_r.append(added["r_partial"][k, f])
-            partial_p.append(added["p"][k, f])
-            kernel_of.append(reader_name(name))
-            labels.append((reader_name(name), reader_name(o), _fraction(fractions[f])))
+def rival_comparison(values, outcomes, groups, fractions):
+    """The rival cells (:func:`lib.analyses.horizon.rival_cells`) with readable labels: p, p_reverse,
+    partial r and p, the kernel quantity of each cell, (kernel, outcome, fraction) labels."""
+    cells = horizon.rival_cells(values[:len(KERNELS)], values[len(KERNELS):], outcomes, groups, fractions)
+    kernel_of = [reader_name(KERNELS[k]) for k in cells["kernel"]]
+    labels = [(kernel, reader_name(o), _fraction(fractions[f]))
+              for kernel, o, f in zip(kernel_of, cells["outcome"], cells["fraction"])]
+    return cells["p"], cells["p_reverse"], cells["r_partial"], cells["p_partial"], kernel_of, labels
+
+
+tests, reverse, partial_r, partial_p, kernel_of, labels = rival_comparison(
+    values, {o: nets[o][use] for o in OUTCOMES}, groups, fractions)
 p_holm, reverse_holm, partial_holm = (holm_adjusted_finite(p) for p in (tests, reverse, partial_p))
 winners = [(*labels[i], p_holm[i]) for i in np.flatnonzero(p_holm <= 0.05)]
 beaten = sorted({kernel_of[i] for i in np.flatnonzero(reverse_holm <= 0.05)})
@@ -304,6 +320,22 @@ else:
                      if len(beaten) < len(KERNELS) else "."))
 glue("hz_beats_text", beats_text, display=False)
 adds = [(*labels[i], f"{partial_r[i]:+.2f}", partial_holm[i]) for i in np.flatnonzero(partial_holm <= 0.05)]
+N_CONTROL = 200  # permutations of the add test's negative control (declared in the registry)
+
+
+def control_text(found: np.ndarray) -> str:
+    testable = found[np.isfinite(found)]
+    if testable.size == 0:
+        return "No cell could be tested in any permutation (too few networks)."
+    return (f"Some cell is significant in {int(np.sum(testable > 0))} of the {testable.size} permutations "
+            f"({np.mean(testable > 0):.1%}); the most discoveries in one permutation: {int(testable.max())}.")
+
+
+control_found = horizon_checks.shuffled_discoveries(values[:len(KERNELS)], values[len(KERNELS):],
+                                                    {o: nets[o][use] for o in OUTCOMES}, groups, fractions,
+                                                    n_permutations=N_CONTROL, seed=1)
+glue("hz_n_control", f"{N_CONTROL}", display=False)
+glue("hz_control_text", control_text(control_found), display=False)
 glue("hz_adds_text", (f"Significant after the correction in {len(adds)} of {int(np.isfinite(partial_p).sum())} "
                       f"cells that could be tested"
                       + (" (second table below)." if adds else ".")), display=False)
@@ -313,6 +345,233 @@ if winners:
 if adds:
     display(reading_table(pd.DataFrame(adds, columns=["kernel quantity", "outcome", "fraction f",
                                                       "partial r given the rivals", "Holm-adjusted p"])))
+
+# %% [markdown]
+# (hz-per-scale)=
+# ## Do the scales agree?
+#
+# The pooled within-scale r averages the scales' own correlations, and its interval assumes
+# they share one. For the strongest cells (per outcome, the kernel quantity and the rival with
+# the largest pooled |r| at some f > 0), the correlation inside each scale with its Fisher 95%
+# interval, and Cochran's Q test of one correlation common to the scales (uncorrected p, a
+# description of these chosen cells, not a claim). {glue:text}`hz_per_scale_text`
+
+# %% tags=["hide-input"]
+def strongest_cells(curves, fractions, names):
+    """Per outcome, the (predictor, fraction) among ``names`` and fractions > 0 with the largest
+    pooled within-group |r|."""
+    later = [f for f, x in enumerate(fractions) if x > 0]
+    out = []
+    for o, c in curves.items():
+        rows = [PREDICTORS.index(p) for p in names]
+        size = np.abs(np.nan_to_num(c["within"][np.ix_(rows, later)]))
+        i, f = np.unravel_index(np.argmax(size), size.shape)
+        out.append((PREDICTORS[rows[i]], o, later[f]))
+    return out
+
+
+def per_group_table(values, outcomes, groups, fractions, curves):
+    """One row per strongest cell: the r inside each group [95% interval], the pooled r and Cochran's Q."""
+    rows, q_p, spread = [], [], []
+    for p, o, f in strongest_cells(curves, fractions, KERNELS) + strongest_cells(curves, fractions, RIVALS):
+        c = horizon_checks.per_group_correlations(values[PREDICTORS.index(p), f], outcomes[o], groups)
+        q, qp = horizon_checks.cochran_q(c["r"], c["n"])
+        row = {"cell": f"{reader_name(p)} at {_fraction(fractions[f])} -> {reader_name(o)}"}
+        row |= {str(g): "\u2013" if not np.isfinite(r) else f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+                for g, r, lo, hi in zip(c["group"], c["r"], c["lo"], c["hi"])}
+        row |= {"pooled r": f"{curves[o]['within'][PREDICTORS.index(p), f]:+.2f}",
+                "Cochran's Q p": f"{qp:.2g}" if np.isfinite(qp) else "\u2013"}
+        rows.append(row)
+        q_p.append(qp)
+        spread.append(np.nanmax(c["r"]) - np.nanmin(c["r"]) if np.isfinite(c["r"]).sum() > 1 else np.nan)
+    table = pd.DataFrame(rows).set_index("cell")
+    q_p = np.asarray(q_p)
+    text = (f"Of these {len(rows)} cells, Cochran's Q rejects one common correlation (p <= 0.05) for "
+            f"{int(np.sum(q_p <= 0.05))}; the per-group r's of a cell differ by up to {np.nanmax(spread):.2f}."
+            if np.isfinite(q_p).any() else "Too few networks per group for Cochran's Q.")
+    return table, text
+
+
+per_scale_values = {o: nets[o][use] for o in OUTCOMES}
+per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
+                                                  fractions, curves)
+glue("hz_per_scale_text", per_scale_text, display=False)
+reading_table(per_scale_table)
+
+# %% [markdown]
+# (hz-finetune)=
+# ## Observing fine-tuning
+#
+# The fine-tuning outcomes above are predicted from the single-task phase. Here the same
+# networks are observed during fine-tuning itself: their single-task phase is trained again as
+# the continuum trained it and fine-tuning stops at f = {glue:text}`hz_ft_fractions` of its
+# {glue:text}`hz_ft_iterations` iterations; at its start the retrained networks' multitask test
+# loss and the continuum's recorded one are {glue:text}`hz_ft_retrace`. The same quantities are
+# observed on the multitask data (the eNTK of the multitask training set; the sharing index; the
+# multitask training and test losses so far and their slope) and set against the fine-tuning
+# speed and the final multitask test loss, within scales as above. Only
+# {glue:text}`hz_ft_n_fractions` fractions, for the time budget (each costs about as much as a
+# fraction of the single-task phase).
+#
+# **Shared data.** The fine-tuning speed is the share of the multitask test loss removed in the
+# first tenth of fine-tuning. The test-loss rival observed during that tenth is part of the
+# same curve (at f = 0 it is the speed's denominator), so its correlation with the speed is in
+# part built in, and a kernel quantity failing to beat it there says less than elsewhere.
+# {glue:text}`hz_ft_text`
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-horizon-finetune", "caption": "Beyond the paper (no figure of the paper): the continuum's networks observed at the fractions finetune_fractions of fine-tuning (t = 0 and 1% in the book), on the multitask data; |r| of each predictor with each fine-tuning outcome and its Fisher 95% band, within init scales (top) and across them (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales."}}
+from lib.analyses import horizon_finetune
+
+FT_OUTCOMES = ["finetune_speed", "loss_finetune_test"]
+ft_snaps = horizon_finetune.finetune_horizon_sweep(scales, learning_rates, converged_seeds, common, finetune_fractions)
+if not (np.array_equal(ft_snaps["g"], nets["g"]) and np.array_equal(ft_snaps["seed"], nets["seed"])):
+    raise RuntimeError("the fine-tuning horizon's networks are not the converged continuum's (scale and seed order differ)")
+ft_retrace = float(np.max(np.abs(ft_snaps["loss_test"][0] - nets["loss_multi_before"]) / nets["loss_multi_before"]))
+if not ft_retrace < 1e-4:
+    raise RuntimeError(f"retrained networks' multitask test loss at the start of fine-tuning differs from the "
+                       f"continuum's by {ft_retrace:.2g} (relative), more than float32 agreement allows")
+ft_values = np.stack([ft_snaps[p][:, use] for p in PREDICTORS])  # (P, F, N)
+ft_curves = {o: horizon.accuracy_curves(ft_values, nets[o][use], groups, finetune_fractions, THRESHOLD, n_resamples,
+                                        seed=10 + i) for i, o in enumerate(FT_OUTCOMES)}
+fig = plot_horizon.plot_horizon(ft_curves, PREDICTORS, KERNELS, finetune_fractions, THRESHOLD, phase="fine-tuning")
+plt.show()
+(ft_tests, ft_reverse, _, _, ft_kernel_of, ft_labels) = rival_comparison(
+    ft_values, {o: nets[o][use] for o in FT_OUTCOMES}, groups, finetune_fractions)
+ft_p_holm, ft_reverse_holm = holm_adjusted_finite(ft_tests), holm_adjusted_finite(ft_reverse)
+ft_best = {o: max(((abs(c["within"][i, f]), PREDICTORS[i], f) for i in range(len(PREDICTORS))
+                   for f in range(1, len(finetune_fractions)) if np.isfinite(c["within"][i, f])), default=None)
+           for o, c in ft_curves.items()}
+glue("hz_ft_fractions", " and ".join(_fraction(f) for f in finetune_fractions), display=False)
+glue("hz_ft_iterations", f"{converged_iterations['finetune']:,}", display=False)
+glue("hz_ft_n_fractions", f"{len(finetune_fractions)}", display=False)
+glue("hz_ft_retrace", "identical" if ft_retrace == 0 else f"equal to within {ft_retrace:.1e} (relative)", display=False)
+glue("hz_ft_text", " ".join(
+    f"For the {reader_name(o)}, the largest within-scale |r| after the start is {size:.2f} ({reader_name(p)} at "
+    f"{_fraction(finetune_fractions[f])})." for o, (size, p, f) in ft_best.items() if ft_best[o] is not None)
+    + f" A kernel quantity beats every rival in {int(np.sum(ft_p_holm <= 0.05))} of {len(ft_tests)} cells (Holm), and "
+    f"a rival beats a kernel quantity in {int(np.sum(ft_reverse_holm <= 0.05))}.", display=False)
+
+# %% [markdown]
+# (hz-pairs)=
+# ## The paper's standard/large pairs
+#
+# The continuum's networks of one scale differ only by their seed. The paper's own networks
+# are its standard/large pairs: the {doc}`performance chapter <05_multitask_performance>`'s
+# {glue:text}`hz_pairs_n` pairs per schedule (ET: learning rate 0.01, {glue:text}`hz_pairs_et`
+# iterations per phase; LR: 0.03 standard and 0.01 large, {glue:text}`hz_pairs_lr`), each one
+# weight draw at standard init and x10 on the same data, trained on single tasks and then
+# fine-tuned on multitasking. Their single-task phase is trained again from the same weights,
+# data, learning rates and engine, stopping at f = {glue:text}`hz_pairs_fractions` of the
+# phase; where the schedule runs recorded the test loss at the same iteration, the retrained
+# and recorded losses are {glue:text}`hz_pairs_retrace`.
+#
+# **Fewer fractions than for the continuum.** A pair network's predictors take
+# {glue:text}`hz_pairs_cost` per fraction (two eNTKs on 500 x 500 inputs and, for the authors'
+# variant, nine 500 x 500 eigendecompositions), so the book's time budget allows
+# {glue:text}`hz_pairs_n_fractions` fractions for these {glue:text}`hz_pairs_networks`
+# networks, the last at the end of the declared "early" window. The pairs therefore answer
+# "does a kernel quantity observed early predict, and better than the rivals?", not "from
+# which fraction on?".
+#
+# **Outcomes** per network, as chapters 05 and 06 use them: the final single-task test loss,
+# the fine-tuning speed (the share of the multitask test loss removed in the first tenth of
+# fine-tuning, the continuum's measure), the final multitask test loss and the final sharing
+# index. **Within** here is within each of the four schedule x init groups
+# ({glue:text}`hz_pairs_groups`), pooled as the continuum's within-scale r; **across** pools
+# all the networks and so mostly measures the schedule and the init. The criteria were
+# declared in the registry before these numbers were computed, with the continuum's
+# thresholds.
+
+# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-horizon-pairs", "caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs (pair_n_pairs per schedule) observed at the fractions pair_fractions of their single-task phase (t = 0 and 10% in the book); |r| of each predictor with each outcome and its Fisher 95% band, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups."}}
+from lib.analyses import horizon_pairs
+from lib.core.tasks import TaskEnvironment
+from lib.experiments.sweep_points import cached_schedule_blocks
+
+pair_env = TaskEnvironment()
+pair_runs = cached_schedule_blocks(pair_env, pair_plan, block_pairs=pair_block, progress=False)
+pair_snaps = horizon_pairs.pair_horizon_sweep(pair_plan, pair_fractions, progress=False)
+pair_retrace = 0.0
+for schedule, run in pair_runs.items():
+    rows = pair_snaps["schedule"] == schedule
+    recorded = run["single/loss_test"].reshape(int(rows.sum()), -1)  # (2P, S): standard, large, ...
+    its = list(run["iterations"])
+    for f, it in enumerate(pair_snaps[f"iterations/{schedule}"]):
+        if it in its:
+            ratio = np.abs(pair_snaps["loss_test_summed"][rows, f] - recorded[:, its.index(it)]) / recorded[:, its.index(it)]
+            pair_retrace = max(pair_retrace, float(np.max(ratio)))
+if not pair_retrace < 1e-4:
+    raise RuntimeError(f"retrained pair snapshots' test loss differs from the schedule runs' by {pair_retrace:.2g} "
+                       "(relative), more than float32 agreement allows")
+outcomes_by_schedule = {s: horizon_pairs.pair_outcomes(pair_env, pair_runs[s]) for s in pair_plan}
+pair_out = {o: np.concatenate([outcomes_by_schedule[s][o] for s in pair_plan]) for o in OUTCOMES}
+pair_groups = pair_snaps["group"]
+pair_values = np.stack([pair_snaps[p] for p in PREDICTORS])  # (P, F, N)
+pair_per_group = [int(np.sum(pair_groups == g)) for g in dict.fromkeys(pair_groups)]
+pair_curves = {o: horizon.accuracy_curves(pair_values, pair_out[o], pair_groups, pair_fractions, THRESHOLD,
+                                          n_resamples, seed=i) for i, o in enumerate(OUTCOMES)}
+fig = plot_horizon.plot_horizon(pair_curves, PREDICTORS, KERNELS, pair_fractions, THRESHOLD, groups="groups")
+plt.show()
+
+n_cells = pair_values.shape[2] * len(pair_fractions)
+glue("hz_pairs_n", f"{pair_n_pairs}", display=False)
+glue("hz_pairs_et", f"{pair_iterations['ET']:,}", display=False)
+glue("hz_pairs_lr", f"{pair_iterations['LR']:,}", display=False)
+glue("hz_pairs_fractions", " and ".join(_fraction(f) for f in pair_fractions), display=False)
+glue("hz_pairs_retrace", "identical" if pair_retrace == 0 else f"equal to within {pair_retrace:.1e} (relative)",
+     display=False)
+glue("hz_pairs_cost", f"{float(pair_snaps['wall_time_s']) / n_cells:.2f} s (the wall time of a single-threaded "
+     "worker, measured when the blocks were computed)", display=False)
+glue("hz_pairs_networks", f"{pair_values.shape[2]}", display=False)
+glue("hz_pairs_n_fractions", f"{len(pair_fractions)}", display=False)
+glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.fromkeys(pair_groups), pair_per_group)),
+     display=False)
+
+# %% [markdown]
+# (hz-pairs-table)=
+# Within the schedule x init groups, the correlation of each predictor with each outcome at
+# each observed fraction (pooled r, with its uncorrected Fisher 95% interval), and the rival
+# comparison on the pairs: {glue:text}`hz_pairs_beats_text` {glue:text}`hz_pairs_adds_text`
+# Its control, with the outcomes permuted within the groups ({glue:text}`hz_n_control`
+# permutations): {glue:text}`hz_pairs_control_text` The last table shows the strongest
+# cells inside each group, as for the continuum's scales above:
+# {glue:text}`hz_pairs_per_group_text`
+
+# %% tags=["hide-input"]
+def _with_interval(c: dict, i: int, f: int) -> str:
+    r = c["within"][i, f]
+    return "\u2013" if not np.isfinite(r) else f"{r:+.2f} [{c['within_lo'][i, f]:+.2f}, {c['within_hi'][i, f]:+.2f}]"
+
+
+pair_table = pd.DataFrame({(reader_name(o), _fraction(f)): [_with_interval(c, i, j) for i in range(len(PREDICTORS))]
+                           for o, c in pair_curves.items() for j, f in enumerate(pair_fractions)},
+                          index=[reader_name(p) for p in PREDICTORS])
+pair_table.index.name = "predictor"
+(pair_tests, pair_reverse, pair_partial_r, pair_partial_p, pair_kernel_of,
+ pair_labels) = rival_comparison(pair_values, pair_out, pair_groups, pair_fractions)
+pair_p_holm, pair_reverse_holm, pair_partial_holm = (holm_adjusted_finite(p) for p in
+                                                     (pair_tests, pair_reverse, pair_partial_p))
+pair_winners = [(*pair_labels[i], pair_p_holm[i]) for i in np.flatnonzero(pair_p_holm <= 0.05)]
+pair_beaten = sorted({pair_kernel_of[i] for i in np.flatnonzero(pair_reverse_holm <= 0.05)})
+pair_adds = [(*pair_labels[i], f"{pair_partial_r[i]:+.2f}", pair_partial_holm[i])
+             for i in np.flatnonzero(pair_partial_holm <= 0.05)]
+glue("hz_pairs_beats_text", (f"a kernel quantity beats every rival in {len(pair_winners)} of {len(pair_tests)} "
+                             f"cells after Holm's correction, and some rival beats a kernel quantity in "
+                             f"{int(np.sum(pair_reverse_holm <= 0.05))} cells ({len(pair_beaten)} of the "
+                             f"{len(KERNELS)} kernel quantities are beaten somewhere)."), display=False)
+glue("hz_pairs_adds_text", (f"Given all four rivals, a kernel quantity adds information (partial correlation, "
+                            f"Holm) in {len(pair_adds)} of {int(np.isfinite(pair_partial_p).sum())} cells"
+                            + (" (second table)." if pair_adds else ".")), display=False)
+display(reading_table(pair_table))
+if pair_adds:
+    display(reading_table(pd.DataFrame(pair_adds, columns=["kernel quantity", "outcome", "fraction f",
+                                                           "partial r given the rivals", "Holm-adjusted p"])))
+pair_control_found = horizon_checks.shuffled_discoveries(pair_values[:len(KERNELS)], pair_values[len(KERNELS):],
+                                                         pair_out, pair_groups, pair_fractions,
+                                                         n_permutations=N_CONTROL, seed=2)
+glue("hz_pairs_control_text", control_text(pair_control_found), display=False)
+pair_group_table, pair_group_text = per_group_table(pair_values, pair_out, pair_groups, pair_fractions, pair_curves)
+glue("hz_pairs_per_group_text", pair_group_text, display=False)
+display(reading_table(pair_group_table))
 
 # %% [markdown]
 # (hz-verdicts)=
@@ -326,15 +585,17 @@ if adds:
 #
 # ## What this chapter cannot show
 #
-# The snapshots cover the single-task phase; the fine-tuning outcomes are predicted from
-# quantities observed during single-task training, not during fine-tuning, and the paper's
-# fifty standard/large pairs per schedule are not observed at fractions here. The accumulated
+# Fine-tuning is observed at only {glue:text}`hz_ft_n_fractions` fractions, for the continuum's
+# networks only (not the pairs: the time budget), and its speed shares data with the losses
+# observed during its first tenth; the paper's standard/large pairs are observed at only
+# {glue:text}`hz_pairs_n_fractions` fractions of their single-task phase, so for them the
+# earliest fraction of prediction is not located. The accumulated
 # eNTK is a trapezoid sum over the snapshots, not the ePNTK's sum over every step. The
 # networks use the continuum's training sets of `n_train` patterns. Only networks whose
 # single-task training converged are analysed; the others (see Design) are few, but their
 # exclusion depends on how training went. The pooled within-scale correlations average over
 # scales that can differ (the rich scales may carry more of a correlation than the lazy
-# ones); the continuum chapter shows the per-scale correlations of its winners.
+# ones); the per-scale view above shows this for the strongest cells only.
 
 # %% tags=["remove-cell"]
 from lib.book import summary
@@ -360,12 +621,45 @@ judgements = {
     "horizon-kernel-adds": claims.judge("horizon-kernel-adds", p=partial_p,
                                         labels=[" / ".join(label) for label in labels], n=int(use.sum())),
 }
+pair_early = [i for i, f in enumerate(pair_fractions) if 0 < f <= EARLY]
+pair_cells = lambda names, outcomes: ([pair_curves[o]["within"][PREDICTORS.index(p), f] for o in outcomes
+                                       for p in names for f in pair_early],
+                                      [f"{reader_name(p)} -> {reader_name(o)} at {_fraction(pair_fractions[f])}"
+                                       for o in outcomes for p in names for f in pair_early])
+pair_n = int(pair_values.shape[2])
+pair_windows = {"horizon-pairs-kernel-window": pair_cells(KERNELS, OUTCOMES),
+                "horizon-pairs-representation-window": pair_cells(["sharing"], ["sharing_final"]),
+                "horizon-pairs-loss-window": pair_cells(["loss_test"], ["loss_single_test"])}
+pair_judgements = {key: claims.judge(key, r=r, labels=cell_labels, n_per_group=pair_per_group)
+                   for key, (r, cell_labels) in pair_windows.items()}
+pair_judgements["horizon-pairs-kernel-beats-rivals"] = claims.judge(
+    "horizon-pairs-kernel-beats-rivals", p=pair_tests, p_reverse=pair_reverse,
+    labels=[" / ".join(label) for label in pair_labels], kernel_of=pair_kernel_of, n=pair_n)
+pair_judgements["horizon-pairs-kernel-adds"] = claims.judge(
+    "horizon-pairs-kernel-adds", p=pair_partial_p, labels=[" / ".join(label) for label in pair_labels], n=pair_n)
+judgements["horizon-kernel-adds-control"] = claims.judge("horizon-kernel-adds-control", discoveries=control_found)
+pair_judgements["horizon-pairs-kernel-adds-control"] = claims.judge("horizon-pairs-kernel-adds-control",
+                                                                    discoveries=pair_control_found)
+ft_early = [i for i, f in enumerate(finetune_fractions) if 0 < f <= EARLY]
+ft_cells = lambda names, outcomes: ([ft_curves[o]["within"][PREDICTORS.index(p), f] for o in outcomes for p in names
+                                     for f in ft_early],
+                                    [f"{reader_name(p)} -> {reader_name(o)} at {_fraction(finetune_fractions[f])} of "
+                                     "fine-tuning" for o in outcomes for p in names for f in ft_early])
+ft_judgements = {key: claims.judge(key, r=r, labels=cell_labels, n_per_group=n_per_group)
+                 for key, (r, cell_labels) in {"horizon-finetune-kernel-window": ft_cells(KERNELS, FT_OUTCOMES),
+                                               "horizon-finetune-loss-window": ft_cells(["loss_test"],
+                                                                                        ["loss_finetune_test"])}.items()}
+ft_judgements["horizon-finetune-kernel-beats-rivals"] = claims.judge(
+    "horizon-finetune-kernel-beats-rivals", p=ft_tests, p_reverse=ft_reverse,
+    labels=[" / ".join(label) for label in ft_labels], kernel_of=ft_kernel_of, n=int(use.sum()))
 beats_v1 = claims.judge("horizon-kernel-beats-rivals", version=1, p=tests,
                         labels=[" / ".join(label) for label in labels], n=int(use.sum()))
 verdict_line = lambda k, j: (f"- **{claims.CLAIMS[k].text}** (criterion v{j.version}): {j.verdict} ({j.ours}"
                              + (f"; {j.interval})" if j.interval else ")"))
 glue("hz_verdicts", "\n".join([verdict_line(k, j) for k, j in judgements.items()]
-                              + [verdict_line("horizon-kernel-beats-rivals", beats_v1)]), display=False)
+                              + [verdict_line("horizon-kernel-beats-rivals", beats_v1)]
+                              + [verdict_line(k, j) for k, j in ft_judgements.items()]
+                              + [verdict_line(k, j) for k, j in pair_judgements.items()]), display=False)
 kernel_first = min(min(c["earliest_sure"][:len(KERNELS)]) for c in curves.values())
 rival_first = min(min(c["earliest_sure"][len(KERNELS):]) for c in curves.values())
 by_when = lambda f, who: (f"{who} from {_fraction(f)} of the single-task phase" if np.isfinite(f)
@@ -391,6 +685,22 @@ answer += ("." if n_partial == 0 else
            f"together in {len(adds)} of {n_partial} cells." if adds else
            "; in an exploratory test added after a review, no kernel quantity adds information to all the rivals "
            "together in any cell after the correction.")
+PAIR_BEATS = {"reproduced": f"a kernel quantity beats every rival in {len(pair_winners)} of {len(pair_tests)} cells",
+              "not reproduced": "no kernel quantity beats the rivals, and every one is beaten by some rival",
+              "inconclusive": "no kernel quantity beats the rivals, and not every one is shown beaten (inconclusive)",
+              "not tested": "too few networks to compare kernel and rivals", "borderline": "kernel against rivals is "
+              "borderline"}
+answer += (f" Observed during fine-tuning (at {' and '.join(_fraction(f) for f in finetune_fractions)} of it), a kernel "
+           f"quantity's window for the fine-tuning outcomes is {ft_judgements['horizon-finetune-kernel-window'].verdict}, "
+           f"and whether it beats the rivals there is {ft_judgements['horizon-finetune-kernel-beats-rivals'].verdict}.")
+answer += (f" On the paper's standard/large pairs, observed at {' and '.join(_fraction(f) for f in pair_fractions)} "
+           f"of their single-task phase, within schedule and init: the kernel's early window is "
+           f"{pair_judgements['horizon-pairs-kernel-window'].verdict} "
+           f"({pair_judgements['horizon-pairs-kernel-window'].ours}); the representation's is "
+           f"{pair_judgements['horizon-pairs-representation-window'].verdict} and the test loss's "
+           f"{pair_judgements['horizon-pairs-loss-window'].verdict}; "
+           f"{PAIR_BEATS[pair_judgements['horizon-pairs-kernel-beats-rivals'].verdict]}; a kernel quantity adds "
+           f"information to all the rivals in {len(pair_adds)} of {int(np.isfinite(pair_partial_p).sum())} cells.")
 glue("hz_answer", answer, display=False)
 
 rows = [summary.claim_row("within-scale |r| of an eNTK quantity at f <= 10% with an outcome", "a time window of "
@@ -409,10 +719,51 @@ rows = [summary.claim_row("within-scale |r| of an eNTK quantity at f <= 10% with
                           earlier=[beats_v1]),
         summary.claim_row("partial r of a kernel quantity with an outcome given all trivial rivals (post hoc)", "",
                           judgements["horizon-kernel-adds"], control="Holm over every kernel quantity, outcome and "
-                          "fraction", evidence=summary.evidence("hz-rivals", "rival comparison"))]
+                          "fraction; the same test on within-scale shuffled outcomes (next row): "
+                          + control_text(control_found), evidence=summary.evidence("hz-rivals", "rival comparison")),
+        summary.claim_row("control: the partial-correlation test on within-scale shuffled outcomes finds little", "",
+                          judgements["horizon-kernel-adds-control"], control="negative control of the row above",
+                          evidence=summary.evidence("hz-rivals", "rival comparison"))]
+rows += [summary.claim_row("within-scale |r| of an eNTK quantity observed at f <= 10% of fine-tuning with a fine-tuning "
+                           "outcome", "a time window of prediction (Discussion)",
+                           ft_judgements["horizon-finetune-kernel-window"], control="the multitask test loss observed "
+                           "at the same f (next row)", evidence=summary.evidence("hz-finetune", "fine-tuning figure")),
+         summary.claim_row("within-scale |r| of the multitask test loss at f <= 10% of fine-tuning with its final value",
+                           "", ft_judgements["horizon-finetune-loss-window"], control="",
+                           evidence=summary.evidence("hz-finetune", "fine-tuning figure")),
+         summary.claim_row("a kernel quantity observed during fine-tuning predicts a fine-tuning outcome better than "
+                           "every trivial rival at the same f", "", ft_judgements["horizon-finetune-kernel-beats-rivals"],
+                           control="the reverse test (a rival beats the kernel quantity); the test-loss rival shares "
+                           "data with the fine-tuning speed", evidence=summary.evidence("hz-finetune",
+                                                                                         "fine-tuning figure"))]
+rows += [summary.claim_row("the paper's pairs: within-group |r| of an eNTK quantity at f <= 10% with an outcome",
+                           "a time window of prediction (Discussion)", pair_judgements["horizon-pairs-kernel-window"],
+                           control="the same criterion for the trivial rivals (next rows)",
+                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure")),
+         summary.claim_row("the paper's pairs: within-group |r| of the sharing index at f <= 10% with its final value",
+                           "", pair_judgements["horizon-pairs-representation-window"], control="",
+                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure")),
+         summary.claim_row("the paper's pairs: within-group |r| of the test loss at f <= 10% with the final test loss",
+                           "", pair_judgements["horizon-pairs-loss-window"], control="",
+                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure")),
+         summary.claim_row("the paper's pairs: a kernel quantity predicts better than every trivial rival at the same "
+                           "f", "", pair_judgements["horizon-pairs-kernel-beats-rivals"],
+                           control="the reverse test (a rival beats the kernel quantity)",
+                           evidence=summary.evidence("hz-pairs-table", "pairs' table")),
+         summary.claim_row("the paper's pairs: partial r of a kernel quantity with an outcome given all trivial rivals",
+                           "", pair_judgements["horizon-pairs-kernel-adds"], control="Holm over every kernel quantity, "
+                           "outcome and fraction; the same test on within-group shuffled outcomes (next row): "
+                           + control_text(pair_control_found), evidence=summary.evidence("hz-pairs-table", "pairs' table")),
+         summary.claim_row("the paper's pairs, control: the partial-correlation test on within-group shuffled outcomes "
+                           "finds little", "", pair_judgements["horizon-pairs-kernel-adds-control"],
+                           control="negative control of the row above",
+                           evidence=summary.evidence("hz-pairs-table", "pairs' table"))]
 _ = summary.record("12_prediction_horizon",
                    dict(converged_scales=converged_scales, converged_seeds=converged_seeds, first_block=first_block,
                         converged_iterations=converged_iterations, lr_candidates=lr_candidates, n_lr_seeds=n_lr_seeds,
                         lr_choice_iterations=lr_choice_iterations, n_train=n_train, n_hidden=n_hidden,
-                        fractions=fractions, converged_only=converged_only, n_resamples=n_resamples),
+                        fractions=fractions, converged_only=converged_only, n_resamples=n_resamples,
+                        pair_first_seeds=pair_first_seeds, pair_iterations=pair_iterations, pair_n_pairs=pair_n_pairs,
+                        pair_block=pair_block, pair_fractions=pair_fractions,
+                        finetune_fractions=finetune_fractions),
                    rows)

@@ -292,6 +292,19 @@ def holm_every_cell(p, p_reverse, labels, n: int, *, alpha: float = 0.05) -> Out
                                                           if undefined else ""), "", n)
 
 
+def null_discovery_share(discoveries, *, p: float, level: float = 0.95) -> Outcome:
+    """The negative control of a corrected family of tests: ``discoveries`` (n,) the number of
+    significant tests of the family in each of n runs on shuffled data (nan for a run in which no
+    test of the family could be computed). The share of testable runs with some discovery, with its
+    exact interval (:func:`proportion`), claimed below ``p``; "not tested" when no run was testable."""
+    discoveries = np.asarray(discoveries, float).ravel()
+    testable = discoveries[np.isfinite(discoveries)]
+    if testable.size == 0:
+        return Outcome("not tested", "no testable run", n=0, note=f"no test could be computed in any of the "
+                       f"{discoveries.size} shuffled runs")
+    return proportion(int(np.sum(testable > 0)), int(testable.size), p=p, claim_above=False, level=level)
+
+
 def equals(value, *, expected) -> Outcome:
     """``value == expected`` (e.g. which mode a vector matches)."""
     return Outcome(_holds(value == expected), str(value))
@@ -300,5 +313,5 @@ def equals(value, *, expected) -> Outcome:
 TESTS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
     compare, between, all_hold, proportion, quantile_ratio, paired_difference, correlation,
     discriminating_proportion, correlation_if_testable, correlations_reach, any_significant, beats_or_beaten,
-    any_discovery, equals, holm_every_cell)}
+    any_discovery, null_discovery_share, equals, holm_every_cell)}
 RANDOM_TESTS = frozenset({"quantile_ratio", "paired_difference", "correlation"})

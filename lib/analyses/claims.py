@@ -109,6 +109,10 @@ _HORIZON = "12_prediction_horizon"
 _HORIZON_REACH = ("within scale (pooled within-scale r, scales weighed equally; >= 100 networks): some cell of {cells} "
                   "has a Fisher-z interval, Bonferroni-corrected to a family-wise 95% over the cells, beyond |r| = "
                   "0.5; not reproduced if every cell's interval lies inside (-0.5, 0.5)")
+_HORIZON_PAIRS_REACH = ("within each schedule x init group of the paper's pairs (ET and LR, standard and large init; "
+                       "pooled within-group r, groups weighed equally; >= 100 networks): some cell of {cells} has a "
+                       "Fisher-z interval, Bonferroni-corrected to a family-wise 95% over the cells, beyond |r| = 0.5; "
+                       "not reproduced if every cell's interval lies inside (-0.5, 0.5)")
 _RIVALS = "13_rival_theories"
 _RIVAL_SEEDS = "confirmatory networks: seeds 10 and up (seeds 0-4 were explored before these criteria)"
 _CORR_V1 = _holds(1, "paper values inside our bootstrap 95% intervals (10 pairs)", commit="8964a51")
@@ -456,6 +460,78 @@ CLAIMS: dict[str, Claim] = {
                                             "significantly the other way, inconclusive otherwise; the same form as "
                                             "rival-side-similarity on chapter 13's own networks",
                                             "holm_every_cell", 8, alpha=0.05),)),
+    # the prediction horizon on the paper's 50 standard/large pairs per schedule (declared before their numbers)
+    "horizon-pairs-kernel-window": Claim("Sec 6 (Discussion)", "", "On the paper's standard/large pairs, an eNTK "
+                                         "quantity observed early in single-task training predicts the network's "
+                                         "outcome", _HORIZON, (_c(1, _HORIZON_PAIRS_REACH.format(
+                                             cells="every eNTK quantity (as horizon-kernel-window) x every outcome "
+                                             "(final sharing, single-task test loss, fine-tuning speed, fine-tuning "
+                                             "test loss) x every observed f in (0, 10%]"),
+                                             "correlations_reach", 100, threshold=0.5, family_level=0.95),)),
+    "horizon-pairs-representation-window": Claim("beyond the paper", "", "On the paper's pairs, the hidden "
+                                                 "representation's task similarity observed early predicts its final "
+                                                 "value (a trivial rival and a positive control)", _HORIZON,
+                                                 (_c(1, _HORIZON_PAIRS_REACH.format(
+                                                     cells="the sharing index at f x the final sharing index, every "
+                                                     "observed f in (0, 10%]"), "correlations_reach", 100,
+                                                     threshold=0.5, family_level=0.95),)),
+    "horizon-pairs-loss-window": Claim("beyond the paper", "", "On the paper's pairs, the test loss observed early "
+                                       "predicts the final single-task test loss (a trivial rival and a positive "
+                                       "control)", _HORIZON, (_c(1, _HORIZON_PAIRS_REACH.format(
+                                           cells="the single-task test loss at f x the final single-task test loss, "
+                                           "every observed f in (0, 10%]"), "correlations_reach", 100, threshold=0.5,
+                                           family_level=0.95),)),
+    "horizon-pairs-kernel-beats-rivals": Claim("beyond the paper", "", "On the paper's pairs, some kernel quantity "
+                                               "predicts an outcome better than the representation and losses "
+                                               "observed at the same moment", _HORIZON, (
+        _c(1, "within schedule x init (as horizon-kernel-beats-rivals v2), every eNTK quantity x outcome x observed f "
+           "> 0: Williams' t against each trivial rival, the largest one-sided p over rivals, Holm over all cells; "
+           "reproduced if some cell has Holm-adjusted p <= 0.05; not reproduced only when none does AND every kernel "
+           "quantity is beaten in some cell by a rival (smallest p over rivals x 4, Holm); inconclusive otherwise",
+           "beats_or_beaten", 100, alpha=0.05),)),
+    "horizon-pairs-kernel-adds": Claim("beyond the paper", "", "On the paper's pairs, some kernel quantity carries "
+                                       "information about an outcome beyond the representation and losses observed "
+                                       "at the same moment", _HORIZON, (
+        _c(1, "declared before the pairs' numbers (the same test as the post-hoc horizon-kernel-adds): within "
+           "schedule x init (every variable z-scored within its group), the partial correlation of each eNTK quantity "
+           "with each outcome given all four trivial rivals at the same observed f > 0, two-sided t-test (N - G - 5 "
+           "degrees of freedom); reproduced if some cell has Holm-adjusted p <= 0.05 over all cells, inconclusive "
+           "otherwise", "any_discovery", 100, alpha=0.05),)),
+    # negative controls of the partial-correlation test (declared before their numbers)
+    "horizon-kernel-adds-control": Claim("beyond the paper", "", "The partial-correlation test of horizon-kernel-adds "
+                                         "keeps its family-wise error on the continuum's networks: with the outcomes "
+                                         "shuffled, it rarely finds anything", _HORIZON, (
+        _c(1, "the test of horizon-kernel-adds (every cell, Holm over all cells, alpha 0.05) on 200 within-scale "
+           "permutations of the networks' outcomes (one permutation shared by the four outcomes): the share of "
+           "testable permutations with some Holm-significant cell, exact 95% interval, below 0.10 (twice the nominal 5%; "
+           "not reproduced if the interval lies above 0.10)", "null_discovery_share", 100, p=0.1),)),
+    "horizon-pairs-kernel-adds-control": Claim("beyond the paper", "", "The partial-correlation test of "
+                                               "horizon-pairs-kernel-adds keeps its family-wise error on the paper's "
+                                               "pairs: with the outcomes shuffled, it rarely finds anything",
+                                               _HORIZON, (
+        _c(1, "as horizon-kernel-adds-control, on the pairs: 200 permutations within each schedule x init group; the "
+           "share with some Holm-significant cell, exact 95% interval, below 0.10", "null_discovery_share", 100,
+           p=0.1),)),
+    # the prediction horizon during fine-tuning (the continuum's networks; declared before their numbers)
+    "horizon-finetune-kernel-window": Claim("Sec 6 (Discussion)", "", "An eNTK quantity observed early in fine-tuning "
+                                            "predicts how the network fine-tunes", _HORIZON, (_c(1, _HORIZON_REACH.format(
+                                                cells="every eNTK quantity observed during fine-tuning on the multitask "
+                                                "data (as horizon-kernel-window) x every fine-tuning outcome "
+                                                "(fine-tuning speed, final multitask test loss) x every observed f in "
+                                                "(0, 10%] of fine-tuning"), "correlations_reach", 100, threshold=0.5,
+                                                family_level=0.95),)),
+    "horizon-finetune-loss-window": Claim("beyond the paper", "", "The multitask test loss observed early in "
+                                          "fine-tuning predicts the final multitask test loss (a trivial rival and a "
+                                          "positive control)", _HORIZON, (_c(1, _HORIZON_REACH.format(
+                                              cells="the multitask test loss at f of fine-tuning x the final multitask "
+                                              "test loss, every observed f in (0, 10%]"), "correlations_reach", 100,
+                                              threshold=0.5, family_level=0.95),)),
+    "horizon-finetune-kernel-beats-rivals": Claim("beyond the paper", "", "Some kernel quantity observed during "
+                                                  "fine-tuning predicts a fine-tuning outcome better than the "
+                                                  "representation and losses observed at the same moment", _HORIZON, (
+        _c(1, "within scale, as horizon-kernel-beats-rivals v2, over every eNTK quantity x fine-tuning outcome x observed "
+           "f > 0 of fine-tuning (rivals: sharing index, multitask training and test loss, loss slope at the same f)",
+           "beats_or_beaten", 100, alpha=0.05),)),
 }
 
 

@@ -273,3 +273,28 @@ def accuracy_curves(values, outcome, groups, fractions, threshold: float, n_resa
             "across_lo": across_lo, "across_hi": across_hi, "earliest": earliest, "earliest_lo": spread[:, 0],
             "earliest_hi": spread[:, 1], "earliest_sure": sure, "shuffled": shuffled_accuracy(values, outcome, groups, n_permutations, seed),
             "null_half": float(np.tanh(norm.ppf(0.975) * pooled_z_se(n_groups)))}
+
+
+def rival_cells(kernels, rivals, outcomes: dict, groups, fractions) -> dict[str, list]:
+    """Every cell (kernel predictor k x outcome x fraction f > 0) of the rival comparison, in that
+    order (outcome-major, then kernel, then fraction): :func:`beats_rivals` and
+    :func:`added_information` of kernels (K, F, N) against rivals (R, F, N) for each outcome of
+    ``outcomes`` (name -> (N,)), within ``groups`` (N,); ``fractions`` (F,).
+
+    Returns lists over the cells: ``p``, ``p_reverse`` (:func:`beats_rivals`), ``r_partial``,
+    ``p_partial`` (:func:`added_information`), ``kernel`` (index k), ``outcome`` (name),
+    ``fraction`` (index f)."""
+    fractions = np.asarray(fractions, np.float64)
+    if fractions.shape != (np.shape(kernels)[1],):
+        raise ValueError(f"fractions must be ({np.shape(kernels)[1]},), got {fractions.shape}")
+    cells = {k: [] for k in ("p", "p_reverse", "r_partial", "p_partial", "kernel", "outcome", "fraction")}
+    for name, outcome in outcomes.items():
+        comparison = beats_rivals(kernels, rivals, outcome, groups)
+        added = added_information(kernels, rivals, outcome, groups)
+        for k in range(np.shape(kernels)[0]):
+            for f in np.flatnonzero(fractions > 0):
+                for key, value in (("p", comparison["p"][k, f]), ("p_reverse", comparison["p_reverse"][k, f]),
+                                   ("r_partial", added["r_partial"][k, f]), ("p_partial", added["p"][k, f]),
+                                   ("kernel", k), ("outcome", name), ("fraction", int(f))):
+                    cells[key].append(value)
+    return cells

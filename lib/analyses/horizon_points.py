@@ -29,7 +29,6 @@ Trivial rivals (what anyone training the network sees at t = fT, no kernel neede
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -97,20 +96,18 @@ def network_predictors(env: TaskEnvironment, net: MultitaskNet, thetas: list, it
     return {k: np.asarray(v, np.float64) for k, v in out.items()}
 
 
-def horizon_point(parameters: dict) -> dict[str, np.ndarray]:
-    """Sweep point: the predictors of :data:`KERNEL_PREDICTORS` and :data:`RIVAL_PREDICTORS`, (F, S)
-    each, of the networks ``first_seed`` ... at init scale ``g`` trained with ``lr`` for ``n_single``
-    single-task iterations, at the ``fractions`` of that phase; plus ``iterations`` (F,)."""
+def snapshot_predictors(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.ndarray],
+                        description: str) -> dict[str, np.ndarray]:
+    """:func:`network_predictors` of every network of a snapshot run (``params/<name>`` (F, S, ...),
+    ``iterations`` (F,), data ``x_train`` ... (S, N, .), losses ``loss_train``, ``loss_test`` (S, F), as
+    :mod:`lib.experiments.horizon_snapshots` returns them), with a progress bar named ``description``.
+    Returns every predictor (F, S) and ``iterations`` (F,)."""
     from tqdm import tqdm
 
-    p = horizon_point.check_parameters(parameters)
-    env = TaskEnvironment()
-    net = MultitaskNet.for_environment(env, p["n_hidden"])
-    run = single_task_snapshots(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["fractions"],
-                                p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
     params = {k.split("/", 1)[1]: v for k, v in run.items() if k.startswith("params/")}
+    n_networks = run["loss_train"].shape[0]
     rows = []
-    for i in tqdm(range(p["n_seeds"]), desc=f"horizon predictors g={p['g']:g}", mininterval=5):
+    for i in tqdm(range(n_networks), desc=description, mininterval=5):
         thetas = [{k: jnp.asarray(v[f, i]) for k, v in params.items()} for f in range(len(run["iterations"]))]
         rows.append(network_predictors(env, net, thetas, run["iterations"], run["x_train"][i], run["y_train"][i],
                                        run["x_test"][i], run["y_test"][i], run["loss_train"][i],
@@ -118,6 +115,18 @@ def horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     out = {name: np.stack([r[name] for r in rows], axis=1) for name in rows[0]}
     out["iterations"] = run["iterations"]
     return out
+
+
+def horizon_point(parameters: dict) -> dict[str, np.ndarray]:
+    """Sweep point: the predictors of :data:`KERNEL_PREDICTORS` and :data:`RIVAL_PREDICTORS`, (F, S)
+    each, of the networks ``first_seed`` ... at init scale ``g`` trained with ``lr`` for ``n_single``
+    single-task iterations, at the ``fractions`` of that phase; plus ``iterations`` (F,)."""
+    p = horizon_point.check_parameters(parameters)
+    env = TaskEnvironment()
+    net = MultitaskNet.for_environment(env, p["n_hidden"])
+    run = single_task_snapshots(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["fractions"],
+                                p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
+    return snapshot_predictors(env, net, run, f"horizon predictors g={p['g']:g}")
 
 
 def _check_horizon(parameters: dict) -> dict:
@@ -139,23 +148,33 @@ def horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=
 
     Returns ``g``, ``seed`` (N,) with N = len(scales) x n_seeds in the converged continuum's order
     (scale-major), ``fractions``, ``iterations`` (F,), and every predictor (F, N)."""
+    return scale_block_sweep(horizon_point, "lib.analyses.horizon_points:horizon_point", scales, learning_rates,
+                             n_seeds, {k: common[k] for k in ("n_single", "n_hidden", "n_train", "n_test") if k in common},
+                             fractions, block_seeds, progress)
+
+
+def scale_block_sweep(point_function, name: str, scales, learning_rates, n_seeds: int, size: dict, fractions,
+                      block_seeds: int = 15, progress: bool = True) -> dict[str, np.ndarray]:
+    """Run a horizon point function (``point_function``, importable as ``name``) over blocks of at most
+    ``block_seeds`` networks per scale (seeds 0 ... n_seeds - 1, ``learning_rates[i]`` for
+    ``scales[i]``, the point parameters ``size`` and ``fractions``) on Dask, cached, and join them:
+    ``g``, ``seed`` (N,) scale-major, ``fractions``, ``iterations`` (F,), every predictor (F, N)."""
     from ..experiments.sweep import dask_client, sweep
 
     if len(scales) != len(learning_rates) or not scales:
         raise ValueError(f"scales and learning_rates must be non-empty and of one length, got {len(scales)} and "
                          f"{len(learning_rates)}")
     check_int("block_seeds", block_seeds, minimum=1)
-    size = {k: common[k] for k in ("n_single", "n_hidden", "n_train", "n_test") if k in common}
     blocks = [(first, min(block_seeds, n_seeds - first)) for first in range(0, n_seeds, block_seeds)]
     points = [{"scaling": "both", "g": float(g), "lr": float(lr), "first_seed": first, "n_seeds": count,
                "fractions": [float(f) for f in fractions], **size}
               for g, lr in zip(scales, learning_rates) for first, count in blocks]
     for point in points:
-        horizon_point.check_parameters(point)
+        point_function.check_parameters(point)
     with dask_client() as client:
-        report = sweep(points, function="lib.analyses.horizon_points:horizon_point", client=client, progress=progress)
+        report = sweep(points, function=name, client=client, progress=progress)
     if not report.ok:
-        raise RuntimeError("horizon sweep points failed:\n" + "\n".join(f.format() for f in report.failures))
+        raise RuntimeError(f"{name} sweep points failed:\n" + "\n".join(f.format() for f in report.failures))
     runs = report.load()
     out = {name: np.concatenate([r[name] for r in runs], axis=1) for name in KERNEL_PREDICTORS + RIVAL_PREDICTORS}
     out["g"] = np.repeat(np.asarray(scales, np.float64), n_seeds)

@@ -381,9 +381,13 @@ def check_live_explorer(g, seed, schedule, architecture, n_iterations, n_train) 
 # --- 12: the prediction horizon --------------------------------------------------------------------
 def check_prediction_horizon(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                              n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions, converged_only,
-                             n_resamples) -> None:
+                             n_resamples, pair_first_seeds, pair_iterations, pair_n_pairs, pair_block,
+                             pair_fractions, finetune_fractions) -> Plan:
     """Chapter 12: the converged continuum's parameters (as chapter 10's, whose cached runs it reads),
-    the fractions of the single-task phase and the bootstrap size."""
+    the fractions of the single-task phase and the bootstrap size; the paper's pairs (as chapter 05's
+    verdict pairs, whose cached runs it reads in chapter 05's blocks of ``pair_block`` pairs) and the
+    fractions at which they are observed; the fractions of fine-tuning at which the continuum's networks
+    are observed. Returns the pairs' plan, schedule -> (seeds, n_iterations)."""
     from ..experiments.horizon_snapshots import snapshot_iterations
 
     check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
@@ -406,6 +410,22 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
     check_workload("the horizon's kernels, len(converged_scales) x converged_seeds x len(fractions) snapshots, each "
                    "two eNTKs on n_train x n_train inputs (the defaults: 1350 snapshots)",
                    len(converged_scales) * converged_seeds * len(fractions), 20_000)
+    check_size("pair_n_pairs", pair_n_pairs, minimum=4, sane_maximum=200)  # >= 4 networks per group for a within-group r
+    check_number_list("finetune_fractions", finetune_fractions, 0.0, 0.5, increasing=True, min_length=2)
+    if float(finetune_fractions[0]) != 0.0:
+        raise ValueError(f"finetune_fractions must start at 0 (the start of fine-tuning), got {finetune_fractions!r}")
+    snapshot_iterations(finetune_fractions, converged_iterations["finetune"])
+    pair_plan = check_schedule_parameters(pair_n_pairs, pair_first_seeds, pair_iterations)
+    check_int("pair_block", pair_block, minimum=1, maximum=pair_n_pairs)
+    check_number_list("pair_fractions", pair_fractions, 0.0, 0.5, increasing=True, min_length=2)
+    if float(pair_fractions[0]) != 0.0:
+        raise ValueError(f"pair_fractions must start at 0 (t=0), got {pair_fractions!r}")
+    for n_iterations in pair_iterations.values():
+        snapshot_iterations(pair_fractions, n_iterations)
+    check_workload("the pairs' horizon kernels, 2 schedules x 2 x pair_n_pairs networks x len(pair_fractions) "
+                   "snapshots, each two eNTKs on 500 x 500 inputs and 9 eigendecompositions (the defaults: 400)",
+                   4 * pair_n_pairs * len(pair_fractions), 4_000)
+    return pair_plan
 
 
 # --- 13: the rival theories ---------------------------------------------------------------------

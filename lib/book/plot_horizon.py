@@ -34,9 +34,11 @@ def _size_band(r: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
 
 
 def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str], kernels: list[str],
-                 fractions, threshold: float):
+                 fractions, threshold: float, groups: str = "scales", phase: str = "single-task training"):
     """``curves``: outcome -> :func:`lib.analyses.horizon.accuracy_curves` for ``predictors`` (in that
-    order); ``kernels``: which of them are kernel quantities (solid lines); ``fractions`` (F,).
+    order); ``kernels``: which of them are kernel quantities (solid lines); ``fractions`` (F,);
+    ``groups``: what the within-group correlations are within (the row labels: "within <groups>");
+    ``phase``: the phase whose fractions the x axis shows.
     Returns the figure."""
     fractions = np.asarray(fractions, float)
     missing = [p for p in kernels if p not in predictors]
@@ -49,7 +51,7 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
     colors = {p: CYCLE[i % len(CYCLE)] for i, p in enumerate(predictors)}
     for col, outcome in enumerate(outcomes):
         c = curves[outcome]
-        for row, (kind, title) in enumerate((("within", "within scales"), ("across", "across scales"))):
+        for row, (kind, title) in enumerate((("within", f"within {groups}"), ("across", f"across {groups}"))):
             ax = axes[row, col]
             ax.axhspan(0, c["null_half"] if kind == "within" else 0, color="0.9", lw=0)
             ax.axhline(threshold, color="0.3", lw=0.8, ls=":")
@@ -65,7 +67,7 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
             if col == 0:
                 ax.set_ylabel(f"|r|, {title}")
             if row == 1:
-                ax.set_xlabel("fraction of single-task training")
+                ax.set_xlabel(f"fraction of {phase}")
     axes[0, 0].xaxis.set_major_locator(FixedLocator(list(x)))
     axes[0, 0].xaxis.set_major_formatter(FuncFormatter(
         lambda v, _: "0" if np.isclose(v, T0_POSITION) else f"{100 * v:g}%"))

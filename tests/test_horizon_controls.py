@@ -1,0 +1,99 @@
+"""The prediction horizon's controls: the per-scale view of the pooled within-scale r
+(lib.analyses.horizon_checks.per_group_correlations, cochran_q) and the negative control of the
+partial-correlation test (horizon_checks.shuffled_discoveries, claim_tests.null_discovery_share),
+each against an independent reference or a case whose answer is known."""
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, chi2, pearsonr
+
+from lib.analyses import claim_tests
+
+
+def test_null_discovery_share_is_the_binomial_share_of_testable_runs():
+    runs = np.array([0, 0, 2, np.nan, 0, 1] * 40, float)  # 200 testable runs, 80 with a discovery
+    out = claim_tests.null_discovery_share(runs, p=0.1)
+    ci = binomtest(80, 200).proportion_ci(0.95, method="exact")
+    assert out.n == 200 and out.ours.startswith("80/200")
+    assert out.verdict == "not reproduced" and ci.low > 0.1
+    assert claim_tests.null_discovery_share(np.zeros(200), p=0.1).verdict == "reproduced"  # upper bound 1.8%
+    assert claim_tests.null_discovery_share(np.r_[np.ones(20), np.zeros(180)], p=0.1).verdict == "inconclusive"
+    assert claim_tests.null_discovery_share(np.full(5, np.nan), p=0.1).verdict == "not tested"
+
+
+from lib.analyses import horizon
+from lib.analyses.horizon_checks import cochran_q, per_group_correlations, permute_within, shuffled_discoveries
+
+
+def test_per_group_correlations_are_scipys_pearson_r_in_each_group():
+    rng = np.random.default_rng(0)
+    groups = np.repeat(["a", "b", "c"], [10, 20, 30])
+    x = rng.normal(size=60)
+    y = x * np.repeat([1.0, 0.0, -1.0], [10, 20, 30]) + rng.normal(size=60)
+    out = per_group_correlations(x, y, groups)
+    assert out["group"].tolist() == ["a", "b", "c"] and out["n"].tolist() == [10, 20, 30]
+    for i, g in enumerate("abc"):
+        assert out["r"][i] == pytest.approx(pearsonr(x[groups == g], y[groups == g])[0], abs=1e-12)
+        assert out["lo"][i] < out["r"][i] < out["hi"][i]
+    assert np.isnan(per_group_correlations(x[:3], y[:3], groups[:3])["r"][0])  # fewer than 4 networks
+
+
+def test_cochran_q_matches_its_formula_and_is_calibrated_under_one_common_correlation():
+    q, p = cochran_q([0.5, 0.5, 0.5], [30, 30, 30])
+    assert q == pytest.approx(0.0, abs=1e-12) and p == pytest.approx(1.0)
+    r, n = np.array([0.8, 0.0]), np.array([30, 50])
+    z, w = np.arctanh(r), n - 3
+    expected = np.sum(w * (z - np.sum(w * z) / np.sum(w)) ** 2)
+    assert cochran_q(r, n) == pytest.approx((expected, chi2.sf(expected, 1)))
+    rng = np.random.default_rng(1)
+    groups = np.repeat([0, 1, 2, 3, 4], 30)
+    p_values = []
+    for _ in range(400):  # one common correlation of 0.4 in every group
+        x = rng.normal(size=150)
+        y = 0.4 * x + np.sqrt(1 - 0.16) * rng.normal(size=150)
+        c = per_group_correlations(x, y, groups)
+        p_values.append(cochran_q(c["r"], c["n"])[1])
+    assert 0.02 <= np.mean(np.asarray(p_values) <= 0.05) <= 0.09
+
+
+def test_permute_within_keeps_each_groups_values_and_shares_the_permutation():
+    groups = np.repeat([0, 1], 5)
+    values = np.stack([np.arange(10.0), 100 + np.arange(10.0)])
+    shuffled = permute_within(values, groups, np.random.default_rng(0))
+    for g in (0, 1):
+        assert sorted(shuffled[0, groups == g]) == sorted(values[0, groups == g])
+    np.testing.assert_array_equal(shuffled[1] - shuffled[0], 100.0)  # one permutation for every row
+    assert not np.array_equal(shuffled, values)
+
+
+def test_shuffled_discoveries_hold_the_family_wise_level_and_a_real_effect_is_found_unshuffled():
+    rng = np.random.default_rng(2)
+    groups = np.repeat([0, 1, 2], 30)
+    kernels, rivals = rng.normal(size=(2, 3, 90)), rng.normal(size=(4, 3, 90))
+    outcomes = {"a": kernels[0, 2] + 0.5 * rng.normal(size=90), "b": rng.normal(size=90)}
+    fractions = [0.0, 0.1, 0.5]
+    real = horizon.rival_cells(kernels, rivals, outcomes, groups, fractions)
+    assert np.nanmin(real["p_partial"]) < 1e-6  # the kernel carries the outcome: found without shuffling
+    found = shuffled_discoveries(kernels, rivals, outcomes, groups, fractions, n_permutations=200, seed=3)
+    assert found.shape == (200,) and np.all(np.isfinite(found))
+    assert np.mean(found > 0) <= 0.10
+    few = shuffled_discoveries(kernels[:, :, :8], rivals[:, :, :8], {"a": outcomes["a"][:8]}, np.repeat([0, 1], 4),
+                               fractions, n_permutations=3)
+    assert np.all(np.isnan(few))  # 8 networks in 2 groups, 4 rivals: 1 degree of freedom, no cell testable
+    with pytest.raises(ValueError, match="alpha"):
+        shuffled_discoveries(kernels, rivals, outcomes, groups, fractions, alpha=1.5)
+
+
+def test_an_unshuffled_run_counts_the_discoveries_of_the_rival_cells(monkeypatch):
+    import lib.analyses.horizon_checks as checks
+    from lib.analyses.multiple_testing import holm_adjusted_finite
+
+    rng = np.random.default_rng(4)
+    kernels, rivals = rng.normal(size=(2, 3, 40)), rng.normal(size=(4, 3, 40))
+    outcomes = {"a": kernels[0, 1] + rng.normal(size=40), "b": rng.normal(size=40)}
+    groups, fractions = np.repeat([0, 1], 20), [0.0, 0.1, 0.5]
+    expected = np.sum(holm_adjusted_finite(horizon.rival_cells(kernels, rivals, outcomes, groups,
+                                                               fractions)["p_partial"]) <= 0.05)
+    assert expected > 0
+    monkeypatch.setattr(checks, "permute_within", lambda values, groups, rng: np.asarray(values))  # no shuffling
+    assert shuffled_discoveries(kernels, rivals, outcomes, groups, fractions, n_permutations=2).tolist() == [expected] * 2
