@@ -47,6 +47,9 @@
 # | `first_seed`, `n_seeds` | the multitask networks' seeds: first_seed, first_seed + 1, ... | first_seed >= 10; n_seeds >= 2 |
 # | `n_fit` | networks per scale (the first seeds) that fit the two-point rates; the others are held out | integer in [1, n_seeds - 1] |
 # | `learning_rate`, `n_iterations`, `n_snapshots`, `n_hidden`, `n_train` | full-batch gradient descent of the multitask networks on single tasks | n_iterations a multiple of n_snapshots - 1 |
+# | `converged_scales`, `converged_seeds`, `first_block`, `converged_iterations`, `lr_candidates`, `n_lr_seeds`, `lr_choice_iterations`, `converged_n_train`, `converged_n_hidden` | the converged continuum of the continuum chapter, read from its cache (the prediction-horizon chapter's parameters of the same names; its `n_train`, `n_hidden` renamed here) | as in the continuum chapter; `converged_seeds` >= 4 |
+# | `converged_only` | analyse only the continuum's networks whose single-task training converged (the quick profile, too short to converge, analyses all) | True or False |
+# | `continuum_fit_seeds`, `continuum_fit_snapshots` | held-out networks per scale (never analysed) trained like the continuum, with snapshots, to fit the two-point rates | distinct seeds >= converged_seeds; snapshots - 1 dividing the single-task iterations |
 # :::
 
 # %% tags=["parameters"]
@@ -65,12 +68,27 @@ n_iterations = 2000
 n_snapshots = 41
 n_hidden = 100
 n_train = 200
+converged_scales = [0.3246, 1.0, 3.42, 10.0, 20.0]
+converged_seeds = 30
+first_block = 14
+converged_iterations = {"single": 2500, "finetune": 2500, "route": 200}
+lr_candidates = [0.01, 0.03, 0.1]
+n_lr_seeds = 2
+lr_choice_iterations = 500
+converged_n_train = 200
+converged_n_hidden = 200
+converged_only = True
+continuum_fit_seeds = [1000, 1001]
+continuum_fit_snapshots = 51
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_rival_theories
 
 check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width, scales,
-                     first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden, n_train)
+                     first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden, n_train,
+                     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
+                     lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
+                     continuum_fit_snapshots)
 
 # %% [markdown]
 # ## Design
@@ -351,6 +369,103 @@ glue("rv_side_shape_observed", ", ".join(f"g = {g:g}: {np.mean(scores[g]['c_shap
      f"at g = {scales[0]:g}", display=False)
 
 # %% [markdown]
+# (rv-continuum)=
+# ## (a) on the continuum's networks
+#
+# The same comparison of task-similarity predictors, on other networks: the converged continuum
+# of the continuum chapter ({glue:text}`rv_cont_nets`), read from its cache. Its networks were
+# trained without snapshots, and the cache keeps no weights, but it keeps each network's hidden
+# task-pair distances (chapter 13's measure: mean over the 81 shared stimuli of the squared hidden
+# distance) at t = 0, after single-task training (the observed similarity), and of the network
+# linearized at t = 0 after the same training. Each network's seed fixes its initial weights and
+# training set, so the t=0 predictors are recomputed from it (the recomputed t = 0 distances agree
+# with the cached ones: largest relative difference {glue:text}`rv_cont_match`). The two-point theory predicts with
+# Eq. 36 from each network's state at t = 0; its effective rates are fitted per scale on
+# held-out networks, seeds {glue:text}`rv_cont_fit_seeds` (never analysed), trained like the
+# continuum's (the scale's learning rate, the same engine and data draw) and observed at
+# {glue:text}`rv_cont_fit_snapshots` snapshots. The t=0 eNTK and the targets control predict as in
+# the side-by-side comparison above. Scores: per network, Pearson's r over the 66 task pairs with
+# the observed distances; within each scale, the mean with its percentile bootstrap 95% interval
+# (table); the claim's cells compare the two-point theory with each rival, scale by scale
+# (Fisher z, sign-flip p, Holm over the cells), declared before these numbers existed.
+#
+# **Verdicts, both network sets side by side.** {glue:text}`rv_cont_verdicts`
+#
+# **Across scales** (every analysed network's task pairs pooled): {glue:text}`rv_cont_across`.
+# The scale sets the size of every distance, so a pooled correlation is mostly the scale's: the
+# row "scale alone" (log g against the log observed distance) shows how much of it the scale gives
+# without any theory.
+
+# %% tags=["hide-input"]
+from tqdm.auto import tqdm
+
+from lib.analyses import continuum_sweeps
+from lib.analyses import rival_continuum as rcon
+
+cont_scales = [float(g) for g in converged_scales]
+cont_common = dict(n_single=converged_iterations["single"], n_finetune=converged_iterations["finetune"],
+                   n_route=converged_iterations["route"], n_train=converged_n_train, n_test=converged_n_train,
+                   n_hidden=converged_n_hidden)
+cont_nets = continuum_sweeps.converged_sweep(cont_scales, [float(lr) for lr in lr_candidates], n_lr_seeds,
+                                             lr_choice_iterations, converged_seeds, first_block, cont_common)
+cont_use = cont_nets["converged"] == 1 if converged_only else np.ones(cont_nets["g"].shape, bool)
+cont_scores, cont_rates, cont_match, cont_pooled = {}, {}, [], {}
+for g in tqdm(cont_scales, desc="continuum scales"):
+    rows = (cont_nets["g"] == g) & cont_use
+    lr_g = float(cont_nets["lr"][cont_nets["g"] == g][0])
+    cont_rates[g] = rcon.cached_scale_rates(env, g, lr_g, continuum_fit_seeds, converged_seeds,
+                                            converged_iterations["single"], continuum_fit_snapshots,
+                                            converged_n_hidden, converged_n_train) | {"lr": lr_g}
+    predictions = rcon.initial_predictions(env, g, [int(s) for s in cont_nets["seed"][rows]], cont_rates[g],
+                                           converged_n_hidden, converged_n_train) if rows.any() else None
+    if predictions is None:  # no analysed network at this scale: no scores
+        cont_scores[g] = {name: np.array([]) for name in rcon.CONTINUUM_PREDICTORS_A}
+        continue
+    cont_match.append(rcon.check_initial_match(predictions["initial"], cont_nets["pairs/initial"][rows]))
+    observed = cont_nets["pairs/single"][rows]
+    named = dict(zip(rcon.CONTINUUM_PREDICTORS_A, (predictions["two_point"], predictions["entk"],
+                                                   cont_nets["pairs/linearized"][rows], predictions["targets"],
+                                                   predictions["initial"])))
+    cont_scores[g] = rcon.similarity_scores(observed, named)
+    for name, values in named.items():
+        cont_pooled.setdefault(name, []).append(values)
+    cont_pooled.setdefault("observed", []).append(observed)
+    cont_pooled.setdefault("scale alone", []).append(np.full(observed.shape, np.log(g)))
+
+cont_table = rc.interval_table(cont_scores, rcon.CONTINUUM_PREDICTORS_A)
+display(reading_table(cont_table).set_caption("(a) on the continuum's networks: mean r over task pairs [95% interval]"))
+display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "rate_h": r["rate_h"],
+                                     "rate_y": r["rate_y"], "fit error": r["fit_error"],
+                                     "analysed networks": int(((cont_nets["g"] == g) & cont_use).sum())}
+                                    for g, r in cont_rates.items()]).set_index("scale g"))
+        .set_caption("two-point rates per scale, fitted on the held-out networks"))
+
+pooled = {k: np.concatenate(v) for k, v in cont_pooled.items()}
+finite_rows = (np.all(np.isfinite(pooled["linearized at t=0"]), axis=1) if pooled  # a diverged linearization:
+               else np.zeros(0, bool))                                             # no distances
+across = []
+for name in (rcon.CONTINUUM_PREDICTORS_A + ("scale alone",)) if finite_rows.sum() >= 2 else ():
+    values, obs = pooled[name][finite_rows], pooled["observed"][finite_rows]
+    if name in ("t=0 eNTK", "targets control"):  # 1 - cosine: no size to log; raw values
+        r_all, how = rt.pearson(values, np.log(obs)), "raw prediction, log observed"
+    elif name == "scale alone":
+        r_all, how = rt.pearson(values, np.log(obs)), "log g, log observed"
+    else:
+        r_all, how = rcon.pooled_log_r(values, obs), "log, log"
+    across.append({"predictor": name, "pooled r": r_all, "scale": how})
+across = pd.DataFrame(across, columns=["predictor", "pooled r", "scale"]).set_index("predictor")
+glue("rv_cont_across", "; ".join(f"{name} r = {row['pooled r']:+.2f}" for name, row in across.iterrows())
+     + f" ({int(finite_rows.sum())} networks with a finite linearization)", display=False)
+glue("rv_cont_nets", f"{len(cont_scales)} scales g = " + ", ".join(f"{g:g}" for g in cont_scales)
+     + f", {converged_seeds} networks each, {converged_n_hidden} hidden units; analysed: {int(cont_use.sum())} of "
+     f"{cont_use.size}" + (" whose single-task training converged" if converged_only else
+                           " (every network: converged_only is off)"), display=False)
+glue("rv_cont_match", f"{max(cont_match) if cont_match else float('nan'):.1e}", display=False)
+glue("rv_cont_fit_seeds", ", ".join(map(str, continuum_fit_seeds)), display=False)
+glue("rv_cont_fit_snapshots", f"{continuum_fit_snapshots}", display=False)
+reading_table(across)
+
+# %% [markdown]
 # (rv-verdicts)=
 # ## Verdicts
 #
@@ -377,9 +492,11 @@ glue("rv_side_shape_observed", ", ".join(f"g = {g:g}: {np.mean(scores[g]['c_shap
 # Only the smallest scale is judged for the race; the larger scales are shown for contrast.
 # The multitask networks here have {glue:text}`rv_hidden` hidden units (the paper: 200) and are
 # trained in this chapter, because both theories need snapshots over training that the
-# continuum's cached runs do not keep; the side-by-side comparison is on these networks, not on
-# the continuum's 200-unit networks (its within-scale analysis, {ref}`cont-within`, is where the
-# t=0 eNTK meets more networks). The t=0 eNTK's route-order prediction from initial rates is a
+# continuum's cached runs do not keep; the side-by-side comparison of (b) and (c) is on these
+# networks only. (a) is also tested on the continuum's 200-unit networks ({ref}`rv-continuum`),
+# whose cache keeps the task-pair distances it needs; there the two-point rates come from the
+# held-out networks per scale (seeds {glue:text}`rv_cont_fit_seeds`), a fit whose error is in that section's table, and the
+# accumulated eNTK (which needs every snapshot's weights) is not computed. The t=0 eNTK's route-order prediction from initial rates is a
 # time scale, not a time; the linearized network gives times. The loss-shape verdict is post hoc
 # (its numbers were seen before its criterion), and the shape number ignores the clock, which the
 # race (on its own time) cannot predict at all.
@@ -419,6 +536,9 @@ def _cells(outcome, theory, rivals, at_scales, transform):
 
 
 sim_cells = _cells("a", "two-point theory", ("t=0 eNTK", "linearized at t=0", "targets control"), scales, rc.fisher_z)
+cont_cells = rc.paired_cells({g: rc.fisher_z(cont_scores[g]["two-point theory"]) for g in cont_scales},
+                             {name: {g: rc.fisher_z(cont_scores[g][name]) for g in cont_scales}
+                              for name in ("t=0 eNTK", "linearized at t=0", "targets control")})
 order_cells = _cells("b", "race", ("t=0 eNTK", "linearized at t=0", "targets control", "route size"), scales[:1],
                      identity)
 control_parts = []
@@ -440,6 +560,9 @@ family = rc.family_p_values({"rival-two-point-task-pairs": (int(np.sum(held_r > 
 judgements |= {
     "rival-side-similarity": claims.judge("rival-side-similarity", p=sim_cells["p"], p_reverse=sim_cells["p_reverse"],
                                           labels=list(sim_cells["labels"]), n=int(sim_cells["n"].min())),
+    "rival-continuum-similarity": claims.judge("rival-continuum-similarity", p=cont_cells["p"],
+                                               p_reverse=cont_cells["p_reverse"], labels=list(cont_cells["labels"]),
+                                               n=int(cont_cells["n"].min())),
     "rival-side-order": claims.judge("rival-side-order", p=order_cells["p"], p_reverse=order_cells["p_reverse"],
                                      labels=list(order_cells["labels"]), n=int(order_cells["n"].min())),
     "rival-side-kernel-vs-control": claims.judge("rival-side-kernel-vs-control", p=control_cells["p"],
@@ -499,6 +622,16 @@ side_words = (
     f"against the race on the loss shape, "
     f"{_as_good('c', 'race', ('linearized at t=0', 'targets control'), lower_is_better=True)}.")
 glue("rv_side_words", side_words, display=False)
+glue("rv_cont_verdicts", f"On chapter 13's own networks ({n_hidden} hidden units, held-out seeds), the two-point theory "
+     f"against the t=0 eNTK, the linearized network and the targets control is "
+     f"**{judgements['rival-side-similarity'].verdict}** ({judgements['rival-side-similarity'].ours}); on the "
+     f"continuum's networks ({converged_n_hidden} hidden units, rates fitted on held-out seeds), "
+     f"**{judgements['rival-continuum-similarity'].verdict}** ({judgements['rival-continuum-similarity'].ours}). "
+     "Best mean r per scale on the continuum's networks (any predictor, the t = 0 distance baseline included): "
+     + "; ".join(
+         f"g = {g:g}: " + (max(((n, np.nanmean(v)) for n, v in cont_scores[g].items() if np.isfinite(v).any()),
+                               key=lambda t: t[1])[0] if any(np.isfinite(v).any() for v in cont_scores[g].values())
+                           else "no scores") for g in cont_scales) + ".", display=False)
 glue("rv_verdicts", "\n".join(f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours}; {j.interval})"
                               if j.interval else f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours})"
                               for k, j in judgements.items()), display=False)
@@ -517,7 +650,8 @@ answer = (f"On its own network the two-point theory predicts the final represent
           f"output-pool ARI in {int(np.isfinite(small['t_out']).sum())} of them. Corrected together (Holm over the "
           f"four), these four claims are {judgements['rival-multitask-family'].verdict}. Side by side with the t=0 eNTK, "
           f"the network linearized at t=0 and the targets control on the same networks, the two-point theory's "
-          f"advantage on task similarity is {judgements['rival-side-similarity'].verdict}, the race's on route order "
+          f"advantage on task similarity is {judgements['rival-side-similarity'].verdict} (on the continuum's "
+          f"converged networks: {judgements['rival-continuum-similarity'].verdict}), the race's on route order "
           f"{judgements['rival-side-order'].verdict}, and the t=0 eNTK's over the targets control "
           f"{judgements['rival-side-kernel-vs-control'].verdict}; the race's loss shape (post hoc) is "
           f"{judgements['rival-race-loss-shape'].verdict}.")
@@ -541,6 +675,11 @@ rows = [summary.claim_row("final distance and plateau of the two-point network (
                           "scale; Holm over cells)", "", judgements["rival-side-similarity"],
                           control="the targets control (small-weight-limit eNTK)",
                           evidence=summary.evidence("rv-side-by-side", "side-by-side comparison")),
+        summary.claim_row("two-point theory vs t=0 eNTK, linearized net, targets control (task similarity, the "
+                          "continuum's converged networks, every scale; Holm over cells)", "",
+                          judgements["rival-continuum-similarity"],
+                          control="the targets control (small-weight-limit eNTK)",
+                          evidence=summary.evidence("rv-continuum", "(a) on the continuum's networks")),
         summary.claim_row("race vs t=0 eNTK, linearized net, targets control, route size (route order, small init; "
                           "Holm over cells)", "pathway counting (Saxe et al. Sec 4.2)", judgements["rival-side-order"],
                           control="route size and the targets control",
@@ -558,5 +697,10 @@ _ = summary.record("13_rival_theories",
                    dict(tp_gains=tp_gains, tp_learning_rates=tp_learning_rates, tp_fit_seeds=tp_fit_seeds,
                         tp_test_seeds=tp_test_seeds, tp_steps=tp_steps, tp_width=tp_width, scales=scales,
                         first_seed=first_seed, n_seeds=n_seeds, n_fit=n_fit, learning_rate=learning_rate,
-                        n_iterations=n_iterations, n_snapshots=n_snapshots, n_hidden=n_hidden, n_train=n_train),
+                        n_iterations=n_iterations, n_snapshots=n_snapshots, n_hidden=n_hidden, n_train=n_train,
+                        converged_scales=converged_scales, converged_seeds=converged_seeds, first_block=first_block,
+                        converged_iterations=converged_iterations, lr_candidates=lr_candidates, n_lr_seeds=n_lr_seeds,
+                        lr_choice_iterations=lr_choice_iterations, converged_n_train=converged_n_train,
+                        converged_n_hidden=converged_n_hidden, converged_only=converged_only,
+                        continuum_fit_seeds=continuum_fit_seeds, continuum_fit_snapshots=continuum_fit_snapshots),
                    rows)

@@ -435,6 +435,31 @@ CLAIMS: dict[str, Claim] = {
                                         "four each way: reproduced if all four hold, not reproduced if some is "
                                         "significantly the other way, inconclusive otherwise (each claim's own "
                                         "uncorrected verdict stays shown)", "holm_every_cell", 8, alpha=0.05),)),
+    "rival-continuum-similarity": Claim("beyond the paper (issue 25: the two-point theory on the continuum's networks)",
+                                        "", "Within every initial scale of the converged continuum, the two-point "
+                                        "theory predicts the learned task similarity better than the t=0 eNTK, the "
+                                        "network linearized at t=0 and the targets control", _RIVALS,
+                                        (_c(1, "the networks of chapter 10's converged continuum (every scale, seeds "
+                                            "0.., 200 hidden units; only those whose single-task training converged "
+                                            "when chapter 13's converged_only is on); per network, Fisher z of "
+                                            "Pearson's r over the 66 task pairs between a predictor and the observed "
+                                            "task-pair distance after single-task training (chapter 13's measure: "
+                                            "mean over the 81 shared stimuli of the squared hidden distance); the "
+                                            "two-point theory's Eq. 36 from the network's state at t=0, effective "
+                                            "rates fitted per scale on held-out networks (seeds outside the analysed "
+                                            "ones, trained with snapshots like the continuum: same learning rate, "
+                                            "engine and data draw), against each rival: the t=0 eNTK (1 - centered "
+                                            "cosine similarity of the tasks' mean eNTK columns on the training set), "
+                                            "the network linearized at its initial weights and trained alike (the "
+                                            "same distance on its hidden layer), the targets control (the same "
+                                            "similarity of the small-weight-limit eNTK); per cell (every scale x 3 "
+                                            "rivals) the theory's score minus the rival's over the same networks, "
+                                            "one-sided exact sign-flip permutation p both ways (mean > 0; mean < 0; "
+                                            "random sign patterns above 16 networks), Holm over the cells each way: "
+                                            "reproduced if every cell holds, not reproduced if some cell is "
+                                            "significantly the other way, inconclusive otherwise; the same form as "
+                                            "rival-side-similarity on chapter 13's own networks",
+                                            "holm_every_cell", 8, alpha=0.05),)),
     # the prediction horizon on the paper's 50 standard/large pairs per schedule (declared before their numbers)
     "horizon-pairs-kernel-window": Claim("Sec 6 (Discussion)", "", "On the paper's standard/large pairs, an eNTK "
                                          "quantity observed early in single-task training predicts the network's "

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .rival_theories import same_stimulus_pairs, task_pair_hidden_distances
 from .network_measures import (entk_silhouette, entk_target_alignment, epsilon_silhouette, hidden_by_task,
                                iterations_to_criterion, kernel_distance, learning_speed, linearization_gap,
                                ntk_silhouette, ntk_target_alignment, relative_weight_change, sharing_index, traced_ntk)
@@ -33,6 +34,9 @@ CONTINUUM_PREDICTORS = ("silhouette_entk_principled", "silhouette_entk_authors",
 OUTCOMES = ("loss_single_test", "loss_multi_before", "finetune_speed", "loss_finetune_test", "route_zero_shot",
             "route_iterations", "route_reached", "sharing_final", "weight_change", "kernel_distance",
             "linearization_gap", "converged")
+# per network (Q = 66,) arrays, kept under their own prefix (not a scalar column): the hidden layer's task-pair
+# distances at t=0, after single-task training and of the network linearized at t=0 trained alike
+PAIR_OUTCOMES = ("pairs/initial", "pairs/single", "pairs/linearized")
 
 POINT_DEFAULTS = {"scaling": "both", "g": 1.0, "first_seed": 0, "n_seeds": 10, "n_hidden": 200, "n_train": 200,
                   "n_test": 200}
@@ -94,7 +98,7 @@ predictor_point.check_parameters = lambda parameters: _complete("predictor_point
 
 
 def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.ndarray], i: int,
-                     route_criterion: float, converged_ratio: float, n_kernel: int = 100) -> dict[str, float]:
+                     route_criterion: float, converged_ratio: float, n_kernel: int = 100) -> dict:
     """Outcomes of network ``i`` of a :func:`lib.experiments.continuum.run_continuum` result:
 
     * ``loss_single_test``: final single-task test loss (mean per pattern);
@@ -108,7 +112,16 @@ def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.
     * ``sharing_final``: :func:`sharing_index` after single-task training;
     * ``weight_change``, ``kernel_distance`` (traced NTK on the first ``n_kernel`` training
       inputs, t=0 vs trained), ``linearization_gap`` (test outputs, single-task run);
-    * ``converged``: final single-task training loss <= ``converged_ratio`` x its initial value.
+    * ``converged``: final single-task training loss <= ``converged_ratio`` x its initial value;
+    * :data:`PAIR_OUTCOMES`, each (Q,) = (66,): the hidden layer's task-pair distances on every
+      single-task pattern (``env.all_patterns()``), chapter 13's observed task similarity:
+      :func:`lib.analyses.rival_theories.task_pair_hidden_distances` (mean over the 81 shared
+      stimuli of the squared hidden distance) of the task pairs of
+      :func:`lib.analyses.rival_theories.same_stimulus_pairs`, at t=0 (``pairs/initial``), after
+      single-task training (``pairs/single``) and for the network linearized at t=0 after the same
+      training (``pairs/linearized``: its hidden layer to first order in the weight change,
+      ``h(theta0) + dh/dw (theta - theta0)``, as
+      :func:`lib.analyses.rival_comparison.linearized_hidden`).
     """
     pick = lambda prefix: {k.split("/")[1]: jnp.asarray(v[i]) for k, v in run.items() if k.startswith(prefix + "/")}
     p0, p1, plin = pick("params_initial"), pick("params_single"), pick("params_linearized")
@@ -131,13 +144,24 @@ def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.
         "kernel_distance": kernel_distance(np.asarray(traced_ntk(net, p0, xk, xk)), np.asarray(traced_ntk(net, p1, xk, xk))),
         "linearization_gap": linearization_gap(f1, flin, f0),
         "converged": float(np.isfinite(train[-1]) and train[-1] <= converged_ratio * train[0]),
-    }
+    } | _pair_outcomes(env, net, p0, p1, plin)
+
+
+def _pair_outcomes(env: TaskEnvironment, net: MultitaskNet, p0, p1, plin) -> dict[str, np.ndarray]:
+    """:data:`PAIR_OUTCOMES` of one network (see :func:`network_outcomes`), each (66,) float64."""
+    patterns = env.all_patterns()
+    x = jnp.asarray(patterns.x, jnp.float32)
+    pairs = same_stimulus_pairs(patterns.task, patterns.stimulus)
+    delta = jax.tree.map(lambda a, b: a - b, plin, p0)
+    h0, dh = jax.jvp(lambda p: net.hidden(p, x), (p0,), (delta,))
+    hidden = {"pairs/initial": h0, "pairs/single": net.hidden(p1, x), "pairs/linearized": h0 + dh}
+    return {k: task_pair_hidden_distances(np.asarray(h, np.float64), pairs) for k, h in hidden.items()}
 
 
 def outcome_point(parameters: dict) -> dict[str, np.ndarray]:
     """Sweep point: train the networks of one init scale and learning rate
     (:func:`lib.experiments.continuum.run_continuum`) and return every outcome of :data:`OUTCOMES` (S,),
-    plus the loss curves ``curve/<run>`` (S, 11) and ``iterations/<run>`` (11,) (the held-out
+    the task-pair distances of :data:`PAIR_OUTCOMES` (S, 66), plus the loss curves ``curve/<run>`` (S, 11) and ``iterations/<run>`` (11,) (the held-out
     route's: (S, n_route + 1) and (n_route + 1,), every iteration)."""
     p = outcome_point.check_parameters(parameters)
     env = TaskEnvironment()
@@ -145,7 +169,7 @@ def outcome_point(parameters: dict) -> dict[str, np.ndarray]:
     run = run_continuum(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["n_finetune"], p["n_route"],
                         p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
     rows = [network_outcomes(env, net, run, i, p["route_criterion"], p["converged_ratio"]) for i in range(p["n_seeds"])]
-    out = {k: np.array([r[k] for r in rows]) for k in OUTCOMES}
+    out = {k: np.array([r[k] for r in rows]) for k in OUTCOMES + PAIR_OUTCOMES}
     for key in ("single/loss_train", "single/loss_test", "linearized/loss_train", "finetune/loss_test",
                 "route/loss_route"):
         out[f"curve/{key}"] = run[key]

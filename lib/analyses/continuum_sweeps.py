@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .continuum_points import CONTINUUM_PREDICTORS, LR_SELECTION_SEED, OUTCOMES, choose_learning_rate
+from .continuum_points import CONTINUUM_PREDICTORS, LR_SELECTION_SEED, OUTCOMES, PAIR_OUTCOMES, choose_learning_rate
 from ..core.validation import check_int
 
 
@@ -105,7 +105,8 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
     test loss over the last tenth of its run, ``|L(T) - L(0.9 T)| / L(0.9 T)``, and
     ``route_resolution``: the iterations between recorded losses of the held-out route;
     ``loss_single_test_10pct``, ``loss_single_test_20pct``: the single-task test loss recorded at
-    10% and 20% of the single-task phase."""
+    10% and 20% of the single-task phase; and the (len(scales) * n_seeds, 66) task-pair distances of
+    :data:`~lib.analyses.continuum_points.PAIR_OUTCOMES` (keys ``pairs/...``, the only 2-d columns)."""
     from ..experiments.sweep import dask_client, sweep
 
     check_int("n_seeds", n_seeds, minimum=2)
@@ -134,6 +135,7 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
         block |= {name: np.concatenate([preds[i * len(blocks) + b][name] for b in range(len(blocks))]).tolist()
                   for name in CONTINUUM_PREDICTORS}
         block |= {name: list(o[name]) for name in OUTCOMES}
+        block |= {name: list(np.asarray(o[name], np.float64)) for name in PAIR_OUTCOMES}  # rows of (66,)
         for phase, key in (("single", "curve/single/loss_test"), ("finetune", "curve/finetune/loss_test")):
             curve = np.asarray(o[key], np.float64)
             block[f"settle_{phase}"] = list(np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])

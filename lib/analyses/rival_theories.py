@@ -92,6 +92,19 @@ def pair_trajectories(hidden: np.ndarray, outputs: np.ndarray, targets: np.ndarr
     return out
 
 
+def task_pair_hidden_distances(hidden: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """(Q,) each task pair's mean over its M stimuli of the squared hidden distance of its pattern
+    pairs ``pairs`` (Q, M, 2) (:func:`same_stimulus_pairs`), hidden activity ``hidden`` (N, H): the
+    variable a of :func:`pair_trajectories` at one snapshot, averaged over stimuli (chapter 13's
+    observed task-pair distance, ``observed`` of :func:`task_pair_distances`)."""
+    hidden, pairs = np.asarray(hidden, np.float64), np.asarray(pairs)
+    if hidden.ndim != 2:
+        raise ValueError(f"hidden must be (N, H), got shape {hidden.shape}")
+    if pairs.ndim != 3 or pairs.shape[2] != 2 or pairs.size == 0 or pairs.min() < 0 or pairs.max() >= hidden.shape[0]:
+        raise ValueError(f"pairs must be (Q, M, 2) pattern indices below {hidden.shape[0]}, got shape {pairs.shape}")
+    return ((hidden[pairs[..., 1]] - hidden[pairs[..., 0]]) ** 2).sum(-1).mean(axis=1)
+
+
 def pair_distances(x: np.ndarray, y: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(dx2, dy2), each (Q, M): squared input and target distances of the pattern pairs
     ``pairs`` (Q, M, 2), from inputs x (N, D) and targets y (N, K)."""

@@ -434,10 +434,39 @@ CONFIRMATORY_FIRST_SEED = 10  # seeds 0-4 were explored before chapter 13's crit
 
 def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width, scales,
                          first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden,
-                         n_train) -> None:
+                         n_train, converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
+                         n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only,
+                         continuum_fit_seeds, continuum_fit_snapshots) -> None:
     """Chapter 13: the two-point network (gains with one learning rate each, fit and held-out seeds
-    apart, all confirmatory), and the multitask networks (scales, seeds first_seed.. of which the
-    first n_fit fit the two-point rates)."""
+    apart, all confirmatory), the multitask networks (scales, seeds first_seed.. of which the
+    first n_fit fit the two-point rates), and the converged continuum read from chapter 10's cache
+    (as chapter 12 reads it; ``converged_n_train``, ``converged_n_hidden`` are chapter 12's
+    ``n_train``, ``n_hidden``) with the held-out seeds ``continuum_fit_seeds`` (outside the analysed
+    0..converged_seeds-1) that fit the two-point rates per scale, observed at
+    ``continuum_fit_snapshots`` snapshots."""
+    from ..analyses.rival_continuum import check_fit_seeds
+
+    check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
+    check_int("converged_seeds", converged_seeds, minimum=4, maximum=LR_SELECTION_SEED)
+    check_size("converged_seeds", converged_seeds, minimum=4, sane_maximum=200)
+    check_int("first_block", first_block, minimum=1, maximum=converged_seeds)
+    _check_iterations("converged_iterations", converged_iterations, ("finetune", "route", "single"),
+                      ("finetune", "single"))
+    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
+    check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
+    check_size("lr_choice_iterations", lr_choice_iterations, minimum=10, sane_maximum=100_000)
+    check_size("converged_n_train", converged_n_train, minimum=24, sane_maximum=2000)
+    check_size("converged_n_hidden", converged_n_hidden, minimum=1, sane_maximum=2000)
+    check_choice("converged_only", converged_only, (True, False))
+    check_fit_seeds(continuum_fit_seeds, converged_seeds)
+    check_size("continuum_fit_snapshots", continuum_fit_snapshots, minimum=3, sane_maximum=1000)
+    if converged_iterations["single"] % (continuum_fit_snapshots - 1):
+        raise ValueError(f"continuum_fit_snapshots - 1 must divide converged_iterations['single'] "
+                         f"({converged_iterations['single']}), got {continuum_fit_snapshots}")
+    check_workload("the held-out continuum networks' recorded hidden activity, len(converged_scales) x "
+                   "len(continuum_fit_seeds) x continuum_fit_snapshots x 972 patterns x converged_n_hidden numbers "
+                   "(the defaults: 9.9e7)", len(converged_scales) * len(continuum_fit_seeds) * continuum_fit_snapshots
+                   * 972 * converged_n_hidden, 2e8)
     gains = check_number_list("tp_gains", tp_gains, 0.0, 100.0, increasing=True, min_length=2, include_minimum=False)
     rates = check_number_list("tp_learning_rates", tp_learning_rates, 0.0, 1.0, distinct=False, include_minimum=False)
     if len(rates) != len(gains):

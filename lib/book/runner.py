@@ -120,7 +120,10 @@ PROFILES: dict[str, dict[str, dict]] = {
         "13_rival_theories": {"tp_gains": [0.6, 1.2, 2.5], "tp_learning_rates": [0.02, 0.005, 0.0004],
                               "tp_fit_seeds": [10], "tp_test_seeds": [11, 12], "tp_steps": 3000, "tp_width": 50,
                               "scales": [0.3246, 3.42], "n_seeds": 4, "n_fit": 1, "n_iterations": 1000,
-                              "n_snapshots": 21},
+                              "n_snapshots": 21, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
+                              "first_block": 3, "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
+                              "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
+                              "converged_only": False, "continuum_fit_snapshots": 11},
     },
 }
 
