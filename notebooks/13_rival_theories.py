@@ -127,7 +127,7 @@ from myst_nb import glue
 
 from lib.analyses import claims
 from lib.analyses import rival_theories as rt
-from lib.book import plot_rival_theories
+from lib.book import plot_rival_theories, rival_report
 from lib.book.tables import reading_table
 from lib.core.tasks import TaskEnvironment
 from lib.experiments import route_learning, two_point
@@ -338,8 +338,9 @@ reading_table(pd.DataFrame(race_rows).set_index("scale g"))
 # linearized network, the targets control) how much later they put the routes (the median over
 # routes of log10 of predicted over observed time); (c) the absolute error of the share of the loss removed at half
 # the time to half loss (lower is better; observed: {glue:text}`rv_side_shape_observed`). A
-# predictor whose routes never reach half their loss gives no order and no shape (the table's
-# last column counts the networks with a score); a cell without scores is left out of its
+# predictor whose routes never reach half their loss gives no order and no shape, nor does a
+# linearized network whose training diverges at the networks' learning rate
+# ({glue:text}`rv_side_diverged`; the table's last column counts the networks with a score); a cell without scores is left out of its
 # claim's family, as declared. The claims' cells, signs and corrections were declared in the
 # registry before these numbers existed (except the race's loss shape, marked post hoc).
 #
@@ -364,6 +365,8 @@ for k, title in (("a", "(a) task similarity: mean r [95% interval]"), ("b", "(b)
                  ("c", "(c) loss shape: mean absolute error [95% interval]")):
     display(reading_table(side_tables[k]).set_caption(title))
 glue("rv_side_snapshots", f"{n_snapshots}", display=False)
+glue("rv_side_diverged", ", ".join(f"g = {g:g}: {int(kernel_preds[g]['linearized_diverged'].sum())} of "
+                                   f"{kernel_preds[g]['linearized_diverged'].size}" for g in scales), display=False)
 glue("rv_side_shape_observed", ", ".join(f"g = {g:g}: {np.mean(scores[g]['c_shape']['observed']):.0%} removed"
                                          for g in scales) + f"; the race: {np.mean(scores[scales[0]]['c_shape']['race']):.0%} "
      f"at g = {scales[0]:g}", display=False)
@@ -530,11 +533,8 @@ judgements = {
 identity, negate = (lambda v: np.asarray(v, float)), (lambda v: -np.asarray(v, float))
 
 
-def _cells(outcome, theory, rivals, at_scales, transform):
-    return rc.paired_cells({g: transform(scores[g][outcome][theory]) for g in at_scales},
-                           {name: {g: transform(scores[g][outcome][name]) for g in at_scales} for name in rivals})
-
-
+_cells = lambda outcome, theory, rivals, at_scales, transform: rival_report.scale_cells(
+    scores, outcome, theory, rivals, at_scales, transform)
 sim_cells = _cells("a", "two-point theory", ("t=0 eNTK", "linearized at t=0", "targets control"), scales, rc.fisher_z)
 cont_cells = rc.paired_cells({g: rc.fisher_z(cont_scores[g]["two-point theory"]) for g in cont_scales},
                              {name: {g: rc.fisher_z(cont_scores[g][name]) for g in cont_scales}
@@ -548,9 +548,7 @@ for outcome, kernels_, transform in (("a", ("t=0 eNTK", "linearized at t=0"), rc
     for name in kernels_:
         part = _cells(outcome, name, ("targets control",), scales, transform)
         control_parts.append((outcome, name, part))
-control_cells = {"labels": [f"({o}) {name} vs {label}" for o, name, part in control_parts for label in part["labels"]],
-                 "kernel_of": [name for _, name, part in control_parts for _ in part["labels"]],
-                 **{k: np.concatenate([part[k] for _, _, part in control_parts]) for k in ("p", "p_reverse", "n")}}
+control_cells = rival_report.joined_cells(control_parts)
 shape_error = scores[scales[0]]["c"]["race"]
 shape_error = shape_error[np.isfinite(shape_error)]  # a network whose loss never halves has no shape
 family = rc.family_p_values({"rival-two-point-task-pairs": (int(np.sum(held_r > 0.5)), int(held_r.size)),
@@ -575,34 +573,10 @@ judgements |= {
 }
 
 
-def _best(outcome, names, lower_is_better=False):
-    """The predictor with the best mean score at each scale (of those with a score), as words."""
-    words = []
-    for g in scales:
-        finite = {n: np.isfinite(scores[g][outcome][n]) for n in names}
-        means = {n: np.nanmean(scores[g][outcome][n]) for n in names if finite[n].any()}
-        if not means:
-            words.append(f"no predictor has a score at g = {g:g}")
-            continue
-        best = (min if lower_is_better else max)(means, key=means.get)
-        missing = [n for n in names if not finite[n].any()]
-        words.append(f"{best} at g = {g:g} ({means[best]:{'.2f' if lower_is_better else '+.2f'}}, "
-                     f"{int(finite[best].sum())} networks" + (f"; no score from {', '.join(missing)}" if missing
-                                                              else "") + ")")
-    return "; ".join(words)
-
-
-def _as_good(outcome, theory, rivals, lower_is_better=False):
-    """Where a rival's mean score is at least the theory's (same networks), as words."""
-    hits = []
-    for g in scales:
-        mean = lambda n: np.nanmean(scores[g][outcome][n]) if np.isfinite(scores[g][outcome][n]).any() else np.nan
-        ours = mean(theory)
-        hits += [f"{n} at g = {g:g}" for n in rivals
-                 if np.isfinite(mean(n)) and np.isfinite(ours) and (mean(n) <= ours if lower_is_better else mean(n) >= ours)]
-    return ", ".join(hits) if hits else "none"
-
-
+_best = lambda outcome, names, lower_is_better=False: rival_report.best_words(scores, scales, outcome, names,
+                                                                             lower_is_better)
+_as_good = lambda outcome, theory, rivals, lower_is_better=False: rival_report.as_good_words(
+    scores, scales, outcome, theory, rivals, lower_is_better)
 predictive = lambda names: tuple(n for n in names if "reference" not in n)
 side_words = (
     f"**Which predicts what.** (a) The learned task similarity is best predicted by: "
@@ -628,10 +602,7 @@ glue("rv_cont_verdicts", f"On chapter 13's own networks ({n_hidden} hidden units
      f"continuum's networks ({converged_n_hidden} hidden units, rates fitted on held-out seeds), "
      f"**{judgements['rival-continuum-similarity'].verdict}** ({judgements['rival-continuum-similarity'].ours}). "
      "Best mean r per scale on the continuum's networks (any predictor, the t = 0 distance baseline included): "
-     + "; ".join(
-         f"g = {g:g}: " + (max(((n, np.nanmean(v)) for n, v in cont_scores[g].items() if np.isfinite(v).any()),
-                               key=lambda t: t[1])[0] if any(np.isfinite(v).any() for v in cont_scores[g].values())
-                           else "no scores") for g in cont_scales) + ".", display=False)
+     + rival_report.best_per_scale(cont_scores, cont_scales) + ".", display=False)
 glue("rv_verdicts", "\n".join(f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours}; {j.interval})"
                               if j.interval else f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours})"
                               for k, j in judgements.items()), display=False)

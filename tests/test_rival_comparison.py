@@ -230,3 +230,17 @@ def test_time_ratio_is_the_median_log_ratio_over_routes_with_times():
     assert out[0] == pytest.approx(0.0) and np.isnan(out[1])  # median of (0, 1, -1); no finite route
     with pytest.raises(ValueError, match="predicted and observed"):
         rc.time_ratio(predicted[0], observed[0])
+
+
+def test_route_times_and_shape_leave_out_empty_routes_and_diverged_runs():
+    from lib.analyses.rival_comparison import loss_shape, route_times_and_shape
+    from lib.experiments.gated_race import learning_times
+
+    clock = np.linspace(0.0, 10.0, 21)
+    losses = np.stack([np.exp(-clock), np.exp(-2 * clock), np.full(21, np.nan)], axis=1)  # route 3: no patterns
+    times, shape = route_times_and_shape(losses, clock)
+    np.testing.assert_allclose(times[:2], learning_times(losses[:, :2], clock))
+    assert np.isnan(times[2]) and shape == loss_shape(losses[:, :2].mean(axis=1), clock)
+    losses[5:, 0] = np.inf  # diverged
+    times, shape = route_times_and_shape(losses, clock)
+    assert np.isnan(times).all() and np.isnan(shape)

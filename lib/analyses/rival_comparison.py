@@ -176,11 +176,25 @@ def kernel_flow_route_losses(theta: np.ndarray, f0: np.ndarray, y: np.ndarray, t
     return route_losses(outputs, y, task_of, n_tasks)
 
 
+def route_times_and_shape(losses: np.ndarray, clock: np.ndarray) -> tuple[np.ndarray, float]:
+    """Route learning times (R,) (:func:`~lib.experiments.gated_race.learning_times`) and the
+    :func:`loss_shape` of the mean route curve, from route losses (T, R) on ``clock`` (T,). A route
+    without patterns (nan from the start) gets a nan time and is left out of the mean; a run whose
+    losses become non-finite (diverged) gives nan for every route and for the shape."""
+    losses = np.asarray(losses, np.float64)
+    present = np.isfinite(losses[0])
+    times = np.full(losses.shape[1], np.nan)
+    if not present.any() or not np.isfinite(losses[:, present]).all():
+        return times, float("nan")
+    times[present] = learning_times(losses[:, present], clock)
+    return times, loss_shape(losses[:, present].mean(axis=1), clock)
+
+
 def loss_shape(curve: np.ndarray, clock: np.ndarray) -> float:
     """The share of a loss curve's (T,) start removed at half its time to half loss (the first
     clock time (T,) at or below half, interpolated between snapshots): about 0.29 for an
     exponential, near 0 for a plateau then a drop; nan for a curve that never halves (it has no
-    time to half loss; the first quick-profile run of chapter 13 took the last time instead)."""
+    time to half loss)."""
     curve, clock = np.asarray(curve, np.float64), np.asarray(clock, np.float64)
     if curve.ndim != 1 or curve.shape != clock.shape or curve.size < 2 or np.any(np.diff(clock) <= 0):
         raise ValueError(f"curve and clock must be (T,) with T >= 2 and increasing clock, got {curve.shape}, "
@@ -233,7 +247,8 @@ def kernel_predictions(env: TaskEnvironment, run: dict, learning_rate: float, co
     Returns ``distance_<p>`` (S, Q) for (a) (p in entk, linearized, accumulated, targets),
     ``time_<p>`` (S, R) route times in iterations (entk: the initial-rate time, a time scale only
     its order counts; linearized, targets), ``shape_<p>`` (S,) the loss shape (linearized, targets),
-    ``curve_linearized`` (S, T) its mean route loss over its start, and ``shape_observed`` (S,).
+    ``curve_linearized`` (S, T) its mean route loss over its start (nan where its training diverged),
+    ``linearized_diverged`` (S,) whether it did, and ``shape_observed`` (S,).
     The targets control's curve is evaluated at ``control_points`` times over the run."""
     n_hidden = run["w_hidden"].shape[-2]
     net = MultitaskNet.for_environment(env, n_hidden)
@@ -246,7 +261,7 @@ def kernel_predictions(env: TaskEnvironment, run: dict, learning_rate: float, co
     trapezoid = accumulated_kernels(iterations, np.eye(iterations.size))[-1]  # (T,) the rule's weights
     out = {k: [] for k in ("distance_entk", "distance_linearized", "distance_accumulated", "distance_targets",
                            "time_entk", "time_linearized", "time_targets", "shape_linearized", "shape_targets",
-                           "curve_linearized", "shape_observed")}
+                           "curve_linearized", "shape_observed", "linearized_diverged")}
     for s in range(run["w_hidden"].shape[0]):
         x, y = run["x_train"][s], run["y_train"][s]
         task_of = np.argmax(x[:, net.n_stimulus:], axis=1)
@@ -266,9 +281,12 @@ def kernel_predictions(env: TaskEnvironment, run: dict, learning_rate: float, co
         control = kernel_flow_route_losses(limit_ntk(net, x), f_limit, y, task_of, env.n_tasks, learning_rate * dense)
         out["time_entk"].append(initial_rate_times(kernels[0], f0, y, task_of, env.n_tasks))
         for name, losses, clock in (("linearized", lin_loss[s], iterations), ("targets", control, dense)):
-            out[f"time_{name}"].append(learning_times(losses, clock))
-            out[f"shape_{name}"].append(loss_shape(np.nanmean(losses, axis=1), clock))
-        curve = np.nanmean(lin_loss[s], axis=1)
+            times, shape = route_times_and_shape(losses, clock)
+            out[f"time_{name}"].append(times)
+            out[f"shape_{name}"].append(shape)
+        diverged = not np.isfinite(lin_loss[s][:, np.isfinite(lin_loss[s][0])]).all()
+        out["linearized_diverged"].append(diverged)
+        curve = np.full(iterations.size, np.nan) if diverged else np.nanmean(lin_loss[s], axis=1)
         out["curve_linearized"].append(curve / curve[0])
         out["shape_observed"].append(loss_shape(np.nanmean(run["task_loss_train"][s], axis=1), iterations))
     return {k: np.asarray(v, np.float64) for k, v in out.items()}

@@ -63,24 +63,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.cpu_target import check_cpu_features
-from .concurrent_runs import lock_waits, run_all, usable_cores
+from .concurrent_runs import USES_EVERY_CORE, lock_waits, run_all, usable_cores
 from ..core.results import REPO_ROOT, RESULTS_ENV, CacheError, code_digest, resolve_results_env, results_dir
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-NOTEBOOKS = (
+NOTEBOOKS = (  # the order they start in: with --jobs, the continuum first (two chapters read it), then the
+    # one-core chapters longest first (08, 04, 13 take the longest), then the other chapters that use every core
+    "10_rich_lazy_continuum",
+    "08_entk_over_training",
+    "04_multitask_representations",
+    "13_rival_theories",
     "00_quickstart",
+    "09_your_own_network",
     "01_one_step_entk",
     "02_smg_validation",
     "03_epntk",
-    "04_multitask_representations",
+    "11_explorer",
     "05_multitask_performance",
     "06_correlation_analysis",
-    "08_entk_over_training",
-    "09_your_own_network",
-    "10_rich_lazy_continuum",
-    "11_explorer",
     "12_prediction_horizon",
-    "13_rival_theories",
     "07_reproduction_summary",  # last: it collects the summary records of the others
 )
 
@@ -128,11 +129,11 @@ PROFILES: dict[str, dict[str, dict]] = {
 }
 
 EXECUTED_DIR = REPO_ROOT / "book" / "executed"
-# one BLAS/OpenMP thread per kernel: kernels run side by side (--jobs) and beside Dask workers (which
-# Dask limits alike), and OpenBLAS's spinning threads slow LAPACK calls many times over when more
-# threads than cores compete (benchmarks/blas_threads.py); fixed, so a chapter's numbers do not
-# depend on --jobs
-KERNEL_BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# one BLAS/OpenMP thread for the kernel of a chapter that shares the cores (--jobs): OpenBLAS's spinning
+# threads slow LAPACK calls many times over when more threads than cores compete
+# (benchmarks/blas_threads.py); a chapter that runs alone on every core (its Dask workers have one thread
+# each) keeps the default. Decided per chapter, not by --jobs, so a chapter's numbers do not depend on it.
+ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
 ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_ALLOW_LARGE = (
@@ -508,7 +509,8 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         unexecuted, executed_tmp, staged_summary = Path(tmp) / "in.ipynb", Path(tmp) / "out.ipynb", Path(tmp) / "summary"
         jupytext.write(jupytext.read(notebook_source(name)), unexecuted)
         kernel_env = {ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary), ENV_PROFILE: profile, ENV_KEY: key,
-                      ENV_ALLOW_LARGE: "1" if allow_large else "0", **KERNEL_BLAS_THREADS,
+                      ENV_ALLOW_LARGE: "1" if allow_large else "0",
+                      **({} if name in USES_EVERY_CORE else ONE_BLAS_THREAD),
                       **({RESULTS_ENV: str(Path(results).absolute())} if results is not None else {})}
         saved_env = {k: os.environ.get(k) for k in kernel_env}
         os.environ.update(kernel_env)  # inherited by the kernel
@@ -557,7 +559,7 @@ def plan_runs(args: argparse.Namespace, layout: ProfileLayout) -> list[tuple[str
     runs = []
     for point in points:
         output_dir = inside(layout.executed / point_folder(point), layout.executed) if grids else layout.executed
-        for name in args.only or NOTEBOOKS:
+        for name in sorted(dict.fromkeys(args.only), key=NOTEBOOKS.index) if args.only else NOTEBOOKS:
             parameters = {**PROFILES[args.profile].get(name, {}), **overrides, **point}
             runs.append((name, check_parameters(name, parameters), output_dir))
     return runs
