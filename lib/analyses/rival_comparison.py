@@ -339,13 +339,14 @@ def outcome_scores(analysis: dict, kernels: dict, n_fit: int) -> dict[str, dict[
     ``kernels`` from :func:`kernel_predictions` on the same run.
 
     ``"a"``: name (:data:`A_PREDICTORS`) -> (S - n_fit,) Pearson r over task pairs with the observed
-    final distance, held-out networks; ``"b"``: name (:data:`B_PREDICTORS`) -> (S,) Spearman's rho with
+    final distance, held-out networks (nan for a predictor with non-finite distances); ``"b"``: name (:data:`B_PREDICTORS`) -> (S,) Spearman's rho with
     the observed route times; ``"c"``: name (:data:`C_PREDICTORS`) -> (S,) absolute error of the
     loss shape (:func:`loss_shape`; lower is better); ``"c_shape"``: the shapes, observed included;
     ``"b_time"``: name -> (S,) :func:`time_ratio` of the predictors with a clock (linearized, targets)."""
     observed = analysis["observed"]
     held = slice(check_int("n_fit", n_fit, 1), None)
-    r = lambda pred: np.array([pearson(p, o) for p, o in zip(pred, observed)])
+    # no r for a predictor without finite values (a linearized network whose training diverged)
+    r = lambda pred: np.array([pearson(p, o) if np.isfinite(p).all() else np.nan for p, o in zip(pred, observed)])
     a = dict(zip(A_PREDICTORS, (r(analysis["predicted"]), r(kernels["distance_entk"][held]),
                                 r(kernels["distance_linearized"][held]), r(kernels["distance_accumulated"][held]),
                                 r(kernels["distance_targets"][held]), r(analysis["initial"]))))
