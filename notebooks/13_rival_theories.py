@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   chapter:
-#     figures: 4
+#     figures: 5
 #   jupytext:
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: chapter
