@@ -436,7 +436,10 @@ for g in tqdm(cont_scales, desc="continuum scales"):
     cont_pooled.setdefault("scale alone", []).append(np.full(observed.shape, np.log(g)))
 
 cont_table = rc.interval_table(cont_scores, rcon.CONTINUUM_PREDICTORS_A)
-display(reading_table(cont_table).set_caption("(a) on the continuum's networks: mean r over task pairs [95% interval]"))
+scale_columns = [c for c in cont_table.columns if c.startswith("g = ")]  # one row per predictor and scale: fits the page
+cont_long = cont_table[scale_columns].stack().rename("mean r [95% interval]").to_frame().rename_axis(["predictor", "scale"])
+cont_long = cont_long.join(cont_table.drop(columns=scale_columns), on="predictor")
+display(reading_table(cont_long).set_caption("(a) on the continuum's networks: mean r over task pairs [95% interval]"))
 display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "rate_h": r["rate_h"],
                                      "rate_y": r["rate_y"], "fit error": r["fit_error"],
                                      "analysed networks": int(((cont_nets["g"] == g) & cont_use).sum())}
