@@ -160,3 +160,28 @@ def test_pair_retrace_compares_only_the_iterations_both_recorded():
     assert pair_retrace(snaps, runs) == 0.0  # iteration 10 was not recorded: not compared
     snaps["loss_test_summed"][3, 2] *= 1.5
     assert pair_retrace(snaps, runs) == pytest.approx(0.5)
+
+
+def test_the_sweep_reads_the_t0_silhouettes_the_point_would_compute(results_tmp):
+    """pair_horizon_sweep leaves the two t=0 silhouettes to the t=0 structure cache (the
+    correlation chapter's): they must be the very numbers the sweep point computes itself, and
+    the point without them must give the same later fractions. (The book computes everything in
+    float32 and gets the same numbers bit for bit; this test session runs jax in float64, where the
+    t=0 structure's data are float64 and the snapshots' float32, so they agree to float32 precision.)"""
+    from lib.analyses.horizon_pairs import initial_silhouettes, pair_horizon_sweep
+    from lib.analyses.horizon_points import INITIAL_SILHOUETTES
+
+    plan = {"LR": ([100], 20)}
+    point = {"schedule": "LR", "first_seed": 100, "n_pairs": 1, "n_iterations": 20, "fractions": [0.0, 0.5]}
+    computed = pair_horizon_point(point)
+    skipped = pair_horizon_point({**point, "initial_silhouettes": False})
+    swept = pair_horizon_sweep(plan, [0.0, 0.5], progress=False)
+    cached = initial_silhouettes(plan)
+    for name in INITIAL_SILHOUETTES:
+        assert np.all(np.isnan(skipped[name][0])) and np.all(np.isfinite(computed[name][0]))
+        np.testing.assert_allclose(cached[name], computed[name][0], rtol=1e-6)
+        np.testing.assert_allclose(swept[name], computed[name], rtol=1e-5)
+    for name in KERNEL_PREDICTORS + RIVAL_PREDICTORS:
+        np.testing.assert_array_equal(skipped[name][1:], computed[name][1:])
+    with pytest.raises(ValueError, match="fractions must start at 0"):
+        check_pair_horizon({**point, "fractions": [0.1, 0.5], "initial_silhouettes": False})

@@ -24,6 +24,7 @@ from .horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS, snapshot_predic
 from .network_measures import hidden_by_task, learning_speed, sharing_index
 from ..core import results
 from ..core.engines import DEFAULT_ENGINE, check_engine
+from ..core.entk_variants import ENTK_VARIANTS
 from ..core.models import INITS, LARGE_SCALINGS, MultitaskNet
 from ..core.tasks import SPLITS, TaskEnvironment
 from ..core.validation import check_choice, check_int
@@ -34,7 +35,8 @@ PAIR_FRACTIONS = (0.0, 0.01, 0.1)  # the pairs' default fractions (fewer than th
 PAIR_OUTCOMES = ("sharing_final", "loss_single_test", "finetune_speed", "loss_finetune_test")
 PAIR_HORIZON_DEFAULTS = {"schedule": "LR", "first_seed": 0, "n_pairs": 5, "n_iterations": None,
                          "fractions": list(PAIR_FRACTIONS), "n_hidden": 200, "n_train": 500, "n_test": None,
-                         "split": "iid", "large_scaling": "both_layers", "method": DEFAULT_ENGINE.value}
+                         "split": "iid", "large_scaling": "both_layers", "method": DEFAULT_ENGINE.value,
+                         "initial_silhouettes": True}
 
 
 def check_pair_horizon(parameters: dict) -> dict:
@@ -59,6 +61,11 @@ def check_pair_horizon(parameters: dict) -> dict:
     check_int("n_test", p["n_test"], minimum=1)
     p["fractions"] = [float(f) for f in p["fractions"]]
     snapshot_iterations(p["fractions"], p["n_iterations"])  # fractions in [0, 1], distinct iterations
+    if not isinstance(p["initial_silhouettes"], bool):
+        raise ValueError(f"initial_silhouettes must be True or False, got {p['initial_silhouettes']!r}")
+    if not p["initial_silhouettes"] and p["fractions"][0] != 0.0:
+        raise ValueError(f"initial_silhouettes=False leaves the t=0 silhouettes out, so fractions must start at 0, got "
+                         f"{p['fractions']}")
     return p
 
 
@@ -67,7 +74,8 @@ def pair_horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     :data:`~lib.analyses.horizon_points.RIVAL_PREDICTORS`, (F, 2P) each, of the ``n_pairs`` pairs
     ``first_seed`` ... of ``schedule`` (standard, large, standard, ...) at the ``fractions`` of
     their single-task phase; plus ``loss_train_summed``, ``loss_test_summed`` (2P, F) and
-    ``iterations`` (F,)."""
+    ``iterations`` (F,). With ``initial_silhouettes`` False the two eNTK silhouettes at f = 0 are
+    nan (:func:`pair_horizon_sweep` reads them from the t=0 structure cache instead)."""
 
     p = pair_horizon_point.check_parameters(parameters)
     env = TaskEnvironment()
@@ -75,7 +83,8 @@ def pair_horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     seeds = range(p["first_seed"], p["first_seed"] + p["n_pairs"])
     run = pair_single_task_snapshots(env, p["schedule"], seeds, p["fractions"], p["n_iterations"], p["n_hidden"],
                                      p["n_train"], p["n_test"], p["split"], p["large_scaling"], p["method"])
-    out = snapshot_predictors(env, net, run, f"pair horizon {p['schedule']} from seed {p['first_seed']}")
+    out = snapshot_predictors(env, net, run, f"pair horizon {p['schedule']} from seed {p['first_seed']}",
+                              p["initial_silhouettes"])
     out["loss_train_summed"], out["loss_test_summed"] = run["loss_train"], run["loss_test"]
     return out
 
@@ -145,12 +154,19 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
     consecutive) at every fraction: cached :func:`pair_horizon_point` blocks of at most
     ``block_pairs`` pairs, run on Dask.
 
+    When the fractions start at 0, the two t=0 eNTK silhouettes
+    (:data:`~lib.analyses.horizon_points.INITIAL_SILHOUETTES`) are read from
+    :func:`lib.analyses.controls.cached_initial_structure` of the same seeds (the correlation
+    chapter's cache entry, computed here if missing) instead of being computed again: the same
+    weights, data and functions, so the same numbers bit for bit (tested).
+
     Returns ``group`` (:func:`pair_groups`), ``schedule``, ``seed`` (N,) with N = 2 x all pairs,
     ``fractions``, ``iterations/<schedule>`` (F,), every predictor (F, N), ``loss_test_summed``
     (N, F) and ``wall_time_s`` (the blocks' compute time when first computed, summed)."""
     from ..experiments.sweep import dask_client, sweep
 
     check_int("block_pairs", block_pairs, minimum=1)
+    from_cache = float(fractions[0]) == 0.0
     points, owner = [], []
     for schedule, (seeds, n_iterations) in plan.items():
         seeds = list(seeds)
@@ -159,7 +175,8 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
         for first in range(0, len(seeds), block_pairs):
             point = {"schedule": schedule, "first_seed": seeds[first], "n_pairs": min(block_pairs, len(seeds) - first),
                      "n_iterations": n_iterations, "fractions": [float(f) for f in fractions], "n_hidden": n_hidden,
-                     "split": split, "large_scaling": large_scaling, "method": check_engine("engine", engine).value}
+                     "split": split, "large_scaling": large_scaling, "method": check_engine("engine", engine).value,
+                     "initial_silhouettes": not from_cache}
             points.append(pair_horizon_point.check_parameters(point))
             owner.append(schedule)
     with dask_client() as client:
@@ -177,6 +194,25 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
     out["seed"] = np.array([seed for s, (seeds, _) in plan.items() for seed in seeds for _ in INITS])
     out["group"] = np.array([f"{s} {init}" for s, (seeds, _) in plan.items() for _ in seeds for init in INITS])
     out["fractions"] = np.asarray(fractions, np.float64)
+    if from_cache:
+        for name, values in initial_silhouettes(plan, n_hidden, split, large_scaling).items():
+            out[name][0] = values
     for schedule in plan:
         out[f"iterations/{schedule}"] = next(r for r, o in zip(runs, owner) if o == schedule)["iterations"]
     return out
+
+
+def initial_silhouettes(plan: dict, n_hidden: int = 200, split: str = "iid",
+                        large_scaling: str = "both_layers") -> dict[str, np.ndarray]:
+    """(N,) t=0 eNTK silhouettes (:data:`~lib.analyses.horizon_points.INITIAL_SILHOUETTES`) of every
+    pair network of ``plan``, in :func:`pair_horizon_sweep`'s order, from
+    :func:`lib.analyses.controls.cached_initial_structure` (the t=0 structure of the correlation
+    chapter: the same initial weights and data as the schedule runs)."""
+    from .controls import cached_initial_structure
+
+    env = TaskEnvironment()
+    predictors = [f"entk_{variant}" for variant in ENTK_VARIANTS]  # the correlation chapter's cache key
+    structures = [cached_initial_structure(env, list(seeds), n_hidden, split, large_scaling, predictors)
+                  for seeds, _ in plan.values()]
+    return {f"silhouette_{p}": np.concatenate([s[f"silhouette/{p}"].reshape(-1) for s in structures])
+            for p in predictors}

@@ -72,19 +72,29 @@ def accumulated_kernels(iterations, kernels) -> np.ndarray:
     return np.concatenate([np.zeros_like(kernels[:1]), np.cumsum(pieces, axis=0)])
 
 
+INITIAL_SILHOUETTES = ("silhouette_entk_principled", "silhouette_entk_authors")
+
+
 def network_predictors(env: TaskEnvironment, net: MultitaskNet, thetas: list, iterations, x_train, y_train, x_test,
-                       y_test, loss_train, loss_test) -> dict[str, np.ndarray]:
+                       y_test, loss_train, loss_test, initial_silhouettes: bool = True) -> dict[str, np.ndarray]:
     """Every predictor of one network at its F snapshots: ``thetas`` its weights at each snapshot,
-    iterations (F,), its data, and its training and test losses (F,). Returns (F,) arrays."""
+    iterations (F,), its data, and its training and test losses (F,). Returns (F,) arrays.
+
+    ``initial_silhouettes=False`` leaves the :data:`INITIAL_SILHOUETTES` of the first snapshot nan
+    (they cost most of a snapshot: nine eigendecompositions for the authors' variant), for a caller
+    that reads them from a cache of the same t=0 quantities (:func:`lib.analyses.horizon_pairs.pair_horizon_sweep`)."""
     x_train, y_train, x_test = jnp.asarray(x_train), jnp.asarray(y_train), jnp.asarray(x_test)
     out = {name: [] for name in KERNEL_PREDICTORS + RIVAL_PREDICTORS}
     principled = []
-    for theta in thetas:
+    for f, theta in enumerate(thetas):
         e_train = np.asarray(entk(net, theta, x_train, x_train, y_train), np.float64)
         e_test = np.asarray(entk(net, theta, x_test, x_train, y_train), np.float64)
         principled.append(e_train)
-        out["silhouette_entk_principled"].append(silhouette_of_loadings(leading_vectors(e_train, "principled")))
-        out["silhouette_entk_authors"].append(silhouette_of_loadings(leading_vectors(e_test, "authors")))
+        skip = f == 0 and not initial_silhouettes
+        out["silhouette_entk_principled"].append(
+            np.nan if skip else silhouette_of_loadings(leading_vectors(e_train, "principled")))
+        out["silhouette_entk_authors"].append(
+            np.nan if skip else silhouette_of_loadings(leading_vectors(e_test, "authors")))
         out["kta_entk_single"].append(entk_alignment(e_test, np.asarray(y_test), np.asarray(net.apply(theta, x_test))))
         out["kta_ntk_single"].append(ntk_target_alignment(net, theta, x_train, y_train))
         out["sharing"].append(sharing_index(env, hidden_by_task(env, net, theta)))
@@ -97,11 +107,12 @@ def network_predictors(env: TaskEnvironment, net: MultitaskNet, thetas: list, it
 
 
 def snapshot_predictors(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.ndarray],
-                        description: str) -> dict[str, np.ndarray]:
+                        description: str, initial_silhouettes: bool = True) -> dict[str, np.ndarray]:
     """:func:`network_predictors` of every network of a snapshot run (``params/<name>`` (F, S, ...),
     ``iterations`` (F,), data ``x_train`` ... (S, N, .), losses ``loss_train``, ``loss_test`` (S, F), as
-    :mod:`lib.experiments.horizon_snapshots` returns them), with a progress bar named ``description``.
-    Returns every predictor (F, S) and ``iterations`` (F,)."""
+    :mod:`lib.experiments.horizon_snapshots` returns them), with a progress bar named ``description``;
+    ``initial_silhouettes`` as :func:`network_predictors`. Returns every predictor (F, S) and
+    ``iterations`` (F,)."""
     from tqdm import tqdm
 
     params = {k.split("/", 1)[1]: v for k, v in run.items() if k.startswith("params/")}
@@ -111,7 +122,7 @@ def snapshot_predictors(env: TaskEnvironment, net: MultitaskNet, run: dict[str, 
         thetas = [{k: jnp.asarray(v[f, i]) for k, v in params.items()} for f in range(len(run["iterations"]))]
         rows.append(network_predictors(env, net, thetas, run["iterations"], run["x_train"][i], run["y_train"][i],
                                        run["x_test"][i], run["y_test"][i], run["loss_train"][i],
-                                       run["loss_test"][i]))
+                                       run["loss_test"][i], initial_silhouettes))
     out = {name: np.stack([r[name] for r in rows], axis=1) for name in rows[0]}
     out["iterations"] = run["iterations"]
     return out
