@@ -3,9 +3,10 @@
 Book layer. :mod:`lib.book.runner` plans runs ``(notebook, parameters, output folder)``; this
 module starts them on ``jobs`` slots (one per core by default) in the planned order, as soon as
 (i) every run it must follow in the same output folder has finished and (ii) enough slots are
-free. A chapter whose sweeps start a local Dask cluster (one worker per core) takes every slot,
-so it never shares the cores; the other chapters run in one kernel on about one core and take
-one slot each, so two of them can run side by side on two cores.
+free. A chapter that keeps every core busy for most of its run (:data:`USES_EVERY_CORE`: its Dask
+sweeps start one worker per core) takes every slot, so it never shares the cores; the other
+chapters run in one kernel on about one core and take one slot each, so two of them can run side
+by side on two cores.
 
 Why a chapter must follow another (:data:`RUNS_AFTER`): it reads the summary records of all
 the others (``07_reproduction_summary``), or it reads results-cache entries the other one
@@ -27,14 +28,18 @@ from pathlib import Path
 
 from ..core.results import LOCK_WAIT_NOTICE
 
-# chapters whose Dask sweeps start one worker per core: they run alone
-USES_EVERY_CORE = frozenset({"05_multitask_performance", "06_correlation_analysis", "10_rich_lazy_continuum",
-                             "12_prediction_horizon"})
+# chapters that keep every core busy for most of their run in ``make book`` (Dask sweeps with one
+# worker per core, or numba training on every core): they run alone. Chapter 05 also starts a Dask
+# sweep, but in make book its pairs are already trained by chapter 10 and its one sweep (the early
+# phases) is short, so it shares the cores.
+USES_EVERY_CORE = frozenset({"06_correlation_analysis", "10_rich_lazy_continuum", "12_prediction_horizon"})
 # a chapter starts only after these have finished (in the same output folder)
 RUNS_AFTER: dict[str, tuple[str, ...]] = {
     "03_epntk": ("02_smg_validation",),  # SMG runs (smg_run entries)
+    "05_multitask_performance": ("10_rich_lazy_continuum",),  # the schedule runs of the verdict pairs
     "06_correlation_analysis": ("04_multitask_representations", "05_multitask_performance"),  # t=0 structure, pairs
-    "12_prediction_horizon": ("10_rich_lazy_continuum",),  # the converged continuum
+    "12_prediction_horizon": ("10_rich_lazy_continuum", "06_correlation_analysis"),  # the converged continuum; the
+    # pairs' t=0 structure
     "13_rival_theories": ("10_rich_lazy_continuum",),  # the converged continuum
     "07_reproduction_summary": ("*",),  # the summary records of every other chapter
 }

@@ -67,19 +67,20 @@ from .concurrent_runs import USES_EVERY_CORE, lock_waits, run_all, usable_cores
 from ..core.results import REPO_ROOT, RESULTS_ENV, CacheError, code_digest, resolve_results_env, results_dir
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-NOTEBOOKS = (  # the order they start in: with --jobs, the continuum first (two chapters read it), then the
-    # one-core chapters longest first (08, 04, 13 take the longest), then the other chapters that use every core
+NOTEBOOKS = (  # the order they start in: with --jobs, the continuum first (four chapters read it), then the
+    # one-core chapters so that two cores finish them together (08 takes as long as the rest; 02 before 03,
+    # which reads it), then the other chapters that use every core
     "10_rich_lazy_continuum",
     "08_entk_over_training",
     "04_multitask_representations",
     "13_rival_theories",
-    "00_quickstart",
-    "09_your_own_network",
-    "01_one_step_entk",
     "02_smg_validation",
     "03_epntk",
-    "11_explorer",
     "05_multitask_performance",
+    "09_your_own_network",
+    "00_quickstart",
+    "01_one_step_entk",
+    "11_explorer",
     "06_correlation_analysis",
     "12_prediction_horizon",
     "07_reproduction_summary",  # last: it collects the summary records of the others
