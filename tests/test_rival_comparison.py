@@ -221,6 +221,7 @@ def test_side_by_side_figure_keeps_rows_without_scores():
               for g in (0.5, 2.0)}
     fig = plot_side_by_side(scores, {"a": ("x", "y"), "b": ("x",)})
     assert len(fig.axes) == 2 and [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["x", "y"]
+    assert all(ax.get_xlabel() and ax.get_ylabel() for ax in fig.axes)  # every panel says what its axes are
     matplotlib.pyplot.close(fig)  # later tests check every open figure
 
 

@@ -148,6 +148,7 @@ def plot_side_by_side(scores: dict[float, dict[str, dict[str, np.ndarray]]], nam
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_title(SIDE_TITLES[outcome], fontsize=11)
         ax.set_xlabel("mean over networks [95% interval]")
+        ax.set_ylabel("predictor")
     handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=10)
     return fig
