@@ -87,7 +87,9 @@ pair_plan = check_prediction_horizon(converged_scales, converged_seeds, first_bl
 # stopping at the fractions f = {glue:text}`hz_fractions` of the phase. Gradient descent is
 # deterministic, so these are the continuum's own trajectories: at 10% and 20% of the phase,
 # where the continuum recorded its test loss, the retrained networks' test losses and the
-# recorded ones are {glue:text}`hz_retrace`.
+# recorded ones are {glue:text}`hz_retrace`. At f = 0 the two eNTK silhouettes are the
+# continuum chapter's t=0 predictors, read from its cache (the same weights, data and code, so
+# the same numbers) rather than computed again.
 #
 # **Predictors at t = fT**, one number per network and fraction:
 # - *kernel quantities*: the silhouette of the eNTK's leading vectors, in both variants of
@@ -156,7 +158,8 @@ common = dict(n_single=converged_iterations["single"], n_finetune=converged_iter
 nets = continuum_sweeps.converged_sweep(scales, [float(lr) for lr in lr_candidates], n_lr_seeds, lr_choice_iterations,
                                         converged_seeds, first_block, common)
 learning_rates = [float(nets["lr"][nets["g"] == g][0]) for g in scales]
-snaps = horizon_points.horizon_sweep(scales, learning_rates, converged_seeds, common, fractions)
+snaps = horizon_points.horizon_sweep(scales, learning_rates, converged_seeds, common, fractions,  # t=0 silhouettes:
+                                     initial_silhouettes={k: nets[k] for k in horizon_points.INITIAL_SILHOUETTES})  # ch. 10's
 if not (np.array_equal(snaps["g"], nets["g"]) and np.array_equal(snaps["seed"], nets["seed"])):
     raise RuntimeError("the horizon's networks are not the converged continuum's (scale and seed order differ)")
 

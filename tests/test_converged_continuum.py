@@ -70,9 +70,12 @@ def test_converged_sweep_blocks_columns_and_convergence_measures(in_process):
     whole = continuum_points.predictor_point({"scaling": "both", "g": 10.0, "first_seed": 0, "n_seeds": 3, **SIZE})
     for name in continuum_points.CONTINUUM_PREDICTORS:
         np.testing.assert_allclose(out[name][3:], whole[name], rtol=1e-6, err_msg=name)
-    # outcomes and the settling measure from the outcome point's curves
+    # outcomes (trained in two blocks) and the settling measure from one outcome point of all three seeds
     point = continuum_points.outcome_point({"scaling": "both", "g": 1.0, "lr": float(out["lr"][0]), "first_seed": 0,
                                             "n_seeds": 3, **common})
+    for name in continuum_points.OUTCOMES + continuum_points.PAIR_OUTCOMES:
+        np.testing.assert_allclose(np.asarray(out[name][:3], np.float64), np.asarray(point[name], np.float64),
+                                   rtol=1e-6, err_msg=name)
     np.testing.assert_allclose(out["loss_finetune_test"][:3], point["curve/finetune/loss_test"][:, -1])
     curve = point["curve/single/loss_test"]
     np.testing.assert_allclose(out["settle_single"][:3], np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])
@@ -105,3 +108,25 @@ def test_horizon_sweep_blocks_give_what_one_block_gives_in_the_continuums_order(
         np.testing.assert_allclose(blocks[name], whole[name], rtol=1e-5, atol=1e-9, err_msg=name)
     with pytest.raises(ValueError, match="scales and learning_rates"):
         horizon_points.horizon_sweep([1.0], [0.1, 0.2], 3, common, fractions)
+
+
+def test_the_horizon_reads_the_t0_silhouettes_the_continuum_computed(in_process):
+    """horizon_sweep(initial_silhouettes=...) skips the two t=0 silhouettes and takes the converged
+    continuum's t=0 predictors instead: they must be the numbers the horizon point computes itself."""
+    from lib.analyses import horizon_points
+
+    common = dict(n_single=20, n_finetune=10, n_route=5, **SIZE)
+    nets = continuum_sweeps.converged_sweep([1.0, 10.0], [0.1], 1, 10, 3, 2, common)
+    given = {name: nets[name] for name in horizon_points.INITIAL_SILHOUETTES}
+    fractions = [0.0, 0.5]
+    computed = horizon_points.horizon_sweep([1.0, 10.0], [0.1, 0.1], 3, common, fractions, progress=False)
+    reused = horizon_points.horizon_sweep([1.0, 10.0], [0.1, 0.1], 3, common, fractions, progress=False,
+                                          initial_silhouettes=given)
+    for name in horizon_points.KERNEL_PREDICTORS + horizon_points.RIVAL_PREDICTORS:
+        np.testing.assert_allclose(reused[name], computed[name], rtol=1e-6, atol=1e-12, err_msg=name)
+    assert np.isfinite(reused["silhouette_entk_authors"][0]).all()
+    with pytest.raises(ValueError, match="initial_silhouettes"):
+        horizon_points.horizon_sweep([1.0, 10.0], [0.1, 0.1], 3, common, fractions,
+                                     initial_silhouettes={k: v[:2] for k, v in given.items()})
+    with pytest.raises(ValueError, match="fractions must start at 0"):
+        horizon_points.horizon_sweep([1.0, 10.0], [0.1, 0.1], 3, common, [0.1, 0.5], initial_silhouettes=given)

@@ -89,8 +89,10 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
                     n_seeds: int, first_block: int, common: dict, progress: bool = True) -> dict[str, np.ndarray]:
     """The converged continuum: ``n_seeds`` networks (seeds 0...) per init scale (both layers
     scaled) trained with the iteration counts of ``common`` (``n_single``, ``n_finetune``,
-    ``n_route``, sizes), one cached :func:`~lib.analyses.continuum_points.outcome_point` per
-    scale, at the scale's learning rate chosen as :func:`continuum_sweep` chooses it
+    ``n_route``, sizes), in cached :func:`~lib.analyses.continuum_points.outcome_point` blocks per
+    scale (seeds 0..first_block-1 and the rest: two blocks keep both workers busy to the end; a
+    network's outcomes do not depend on its block, tested), at the scale's learning rate chosen as
+    :func:`continuum_sweep` chooses it
     (:func:`~lib.analyses.continuum_points.lr_point` on ``n_lr_seeds`` held-out networks per
     candidate, ``n_lr_iterations`` iterations; for a scale of that sweep's grid the same cached
     points, so the same choice); and the t=0 predictors in two cached
@@ -125,12 +127,12 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
         pred_points = [{"scaling": "both", "g": float(g), "first_seed": a, "n_seeds": n, **size}
                        for g in scales for a, n in blocks]
         preds = _run_sweep(sweep, pred_points, "lib.analyses.continuum_points:predictor_point", client, progress)
-        out_points = [{"scaling": "both", "g": float(g), "lr": float(tuned_lr[g]), "first_seed": 0,
-                       "n_seeds": n_seeds, **common} for g in scales]
+        out_points = [{"scaling": "both", "g": float(g), "lr": float(tuned_lr[g]), "first_seed": a,
+                       "n_seeds": n, **common} for g in scales for a, n in blocks]
         outs = _run_sweep(sweep, out_points, "lib.analyses.continuum_points:outcome_point", client, progress)
     columns: dict[str, list] = {}
     for i, g in enumerate(scales):
-        o = outs[i]
+        o = _joined(outs[i * len(blocks):(i + 1) * len(blocks)])
         block = {"g": [float(g)] * n_seeds, "seed": list(range(n_seeds)), "lr": [float(tuned_lr[g])] * n_seeds}
         block |= {name: np.concatenate([preds[i * len(blocks) + b][name] for b in range(len(blocks))]).tolist()
                   for name in CONTINUUM_PREDICTORS}
@@ -145,6 +147,13 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
         for name, values in block.items():
             columns.setdefault(name, []).extend(values)
     return {k: np.asarray(v) for k, v in columns.items()}
+
+
+def _joined(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """One outcome point's arrays from consecutive seed blocks of it: per-network arrays (first axis:
+    networks) concatenated, the ``iterations/...`` (shared by every block) from the first."""
+    return {k: v if k.startswith("iterations/") else np.concatenate([b[k] for b in blocks])
+            for k, v in blocks[0].items()}
 
 
 def _run_sweep(sweep, points, function, client, progress):

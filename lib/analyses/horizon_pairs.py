@@ -20,7 +20,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS, snapshot_predictors
+from .horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS, check_initial_silhouettes, snapshot_predictors
 from .network_measures import hidden_by_task, learning_speed, sharing_index
 from ..core import results
 from ..core.engines import DEFAULT_ENGINE, check_engine
@@ -61,11 +61,7 @@ def check_pair_horizon(parameters: dict) -> dict:
     check_int("n_test", p["n_test"], minimum=1)
     p["fractions"] = [float(f) for f in p["fractions"]]
     snapshot_iterations(p["fractions"], p["n_iterations"])  # fractions in [0, 1], distinct iterations
-    if not isinstance(p["initial_silhouettes"], bool):
-        raise ValueError(f"initial_silhouettes must be True or False, got {p['initial_silhouettes']!r}")
-    if not p["initial_silhouettes"] and p["fractions"][0] != 0.0:
-        raise ValueError(f"initial_silhouettes=False leaves the t=0 silhouettes out, so fractions must start at 0, got "
-                         f"{p['fractions']}")
+    check_initial_silhouettes(p["initial_silhouettes"], p["fractions"])
     return p
 
 

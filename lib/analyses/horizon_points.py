@@ -46,7 +46,7 @@ KERNEL_PREDICTORS = ("silhouette_entk_principled", "silhouette_entk_authors", "s
                      "kta_entk_single", "kta_ntk_single")
 RIVAL_PREDICTORS = ("sharing", "loss_train", "loss_test", "loss_slope")
 HORIZON_DEFAULTS = {**POINT_DEFAULTS, "method": DEFAULT_ENGINE.value, "lr": 0.01, "n_single": 2500,
-                    "fractions": list(HORIZON_FRACTIONS)}
+                    "fractions": list(HORIZON_FRACTIONS), "initial_silhouettes": True}
 
 
 def log_loss_slope(iterations, losses) -> np.ndarray:
@@ -137,31 +137,61 @@ def horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     net = MultitaskNet.for_environment(env, p["n_hidden"])
     run = single_task_snapshots(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["fractions"],
                                 p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
-    return snapshot_predictors(env, net, run, f"horizon predictors g={p['g']:g}")
+    return snapshot_predictors(env, net, run, f"horizon predictors g={p['g']:g}", p["initial_silhouettes"])
 
 
 def _check_horizon(parameters: dict) -> dict:
     p = _complete("horizon_point", HORIZON_DEFAULTS, parameters)
     p["fractions"] = [float(f) for f in p["fractions"]]
     snapshot_iterations(p["fractions"], p["n_single"])  # fractions in [0, 1], distinct iterations
+    check_initial_silhouettes(p["initial_silhouettes"], p["fractions"])
     return p
+
+
+def check_initial_silhouettes(initial_silhouettes, fractions) -> None:
+    """``initial_silhouettes`` (a point parameter) must be a bool, and False only with fractions
+    starting at 0 (it leaves the t=0 silhouettes out)."""
+    if not isinstance(initial_silhouettes, bool):
+        raise ValueError(f"initial_silhouettes must be True or False, got {initial_silhouettes!r}")
+    if not initial_silhouettes and float(fractions[0]) != 0.0:
+        raise ValueError(f"initial_silhouettes=False leaves the t=0 silhouettes out, so fractions must start at 0, got "
+                         f"{list(fractions)}")
 
 
 horizon_point.check_parameters = _check_horizon
 
 
 def horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=HORIZON_FRACTIONS,
-                  block_seeds: int = 15, progress: bool = True) -> dict[str, np.ndarray]:
+                  block_seeds: int = 15, progress: bool = True, initial_silhouettes: dict | None = None
+                  ) -> dict[str, np.ndarray]:
     """The predictors of every network of the converged continuum at every fraction: cached
     :func:`horizon_point` blocks of at most ``block_seeds`` networks per scale (seeds 0 ... n_seeds - 1,
     at ``learning_rates[i]`` for ``scales[i]``, with ``n_single``, ``n_hidden``, ``n_train``, ``n_test``
     from ``common``), run on Dask (blocks smaller than a scale keep every worker busy to the end).
 
+    ``initial_silhouettes``: optionally, the (N,) t=0 values of :data:`INITIAL_SILHOUETTES` of these
+    networks, already computed (the converged continuum's t=0 predictors,
+    :func:`lib.analyses.continuum_sweeps.converged_sweep`: the same weights, data and code, so the
+    same numbers; tested); the points then skip them (fractions must start at 0).
+
     Returns ``g``, ``seed`` (N,) with N = len(scales) x n_seeds in the converged continuum's order
     (scale-major), ``fractions``, ``iterations`` (F,), and every predictor (F, N)."""
-    return scale_block_sweep(horizon_point, "lib.analyses.horizon_points:horizon_point", scales, learning_rates,
-                             n_seeds, {k: common[k] for k in ("n_single", "n_hidden", "n_train", "n_test") if k in common},
-                             fractions, block_seeds, progress)
+    size = {k: common[k] for k in ("n_single", "n_hidden", "n_train", "n_test") if k in common}
+    if initial_silhouettes is not None:
+        n_networks = len(scales) * n_seeds
+        for name in INITIAL_SILHOUETTES:
+            values = np.asarray(initial_silhouettes.get(name, np.empty(0)), np.float64)
+            if values.shape != (n_networks,) or not np.isfinite(values).all():
+                raise ValueError(f"initial_silhouettes must hold finite (N,) arrays {list(INITIAL_SILHOUETTES)} with "
+                                 f"N = len(scales) x n_seeds = {n_networks}, got {name!r} of shape {values.shape}")
+        check_initial_silhouettes(False, fractions)
+        size["initial_silhouettes"] = False
+    out = scale_block_sweep(horizon_point, "lib.analyses.horizon_points:horizon_point", scales, learning_rates,
+                            n_seeds, size, fractions, block_seeds, progress)
+    if initial_silhouettes is not None:
+        for name in INITIAL_SILHOUETTES:
+            out[name][0] = initial_silhouettes[name]
+    return out
 
 
 def scale_block_sweep(point_function, name: str, scales, learning_rates, n_seeds: int, size: dict, fractions,
