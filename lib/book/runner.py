@@ -8,7 +8,7 @@
 
 Notebooks run in the order of :data:`NOTEBOOKS`, or with ``--jobs N`` (0: one per usable core;
 ``make book`` and ``make test`` use it) side by side in N processes, each chapter after those it
-reads from and the chapters with Dask sweeps alone on every core (:mod:`lib.book.concurrent_runs`);
+reads from and the chapters that keep every core busy (their Dask sweeps) alone (:mod:`lib.book.concurrent_runs`);
 the numbers do not depend on the order. Profiles never share outputs. ``full`` writes the executed notebooks the book renders to
 ``book/executed/`` and its results to ``results/`` (or ``$REPRO_RESULTS_DIR``); ``quick`` writes
 executed notebooks, summary records and results under ``_build/quick/`` (with a copy of the
@@ -589,7 +589,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="execute even notebooks that are up to date")
     parser.add_argument("--jobs", type=int, default=1,
                         help="notebooks run side by side, each in its own process (0: one per usable core; chapters "
-                             "with Dask sweeps take every core; see lib.book.concurrent_runs); default 1: in order")
+                             "whose Dask sweeps keep every core busy run alone; see lib.book.concurrent_runs); "
+                             "default 1: in order")
     parser.add_argument("--allow-large", action="store_true",
                         help="run sizes and iteration counts above the notebooks' sane bounds (may take days)")
     try:
