@@ -15,7 +15,7 @@ constructors (``_c`` = :func:`lib.analyses.claim_types.declared`, ``_holds`` =
 from __future__ import annotations
 
 from .claim_types import BOOTSTRAP_RESAMPLES as _BOOTSTRAP
-from .claim_types import Claim
+from .claim_types import Claim, Criterion
 from .claim_types import all_hold as _holds
 from .claim_types import declared as _c
 
@@ -34,25 +34,29 @@ _SIDE_CELLS = ("{score}; per cell ({cells}) the theory's score minus the rival's
                "reproduced if every cell holds, not reproduced if some cell is significantly the other way, "
                "inconclusive otherwise; " + _RIVAL_SEEDS)
 
+
+def _reach(template: str, cells: str) -> Criterion:
+    """Version 1 of a prediction-window claim: ``template`` (``_HORIZON_REACH`` or
+    ``_HORIZON_PAIRS_REACH``) filled with its ``cells``; some cell's interval beyond ``|r|`` = 0.5
+    (the text and the settings name the same threshold), over >= 100 networks."""
+    return _c(1, template.format(cells=cells), "correlations_reach", 100, threshold=0.5, family_level=0.95)
+
 HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
     "horizon-kernel-window": Claim("Sec 6 (Discussion)", "", "An eNTK quantity observed early in training, not only "
                                    "at t=0, predicts the network's outcome (the paper's 'time window' of prediction)",
-                                   _HORIZON, (_c(1, _HORIZON_REACH.format(
-                                       cells="every eNTK quantity (eNTK silhouettes of both variants, silhouette of the "
-                                       "eNTK accumulated so far, eNTK first-step alignment, NTK-target alignment) x "
-                                       "every outcome (final sharing, single-task test loss, fine-tuning speed, "
-                                       "fine-tuning test loss) x every f in (0, 10%]"),
-                                       "correlations_reach", 100, threshold=0.5, family_level=0.95),)),
+                                   _HORIZON, (
+        _reach(_HORIZON_REACH, "every eNTK quantity (eNTK silhouettes of both variants, silhouette of the eNTK "
+                               "accumulated so far, eNTK first-step alignment, NTK-target alignment) x every outcome "
+                               "(final sharing, single-task test loss, fine-tuning speed, fine-tuning test loss) x "
+                               "every f in (0, 10%]"),)),
     "horizon-representation-window": Claim("beyond the paper", "", "The hidden representation's task similarity "
                                            "observed early predicts the network's final task similarity (a trivial "
-                                           "rival of the kernel, and a positive control)", _HORIZON, (_c(1, _HORIZON_REACH.format(
-                                               cells="the sharing index at f x the final sharing index, every f in "
-                                               "(0, 10%]"), "correlations_reach", 100, threshold=0.5,
-                                               family_level=0.95),)),
+                                           "rival of the kernel, and a positive control)", _HORIZON, (
+        _reach(_HORIZON_REACH, "the sharing index at f x the final sharing index, every f in (0, 10%]"),)),
     "horizon-loss-window": Claim("beyond the paper", "", "The test loss observed early predicts the final single-task "
-                                 "test loss (a trivial rival of the kernel, and a positive control)", _HORIZON, (_c(1, _HORIZON_REACH.format(
-                                     cells="the single-task test loss at f x the final single-task test loss, every f "
-                                     "in (0, 10%]"), "correlations_reach", 100, threshold=0.5, family_level=0.95),)),
+                                 "test loss (a trivial rival of the kernel, and a positive control)", _HORIZON, (
+        _reach(_HORIZON_REACH, "the single-task test loss at f x the final single-task test loss, every f in "
+                               "(0, 10%]"),)),
     "horizon-kernel-beats-rivals": Claim("beyond the paper", "", "Some kernel quantity predicts an outcome better than "
                                          "the representation and losses observed at the same moment", _HORIZON, (
         _c(1, "within scale, every eNTK quantity x outcome x f in (0, 50%]: Williams' t of |r(kernel, outcome)| > "
@@ -202,24 +206,20 @@ HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
     # the prediction horizon on the paper's 50 standard/large pairs per schedule (declared before their numbers)
     "horizon-pairs-kernel-window": Claim("Sec 6 (Discussion)", "", "On the paper's standard/large pairs, an eNTK "
                                          "quantity observed early in single-task training predicts the network's "
-                                         "outcome", _HORIZON, (_c(1, _HORIZON_PAIRS_REACH.format(
-                                             cells="every eNTK quantity (as horizon-kernel-window) x every outcome "
-                                             "(final sharing, single-task test loss, fine-tuning speed, fine-tuning "
-                                             "test loss) x every observed f in (0, 10%]"),
-                                             "correlations_reach", 100, threshold=0.5, family_level=0.95),)),
+                                         "outcome", _HORIZON, (
+        _reach(_HORIZON_PAIRS_REACH, "every eNTK quantity (as horizon-kernel-window) x every outcome (final sharing, "
+                                     "single-task test loss, fine-tuning speed, fine-tuning test loss) x every "
+                                     "observed f in (0, 10%]"),)),
     "horizon-pairs-representation-window": Claim("beyond the paper", "", "On the paper's pairs, the hidden "
                                                  "representation's task similarity observed early predicts its final "
-                                                 "value (a trivial rival and a positive control)", _HORIZON,
-                                                 (_c(1, _HORIZON_PAIRS_REACH.format(
-                                                     cells="the sharing index at f x the final sharing index, every "
-                                                     "observed f in (0, 10%]"), "correlations_reach", 100,
-                                                     threshold=0.5, family_level=0.95),)),
+                                                 "value (a trivial rival and a positive control)", _HORIZON, (
+        _reach(_HORIZON_PAIRS_REACH, "the sharing index at f x the final sharing index, every observed f in "
+                                     "(0, 10%]"),)),
     "horizon-pairs-loss-window": Claim("beyond the paper", "", "On the paper's pairs, the test loss observed early "
                                        "predicts the final single-task test loss (a trivial rival and a positive "
-                                       "control)", _HORIZON, (_c(1, _HORIZON_PAIRS_REACH.format(
-                                           cells="the single-task test loss at f x the final single-task test loss, "
-                                           "every observed f in (0, 10%]"), "correlations_reach", 100, threshold=0.5,
-                                           family_level=0.95),)),
+                                       "control)", _HORIZON, (
+        _reach(_HORIZON_PAIRS_REACH, "the single-task test loss at f x the final single-task test loss, every observed "
+                                     "f in (0, 10%]"),)),
     "horizon-pairs-kernel-beats-rivals": Claim("beyond the paper", "", "On the paper's pairs, some kernel quantity "
                                                "predicts an outcome better than the representation and losses "
                                                "observed at the same moment", _HORIZON, (
@@ -253,18 +253,15 @@ HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
            p=0.1),)),
     # the prediction horizon during fine-tuning (the continuum's networks; declared before their numbers)
     "horizon-finetune-kernel-window": Claim("Sec 6 (Discussion)", "", "An eNTK quantity observed early in fine-tuning "
-                                            "predicts how the network fine-tunes", _HORIZON, (_c(1, _HORIZON_REACH.format(
-                                                cells="every eNTK quantity observed during fine-tuning on the multitask "
-                                                "data (as horizon-kernel-window) x every fine-tuning outcome "
-                                                "(fine-tuning speed, final multitask test loss) x every observed f in "
-                                                "(0, 10%] of fine-tuning"), "correlations_reach", 100, threshold=0.5,
-                                                family_level=0.95),)),
+                                            "predicts how the network fine-tunes", _HORIZON, (
+        _reach(_HORIZON_REACH, "every eNTK quantity observed during fine-tuning on the multitask data (as "
+                               "horizon-kernel-window) x every fine-tuning outcome (fine-tuning speed, final multitask "
+                               "test loss) x every observed f in (0, 10%] of fine-tuning"),)),
     "horizon-finetune-loss-window": Claim("beyond the paper", "", "The multitask test loss observed early in "
                                           "fine-tuning predicts the final multitask test loss (a trivial rival and a "
-                                          "positive control)", _HORIZON, (_c(1, _HORIZON_REACH.format(
-                                              cells="the multitask test loss at f of fine-tuning x the final multitask "
-                                              "test loss, every observed f in (0, 10%]"), "correlations_reach", 100,
-                                              threshold=0.5, family_level=0.95),)),
+                                          "positive control)", _HORIZON, (
+        _reach(_HORIZON_REACH, "the multitask test loss at f of fine-tuning x the final multitask test loss, every "
+                               "observed f in (0, 10%]"),)),
     "horizon-finetune-kernel-beats-rivals": Claim("beyond the paper", "", "Some kernel quantity observed during "
                                                   "fine-tuning predicts a fine-tuning outcome better than the "
                                                   "representation and losses observed at the same moment", _HORIZON, (
