@@ -1,6 +1,8 @@
 """The claims registry: criteria cannot change without a new version, and its tests decide verdicts as declared."""
 
+import ast
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -39,6 +41,24 @@ def test_the_digest_check_fails_on_an_unversioned_change():
     # the commit a version was in force at is history, not part of the declared criterion
     claims.check_digests(committed(), {**registry, "perf-runs": runs._replace(
         criteria=(runs.criteria[0], v2._replace(commit="abc1234")))})
+
+
+def test_the_registry_parts_declare_each_claim_once_in_the_verdicts_order():
+    """Every ``lib/analyses/claim_registry_*.py`` part is merged into CLAIMS, no claim id is declared twice (within a
+    part's dict literal, where Python would silently keep the last, or across parts), and CLAIMS keeps the parts'
+    order; a merge of parts sharing an id fails, naming it."""
+    declared = []
+    for path in sorted(Path(claims.__file__).parent.glob("claim_registry_*.py")):
+        tree = ast.parse(path.read_text())
+        literals = [node.value for node in tree.body if isinstance(node, ast.AnnAssign)
+                    and node.target.id.endswith("_CLAIMS") and isinstance(node.value, ast.Dict)]
+        assert len(literals) == 1, f"{path.name} declares its claims in one dict literal"
+        declared += [key.value for key in literals[0].keys]
+    assert len(set(declared)) == len(declared), sorted(k for k in set(declared) if declared.count(k) > 1)
+    assert sorted(declared) == sorted(claims.CLAIMS)
+    assert list(claims.CLAIMS) == [key for part in claims.REGISTRY_PARTS for key in part]
+    with pytest.raises(ValueError, match=r"declared in more than one: \['perf-runs'\]"):
+        claims.merged_parts(*claims.REGISTRY_PARTS, {"perf-runs": claims.CLAIMS["perf-runs"]})
 
 
 def test_registry_structure_is_checked():
