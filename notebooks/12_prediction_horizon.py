@@ -142,7 +142,7 @@ from lib.analyses.multiple_testing import holm_adjusted_finite
 from lib.book import horizon_report as hr
 from lib.book import plot_horizon
 from lib.book.names import reader_name
-from lib.book.tables import reading_table
+from lib.book.tables import long_view, reading_table
 
 KERNELS, RIVALS = list(horizon_points.KERNEL_PREDICTORS), list(horizon_points.RIVAL_PREDICTORS)
 PREDICTORS = KERNELS + RIVALS
@@ -318,21 +318,13 @@ if adds:
 # description of these chosen cells, not a claim). {glue:text}`hz_per_scale_text`
 
 # %% tags=["hide-input"]
-def hr_long(table):
-    """The per-group table with one row per cell and group (it fits the page with five groups)."""
-    groups = [c for c in table.columns if c not in ("pooled r", "Cochran's Q p")]
-    long = table[groups].stack().rename("r [95% interval]").to_frame()
-    long.index.names = ["cell", "group"]
-    return long.join(table[["pooled r", "Cochran's Q p"]], on="cell")
-
-
 per_group_table = lambda values, outcomes, groups, fractions, curves: hr.per_group_table(
     values, outcomes, groups, fractions, curves, PREDICTORS, KERNELS, RIVALS)
 per_scale_values = {o: nets[o][use] for o in OUTCOMES}
 per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
                                                   fractions, curves)
 glue("hz_per_scale_text", per_scale_text, display=False)
-reading_table(hr_long(per_scale_table))
+reading_table(hr.per_group_long(per_scale_table))
 
 # %% [markdown]
 # (hz-finetune)=
@@ -484,7 +476,7 @@ glue("hz_pairs_beats_text", (f"a kernel quantity beats every rival in {len(pair_
 glue("hz_pairs_adds_text", (f"Given all four rivals, a kernel quantity adds information (partial correlation, "
                             f"Holm) in {len(pair_adds)} of {int(np.isfinite(pair_partial_p).sum())} cells"
                             + (" (second table)." if pair_adds else ".")), display=False)
-display(reading_table(pair_table.stack(level=0, future_stack=True).rename_axis(["predictor", "outcome"])))
+display(reading_table(long_view(pair_table, ["predictor", "outcome"])))  # one row per predictor and outcome
 if pair_adds:
     display(reading_table(pd.DataFrame(pair_adds, columns=["kernel quantity", "outcome", "fraction f",
                                                            "partial r given the rivals", "Holm-adjusted p"])))
@@ -494,7 +486,7 @@ pair_control_found = horizon_checks.shuffled_discoveries(pair_values[:len(KERNEL
 glue("hz_pairs_control_text", control_text(pair_control_found), display=False)
 pair_group_table, pair_group_text = per_group_table(pair_values, pair_out, pair_groups, pair_fractions, pair_curves)
 glue("hz_pairs_per_group_text", pair_group_text, display=False)
-display(reading_table(hr_long(pair_group_table)))
+display(reading_table(hr.per_group_long(pair_group_table)))
 
 # %% [markdown]
 # (hz-verdicts)=

@@ -128,7 +128,7 @@ from myst_nb import glue
 from lib.analyses import claims
 from lib.analyses import rival_theories as rt
 from lib.book import plot_rival_theories, rival_report
-from lib.book.tables import reading_table
+from lib.book.tables import long_view, reading_table
 from lib.core.tasks import TaskEnvironment
 from lib.experiments import route_learning, two_point
 
@@ -437,8 +437,7 @@ for g in tqdm(cont_scales, desc="continuum scales"):
 
 cont_table = rc.interval_table(cont_scores, rcon.CONTINUUM_PREDICTORS_A)
 scale_columns = [c for c in cont_table.columns if c.startswith("g = ")]  # one row per predictor and scale: fits the page
-cont_long = cont_table[scale_columns].stack().rename("mean r [95% interval]").to_frame().rename_axis(["predictor", "scale"])
-cont_long = cont_long.join(cont_table.drop(columns=scale_columns), on="predictor")
+cont_long = long_view(cont_table, ["predictor", "scale"], columns=scale_columns, value_name="mean r [95% interval]")
 display(reading_table(cont_long).set_caption("(a) on the continuum's networks: mean r over task pairs [95% interval]"))
 display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "rate_h": r["rate_h"],
                                      "rate_y": r["rate_y"], "fit error": r["fit_error"],

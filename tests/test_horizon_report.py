@@ -61,6 +61,13 @@ def test_per_group_table_reports_each_groups_correlation():
                                      PREDICTORS, PREDICTORS[:2], PREDICTORS[2:])
     assert table.loc[table.index[0], "a"].startswith("+1.00") and table.loc[table.index[0], "b"].startswith("-1.00")
     assert float(table.loc[table.index[0], "Cochran's Q p"]) < 1e-6 and "rejects one common correlation" in text
+    long = hr.per_group_long(table)  # one row per cell and group, the cell's pooled r and Q p repeated
+    assert list(long.index.names) == ["cell", "group"] and len(long) == 2 * len(table)
+    assert list(long.columns) == ["r [95% interval]", "pooled r", "Cochran's Q p"]
+    for (cell, group), row in long.iterrows():
+        assert row["r [95% interval]"] == table.loc[cell, group]
+        assert (row["pooled r"], row["Cochran's Q p"]) == (table.loc[cell, "pooled r"], table.loc[cell, "Cochran's Q p"])
+    assert [i[1] for i in long.index[:2]] == ["a", "b"] and long.index[0][0] == table.index[0]
 
 
 def test_control_text():

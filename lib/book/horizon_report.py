@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..analyses import horizon, horizon_checks
 from .names import reader_name
+from .tables import long_view
 
 DASH = "\u2013"
 
@@ -127,6 +128,17 @@ def per_group_table(values: np.ndarray, outcomes: dict, groups, fractions, curve
             f"{int(np.sum(q_p <= 0.05))}; the per-group r's of a cell differ by up to {np.nanmax(spread):.2f}."
             if np.isfinite(q_p).any() else "Too few networks per group for Cochran's Q.")
     return pd.DataFrame(rows).set_index("cell"), text
+
+
+PER_GROUP_KEPT = ("pooled r", "Cochran's Q p")  # the columns of per_group_table that are not groups
+
+
+def per_group_long(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`per_group_table`'s table (cells x (G groups, pooled r, Cochran's Q p)) with one row per
+    cell and group (:func:`lib.book.tables.long_view`, index "cell", "group"; it fits the page with
+    five groups): the group's "r [95% interval]", then the cell's pooled r and Q p repeated."""
+    groups = [c for c in table.columns if c not in PER_GROUP_KEPT]
+    return long_view(table, ["cell", "group"], columns=groups, value_name="r [95% interval]")
 
 
 def window_cells(curves: dict, predictors, names, outcomes, fractions, early: float,
