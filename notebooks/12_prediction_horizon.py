@@ -140,11 +140,10 @@ import pandas as pd
 from myst_nb import glue
 
 from lib.analyses import claims, continuum_sweeps, horizon, horizon_checks, horizon_points
-from lib.analyses.multiple_testing import holm_adjusted_finite
 from lib.book import horizon_report as hr
 from lib.book import plot_horizon
 from lib.book.names import reader_name
-from lib.book.tables import reading_table
+from lib.book.tables import long_view, reading_table
 
 KERNELS, RIVALS = list(horizon_points.KERNEL_PREDICTORS), list(horizon_points.RIVAL_PREDICTORS)
 PREDICTORS = KERNELS + RIVALS
@@ -268,16 +267,11 @@ reading_table(hr.earliest_table(curves, PREDICTORS))
 # %% tags=["hide-input"]
 from IPython.display import display
 
-def rival_comparison(values, outcomes, groups, fractions):
-    cells = hr.labelled_rival_cells(values, KERNELS, outcomes, groups, fractions)
-    return tuple(cells[k] for k in ("p", "p_reverse", "r_partial", "p_partial", "kernel_of", "labels"))
-
-
-tests, reverse, partial_r, partial_p, kernel_of, labels = rival_comparison(
-    values, {o: nets[o][use] for o in OUTCOMES}, groups, fractions)
-p_holm, reverse_holm, partial_holm = (holm_adjusted_finite(p) for p in (tests, reverse, partial_p))
-winners = [(*labels[i], p_holm[i]) for i in np.flatnonzero(p_holm <= 0.05)]
-beaten = sorted({kernel_of[i] for i in np.flatnonzero(reverse_holm <= 0.05)})
+findings = hr.rival_findings(hr.labelled_rival_cells(values, KERNELS, {o: nets[o][use] for o in OUTCOMES}, groups,
+                                                     fractions))
+tests, reverse, partial_p, kernel_of, labels = (findings[k] for k in ("p", "p_reverse", "p_partial", "kernel_of",
+                                                                       "labels"))
+reverse_holm, winners, beaten, adds = (findings[k] for k in ("p_reverse_holm", "winners", "beaten", "adds"))
 glue("hz_n_tests", f"{len(tests)}", display=False)
 if winners:
     beats_text = f"A kernel quantity beats every rival in {len(winners)} of {len(tests)} cells (first table below)."
@@ -290,7 +284,6 @@ else:
                   + (f" (never for: {', '.join(k for k in dict.fromkeys(kernel_of) if k not in beaten)})."
                      if len(beaten) < len(KERNELS) else "."))
 glue("hz_beats_text", beats_text, display=False)
-adds = [(*labels[i], f"{partial_r[i]:+.2f}", partial_holm[i]) for i in np.flatnonzero(partial_holm <= 0.05)]
 N_CONTROL = 200  # permutations of the add test's negative control (declared in the registry)
 
 
@@ -321,21 +314,13 @@ if adds:
 # description of these chosen cells, not a claim). {glue:text}`hz_per_scale_text`
 
 # %% tags=["hide-input"]
-def hr_long(table):
-    """The per-group table with one row per cell and group (it fits the page with five groups)."""
-    groups = [c for c in table.columns if c not in ("pooled r", "Cochran's Q p")]
-    long = table[groups].stack().rename("r [95% interval]").to_frame()
-    long.index.names = ["cell", "group"]
-    return long.join(table[["pooled r", "Cochran's Q p"]], on="cell")
-
-
 per_group_table = lambda values, outcomes, groups, fractions, curves: hr.per_group_table(
     values, outcomes, groups, fractions, curves, PREDICTORS, KERNELS, RIVALS)
 per_scale_values = {o: nets[o][use] for o in OUTCOMES}
 per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
                                                   fractions, curves)
 glue("hz_per_scale_text", per_scale_text, display=False)
-reading_table(hr_long(per_scale_table))
+reading_table(hr.per_group_long(per_scale_table))
 
 # %% [markdown]
 # (hz-finetune)=
@@ -374,9 +359,10 @@ ft_curves = {o: horizon.accuracy_curves(ft_values, nets[o][use], groups, finetun
                                         seed=10 + i) for i, o in enumerate(FT_OUTCOMES)}
 fig = plot_horizon.plot_horizon(ft_curves, PREDICTORS, KERNELS, finetune_fractions, THRESHOLD, phase="fine-tuning")
 plt.show()
-(ft_tests, ft_reverse, _, _, ft_kernel_of, ft_labels) = rival_comparison(
-    ft_values, {o: nets[o][use] for o in FT_OUTCOMES}, groups, finetune_fractions)
-ft_p_holm, ft_reverse_holm = holm_adjusted_finite(ft_tests), holm_adjusted_finite(ft_reverse)
+ft_findings = hr.rival_findings(hr.labelled_rival_cells(ft_values, KERNELS, {o: nets[o][use] for o in FT_OUTCOMES},
+                                                        groups, finetune_fractions))
+ft_tests, ft_reverse, ft_kernel_of, ft_labels, ft_p_holm, ft_reverse_holm = (
+    ft_findings[k] for k in ("p", "p_reverse", "kernel_of", "labels", "p_holm", "p_reverse_holm"))
 ft_best = {o: max(((abs(c["within"][i, f]), PREDICTORS[i], f) for i in range(len(PREDICTORS))
                    for f in range(1, len(finetune_fractions)) if np.isfinite(c["within"][i, f])), default=None)
            for o, c in ft_curves.items()}
@@ -472,14 +458,11 @@ glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.from
 
 # %% tags=["hide-input"]
 pair_table = hr.within_table(pair_curves, PREDICTORS, pair_fractions)
-(pair_tests, pair_reverse, pair_partial_r, pair_partial_p, pair_kernel_of,
- pair_labels) = rival_comparison(pair_values, pair_out, pair_groups, pair_fractions)
-pair_p_holm, pair_reverse_holm, pair_partial_holm = (holm_adjusted_finite(p) for p in
-                                                     (pair_tests, pair_reverse, pair_partial_p))
-pair_winners = [(*pair_labels[i], pair_p_holm[i]) for i in np.flatnonzero(pair_p_holm <= 0.05)]
-pair_beaten = sorted({pair_kernel_of[i] for i in np.flatnonzero(pair_reverse_holm <= 0.05)})
-pair_adds = [(*pair_labels[i], f"{pair_partial_r[i]:+.2f}", pair_partial_holm[i])
-             for i in np.flatnonzero(pair_partial_holm <= 0.05)]
+pair_findings = hr.rival_findings(hr.labelled_rival_cells(pair_values, KERNELS, pair_out, pair_groups, pair_fractions))
+pair_tests, pair_reverse, pair_partial_p, pair_kernel_of, pair_labels = (
+    pair_findings[k] for k in ("p", "p_reverse", "p_partial", "kernel_of", "labels"))
+pair_reverse_holm, pair_winners, pair_beaten, pair_adds = (
+    pair_findings[k] for k in ("p_reverse_holm", "winners", "beaten", "adds"))
 glue("hz_pairs_beats_text", (f"a kernel quantity beats every rival in {len(pair_winners)} of {len(pair_tests)} "
                              f"cells after Holm's correction, and some rival beats a kernel quantity in "
                              f"{int(np.sum(pair_reverse_holm <= 0.05))} cells ({len(pair_beaten)} of the "
@@ -487,7 +470,7 @@ glue("hz_pairs_beats_text", (f"a kernel quantity beats every rival in {len(pair_
 glue("hz_pairs_adds_text", (f"Given all four rivals, a kernel quantity adds information (partial correlation, "
                             f"Holm) in {len(pair_adds)} of {int(np.isfinite(pair_partial_p).sum())} cells"
                             + (" (second table)." if pair_adds else ".")), display=False)
-display(reading_table(pair_table.stack(level=0, future_stack=True).rename_axis(["predictor", "outcome"])))
+display(reading_table(long_view(pair_table, ["predictor", "outcome"])))  # one row per predictor and outcome
 if pair_adds:
     display(reading_table(pd.DataFrame(pair_adds, columns=["kernel quantity", "outcome", "fraction f",
                                                            "partial r given the rivals", "Holm-adjusted p"])))
@@ -497,7 +480,7 @@ pair_control_found = horizon_checks.shuffled_discoveries(pair_values[:len(KERNEL
 glue("hz_pairs_control_text", control_text(pair_control_found), display=False)
 pair_group_table, pair_group_text = per_group_table(pair_values, pair_out, pair_groups, pair_fractions, pair_curves)
 glue("hz_pairs_per_group_text", pair_group_text, display=False)
-display(reading_table(hr_long(pair_group_table)))
+display(reading_table(hr.per_group_long(pair_group_table)))
 
 # %% [markdown]
 # (hz-verdicts)=

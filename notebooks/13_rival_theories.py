@@ -128,7 +128,7 @@ from myst_nb import glue
 from lib.analyses import claims
 from lib.analyses import rival_theories as rt
 from lib.book import plot_rival_theories, rival_report
-from lib.book.tables import reading_table
+from lib.book.tables import long_view, reading_table
 from lib.core.tasks import TaskEnvironment
 from lib.experiments import route_learning, two_point
 
@@ -433,12 +433,11 @@ for g in tqdm(cont_scales, desc="continuum scales"):
     for name, values in named.items():
         cont_pooled.setdefault(name, []).append(values)
     cont_pooled.setdefault("observed", []).append(observed)
-    cont_pooled.setdefault("scale alone", []).append(np.full(observed.shape, np.log(g)))
+    cont_pooled.setdefault(rival_report.SCALE_ALONE, []).append(np.full(observed.shape, np.log(g)))
 
 cont_table = rc.interval_table(cont_scores, rcon.CONTINUUM_PREDICTORS_A)
 scale_columns = [c for c in cont_table.columns if c.startswith("g = ")]  # one row per predictor and scale: fits the page
-cont_long = cont_table[scale_columns].stack().rename("mean r [95% interval]").to_frame().rename_axis(["predictor", "scale"])
-cont_long = cont_long.join(cont_table.drop(columns=scale_columns), on="predictor")
+cont_long = long_view(cont_table, ["predictor", "scale"], columns=scale_columns, value_name="mean r [95% interval]")
 display(reading_table(cont_long).set_caption("(a) on the continuum's networks: mean r over task pairs [95% interval]"))
 display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "rate_h": r["rate_h"],
                                      "rate_y": r["rate_y"], "fit error": r["fit_error"],
@@ -446,22 +445,10 @@ display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "ra
                                     for g, r in cont_rates.items()]).set_index("scale g"))
         .set_caption("two-point rates per scale, fitted on the held-out networks"))
 
-pooled = {k: np.concatenate(v) for k, v in cont_pooled.items()}
-finite_rows = (np.all(np.isfinite(pooled["linearized at t=0"]), axis=1) if pooled  # a diverged linearization:
-               else np.zeros(0, bool))                                             # no distances
-across = []
-for name in (rcon.CONTINUUM_PREDICTORS_A + ("scale alone",)) if finite_rows.sum() >= 2 else ():
-    values, obs = pooled[name][finite_rows], pooled["observed"][finite_rows]
-    if name in ("t=0 eNTK", "targets control"):  # 1 - cosine: no size to log; raw values
-        r_all, how = rt.pearson(values, np.log(obs)), "raw prediction, log observed"
-    elif name == "scale alone":
-        r_all, how = rt.pearson(values, np.log(obs)), "log g, log observed"
-    else:
-        r_all, how = rcon.pooled_log_r(values, obs), "log, log"
-    across.append({"predictor": name, "pooled r": r_all, "scale": how})
-across = pd.DataFrame(across, columns=["predictor", "pooled r", "scale"]).set_index("predictor")
+across, n_finite = rival_report.across_scales_table({k: np.concatenate(v) for k, v in cont_pooled.items()},
+                                                    rcon.CONTINUUM_PREDICTORS_A)
 glue("rv_cont_across", "; ".join(f"{name} r = {row['pooled r']:+.2f}" for name, row in across.iterrows())
-     + f" ({int(finite_rows.sum())} networks with a finite linearization)", display=False)
+     + f" ({n_finite} networks with a finite linearization)", display=False)
 glue("rv_cont_nets", f"{len(cont_scales)} scales g = " + ", ".join(f"{g:g}" for g in cont_scales)
      + f", {converged_seeds} networks each, {converged_n_hidden} hidden units; analysed: {int(cont_use.sum())} of "
      f"{cont_use.size}" + (" whose single-task training converged" if converged_only else

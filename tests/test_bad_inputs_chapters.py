@@ -100,3 +100,32 @@ def test_smg_parameters_are_checked(kwargs, message):
     params = dict(seed=0, learning_rate=0.2, n_iterations=2500, record_every=10, analysis_times=[190, 770]) | kwargs
     with pytest.raises(ValueError, match=message):
         cp.check_smg_parameters(**params)
+
+
+# the converged continuum's parameters: one checker (chapter_parameters._check_converged_continuum) for
+# chapters 12 and 13, whose messages name each notebook's own parameter
+SHARED = [
+    ("n_train", "converged_n_train", 10, r" must be an integer >= 24, got 10"),
+    ("n_hidden", "converged_n_hidden", 0, r" must be an integer >= 1, got 0"),
+    ("converged_seeds", "converged_seeds", 3, r" must be an integer >= 4"),
+    ("first_block", "first_block", 0, r" must be an integer >= 1"),
+    ("lr_choice_iterations", "lr_choice_iterations", 5, r" must be an integer >= 10, got 5"),
+    ("n_lr_seeds", "n_lr_seeds", 0, r" must be an integer >= 1, got 0"),
+    ("converged_only", "converged_only", "yes", r" must be one of \[True, False\], got 'yes'"),
+    ("lr_candidates", "lr_candidates", [0.1, -1.0], r"\[1\] must be a finite number in \(0, "),
+    ("converged_scales", "converged_scales", [1.0], r" must be a list of at least 2 distinct numbers"),
+]
+
+
+@pytest.mark.parametrize("name_12, name_13, value, message", SHARED)
+def test_a_shared_converged_continuum_parameter_is_named_as_each_chapter_calls_it(name_12, name_13, value, message):
+    for chapter, name in (("12_prediction_horizon", name_12), ("13_rival_theories", name_13)):
+        with pytest.raises(ValueError, match=rf"^{name}{message}"):  # anchored: the notebook's own name
+            cp.check_chapter(chapter, parameters(chapter, "quick", **{name: value}))
+
+
+@pytest.mark.parametrize("chapter", ["10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"])
+def test_the_converged_iterations_are_checked_alike_in_the_three_chapters(chapter):
+    iterations = dict(parameters(chapter)["converged_iterations"], finetune=105)  # not a multiple of 10
+    with pytest.raises(ValueError, match=r"converged_iterations\['finetune'\] must be a multiple of 10"):
+        cp.check_chapter(chapter, parameters(chapter, converged_iterations=iterations))

@@ -61,8 +61,48 @@ def test_per_group_table_reports_each_groups_correlation():
                                      PREDICTORS, PREDICTORS[:2], PREDICTORS[2:])
     assert table.loc[table.index[0], "a"].startswith("+1.00") and table.loc[table.index[0], "b"].startswith("-1.00")
     assert float(table.loc[table.index[0], "Cochran's Q p"]) < 1e-6 and "rejects one common correlation" in text
+    long = hr.per_group_long(table)  # one row per cell and group, the cell's pooled r and Q p repeated
+    assert list(long.index.names) == ["cell", "group"] and len(long) == 2 * len(table)
+    assert list(long.columns) == ["r [95% interval]", "pooled r", "Cochran's Q p"]
+    for (cell, group), row in long.iterrows():
+        assert row["r [95% interval]"] == table.loc[cell, group]
+        assert row["pooled r"] == table.loc[cell, "pooled r"]
+        assert row["Cochran's Q p"] == table.loc[cell, "Cochran's Q p"]
+    assert [i[1] for i in long.index[:2]] == ["a", "b"] and long.index[0][0] == table.index[0]
 
 
 def test_control_text():
     assert "3 of the 4 permutations" in hr.control_text(np.array([1, 0, 2, 5, np.nan]))
     assert hr.control_text(np.array([np.nan])).startswith("No cell could be tested")
+
+
+def test_rival_findings_applies_holm_and_lists_the_winners_the_beaten_and_the_adds():
+    labels = [("K1", "speed", "1%"), ("K1", "speed", "10%"), ("K2", "speed", "1%"), ("K2", "loss", "10%")]
+    cells = {"p": [0.001, 0.04, np.nan, 0.5], "p_reverse": [0.9, 0.2, 0.01, 0.003],
+             "r_partial": [0.41, -0.3, np.nan, 0.05], "p_partial": [0.02, 0.001, np.nan, 0.9],
+             "kernel_of": ["K1", "K1", "K2", "K2"], "labels": labels}
+    found = hr.rival_findings(cells)
+    # Holm by hand over the 3 finite p: 0.001 x 3 = 0.003, 0.04 x 2 = 0.08, 0.5 x 1 -> max with the previous: 0.5
+    np.testing.assert_allclose(found["p_holm"], [0.003, 0.08, np.nan, 0.5])
+    # reverse (4 finite): sorted 0.003, 0.01, 0.2, 0.9 -> 0.012, 0.03, 0.4, 0.9
+    np.testing.assert_allclose(found["p_reverse_holm"], [0.9, 0.4, 0.03, 0.012])
+    np.testing.assert_allclose(found["p_partial_holm"], [0.04, 0.003, np.nan, 0.9])
+    assert found["winners"] == [("K1", "speed", "1%", pytest.approx(0.003))]
+    assert found["beaten"] == ["K2"]
+    assert found["adds"] == [("K1", "speed", "1%", "+0.41", pytest.approx(0.04)),
+                             ("K1", "speed", "10%", "-0.30", pytest.approx(0.003))]
+    assert found["labels"] == labels and found["p"] == cells["p"]  # the cells pass through
+    assert hr.rival_findings(cells, level=0.01)["adds"] == [("K1", "speed", "10%", "-0.30", pytest.approx(0.003))]
+
+
+@pytest.mark.parametrize("cells, level, message", [
+    ({"p": [0.1]}, 0.05, r"cells must be a dict of equally long entries"),
+    ("cells", 0.05, r"cells must be a dict of equally long entries .*got str"),
+    (None, 1.0, r"level must be a number in \(0, 1\), got 1\.0"),
+    (None, True, r"level must be a number in \(0, 1\), got True"),
+])
+def test_rival_findings_refuses_bad_input(cells, level, message):
+    good = ({k: [0.1] for k in ("p", "p_reverse", "r_partial", "p_partial")}
+            | {"kernel_of": ["K"], "labels": [("K", "o", "1%")]})
+    with pytest.raises(ValueError, match=message):
+        hr.rival_findings(good if cells is None else cells, level=level)

@@ -1,6 +1,7 @@
 """The rival-theories chapter's cells and sentences select the right predictors (lib.book.rival_report)."""
 
 import numpy as np
+import pytest
 
 from lib.analyses import rival_comparison as rc
 from lib.book import rival_report as rr
@@ -38,3 +39,48 @@ def test_best_and_as_good_words():
     assert rr.as_good_words(SCORES, [0.3, 3.0], "a", "theory", ("kernel", "control")) == "kernel at g = 3"
     assert rr.as_good_words(SCORES, [0.3], "a", "theory", ("kernel",)) == "none"
     assert rr.best_per_scale({g: SCORES[g]["a"] for g in SCORES}, [0.3, 3.0]) == "g = 0.3: theory; g = 3: kernel"
+
+
+def _pooled(rng, n=6, t=5):
+    """Pooled continuum predictions over n networks (two scales) and t task pairs; network 1 diverged."""
+    log_g = np.repeat(np.log([1.0, 10.0]), n // 2)[:, None] * np.ones((n, t))
+    observed = np.exp(log_g + rng.normal(scale=0.3, size=(n, t)))
+    pooled = {"observed": observed, rr.SCALE_ALONE: log_g,
+              "two-point theory": observed * np.exp(rng.normal(scale=0.2, size=(n, t))),
+              "t=0 eNTK": rng.uniform(0.0, 0.5, size=(n, t)),  # 1 - cosine: may be any size, raw
+              "linearized at t=0": observed * np.exp(rng.normal(scale=0.5, size=(n, t)))}
+    pooled["linearized at t=0"][1, 2] = np.inf
+    return pooled
+
+
+def test_across_scales_table_pools_the_finite_networks_with_the_right_scale_per_predictor():
+    from scipy.stats import pearsonr
+
+    pooled = _pooled(np.random.default_rng(0))
+    names = ("two-point theory", "t=0 eNTK", "linearized at t=0")
+    table, n_finite = rr.across_scales_table(pooled, names)
+    keep = np.arange(6) != 1  # the diverged network is left out of every row
+    obs = np.log(pooled["observed"][keep]).ravel()
+    expected = {"two-point theory": pearsonr(np.log(pooled["two-point theory"][keep]).ravel(), obs)[0],
+                "t=0 eNTK": pearsonr(pooled["t=0 eNTK"][keep].ravel(), obs)[0],
+                "linearized at t=0": pearsonr(np.log(pooled["linearized at t=0"][keep]).ravel(), obs)[0],
+                rr.SCALE_ALONE: pearsonr(pooled[rr.SCALE_ALONE][keep].ravel(), obs)[0]}
+    assert n_finite == 5 and list(table.index) == [*names, rr.SCALE_ALONE]
+    np.testing.assert_allclose(table["pooled r"], [expected[k] for k in table.index], rtol=1e-10)
+    assert list(table["scale"]) == ["log, log", "raw prediction, log observed", "log, log", "log g, log observed"]
+
+
+def test_across_scales_table_is_empty_without_two_finite_networks_and_refuses_bad_input():
+
+    table, n_finite = rr.across_scales_table({}, ("two-point theory",))
+    assert table.empty and n_finite == 0 and list(table.columns) == ["pooled r", "scale"]
+    pooled = _pooled(np.random.default_rng(1), n=2)
+    table, n_finite = rr.across_scales_table(pooled, ("two-point theory",))  # one network left
+    assert table.empty and n_finite == 1
+    with pytest.raises(ValueError, match=r"one shape .*missing \['targets control'\]"):
+        rr.across_scales_table(_pooled(np.random.default_rng(0)), ("two-point theory", "targets control"))
+    bad = _pooled(np.random.default_rng(0)) | {"observed": np.ones((6, 4))}
+    with pytest.raises(ValueError, match=r"pooled must hold \(n, T\) arrays of one shape"):
+        rr.across_scales_table(bad, ("two-point theory",))
+    with pytest.raises(ValueError, match=r"pooled must be a dict of \(n, T\) arrays, got list"):
+        rr.across_scales_table([], ("two-point theory",))

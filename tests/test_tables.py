@@ -7,7 +7,7 @@ import pytest
 from lib.analyses.claims import VERDICTS
 from lib.analyses.expected_signs import OUTCOME_NAMES, PREDICTOR_NAMES
 from lib.book import names
-from lib.book.tables import NOT_APPLICABLE, reading_table
+from lib.book.tables import NOT_APPLICABLE, long_view, reading_table
 from lib.core.entk_variants import ENTK_VARIANTS
 
 
@@ -55,3 +55,81 @@ def test_reading_table_transposes_and_refuses_bad_input():
         reading_table(frame, digits=0)
     with pytest.raises(ValueError, match="frame"):
         reading_table([[1, 2]])
+
+
+def _wide() -> pd.DataFrame:
+    """3 cells x (2 groups + 2 kept columns), rows and groups not in sorted order, one missing cell."""
+    return pd.DataFrame({"g = 10": ["+0.10 [0.0, 0.2]", None, "+0.30 [0.2, 0.4]"],
+                         "g = 1": ["-0.10 [-0.2, 0.0]", "+0.50 [0.4, 0.6]", "–"],
+                         "pooled r": ["+0.01", "+0.50", "+0.30"], "Cochran's Q p": ["0.5", "0.01", "–"]},
+                        index=pd.Index(["z cell", "a cell", "m cell"], name="cell"))
+
+
+def test_long_view_moves_each_cell_into_its_own_row_and_repeats_the_kept_columns():
+    wide = _wide()
+    long = long_view(wide, ["cell", "group"], columns=["g = 10", "g = 1"], value_name="r [95% interval]")
+    expected = [(cell, group, wide.loc[cell, group], wide.loc[cell, "pooled r"], wide.loc[cell, "Cochran's Q p"])
+                for cell in wide.index for group in ("g = 10", "g = 1")]  # row by row, in the frame's order
+    assert list(long.index.names) == ["cell", "group"]
+    assert list(long.columns) == ["r [95% interval]", "pooled r", "Cochran's Q p"]
+    assert [(*i, *(None if pd.isna(v) else v for v in row)) for i, row in zip(long.index, long.values.tolist())] == [
+        tuple(None if pd.isna(v) else v for v in e) for e in expected]  # the missing cell stays, as missing
+    swapped = long_view(wide, ["cell", "group"], columns=["g = 1", "g = 10"], value_name="r")
+    assert [i[1] for i in swapped.index[:2]] == ["g = 1", "g = 10"]  # the order of columns, not sorted
+    alone = long_view(wide[["g = 10", "g = 1"]], ["cell", "group"], value_name="r")  # default: every column
+    assert list(alone.columns) == ["r"] and len(alone) == 6
+
+
+def test_long_view_is_the_notebooks_former_reshaping():
+    """Chapters 12 and 13 built these views with pandas directly; the function gives the same frames and
+    the same page (reading_table's HTML)."""
+    wide = _wide()
+    groups = ["g = 10", "g = 1"]
+    former = wide[groups].stack().rename("r [95% interval]").to_frame()
+    former.index.names = ["cell", "group"]
+    former = former.join(wide[["pooled r", "Cochran's Q p"]], on="cell")
+    ours = long_view(wide, ["cell", "group"], columns=groups, value_name="r [95% interval]")
+    pd.testing.assert_frame_equal(ours, former)
+    assert reading_table(ours).set_uuid("t").to_html() == reading_table(former).set_uuid("t").to_html()
+
+    two_level = pd.DataFrame([["+0.1", "+0.2", "-0.3", "–"], ["+0.5", "+0.6", "+0.7", "+0.8"]],
+                             index=pd.Index(["sharing index", "loss"], name="predictor"),
+                             columns=pd.MultiIndex.from_tuples([("speed", "t = 0"), ("speed", "10%"),
+                                                                ("final loss", "t = 0"), ("final loss", "10%")]))
+    former = two_level.stack(level=0, future_stack=True).rename_axis(["predictor", "outcome"])
+    ours = long_view(two_level, ["predictor", "outcome"])
+    pd.testing.assert_frame_equal(ours, former)
+    assert reading_table(ours).set_uuid("t").to_html() == reading_table(former).set_uuid("t").to_html()
+    assert list(ours.columns) == ["t = 0", "10%"]  # the inner labels in their order, not sorted
+    assert [tuple(i) for i in ours.index] == [("sharing index", "speed"), ("sharing index", "final loss"),
+                                              ("loss", "speed"), ("loss", "final loss")]
+    assert ours.loc[("sharing index", "final loss")].tolist() == ["-0.3", "–"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(frame=[[1, 2]]), r"frame must be a pandas DataFrame, got list"),
+    (dict(index_names=["cell"]), r"index_names must be two distinct strings"),
+    (dict(index_names="cg"), r"index_names must be two distinct strings"),
+    (dict(index_names=["cell", "cell"]), r"index_names must be two distinct strings"),
+    (dict(columns=["g = 2"]), r"columns must be a non-empty list of distinct columns of frame \(allowed: \['g = 10'"),
+    (dict(columns=[]), r"columns must be a non-empty list"),
+    (dict(columns=["g = 1", "g = 1"]), r"columns must be a non-empty list of distinct columns"),
+    (dict(columns="g = 1"), r"columns must be a non-empty list"),
+    (dict(value_name=None), r"value_name must be a string"),
+    (dict(value_name="pooled r"), r"value_name must be a string .* other than the kept columns \['pooled r'"),
+])
+def test_long_view_refuses_bad_input_naming_the_parameter(kwargs, message):
+    arguments = dict(frame=_wide(), index_names=["cell", "group"], columns=["g = 10", "g = 1"], value_name="r") | kwargs
+    with pytest.raises(ValueError, match=message):
+        long_view(**arguments)
+
+
+def test_long_view_refuses_frames_it_cannot_reshape():
+    with pytest.raises(ValueError, match=r"frame must have a unique one-level row index, got 1 levels, repeated"):
+        long_view(pd.DataFrame({"a": [1, 2]}, index=["x", "x"]), ["row", "column"], value_name="v")
+    two_level = pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("o", "a"), ("o", "b")]))
+    with pytest.raises(ValueError, match=r"columns and value_name must be None for a frame with two levels"):
+        long_view(two_level, ["row", "outer"], value_name="v")
+    three_level = pd.DataFrame([[1]], columns=pd.MultiIndex.from_tuples([("o", "a", "x")]))
+    with pytest.raises(ValueError, match=r"frame must have one or two levels of columns, got 3"):
+        long_view(three_level, ["row", "outer"])

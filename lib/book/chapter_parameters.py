@@ -321,6 +321,45 @@ def _check_iterations(name, iterations, keys, snapshot_keys) -> None:
             raise ValueError(f"{name}[{key!r}] must be a multiple of 10 (11 snapshots), got {value}")
 
 
+def _check_continuum_training(lr_candidates, n_lr_seeds, n_train, n_hidden, n_train_name="n_train",
+                              n_hidden_name="n_hidden") -> None:
+    """The training of chapter 10's continuum networks, which chapters 12 and 13 read from its cache: the
+    candidate learning rates ``lr_candidates`` (float32, > 0), ``n_lr_seeds`` held-out networks per
+    candidate (seeds from ``LR_SELECTION_SEED``), ``n_train`` training patterns and ``n_hidden`` hidden
+    units; ``n_train_name``, ``n_hidden_name`` are the notebook's names of the last two (chapter 13's
+    ``converged_n_train``, ``converged_n_hidden``), used in the messages."""
+    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
+    check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
+    check_seed("n_lr_seeds: the last held-out seed", LR_SELECTION_SEED + n_lr_seeds - 1)
+    check_size(n_train_name, n_train, minimum=24, sane_maximum=2000)
+    check_size(n_hidden_name, n_hidden, minimum=1, sane_maximum=2000)
+
+
+def _check_converged_runs(converged_scales, converged_iterations) -> None:
+    """The converged continuum's init scales (at least 2 distinct, in :data:`G_RANGE`) and phase lengths
+    (``single``, ``finetune`` with 11 snapshots, ``route``)."""
+    check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
+    _check_iterations("converged_iterations", converged_iterations, ("finetune", "route", "single"),
+                      ("finetune", "single"))
+
+
+def _check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
+                               n_lr_seeds, lr_choice_iterations, n_train, n_hidden, converged_only,
+                               n_train_name="n_train", n_hidden_name="n_hidden") -> None:
+    """The converged continuum as chapters 12 and 13 read it from chapter 10's cache: its scales and phase
+    lengths, ``converged_seeds`` >= 4 networks per scale (a within-scale r needs 4) computed in blocks of
+    ``first_block`` seeds, the learning-rate choice (``lr_choice_iterations`` per candidate), the network
+    size (:func:`_check_continuum_training`, whose messages use ``n_train_name``, ``n_hidden_name``) and
+    ``converged_only``."""
+    _check_converged_runs(converged_scales, converged_iterations)
+    check_size("converged_seeds", converged_seeds, minimum=4, sane_maximum=200)
+    check_int("converged_seeds", converged_seeds, minimum=4, maximum=LR_SELECTION_SEED)
+    check_int("first_block", first_block, minimum=1, maximum=converged_seeds)
+    check_size("lr_choice_iterations", lr_choice_iterations, minimum=10, sane_maximum=100_000)
+    _check_continuum_training(lr_candidates, n_lr_seeds, n_train, n_hidden, n_train_name, n_hidden_name)
+    check_choice("converged_only", converged_only, (True, False))
+
+
 def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                               n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
                               converged_scales, converged_seeds, converged_iterations, n_resamples,
@@ -330,15 +369,11 @@ def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_
     check_size("n_scales", n_scales, minimum=3, sane_maximum=40)
     check_size("n_seeds", n_seeds, minimum=3, sane_maximum=200)
     check_int("n_seeds", n_seeds, minimum=3, maximum=LR_SELECTION_SEED)  # evaluated seeds stay below the held-out ones
-    check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
-    check_seed("n_lr_seeds: the last held-out seed", LR_SELECTION_SEED + n_lr_seeds - 1)
-    check_size("n_train", n_train, minimum=24, sane_maximum=2000)
-    check_size("n_hidden", n_hidden, minimum=1, sane_maximum=2000)
+    _check_continuum_training(lr_candidates, n_lr_seeds, n_train, n_hidden)
     check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
     check_size("block_pairs", block_pairs, minimum=1, sane_maximum=200)
     _check_scale_grid(g_min, g_max, n_scales)
     check_number_list("hidden_scales", hidden_scales, *G_RANGE)
-    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
     _check_iterations("iterations", iterations, ("finetune", "lr_choice", "route", "single"),
                       ("finetune", "lr_choice", "route", "single"))
     n_cells = n_scales + len(hidden_scales)
@@ -350,11 +385,9 @@ def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_
     check_size("n_permutations", n_permutations, minimum=99, sane_maximum=1_000_000)
     check_size("converged_seeds", converged_seeds, minimum=3, sane_maximum=200)
     check_int("converged_seeds", converged_seeds, minimum=n_seeds, maximum=LR_SELECTION_SEED)
-    check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
+    _check_converged_runs(converged_scales, converged_iterations)
     if not {1.0, 10.0} <= {float(g) for g in converged_scales}:
         raise ValueError(f"converged_scales must include 1 and 10, got {converged_scales!r}")
-    _check_iterations("converged_iterations", converged_iterations, ("finetune", "route", "single"),
-                      ("finetune", "single"))
     check_workload(f"the converged continuum's training work, len(converged_scales) x converged_seeds x "
                    f"(3 converged_iterations['single'] + converged_iterations['finetune'] + "
                    f"converged_iterations['route']) x n_train x n_hidden (the defaults: 6.1e10)",
@@ -390,22 +423,12 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
     are observed. Returns the pairs' plan, schedule -> (seeds, n_iterations)."""
     from ..experiments.horizon_snapshots import snapshot_iterations
 
-    check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
-    check_size("converged_seeds", converged_seeds, minimum=4, sane_maximum=200)
-    check_int("converged_seeds", converged_seeds, minimum=4, maximum=LR_SELECTION_SEED)
-    check_int("first_block", first_block, minimum=1, maximum=converged_seeds)
-    _check_iterations("converged_iterations", converged_iterations, ("finetune", "route", "single"),
-                      ("finetune", "single"))
-    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
-    check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
-    check_size("lr_choice_iterations", lr_choice_iterations, minimum=10, sane_maximum=100_000)
-    check_size("n_train", n_train, minimum=24, sane_maximum=2000)
-    check_size("n_hidden", n_hidden, minimum=1, sane_maximum=2000)
+    _check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
+                               n_lr_seeds, lr_choice_iterations, n_train, n_hidden, converged_only)
     check_number_list("fractions", fractions, 0.0, 0.5, increasing=True, min_length=3)
     if float(fractions[0]) != 0.0:
         raise ValueError(f"fractions must start at 0 (t=0), got {fractions!r}")
     snapshot_iterations(fractions, converged_iterations["single"])
-    check_choice("converged_only", converged_only, (True, False))
     check_size("n_resamples", n_resamples, minimum=100, sane_maximum=100_000)
     check_workload("the horizon's kernels, len(converged_scales) x converged_seeds x len(fractions) snapshots, each "
                    "two eNTKs on n_train x n_train inputs (the defaults: 1350 snapshots)",
@@ -446,18 +469,9 @@ def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seed
     ``continuum_fit_snapshots`` snapshots."""
     from ..analyses.rival_continuum import check_fit_seeds
 
-    check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
-    check_int("converged_seeds", converged_seeds, minimum=4, maximum=LR_SELECTION_SEED)
-    check_size("converged_seeds", converged_seeds, minimum=4, sane_maximum=200)
-    check_int("first_block", first_block, minimum=1, maximum=converged_seeds)
-    _check_iterations("converged_iterations", converged_iterations, ("finetune", "route", "single"),
-                      ("finetune", "single"))
-    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
-    check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
-    check_size("lr_choice_iterations", lr_choice_iterations, minimum=10, sane_maximum=100_000)
-    check_size("converged_n_train", converged_n_train, minimum=24, sane_maximum=2000)
-    check_size("converged_n_hidden", converged_n_hidden, minimum=1, sane_maximum=2000)
-    check_choice("converged_only", converged_only, (True, False))
+    _check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
+                               n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden,
+                               converged_only, n_train_name="converged_n_train", n_hidden_name="converged_n_hidden")
     check_fit_seeds(continuum_fit_seeds, converged_seeds)
     check_size("continuum_fit_snapshots", continuum_fit_snapshots, minimum=3, sane_maximum=1000)
     if converged_iterations["single"] % (continuum_fit_snapshots - 1):

@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 
 from ..analyses import horizon, horizon_checks
+from ..analyses.multiple_testing import holm_adjusted_finite
 from .names import reader_name
+from .tables import long_view
 
 DASH = "\u2013"
 
@@ -80,6 +82,31 @@ def labelled_rival_cells(values: np.ndarray, kernels, outcomes: dict, groups, fr
             "p_partial": cells["p_partial"], "kernel_of": kernel_of, "labels": labels}
 
 
+def rival_findings(cells: dict, level: float = 0.05) -> dict:
+    """The findings among the C cells of :func:`labelled_rival_cells` after Holm's correction (each test
+    over its finite p-values, :func:`lib.analyses.multiple_testing.holm_adjusted_finite`): ``cells``'
+    entries and ``p_holm``, ``p_reverse_holm``, ``p_partial_holm`` (C,); ``winners``, the (kernel
+    quantity, outcome, fraction, Holm p) of the cells where the kernel quantity beats every rival
+    (``p_holm <= level``); ``beaten``, the sorted names of the kernel quantities some rival beats in some
+    cell; ``adds``, the (kernel quantity, outcome, fraction, partial r as "+0.12", Holm p) of the cells
+    where the kernel quantity adds information to the rivals. Raises ``ValueError`` for ``level``
+    outside (0, 1) or ``cells`` missing an entry or of unequal lengths."""
+    keys = ("p", "p_reverse", "r_partial", "p_partial", "kernel_of", "labels")
+    if not isinstance(cells, dict) or any(k not in cells for k in keys) or len({len(cells[k]) for k in keys}) != 1:
+        raise ValueError(f"cells must be a dict of equally long entries {list(keys)} (labelled_rival_cells), got "
+                         + (f"{ {k: len(v) for k, v in cells.items()} }" if isinstance(cells, dict)
+                            else type(cells).__name__))
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    p_holm, reverse_holm, partial_holm = (holm_adjusted_finite(cells[k]) for k in ("p", "p_reverse", "p_partial"))
+    labels, kernel_of, r_partial = cells["labels"], cells["kernel_of"], cells["r_partial"]
+    return {**cells, "p_holm": p_holm, "p_reverse_holm": reverse_holm, "p_partial_holm": partial_holm,
+            "winners": [(*labels[i], p_holm[i]) for i in np.flatnonzero(p_holm <= level)],
+            "beaten": sorted({kernel_of[i] for i in np.flatnonzero(reverse_holm <= level)}),
+            "adds": [(*labels[i], f"{r_partial[i]:+.2f}", partial_holm[i])
+                     for i in np.flatnonzero(partial_holm <= level)]}
+
+
 def control_text(found: np.ndarray) -> str:
     """The shuffled-outcome control in words: ``found`` (n,) discoveries per permutation (nan: untestable)."""
     testable = np.asarray(found, float)
@@ -127,6 +154,17 @@ def per_group_table(values: np.ndarray, outcomes: dict, groups, fractions, curve
             f"{int(np.sum(q_p <= 0.05))}; the per-group r's of a cell differ by up to {np.nanmax(spread):.2f}."
             if np.isfinite(q_p).any() else "Too few networks per group for Cochran's Q.")
     return pd.DataFrame(rows).set_index("cell"), text
+
+
+PER_GROUP_KEPT = ("pooled r", "Cochran's Q p")  # the columns of per_group_table that are not groups
+
+
+def per_group_long(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`per_group_table`'s table (cells x (G groups, pooled r, Cochran's Q p)) with one row per
+    cell and group (:func:`lib.book.tables.long_view`, index "cell", "group"; it fits the page with
+    five groups): the group's "r [95% interval]", then the cell's pooled r and Q p repeated."""
+    groups = [c for c in table.columns if c not in PER_GROUP_KEPT]
+    return long_view(table, ["cell", "group"], columns=groups, value_name="r [95% interval]")
 
 
 def window_cells(curves: dict, predictors, names, outcomes, fractions, early: float,

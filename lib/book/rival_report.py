@@ -4,8 +4,9 @@ Book layer. The chapter (``notebooks/13_rival_theories.py``) scores every predic
 network (:func:`lib.analyses.rival_comparison.outcome_scores`): ``scores[g][outcome][predictor]``
 is an (n,) array over the networks of initial scale ``g`` (nan where a predictor gives no
 score, e.g. a route that never reaches half its loss). The functions here gather the cells a
-claim judges (:func:`lib.analyses.rival_comparison.paired_cells`) and say in words which
-predictor scores best; they compute no new statistic.
+claim judges (:func:`lib.analyses.rival_comparison.paired_cells`), say in words which
+predictor scores best and pool the converged continuum's predictions over its scales
+(:func:`across_scales_table`); they compute no new statistic.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import pandas as pd
 
-from ..analyses import rival_comparison
+from ..analyses import rival_comparison, rival_continuum, rival_theories
 
 
 def scale_cells(scores: dict, outcome: str, theory: str, rivals: Sequence[str], scales: Sequence[float],
@@ -81,3 +83,46 @@ def best_per_scale(scores_by_scale: dict, scales: Sequence[float]) -> str:
         scored = {n: m for n, m in means.items() if np.isfinite(m)}
         words.append(f"g = {g:g}: " + (max(scored, key=scored.get) if scored else "no scores"))
     return "; ".join(words)
+
+
+RAW_PREDICTORS = ("t=0 eNTK", "targets control")  # 1 - cosine: no size to take the log of; raw values
+SCALE_ALONE = "scale alone"  # the log of the init scale, the same on every task pair of a network
+
+
+def across_scales_table(pooled: dict, names: Sequence[str],
+                        finite_on: str = "linearized at t=0") -> tuple[pd.DataFrame, int]:
+    """The converged continuum's predictions pooled over its scales, and the number of networks used.
+
+    ``pooled`` maps each predictor of ``names``, "observed" and :data:`SCALE_ALONE` to an (n, T) array
+    over the n networks of every scale and T task pairs (predicted and observed distances; log g for
+    :data:`SCALE_ALONE`), or is empty (no network analysed). Over the networks whose ``finite_on``
+    prediction is finite on every pair (a diverged linearization has no distances), the Pearson r of
+    each predictor (then :data:`SCALE_ALONE`) with the observed distances, pooled over networks and
+    pairs: log against log (:func:`lib.analyses.rival_continuum.pooled_log_r`), but raw against log
+    for :data:`RAW_PREDICTORS` and log g against log for :data:`SCALE_ALONE`. Returns the table
+    (predictor x "pooled r", "scale": how each side was taken), empty with fewer than 2 such
+    networks, and their number. Raises ``ValueError`` for a non-empty ``pooled`` missing an entry or
+    with arrays of unequal shapes."""
+    columns = ["predictor", "pooled r", "scale"]
+    if not isinstance(pooled, dict):
+        raise ValueError(f"pooled must be a dict of (n, T) arrays, got {type(pooled).__name__}")
+    if not pooled:
+        return pd.DataFrame([], columns=columns).set_index("predictor"), 0
+    needed = [*names, finite_on, "observed", SCALE_ALONE]
+    missing = [k for k in needed if k not in pooled]
+    shapes = {k: np.shape(pooled[k]) for k in needed if k in pooled}
+    if missing or len(set(shapes.values())) != 1 or len(next(iter(shapes.values()))) != 2:
+        raise ValueError(f"pooled must hold (n, T) arrays of one shape for {needed}, got missing {missing}, "
+                         f"shapes {shapes}")
+    finite = np.all(np.isfinite(pooled[finite_on]), axis=1)
+    rows = []
+    for name in [*names, SCALE_ALONE] if finite.sum() >= 2 else ():
+        values, observed = pooled[name][finite], pooled["observed"][finite]
+        if name in RAW_PREDICTORS:
+            r, how = rival_theories.pearson(values, np.log(observed)), "raw prediction, log observed"
+        elif name == SCALE_ALONE:
+            r, how = rival_theories.pearson(values, np.log(observed)), "log g, log observed"
+        else:
+            r, how = rival_continuum.pooled_log_r(values, observed), "log, log"
+        rows.append({"predictor": name, "pooled r": r, "scale": how})
+    return pd.DataFrame(rows, columns=columns).set_index("predictor"), int(finite.sum())

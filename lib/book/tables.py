@@ -4,14 +4,15 @@ Cells that do not apply (NaN, None) are shown as an en dash, identifiers as word
 (:mod:`lib.book.names`), units in the column names, floats to a few significant digits; the
 table carries the class ``reading`` so that the book's stylesheet (``book/_static/book.css``)
 wraps its headers and text cells, while a cell holding a number or an interval of numbers
-(such as ``"0.12 [0.03, 0.21]"``) never wraps.
+(such as ``"0.12 [0.03, 0.21]"``) never wraps. :func:`long_view` turns a table too wide for the
+page into a long one (column labels moved into the rows).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -85,3 +86,53 @@ def reading_table(frame: pd.DataFrame, units: Mapping[str, str] | None = None, d
     classes = text.map(_cell_class) if hasattr(text, "map") else text.applymap(_cell_class)
     styler = text.style.set_td_classes(classes).set_table_attributes('class="reading"')
     return styler if index else styler.hide(axis="index")
+
+
+def long_view(frame: pd.DataFrame, index_names: Sequence[str], columns: Sequence | None = None,
+              value_name: str | None = None) -> pd.DataFrame:
+    """``frame`` with column labels moved into the rows, for a page too narrow for its columns.
+
+    Two shapes of ``frame`` (R rows under a unique one-level row index):
+
+    * one level of columns (C of them): the cells of ``columns`` (K of the C, default all) become
+      one row per (row label, column label), row by row and in the order of ``columns``: R K rows
+      under a two-level index named ``index_names``, the cells in one column ``value_name``,
+      followed by the other C - K columns of ``frame`` (in its order), their values repeated on the
+      K rows of their row;
+    * two levels of columns (outer, inner): each row becomes one row per outer label (in the order
+      of the columns), the inner labels its columns: R O rows under ``index_names`` (row label,
+      outer label), I columns; ``columns`` and ``value_name`` must be None.
+
+    Cells are moved, never computed; missing ones (NaN, None) stay (:func:`reading_table` shows
+    them as a dash). Raises ``ValueError`` naming the parameter for a ``frame`` that is not such a
+    DataFrame, ``index_names`` that are not two distinct strings, ``columns`` that are not distinct
+    columns of ``frame``, or a ``value_name`` missing, not a string, or already a column's name.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if frame.index.nlevels != 1 or not frame.index.is_unique:
+        repeated = list(frame.index[frame.index.duplicated()])
+        raise ValueError(f"frame must have a unique one-level row index, got {frame.index.nlevels} levels"
+                         + (f", repeated labels {repeated}" if repeated else ""))
+    if (isinstance(index_names, str) or not isinstance(index_names, Sequence) or len(index_names) != 2
+            or not all(isinstance(n, str) for n in index_names) or index_names[0] == index_names[1]):
+        raise ValueError(f"index_names must be two distinct strings (row label, column label), got {index_names!r}")
+    if frame.columns.nlevels == 2:
+        if columns is not None or value_name is not None:
+            raise ValueError(f"columns and value_name must be None for a frame with two levels of columns (the outer "
+                             f"level moves into the rows), got columns={columns!r}, value_name={value_name!r}")
+        return frame.stack(level=0, future_stack=True).rename_axis(list(index_names))
+    if frame.columns.nlevels != 1:
+        raise ValueError(f"frame must have one or two levels of columns, got {frame.columns.nlevels}")
+    columns = list(frame.columns) if columns is None else columns
+    if (isinstance(columns, str) or not isinstance(columns, Sequence) or not columns
+            or len(set(columns)) != len(columns) or not all(c in frame.columns for c in columns)):
+        raise ValueError(f"columns must be a non-empty list of distinct columns of frame (allowed: "
+                         f"{list(frame.columns)}), got {columns!r}")
+    others = [c for c in frame.columns if c not in columns]
+    if not isinstance(value_name, str) or value_name in others:
+        raise ValueError(f"value_name must be a string naming the column of the moved cells, other than the kept "
+                         f"columns {others}, got {value_name!r}")
+    long = frame[list(columns)].stack(future_stack=True).rename(value_name).to_frame()
+    long = long.rename_axis(list(index_names))
+    return long.join(frame[others], on=index_names[0]) if others else long
