@@ -133,3 +133,12 @@ def test_long_view_refuses_frames_it_cannot_reshape():
     three_level = pd.DataFrame([[1]], columns=pd.MultiIndex.from_tuples([("o", "a", "x")]))
     with pytest.raises(ValueError, match=r"frame must have one or two levels of columns, got 3"):
         long_view(three_level, ["row", "outer"])
+
+
+def test_a_two_level_row_index_is_shown_as_two_header_columns_not_tuple_text():
+    frame = pd.DataFrame({"r": [0.1, 0.2, 0.3]},
+                         index=pd.MultiIndex.from_tuples([("sharing", "g = 1"), ("sharing", "g = 10"),
+                                                          ("loss_test", "g = 1")], names=["predictor", "scale"]))
+    html = reading_table(frame).to_html()
+    assert "('" not in html and "g = 10" in html and ">predictor<" in html and ">scale<" in html
+    assert names.reader_name("loss_test") in html  # identifiers in every level shown as words

@@ -76,16 +76,26 @@ def reading_table(frame: pd.DataFrame, units: Mapping[str, str] | None = None, d
     shown = frame.copy()
     shown.columns = [f"{name} ({units[key]})" if key in units else name
                      for key, name in zip(frame.columns, rename(frame.columns))]
-    shown.index = rename(shown.index)
+    shown.index = _labels(shown.index, lambda v: v)
     if transpose:
         shown, index = shown.T, True
     text = shown.map(lambda v: _format(v, digits)) if hasattr(shown, "map") else shown.applymap(
         lambda v: _format(v, digits))
-    text.index = [_format(v, digits) for v in text.index]
-    text.columns = [_format(v, digits) for v in text.columns]
+    text.index = _labels(text.index, lambda v: _format(v, digits))
+    text.columns = _labels(text.columns, lambda v: _format(v, digits))
     classes = text.map(_cell_class) if hasattr(text, "map") else text.applymap(_cell_class)
     styler = text.style.set_td_classes(classes).set_table_attributes('class="reading"')
     return styler if index else styler.hide(axis="index")
+
+
+def _labels(labels: pd.Index, as_shown) -> pd.Index:
+    """Row or column labels with known identifiers as words (:func:`lib.book.names.rename`) and each
+    label passed through ``as_shown``; each level of a MultiIndex on its own (so that a page shows
+    one header column per level, headed by the level's name, not the tuple's text)."""
+    if isinstance(labels, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples([tuple(as_shown(v) for v in rename(label)) for label in labels],
+                                         names=labels.names)
+    return pd.Index([as_shown(v) for v in rename(labels)])
 
 
 def long_view(frame: pd.DataFrame, index_names: Sequence[str], columns: Sequence | None = None,
