@@ -398,7 +398,12 @@ glue("hz_ft_text", " ".join(
 # {glue:text}`hz_pairs_n_fractions` fractions for these {glue:text}`hz_pairs_networks`
 # networks, the last at the end of the declared "early" window. The pairs therefore answer
 # "does a kernel quantity observed early predict, and better than the rivals?", not "from
-# which fraction on?".
+# which fraction on?"; nor are they observed during fine-tuning (the same cost again). To
+# observe them at every fraction of the continuum, run this chapter with that list, e.g.
+# `.venv/bin/python -m lib.book.runner --only 12_prediction_horizon -p
+# "pair_fractions=[0.0, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]" --output-dir
+# sweeps/pairs`: each added fraction costs about the time above per network, divided among
+# the cores.
 #
 # **Outcomes** per network, as chapters 05 and 06 use them: the final single-task test loss,
 # the fine-tuning speed (the share of the multitask test loss removed in the first tenth of
