@@ -121,7 +121,7 @@ def test_smg_parameters_are_checked(kwargs, message):
         cp.check_smg_parameters(**params)
 
 
-# the converged continuum's parameters: one checker (chapter_parameters._check_converged_continuum) for
+# the converged continuum's parameters: one checker (parameter_checks.check_converged_continuum) for
 # chapters 12 and 13, whose messages name each notebook's own parameter
 SHARED = [
     ("n_train", "converged_n_train", 10, r" must be an integer >= 24, got 10"),
