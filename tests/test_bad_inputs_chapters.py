@@ -5,6 +5,8 @@ bad value before any notebook starts."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from lib.book import chapter_parameters as cp
@@ -46,6 +48,23 @@ def parameters(name: str, profile: str = "full", **changes) -> dict:
 
 def test_every_notebook_has_one_checker():
     assert sorted(cp.CHECKERS) == sorted(runner.NOTEBOOKS) == sorted(BAD)
+
+
+def checkers_imported_by(name: str) -> list:
+    """The objects that ``notebooks/<name>.py`` imports with ``from lib.book.chapter_parameters import ...``
+    (anywhere in the notebook), looked up in :mod:`lib.book.chapter_parameters`."""
+    tree = ast.parse(runner.notebook_source(name).read_text())
+    return [getattr(cp, alias.name) for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "lib.book.chapter_parameters"
+            for alias in node.names]
+
+
+@pytest.mark.parametrize("name", runner.NOTEBOOKS)
+def test_each_chapters_checker_is_the_one_its_notebook_imports(name):
+    # the checkers live in two modules (chapter_parameters, chapter_parameters_beyond);
+    # the notebooks import theirs from chapter_parameters, which must map the chapter to that same function
+    assert name in cp.CHECKERS
+    assert checkers_imported_by(name) == [cp.CHECKERS[name]]
 
 
 @pytest.mark.parametrize("name", sorted(cp.CHECKERS))
@@ -102,7 +121,7 @@ def test_smg_parameters_are_checked(kwargs, message):
         cp.check_smg_parameters(**params)
 
 
-# the converged continuum's parameters: one checker (chapter_parameters._check_converged_continuum) for
+# the converged continuum's parameters: one checker (parameter_checks.check_converged_continuum) for
 # chapters 12 and 13, whose messages name each notebook's own parameter
 SHARED = [
     ("n_train", "converged_n_train", 10, r" must be an integer >= 24, got 10"),

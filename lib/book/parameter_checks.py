@@ -1,0 +1,75 @@
+"""Parameter checks shared by several chapters' checkers, and the constants they check against.
+
+The chapters' checkers live in :mod:`lib.book.chapter_parameters` (chapters 00-09, the paper's
+reproduction, and the map :data:`lib.book.chapter_parameters.CHECKERS` of every chapter) and
+:mod:`lib.book.chapter_parameters_beyond` (chapters 10-13, beyond the paper); both import from
+here, nothing here imports them. Here: :data:`Plan` (the schedule plans that checkers return),
+the init-scale and learning-rate ranges (:data:`G_RANGE`, :data:`LR_MAXIMUM`), and the checks of
+chapter 10's continuum networks, which chapters 12 and 13 read from its cache
+(:func:`check_converged_continuum`, one checker for both, whose messages use each notebook's own
+parameter names). Each raises ValueError naming the parameter, the value and the allowed values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..analyses.continuum_points import LR_SELECTION_SEED
+from ..core.validation import check_choice, check_int, check_number_list, check_seed, check_size
+
+Plan = dict[str, tuple[tuple[int, ...], int]]  # schedule -> (seeds, n_iterations)
+
+# --- the continuum's init scales and learning rates (chapters 10, 12, 13) -------------------------
+G_RANGE = (1e-4, 1e6)  # the grid rounds to 4 decimals; float32 weights and losses stay finite up to 1e6
+LR_MAXIMUM = float(np.finfo(np.float32).max)  # learning rates are float32
+
+
+# --- the continuum's runs, as chapter 10 trains them and chapters 12 and 13 read them -------------
+def check_phase_lengths(name, iterations, keys, snapshot_keys) -> None:
+    """A dict of phase lengths with exactly ``keys``, each in [10, 100000]; those of ``snapshot_keys``
+    multiples of 10 (11 snapshots)."""
+    if not isinstance(iterations, dict) or sorted(iterations) != sorted(keys):
+        raise ValueError(f"{name} must be a dict with the keys {', '.join(sorted(keys))}, got {iterations!r}")
+    for key, value in iterations.items():
+        check_size(f"{name}[{key!r}]", value, minimum=10, sane_maximum=100_000)
+        if key in snapshot_keys and value % 10:
+            raise ValueError(f"{name}[{key!r}] must be a multiple of 10 (11 snapshots), got {value}")
+
+
+def check_continuum_training(lr_candidates, n_lr_seeds, n_train, n_hidden, n_train_name="n_train",
+                             n_hidden_name="n_hidden") -> None:
+    """The training of chapter 10's continuum networks, which chapters 12 and 13 read from its cache: the
+    candidate learning rates ``lr_candidates`` (float32, > 0), ``n_lr_seeds`` held-out networks per
+    candidate (seeds from ``LR_SELECTION_SEED``), ``n_train`` training patterns and ``n_hidden`` hidden
+    units; ``n_train_name``, ``n_hidden_name`` are the notebook's names of the last two (chapter 13's
+    ``converged_n_train``, ``converged_n_hidden``), used in the messages."""
+    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
+    check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
+    check_seed("n_lr_seeds: the last held-out seed", LR_SELECTION_SEED + n_lr_seeds - 1)
+    check_size(n_train_name, n_train, minimum=24, sane_maximum=2000)
+    check_size(n_hidden_name, n_hidden, minimum=1, sane_maximum=2000)
+
+
+def check_converged_runs(converged_scales, converged_iterations) -> None:
+    """The converged continuum's init scales (at least 2 distinct, in :data:`G_RANGE`) and phase lengths
+    (``single``, ``finetune`` with 11 snapshots, ``route``)."""
+    check_number_list("converged_scales", converged_scales, *G_RANGE, min_length=2)
+    check_phase_lengths("converged_iterations", converged_iterations, ("finetune", "route", "single"),
+                        ("finetune", "single"))
+
+
+def check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
+                              n_lr_seeds, lr_choice_iterations, n_train, n_hidden, converged_only,
+                              n_train_name="n_train", n_hidden_name="n_hidden") -> None:
+    """The converged continuum as chapters 12 and 13 read it from chapter 10's cache: its scales and phase
+    lengths, ``converged_seeds`` >= 4 networks per scale (a within-scale r needs 4) computed in blocks of
+    ``first_block`` seeds, the learning-rate choice (``lr_choice_iterations`` per candidate), the network
+    size (:func:`check_continuum_training`, whose messages use ``n_train_name``, ``n_hidden_name``) and
+    ``converged_only``."""
+    check_converged_runs(converged_scales, converged_iterations)
+    check_size("converged_seeds", converged_seeds, minimum=4, sane_maximum=200)
+    check_int("converged_seeds", converged_seeds, minimum=4, maximum=LR_SELECTION_SEED)
+    check_int("first_block", first_block, minimum=1, maximum=converged_seeds)
+    check_size("lr_choice_iterations", lr_choice_iterations, minimum=10, sane_maximum=100_000)
+    check_continuum_training(lr_candidates, n_lr_seeds, n_train, n_hidden, n_train_name, n_hidden_name)
+    check_choice("converged_only", converged_only, (True, False))
