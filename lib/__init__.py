@@ -16,7 +16,9 @@ Four layers; a module imports only from its own layer or the ones above it in th
     What is run: ``schedules`` (the paper's schedules, standard/large pairs, the t=0 eNTK),
     ``smg`` (the linear validation problem), ``continuum`` (the rich-to-lazy init-scale sweep),
     ``epntk_stream`` (the streamed ePNTK), ``kernel_dynamics`` (the eNTK over training of the
-    multitask network), ``paper`` (the paper's reported correlations), ``sweep``,
+    multitask network), ``horizon_snapshots`` (networks retrained to fractions of a phase),
+    ``two_point``, ``gated_race`` and ``route_learning`` (the rival theories' networks and the
+    multitask network's route learning), ``paper`` (the paper's reported correlations), ``sweep``,
     ``sweep_watch`` and ``sweep_table`` (grids on Dask, their monitoring, their results as
     tables) and ``sweep_points`` (functions to sweep).
 ``lib.analyses``
@@ -26,14 +28,19 @@ Four layers; a module imports only from its own layer or the ones above it in th
     ``network_measures`` (per-network predictors and outcomes), ``continuum_points`` and
     ``continuum_sweeps`` (the continuum's sweep points and sweeps), ``robustness``,
     ``within_scale``, ``kernel_analysis`` (alignment, sharing), ``attribution``, ``mphate``,
-    ``explorer`` (one network at one setting, for the live explorer), and
-    the verdicts: ``claims`` (the registry), ``claim_tests``, ``expected_signs``,
+    ``explorer`` (one network at one setting, for the live explorer), the prediction horizon
+    (``horizon``, ``horizon_points``, ``horizon_pairs``, ``horizon_finetune``, ``horizon_checks``),
+    the rival theories (``rival_theories``, ``rival_comparison``, ``rival_continuum``), and
+    the verdicts: ``claims`` (the registry; its types in ``claim_types``, its data in
+    ``claim_registry_paper`` and ``claim_registry_horizon_rivals``), ``claim_tests``, ``expected_signs``,
     ``multiple_testing``, ``checks``.
 ``lib.book``
-    Book plumbing: ``runner`` (papermill execution with profiles), ``chapter_parameters`` (each
-    chapter's parameter checks), ``kernel_manager`` and ``page_outputs`` (quiet kernels; what a
+    Book plumbing: ``runner`` (papermill execution with profiles; ``concurrent_runs``, chapters side
+    by side), ``chapter_parameters`` (each chapter's parameter checks; chapters 10-13's in
+    ``chapter_parameters_beyond``, shared ones in ``parameter_checks``), ``kernel_manager`` and ``page_outputs`` (quiet kernels; what a
     published page may show), ``summary`` (the verdicts page's records), ``plot_style`` and the
-    ``plot_*`` modules (every figure, by chapter), ``sweep_command`` (sweeps of notebooks and the
+    ``plot_*`` modules (every figure, by chapter), ``tables`` and ``names`` (what a table shows),
+    ``horizon_report`` and ``rival_report`` (chapters 12 and 13's tables and sentences), ``sweep_command`` (sweeps of notebooks and the
     ``python -m lib.book.sweep_command`` command line).
 """
 
