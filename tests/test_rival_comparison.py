@@ -235,7 +235,7 @@ def test_time_ratio_is_the_median_log_ratio_over_routes_with_times():
 
 
 def test_route_times_and_shape_leave_out_empty_routes_and_diverged_runs():
-    from lib.analyses.rival_comparison import loss_shape, route_times_and_shape
+    from lib.analyses.rival_comparison import diverged, loss_shape, route_times_and_shape
     from lib.experiments.gated_race import learning_times
 
     clock = np.linspace(0.0, 10.0, 21)
@@ -243,6 +243,7 @@ def test_route_times_and_shape_leave_out_empty_routes_and_diverged_runs():
     times, shape = route_times_and_shape(losses, clock)
     np.testing.assert_allclose(times[:2], learning_times(losses[:, :2], clock))
     assert np.isnan(times[2]) and shape == loss_shape(losses[:, :2].mean(axis=1), clock)
+    assert not diverged(losses)  # the route without patterns does not count
     losses[5:, 0] = np.inf  # diverged
     times, shape = route_times_and_shape(losses, clock)
-    assert np.isnan(times).all() and np.isnan(shape)
+    assert np.isnan(times).all() and np.isnan(shape) and diverged(losses)

@@ -82,7 +82,8 @@ def network_predictors(env: TaskEnvironment, net: MultitaskNet, thetas: list, it
 
     ``initial_silhouettes=False`` leaves the :data:`INITIAL_SILHOUETTES` of the first snapshot nan
     (they cost most of a snapshot: nine eigendecompositions for the authors' variant), for a caller
-    that reads them from a cache of the same t=0 quantities (:func:`lib.analyses.horizon_pairs.pair_horizon_sweep`)."""
+    that reads them from a cache of the same t=0 quantities (:func:`horizon_sweep`,
+    :func:`lib.analyses.horizon_pairs.pair_horizon_sweep`)."""
     x_train, y_train, x_test = jnp.asarray(x_train), jnp.asarray(y_train), jnp.asarray(x_test)
     out = {name: [] for name in KERNEL_PREDICTORS + RIVAL_PREDICTORS}
     principled = []

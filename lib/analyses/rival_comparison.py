@@ -176,15 +176,22 @@ def kernel_flow_route_losses(theta: np.ndarray, f0: np.ndarray, y: np.ndarray, t
     return route_losses(outputs, y, task_of, n_tasks)
 
 
+def diverged(losses: np.ndarray) -> bool:
+    """Whether route losses (T, R) become non-finite on a route that has patterns (finite at the
+    start; a route without patterns is nan throughout and does not count)."""
+    losses = np.asarray(losses, np.float64)
+    return not np.isfinite(losses[:, np.isfinite(losses[0])]).all()
+
+
 def route_times_and_shape(losses: np.ndarray, clock: np.ndarray) -> tuple[np.ndarray, float]:
     """Route learning times (R,) (:func:`~lib.experiments.gated_race.learning_times`) and the
     :func:`loss_shape` of the mean route curve, from route losses (T, R) on ``clock`` (T,). A route
     without patterns (nan from the start) gets a nan time and is left out of the mean; a run whose
-    losses become non-finite (diverged) gives nan for every route and for the shape."""
+    losses become non-finite (:func:`diverged`) gives nan for every route and for the shape."""
     losses = np.asarray(losses, np.float64)
     present = np.isfinite(losses[0])
     times = np.full(losses.shape[1], np.nan)
-    if not present.any() or not np.isfinite(losses[:, present]).all():
+    if not present.any() or diverged(losses):
         return times, float("nan")
     times[present] = learning_times(losses[:, present], clock)
     return times, loss_shape(losses[:, present].mean(axis=1), clock)
@@ -284,9 +291,9 @@ def kernel_predictions(env: TaskEnvironment, run: dict, learning_rate: float, co
             times, shape = route_times_and_shape(losses, clock)
             out[f"time_{name}"].append(times)
             out[f"shape_{name}"].append(shape)
-        diverged = not np.isfinite(lin_loss[s][:, np.isfinite(lin_loss[s][0])]).all()
-        out["linearized_diverged"].append(diverged)
-        curve = np.full(iterations.size, np.nan) if diverged else np.nanmean(lin_loss[s], axis=1)
+        lin_diverged = diverged(lin_loss[s])
+        out["linearized_diverged"].append(lin_diverged)
+        curve = np.full(iterations.size, np.nan) if lin_diverged else np.nanmean(lin_loss[s], axis=1)
         out["curve_linearized"].append(curve / curve[0])
         out["shape_observed"].append(loss_shape(np.nanmean(run["task_loss_train"][s], axis=1), iterations))
     return {k: np.asarray(v, np.float64) for k, v in out.items()}
@@ -339,8 +346,8 @@ def outcome_scores(analysis: dict, kernels: dict, n_fit: int) -> dict[str, dict[
     ``kernels`` from :func:`kernel_predictions` on the same run.
 
     ``"a"``: name (:data:`A_PREDICTORS`) -> (S - n_fit,) Pearson r over task pairs with the observed
-    final distance, held-out networks (nan for a predictor with non-finite distances); ``"b"``: name (:data:`B_PREDICTORS`) -> (S,) Spearman's rho with
-    the observed route times; ``"c"``: name (:data:`C_PREDICTORS`) -> (S,) absolute error of the
+    final distance, held-out networks (nan for a predictor with non-finite distances); ``"b"``: name
+    (:data:`B_PREDICTORS`) -> (S,) Spearman's rho with the observed route times; ``"c"``: name (:data:`C_PREDICTORS`) -> (S,) absolute error of the
     loss shape (:func:`loss_shape`; lower is better); ``"c_shape"``: the shapes, observed included;
     ``"b_time"``: name -> (S,) :func:`time_ratio` of the predictors with a clock (linearized, targets)."""
     observed = analysis["observed"]

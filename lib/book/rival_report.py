@@ -41,14 +41,19 @@ def _mean(values: np.ndarray) -> float:
     return float(np.nanmean(values)) if np.isfinite(values).any() else np.nan
 
 
+def _scored_means(by_predictor: dict) -> dict[str, float]:
+    """predictor -> mean score (n,) over networks, for the predictors with a score (in their order)."""
+    means = {name: _mean(values) for name, values in by_predictor.items()}
+    return {name: m for name, m in means.items() if np.isfinite(m)}
+
+
 def best_words(scores: dict, scales: Sequence[float], outcome: str, names: Sequence[str],
                lower_is_better: bool = False) -> str:
     """At each scale, the predictor among ``names`` with the best mean score (of those with a score),
     its mean and number of networks, and the predictors without a score, as words."""
     words = []
     for g in scales:
-        means = {n: _mean(scores[g][outcome][n]) for n in names}
-        scored = {n: m for n, m in means.items() if np.isfinite(m)}
+        scored = _scored_means({n: scores[g][outcome][n] for n in names})
         if not scored:
             words.append(f"no predictor has a score at g = {g:g}")
             continue
@@ -79,8 +84,7 @@ def best_per_scale(scores_by_scale: dict, scales: Sequence[float]) -> str:
     (n,), as "g = ...: name"; "no scores" where none has one."""
     words = []
     for g in scales:
-        means = {n: _mean(v) for n, v in scores_by_scale[g].items()}
-        scored = {n: m for n, m in means.items() if np.isfinite(m)}
+        scored = _scored_means(scores_by_scale[g])
         words.append(f"g = {g:g}: " + (max(scored, key=scored.get) if scored else "no scores"))
     return "; ".join(words)
 
