@@ -10,7 +10,15 @@ JB_FLAGS := -W --keep-going
 UV_VERSION := 0.13.9
 
 .PHONY: setup browser book test test-generic-cpu sweep benchmark lab prune-results clean-results clean
-export NOTEBOOK FUNCTION GRID WORKERS SCHEDULER TABLE
+
+## What users pass (make sweep GRID=..., GRID=... make sweep, make lab LAB_ARGS=...) reaches the recipes
+## verbatim: each variable is pinned to its literal text (simply expanded, so make never expands a $,
+## $$ or $(shell ...) in it) and the recipes read it only from the environment, inside double quotes
+## (so the shell never expands it either; LAB_ARGS alone is split at spaces, without globbing).
+LAB_PORT ?= 8888
+USER_VARS := NOTEBOOK FUNCTION GRID WORKERS SCHEDULER TABLE LAB_ARGS LAB_PORT
+$(foreach var,$(USER_VARS),$(eval override $(var) := $$(value $(var))))
+export $(USER_VARS)
 
 # uv installs the pinned requirements (the same versions pip would) several times faster than pip
 $(STAMP):
@@ -23,10 +31,28 @@ $(STAMP):
 
 setup: $(STAMP)
 
-## Headless Chromium and its driver from Debian, for the browser test of the built book.
+## Headless Chromium and its driver from Debian, for the browser test of the built book. While another
+## process holds a package lock (apt's "Could not get lock ..."), each apt-get step says so once and
+## retries every APT_LOCK_POLL s for up to APT_LOCK_WAIT s, then fails naming the lock; other apt
+## errors fail at once. Nothing is installed when every command in BROWSER_COMMANDS is on the PATH.
+BROWSER_COMMANDS := chromium chromedriver
+APT_GET := apt-get
+APT_LOCK_WAIT := 600
+APT_LOCK_POLL := 5
 browser:
-	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+	@missing=; for c in $(BROWSER_COMMANDS); do command -v $$c >/dev/null || missing=1; done; [ -z "$$missing" ] || { \
+	  apt_get() { \
+	    deadline=$$(( $$(date +%s) + $(APT_LOCK_WAIT) )); said=; \
+	    until err=$$(DEBIAN_FRONTEND=noninteractive LC_ALL=C "$(APT_GET)" "$$@" 2>&1 >&3); do \
+	      lock=$$(printf '%s\n' "$$err" | sed -n '/^E: Could not get lock /{s/^E: //p;q;}'); \
+	      [ -n "$$lock" ] || { printf '%s\n' "$$err" >&2; return 1; }; \
+	      [ $$(date +%s) -lt $$deadline ] || { echo "[browser] gave up on apt-get $$1 after $(APT_LOCK_WAIT) s (APT_LOCK_WAIT) waiting for the package lock: $$lock" >&2; return 1; }; \
+	      [ -n "$$said" ] || echo "[browser] apt-get $$1 waits up to $(APT_LOCK_WAIT) s for the package lock another process holds: $$lock" >&2; said=1; \
+	      sleep $(APT_LOCK_POLL); \
+	    done; \
+	    [ -z "$$err" ] || printf '%s\n' "$$err" >&2; \
+	  } 3>&1; \
+	  apt_get update -qq && apt_get install -y -qq chromium chromium-driver >/dev/null; }
 
 ## The main job: execute every notebook at paper scale, then build the HTML book.
 book: setup
@@ -54,22 +80,21 @@ test-generic-cpu: setup
 ## $$REPRO_DASK_SCHEDULER) names one; every point is cached, so a re-run resumes. E.g.
 ##   make sweep NOTEBOOK=00_quickstart GRID="seed=0,1,2"
 ##   make sweep FUNCTION=lib.experiments.sweep_points:pair_final_losses GRID="seed=0,1,2,3 n_hidden=50,200" [WORKERS=2] [SCHEDULER=tcp://host:8786] [TABLE=grid.nc]
-## User input goes through the environment, never expanded by make or the shell.
+## User input goes through the environment, never expanded by make or the shell (see USER_VARS).
 sweep: setup
 	@test -n "$$NOTEBOOK$$FUNCTION" -a -n "$$GRID" || { echo 'usage: make sweep NOTEBOOK=<name> | FUNCTION=<module:function> GRID="param=v1,v2 [param2=...]" [WORKERS=n] [SCHEDULER=address] [TABLE=file.csv|file.nc]'; exit 2; }
 	$(PY) -m lib.book.sweep_command $${FUNCTION:+--function "$$FUNCTION"} $${NOTEBOOK:+--notebook "$$NOTEBOOK" --output-dir "sweeps/$$NOTEBOOK"} --grid-spec "$$GRID" $${WORKERS:+--workers "$$WORKERS"} $${SCHEDULER:+--scheduler "$$SCHEDULER"} $${TABLE:+--table "$$TABLE"}
 
 ## JupyterLab on notebooks/ in the project's environment: the percent .py sources open as notebooks and
 ## stay paired (jupytext); the kernel reads and fills the same results cache as make book. LAB_ARGS adds
-## options, e.g. make lab LAB_ARGS="--no-browser" (as root, e.g. in a container, Jupyter needs --allow-root,
-## which is added).
-LAB_PORT ?= 8888
+## options, split at spaces, e.g. make lab LAB_ARGS="--no-browser" [LAB_PORT=8888] (as root, e.g. in a
+## container, Jupyter needs --allow-root, which is added).
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 lab: setup
 	@mkdir -p $(dir $(LAB_SETTINGS))
 	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $(LAB_SETTINGS)
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --ServerApp.port=$(LAB_PORT) \
-	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
+	set -f; $(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --ServerApp.port="$$LAB_PORT" \
+	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) $$LAB_ARGS
 
 benchmark: setup
 	$(PY) benchmarks/entk_speed.py
