@@ -300,3 +300,39 @@ def test_save_refuses_arrays_it_could_not_read_back_and_writes_nothing(arrays, m
     with pytest.raises(ValueError, match=message):
         results.save("unstorable", {"seed": 0}, arrays, 0.0)
     assert not list(results_tmp.rglob("meta.json")) and not list(results_tmp.rglob("arrays.npz"))
+
+
+def test_damaged_cache_folders_are_clear_errors_not_raw_os_errors(results_tmp):
+    """A lock path that is a folder, a results path or an entry that is a file, a read-only
+    results folder: one CacheError naming the path and the remedy (never a raw OSError)."""
+    compute = lambda: {"a": np.zeros(1)}  # noqa: E731
+    (results_tmp / "as_file").write_text("not a folder")
+    with pytest.raises(results.CacheError, match=r"as_file cannot be made: it \(or a folder above it\) is a file"):
+        results.cached("as_file", {"seed": 0}, compute)
+    entry = results.entry_dir("lock_dir", {"seed": 0})
+    entry.parent.mkdir(parents=True)
+    (entry.parent / f"{entry.name}.lock").mkdir()
+    with pytest.raises(results.CacheError, match=r"\.lock of cache entry .* is not a file"):
+        results.cached("lock_dir", {"seed": 0}, compute)
+    entry = results.entry_dir("entry_file", {"seed": 0})
+    entry.parent.mkdir(parents=True)
+    entry.write_text("")
+    with pytest.raises(results.CacheError, match="is a file, not a folder"):
+        results.cached("entry_file", {"seed": 0}, compute)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_results_folder_is_a_clear_error(results_tmp):
+    results_tmp.chmod(0o555)
+    try:
+        with pytest.raises(results.CacheError, match="REPRO_RESULTS_DIR"):
+            results.cached("ro", {"seed": 0}, lambda: {"a": np.zeros(1)})
+    finally:
+        results_tmp.chmod(0o755)
+
+
+def test_a_read_only_results_folder_is_a_clear_error_even_for_root(results_tmp, monkeypatch):
+    """As root, os.access says yes to everything: the check is the same call, answered 'no'."""
+    monkeypatch.setattr(results.os, "access", lambda path, mode: False)
+    with pytest.raises(results.CacheError, match=r"is not writable; set REPRO_RESULTS_DIR"):
+        results.cached("ro", {"seed": 0}, lambda: {"a": np.zeros(1)})

@@ -45,7 +45,10 @@ def test_existing_entry_is_never_overwritten(results_tmp):
         results.save("demo", {"seed": 3}, {"a": np.ones(2)}, 0.0)
 
 
-def test_parameter_hash_is_order_independent():
-    assert results.parameter_hash({"a": 1, "b": 2}) == results.parameter_hash({"b": 2, "a": 1})
-    assert results.parameter_hash({"a": 1}) != results.parameter_hash({"a": 2})
-    assert results.entry_key({"a": 1}, "code1") != results.entry_key({"a": 1}, "code2")
+def test_entry_key_is_order_independent_and_covers_parameters_code_and_conditions():
+    conditions = results.computation_conditions()
+    key = results.entry_key({"a": 1, "b": 2}, "code1", conditions)
+    assert key == results.entry_key({"b": 2, "a": 1}, "code1", conditions)
+    assert key != results.entry_key({"a": 1, "b": 3}, "code1", conditions)
+    assert key != results.entry_key({"a": 1, "b": 2}, "code2", conditions)
+    assert key != results.entry_key({"a": 1, "b": 2}, "code1", {**conditions, "float64": not conditions["float64"]})

@@ -1,15 +1,18 @@
-"""Results on disk: every computation cached under a hash of its parameters *and of the code*.
+"""Results on disk: every computation cached under a hash of its parameters, the code and the conditions.
 
 ``cached(name, parameters, compute)`` returns the arrays of the entry
 ``<results>/<name>/<key>/`` if it exists, otherwise calls ``compute()``, writes the entry and
-returns the arrays. The key is a hash of the parameters and of :func:`code_digest` (every
-``.py`` file of ``lib/`` and the pinned ``requirements.txt``), so a result is only ever served
-to the code that computed it: after a code change the same parameters get a new entry, and
-the old one is neither served nor overwritten (``python -m lib.core.results prune`` removes
-entries of other code versions).
+returns the arrays. The key (:func:`lib.core.cache_key.entry_key`) is a hash of the parameters
+in a type-preserving encoding, of :func:`code_digest` (every ``.py`` file of ``lib/`` and the
+pinned ``requirements.txt``) and of the computation conditions (float width, Numba target, host
+CPU, numeric environment variables: :func:`lib.core.cache_key.computation_conditions`), so a
+result is only ever served to the code and conditions that computed it: after a code change
+the same parameters get a new entry, and the old one is neither served nor overwritten
+(``python -m lib.core.results prune`` removes entries of other code versions); a float64 run,
+a generic-CPU run and a host run each compute their own entries.
 
 An entry is a folder holding ``arrays.npz`` and ``meta.json`` (parameters, code digest,
-SHA-256 of the archive, wall time, provenance). It is written into a temporary folder and
+conditions, SHA-256 of the archive, wall time, provenance). It is written into a temporary folder and
 renamed into place in one step, so a killed writer never leaves a half-written entry
 (stray ``.tmp-*`` folders are ignored, and removed by ``prune``). Concurrent writers of one
 entry are serialized with a file lock (``filelock``, ``<key>.lock``): the second waits, then
@@ -25,7 +28,7 @@ The results folder is ``$REPRO_RESULTS_DIR`` if set (made absolute against the c
 directory when this module is imported, so processes started from elsewhere — a notebook
 kernel, a Dask worker — inherit the same folder), else ``results/`` at the repository root.
 
-This module is longer than the others (~570 lines) on purpose: writing, locking, reading,
+This module is longer than the others (~600 lines) on purpose: writing, locking, reading,
 verifying and pruning an entry are one on-disk format whose invariants (atomic rename, key,
 schema, checksum) each part relies on; split, they would share private helpers across modules.
 """
@@ -56,6 +59,8 @@ from typing import Any
 import numpy as np
 from filelock import FileLock, Timeout
 
+from .cache_key import canonical_json, computation_conditions, describe_conditions, entry_key
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LIB_DIR = Path(__file__).resolve().parents[1]
 RESULTS_ENV = "REPRO_RESULTS_DIR"
@@ -69,7 +74,8 @@ LOCK_NOTICE_AFTER_S, HOLDER_SUFFIX = 1.0, ".holder"  # wait this long silently; 
 KEY_PATTERN = re.compile(r"[0-9a-f]{20}")  # :func:`entry_key`
 TMP_PATTERN = re.compile(r"\.tmp-([0-9a-f]{20})-[0-9a-f]{8}")  # the temporary folder of :func:`save`
 META_SCHEMA = {"name": "string", "parameters": "object", "code": "string", "sha256": "string", "wall_time_s": "number",
-               "created": "string", "arrays": "object", "provenance": "object"}  # the JSON types :func:`save` writes
+               "created": "string", "arrays": "object", "provenance": "object", "conditions": "object"}  # as :func:`save` writes
+OPTIONAL_META = frozenset({"conditions"})  # absent from entries written before it was recorded (never served: other keys)
 
 
 class CacheError(RuntimeError):
@@ -101,12 +107,8 @@ if __name__ != "__main__":  # the command line reports a bad value as one line (
     resolve_results_env()
 
 
-def canonical_json(parameters: Mapping[str, Any]) -> str:
-    """Deterministic JSON of a parameter dict (sorted keys; tuples become lists)."""
-    return json.dumps(parameters, sort_keys=True, separators=(",", ":"), default=_jsonable)
-
-
 def _jsonable(value: Any) -> Any:
+    """NumPy scalars and arrays as Python numbers and lists (``json.dumps(default=...)`` of summary records)."""
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     if isinstance(value, np.ndarray):
@@ -136,16 +138,6 @@ def code_digest() -> str:
     """First 16 hex digits of :func:`digest_files` over :func:`code_files`, read once per process:
     the digest of the code this process loaded (a process started after an edit sees the edit)."""
     return digest_files(code_files())[:16]
-
-
-def parameter_hash(parameters: Mapping[str, Any]) -> str:
-    """First 16 hex digits of the SHA-256 of :func:`canonical_json` (parameters only)."""
-    return hashlib.sha256(canonical_json(parameters).encode()).hexdigest()[:16]
-
-
-def entry_key(parameters: Mapping[str, Any], code: str) -> str:
-    """The entry's folder name: hash of the parameters and the code digest."""
-    return hashlib.sha256(f"{canonical_json(parameters)}\0{code}".encode()).hexdigest()[:20]
 
 
 def file_sha256(path: Path) -> str:
@@ -179,11 +171,41 @@ def provenance() -> dict[str, Any]:
     return {"commit": commit, "lib_dirty": dirty, **_static_provenance()}
 
 
-def entry_dir(name: str, parameters: Mapping[str, Any], directory: Path | None = None, code: str | None = None) -> Path:
-    """Where the entry for ``parameters`` under the current (or given) code lives."""
+def entry_dir(name: str, parameters: Mapping[str, Any], directory: Path | None = None, code: str | None = None,
+              conditions: Mapping[str, Any] | None = None) -> Path:
+    """Where the entry for ``parameters`` under the current (or given) code and this process's (or
+    the given) computation conditions (:func:`lib.core.cache_key.computation_conditions`) lives."""
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"result name must be a non-empty folder name without '/', got {name!r}")
-    return (directory or results_dir()) / name / entry_key(parameters, code or code_digest())
+    conditions = computation_conditions() if conditions is None else conditions
+    return (directory or results_dir()) / name / entry_key(parameters, code or code_digest(), conditions)
+
+
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is an entry folder; ``False`` if absent, :class:`CacheError` if something else is there."""
+    if not path.exists():
+        return False
+    if not path.is_dir():
+        raise CacheError(f"cache entry {path} is a file, not a folder (damaged or written by something else); "
+                         f"delete {path} to recompute")
+    return True
+
+
+def _writable_folder(folder: Path) -> Path:
+    """Make ``folder`` (a results folder or an entry's parent); :class:`CacheError` naming it and the
+    remedy if something in the way is a file, or the folder cannot be written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise CacheError(f"cache folder {folder} cannot be made: it (or a folder above it) is a file; move that file "
+                         f"away, or set {RESULTS_ENV} to another folder") from None
+    except OSError as err:
+        raise CacheError(f"cache folder {folder} cannot be made ({err.strerror}); set {RESULTS_ENV} to a folder you "
+                         "can write") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CacheError(f"cache folder {folder} is not writable; set {RESULTS_ENV} to a folder you can write "
+                         "(e.g. in a read-only checkout)")
+    return folder
 
 
 def _json_type(value: Any) -> str:
@@ -199,7 +221,8 @@ def check_meta(meta: Any, meta_path: Path) -> dict[str, Any]:
         raise CacheError(f"cache metadata {meta_path} holds a JSON {_json_type(meta)}, not an object (edited or "
                          f"written by something else); delete the folder {meta_path.parent} to recompute")
     problems = [f"missing key {key!r}" if key not in meta else f"{key!r} is a JSON {_json_type(meta[key])}, not {kind}"
-                for key, kind in META_SCHEMA.items() if key not in meta or _json_type(meta[key]) != kind]
+                for key, kind in META_SCHEMA.items()
+                if (key not in meta and key not in OPTIONAL_META) or (key in meta and _json_type(meta[key]) != kind)]
     if problems:
         raise CacheError(f"cache metadata {meta_path} is not the metadata the cache writes ({'; '.join(problems)}); "
                          f"delete the folder {meta_path.parent} to recompute")
@@ -238,19 +261,24 @@ def _verified_arrays(folder: Path, meta: Mapping[str, Any]) -> dict[str, np.ndar
                          f"{folder} to recompute") from err
 
 
-def load(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> dict[str, np.ndarray] | None:
-    """The cached arrays for ``parameters`` under the current code, ``None`` if there is no entry;
-    :class:`CacheError` if the entry is broken or records another name, other parameters or code."""
+def load(name: str, parameters: Mapping[str, Any], directory: Path | None = None,
+         conditions: Mapping[str, Any] | None = None) -> dict[str, np.ndarray] | None:
+    """The cached arrays for ``parameters`` under the current code and this process's (or the given)
+    computation conditions, ``None`` if there is no entry; :class:`CacheError` if the entry is
+    broken or records another name, other parameters, code or conditions."""
     code = code_digest()
-    folder = entry_dir(name, parameters, directory, code)
-    if not folder.exists():
+    conditions = computation_conditions() if conditions is None else dict(conditions)
+    folder = entry_dir(name, parameters, directory, code, conditions)
+    if not _is_folder(folder):
         return None
     meta = _read_meta(folder)
-    if canonical_json(meta["parameters"]) != canonical_json(parameters) or meta["code"] != code \
-            or meta["name"] != name:
-        raise CacheError(f"cache entry {folder} records parameters {meta['parameters']} and code {meta['code']} "
-                         f"of {meta['name']!r} but {dict(parameters)} and code {code} of {name!r} were requested "
-                         f"(edited or moved by hand); delete the folder {folder} to recompute")
+    recorded = json.dumps(meta["parameters"], sort_keys=True, separators=(",", ":"))
+    if recorded != canonical_json(parameters) or meta["code"] != code or meta["name"] != name \
+            or meta.get("conditions") != json.loads(json.dumps(conditions)):
+        raise CacheError(f"cache entry {folder} records parameters {meta['parameters']}, code {meta['code']} and "
+                         f"conditions ({describe_conditions(meta.get('conditions', {}))}) of {meta['name']!r} but "
+                         f"{dict(parameters)}, code {code} and conditions ({describe_conditions(conditions)}) of "
+                         f"{name!r} were requested (edited or moved by hand); delete the folder {folder} to recompute")
     return _verified_arrays(folder, meta)
 
 
@@ -291,11 +319,11 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
         except ValueError as err:
             raise ValueError(f"cache entry {name!r}: array {key!r} {err}") from None
     arrays = stored
-    code = code_digest()
-    folder = entry_dir(name, parameters, directory, code)
-    if folder.exists():
+    code, conditions = code_digest(), computation_conditions()
+    folder = entry_dir(name, parameters, directory, code, conditions)
+    if _is_folder(folder):
         raise CacheError(f"refusing to overwrite existing cache entry {folder}")
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    _writable_folder(folder.parent)
     tmp = folder.parent / f".tmp-{folder.name}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()  # mode 0777 & ~umask, like every other folder the user makes
     try:
@@ -307,6 +335,7 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
             "name": name,
             "parameters": json.loads(canonical_json(parameters)),
             "code": code,
+            "conditions": conditions,
             "sha256": file_sha256(tmp / ARRAYS_FILE),
             "wall_time_s": wall_time_s,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -423,8 +452,12 @@ class EntryLock:
 def lock_for(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> EntryLock:
     """The inter-process lock serializing writers of one entry (a ``.lock`` file beside it)."""
     folder = entry_dir(name, parameters, directory)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    return EntryLock(folder.parent / f"{folder.name}.lock", folder)
+    _writable_folder(folder.parent)
+    lock_path = folder.parent / f"{folder.name}.lock"
+    if lock_path.exists() and not lock_path.is_file():
+        raise CacheError(f"the lock {lock_path} of cache entry {folder} is not a file (damaged); delete it "
+                         "(no process is using it as a lock)")
+    return EntryLock(lock_path, folder)
 
 
 def cached(name: str, parameters: Mapping[str, Any], compute: Callable[[], Mapping[str, np.ndarray]],
@@ -449,7 +482,7 @@ def cached(name: str, parameters: Mapping[str, Any], compute: Callable[[], Mappi
 def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> dict[str, Any]:
     """The metadata (parameters, code digest, checksum, wall time, provenance) of a cached result."""
     folder = entry_dir(name, parameters, directory)
-    if not folder.exists():
+    if not _is_folder(folder):
         raise CacheError(f"no cache entry {folder} for {name} with parameters {dict(parameters)} under the current "
                          "code; compute it first (lib.core.results.cached)")
     return _read_meta(folder)
