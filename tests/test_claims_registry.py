@@ -1,6 +1,8 @@
 """The claims registry: criteria cannot change without a new version, and its tests decide verdicts as declared."""
 
 import ast
+import inspect
+import re
 import json
 from pathlib import Path
 
@@ -8,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from lib.analyses import claim_tests, claims
+from lib.analyses import claim_tests, claims, verdict_code
 from lib.analyses.multiple_testing import bh_adjusted, holm_adjusted
 
 
@@ -188,3 +190,65 @@ def test_corrections_match_their_definitions():
     assert np.isnan(with_undefined[2])
     np.testing.assert_allclose(np.delete(with_undefined, 2), holm)
     assert np.isnan(holm_adjusted_finite([np.nan, np.nan])).all()
+
+
+def _committed_check_after(monkeypatch, target, name, value):
+    """claims --check's comparison after ``target.name`` is replaced by ``value``."""
+    monkeypatch.setattr(target, name, value)
+    claims.check_digests(committed())
+
+
+def test_the_digest_check_fails_when_a_test_function_changes_its_threshold(monkeypatch):
+    """Changing the code inside a test function (correlations_reach comparing with half the
+    threshold) changes the digest of every version judged by it, though no setting changed."""
+    source = inspect.getsource(claim_tests.correlations_reach).replace("(lo > threshold)", "(lo > threshold / 2)")
+    assert "threshold / 2" in source
+    namespace = dict(claim_tests.__dict__)
+    exec(compile(source, claim_tests.__file__, "exec"), namespace)  # noqa: S102 - the mutated test, in its module's namespace
+    mutated = namespace["correlations_reach"]
+    mutated.__module__ = claim_tests.__name__
+    monkeypatch.setattr(verdict_code.inspect, "getsource", lambda obj, real=inspect.getsource:
+                        source if obj is mutated else real(obj))
+    monkeypatch.setitem(claims.TESTS, "correlations_reach", mutated)
+    users = sorted(f"{k}@v{c.version}" for k, claim in claims.CLAIMS.items() for c in claim.criteria
+                   if c.test == "correlations_reach")
+    assert users
+    with pytest.raises(ValueError, match=re.escape(f"changed in place {users}")):
+        claims.check_digests(committed())
+
+
+def test_the_digest_check_fails_when_a_constant_the_test_uses_changes(monkeypatch):
+    """OPERATORS (the comparison a 'compare' criterion applies) is a constant of the tests' module."""
+    with pytest.raises(ValueError, match=r"changed in place \[.*@v"):
+        _committed_check_after(monkeypatch, claim_tests, "OPERATORS",
+                               {**claim_tests.OPERATORS, ">=": lambda a, b: a > b})
+
+
+@pytest.mark.parametrize("name, value", [("STABILITY_SEEDS", 3), ("STABLE_AT", 2)])
+def test_the_digest_check_fails_when_the_stability_settings_change(monkeypatch, name, value):
+    with pytest.raises(ValueError, match=r"changed in place \['judge@v1'\]"):
+        _committed_check_after(monkeypatch, claims, name, value)
+
+
+def test_the_digest_check_fails_when_a_claim_statement_changes():
+    registry = dict(claims.CLAIMS)
+    runs = registry["perf-runs"]
+    edited = {**registry, "perf-runs": runs._replace(text=runs.text + " (edited)")}
+    versions = [f"perf-runs@v{c.version}" for c in runs.criteria]
+    with pytest.raises(ValueError, match=re.escape(f"changed in place {versions}")):
+        claims.check_digests(committed(), edited)
+
+
+def test_code_text_ignores_docstrings_and_comments_but_not_code():
+    def f(x):
+        """A docstring."""
+        return x + 1  # a comment
+
+    def g(x):
+        return x + 1
+
+    def h(x):
+        return x + 2
+
+    assert verdict_code.code_text(f).replace("name='f'", "") == verdict_code.code_text(g).replace("name='g'", "")
+    assert verdict_code.code_text(g).replace("name='g'", "") != verdict_code.code_text(h).replace("name='h'", "")

@@ -20,7 +20,9 @@ applies the criterion's test (under 20 bootstrap seeds where the test resamples:
 that changes with the seed is "borderline (k/20)"). Changing a criterion means adding a
 version with the reason; the old version stays, the chapter judges it too, and the verdicts
 page shows both. ``lib/analyses/claims_digest.json`` holds a digest of every version's
-criterion and ``tests/test_claims_registry.py`` fails when a declared criterion changes
+criterion version, covering everything that decides its verdict (the criterion, the claim's
+statement, the code and constants of its test: :func:`criterion_record`), and of judge's own
+rules (``judge@vN``); ``tests/test_claims_registry.py`` fails when any of them changes
 without a new version (``python -m lib.analyses.claims --digest`` prints the digests).
 """
 
@@ -36,10 +38,12 @@ from typing import Any
 from .claim_registry_horizon_rivals import HORIZON_RIVAL_CLAIMS
 from .claim_registry_paper import PAPER_CLAIMS
 from .claim_tests import OUTCOMES, RANDOM_TESTS, TESTS, Outcome
+from . import verdict_code
 from .claim_types import VERDICTS, Claim, Criterion, Judgement
 
 STABILITY_SEEDS = 20
 STABLE_AT = 19  # a resampling verdict is settled when at least this many of the seeds agree
+JUDGE_VERSION = 1  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
 DIGEST_FILE = Path(__file__).with_name("claims_digest.json")
 REGISTRY_PARTS: tuple[dict[str, Claim], ...] = (PAPER_CLAIMS, HORIZON_RIVAL_CLAIMS)  # in the verdicts page's order
 
@@ -107,24 +111,34 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "", **
     return Judgement(claim, c.version, verdict, first.ours, first.interval, first.n, note, stability, c.text)
 
 
-def criterion_record(claim: str, c: Criterion) -> dict:
-    """The declared part of a criterion (everything but its commit), as the digest hashes it."""
+def criterion_record(claim: str, c: Criterion, statement: str = "") -> dict:
+    """What decides a criterion version's verdict, as the digest hashes it: its declared part
+    (everything but its commit), the claim's ``statement`` and the digest of its test's code
+    (:func:`lib.analyses.verdict_code.code_digest`: the test function and the project code and
+    constants it uses)."""
     return {"claim": claim, "version": c.version, "text": c.text, "test": c.test,
             "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(c.settings.items())},
-            "min_sample": c.min_sample, "reason": c.reason}
+            "min_sample": c.min_sample, "reason": c.reason, "statement": statement,
+            "test_code": verdict_code.code_digest(TESTS[c.test]) if c.test in TESTS else ""}
+
+
+def judge_digest() -> str:
+    """Digest of the rules :func:`judge` applies (its code, :data:`STABILITY_SEEDS`, :data:`STABLE_AT`
+    and the code it calls; the registry's data left out)."""
+    return verdict_code.code_digest(judge, exclude=frozenset({f"{__name__}.CLAIMS"}))
 
 
 def digests(claims: dict[str, Claim] | None = None) -> dict[str, str]:
-    """``"claim@vN"`` -> sha256 (first 16 hex digits) of each criterion version's declared part, and
-    ``"expected-signs@v1"`` for the continuum chapter's declared signs
-    (:data:`lib.analyses.expected_signs.EXPECTED_SIGNS`)."""
+    """``"claim@vN"`` -> sha256 (first 16 hex digits) of each criterion version's :func:`criterion_record`,
+    ``"judge@vN"`` -> :func:`judge_digest` (N: :data:`JUDGE_VERSION`), and ``"expected-signs@v1"`` for
+    the continuum chapter's declared signs (:data:`lib.analyses.expected_signs.EXPECTED_SIGNS`)."""
     from .expected_signs import EXPECTED_SIGNS
 
     signs = json.dumps(EXPECTED_SIGNS, sort_keys=True).encode()
-    out = {"expected-signs@v1": hashlib.sha256(signs).hexdigest()[:16]}
+    out = {"expected-signs@v1": hashlib.sha256(signs).hexdigest()[:16], f"judge@v{JUDGE_VERSION}": judge_digest()}
     for key, claim in (CLAIMS if claims is None else claims).items():
         for c in claim.criteria:
-            text = json.dumps(criterion_record(key, c), sort_keys=True, ensure_ascii=True)
+            text = json.dumps(criterion_record(key, c, claim.text), sort_keys=True, ensure_ascii=True)
             out[f"{key}@v{c.version}"] = hashlib.sha256(text.encode()).hexdigest()[:16]
     return out
 
@@ -134,12 +148,13 @@ def check_digests(committed: dict[str, str], claims: dict[str, Claim] | None = N
     from ``committed``), removed, or added without its digest committed."""
     now = digests(claims)
     changed = sorted(k for k in committed if k in now and now[k] != committed[k])
-    removed = sorted(set(committed) - set(now))
+    removed = sorted(k for k in set(committed) - set(now) if not k.startswith("judge@"))  # older rules stay on record
     added = sorted(set(now) - set(committed))
     if changed or removed or added:
         raise ValueError(
-            f"claims registry out of step with {DIGEST_FILE.name}: changed in place {changed} (a declared criterion "
-            f"may not change: add a version with the reason), removed {removed} (versions are kept), not committed "
+            f"claims registry out of step with {DIGEST_FILE.name}: changed in place {changed} (what decides a declared "
+            f"verdict may not change: its criterion, its claim's statement, its test's code and constants, or judge's "
+            f"rules; add a version with the reason, a new test function, or raise JUDGE_VERSION), removed {removed} (versions are kept), not committed "
             f"{added} (a new version: add its digest, python -m lib.analyses.claims --digest)")
 
 
@@ -180,5 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # the digests name code lib.analyses.claims.*, as imported, never __main__.*
+    import importlib
+
+    raise SystemExit(importlib.import_module("lib.analyses.claims").main())
