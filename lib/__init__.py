@@ -11,7 +11,7 @@ Four layers; a module imports only from its own layer or the ones above it in th
     ``kernel_statistics`` (alignment, leading vectors, task profiles), ``entk_variants``,
     ``kernel_reference`` (neural-tangents and timing references), ``validation`` (parameter
     checks), ``parallel``, ``cpu_target``, and ``results``, the on-disk cache with provenance that
-    every layer writes through.
+    every layer writes through (its key, parameters and computation conditions, in ``cache_key``).
 ``lib.experiments``
     What is run: ``schedules`` (the paper's schedules, standard/large pairs, the t=0 eNTK),
     ``smg`` (the linear validation problem), ``continuum`` (the rich-to-lazy init-scale sweep),
@@ -32,7 +32,8 @@ Four layers; a module imports only from its own layer or the ones above it in th
     (``horizon``, ``horizon_points``, ``horizon_pairs``, ``horizon_finetune``, ``horizon_checks``),
     the rival theories (``rival_theories``, ``rival_comparison``, ``rival_continuum``), and
     the verdicts: ``claims`` (the registry; its types in ``claim_types``, its data in
-    ``claim_registry_paper`` and ``claim_registry_horizon_rivals``), ``claim_tests``, ``expected_signs``,
+    ``claim_registry_paper`` and ``claim_registry_horizon_rivals``; the digest of the code that decides a
+    verdict in ``verdict_code``), ``claim_tests``, ``expected_signs``,
     ``multiple_testing``, ``checks``.
 ``lib.book``
     Book plumbing: ``runner`` (papermill execution with profiles; ``concurrent_runs``, chapters side
