@@ -3,7 +3,8 @@
 Book layer. :mod:`lib.book.runner` plans runs ``(notebook, parameters, output folder)``; this
 module starts them on ``jobs`` slots (one per core by default) in the planned order, as soon as
 (i) every run it must follow in the same output folder has finished and (ii) enough slots are
-free. A chapter that keeps every core busy for most of its run (:data:`USES_EVERY_CORE`: its Dask
+free; each runs in a process of its own, so a process that dies (killed, out of memory) ends
+only its own run, which is then named (:class:`RunDied`). A chapter that keeps every core busy for most of its run (:data:`USES_EVERY_CORE`: its Dask
 sweeps start one worker per core) takes every slot, so it never shares the cores; the other
 chapters run in one kernel on about one core and take one slot each, so two of them can run side
 by side on two cores.
@@ -24,6 +25,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from ..core.results import LOCK_WAIT_NOTICE
@@ -83,10 +85,11 @@ def next_runs(waiting: list[int], finished: set[int], busy_slots: int, jobs: int
 def run_all(runs: list[tuple[str, dict, Path]], execute_one: Callable[[str, dict, Path], object], jobs: int,
             report: Callable[[str], None] = print) -> tuple[list[tuple[str, Path, float]], list[BaseException]]:
     """Execute every run with ``execute_one(name, parameters, folder)`` on ``jobs`` slots: with one
-    slot in this process, in plan order; with more in worker processes (``execute_one`` must then
-    be picklable), started as :func:`next_runs` allows. After the first failure no new run starts;
-    running ones finish (nothing computed is lost). Returns (name, folder, seconds) per finished run,
-    in finishing order, and the exceptions of the failed runs."""
+    slot in this process, in plan order; with more each in a process of its own (``execute_one``
+    must then be picklable), started as :func:`next_runs` allows. After the first failure no new run
+    starts; running ones finish (nothing computed is lost). A run whose process dies fails with a
+    :class:`RunDied` naming it, and its temporary run folder is removed. Returns (name, folder,
+    seconds) per finished run, in finishing order, and the exceptions of the failed runs."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
     if jobs == 1:
@@ -108,31 +111,65 @@ def _run_in_order(runs, execute_one, report):
     return times, []
 
 
+class RunDied(RuntimeError):
+    """The process running a chapter died (killed, out of memory) before the chapter finished."""
+
+
+def run_folders(name: str, folder: Path) -> set[Path]:
+    """The temporary run folders of notebook ``name`` in ``folder`` (``.run-<name>-*``, made by
+    :func:`lib.book.runner.execute`)."""
+    return set(Path(folder).glob(f".run-{name}-*"))
+
+
+def died(name: str, folder: Path, before: set[Path]) -> RunDied:
+    """The error of run ``name`` whose process died: its run folders that were not there
+    ``before`` it started are removed (a killed process leaves its temporary folder behind)."""
+    import shutil
+
+    left = sorted(run_folders(name, folder) - before)
+    for path in left:
+        shutil.rmtree(path, ignore_errors=True)
+    removed = f"its temporary run folder {left[0].name} was removed, " if len(left) == 1 else ""
+    return RunDied(f"{name} stopped: the process running it died (killed, or out of memory) before it finished; "
+                   f"{removed}its previous output in {folder} is untouched")
+
+
 def _run_side_by_side(runs, execute_one, jobs, report):
+    """Each run in a process of its own (a one-process pool), so that a process that dies ends
+    only its own run, which :func:`died` names."""
     after = predecessors(runs)
     waiting, finished, running, started = list(range(len(runs))), set(), {}, {}
     times, errors = [], []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    context = multiprocessing.get_context("spawn")
+    try:
         while waiting or running:
             if not errors:
-                busy = sum(width(runs[j][0], jobs) for j in running.values())
+                busy = sum(width(runs[j][0], jobs) for j, _, _ in running.values())
                 for i in next_runs(waiting, finished, busy, jobs, runs, after):
                     name, parameters, folder = runs[i]
                     report(f"[runner] {name} started ({parameters}) -> {folder}")
-                    running[pool.submit(execute_one, name, parameters, folder)] = i
+                    pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+                    running[pool.submit(execute_one, name, parameters, folder)] = (i, pool, run_folders(name, folder))
                     started[i] = time.perf_counter()
                     waiting.remove(i)
             if not running:
                 break  # after a failure: the runs still waiting are not started
             done, _ = wait(list(running), return_when=FIRST_COMPLETED)
             for future in done:
-                i = running.pop(future)
-                if future.exception() is not None:
-                    errors.append(future.exception())
+                i, pool, before = running.pop(future)
+                pool.shutdown()
+                error = future.exception()
+                if isinstance(error, BrokenProcessPool):
+                    error = died(runs[i][0], runs[i][2], before)
+                if error is not None:
+                    errors.append(error)
                     continue
                 finished.add(i)
                 times.append((runs[i][0], runs[i][2], time.perf_counter() - started[i]))
                 report(f"[runner] {runs[i][0]} done in {times[-1][2]:.1f} s")
+    finally:
+        for _, pool, _ in running.values():  # only on an exception here (e.g. KeyboardInterrupt)
+            pool.shutdown(cancel_futures=True)
     return times, errors
 
 
