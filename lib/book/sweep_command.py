@@ -10,7 +10,9 @@ A notebook point executes the notebook with papermill (:func:`lib.book.runner.ex
 one sub-folder of ``output_dir`` per point, and is cached like a function point: its outputs are
 the executed notebook's path and every value the notebook glued (:func:`glued_values`). With
 ``--table`` the results are written as a table (:mod:`lib.experiments.sweep_table`). Every check
-(grid syntax, parameter names and types, output folders) happens before any cluster starts;
+(grid syntax, parameter names and types, the point function's or chapter's own range checks,
+output folders) happens before any cluster starts; sizes above their sane bounds (hours per
+point) need ``--allow-large``;
 every error that stops a sweep before it runs (bad input, no scheduler answering at
 ``--scheduler`` within ``--connect-timeout`` seconds, workers without the results folder) is one
 line on stderr and exit status 2; the command exits 1 if any point failed.
@@ -32,22 +34,26 @@ import numpy as np
 from ..core import results
 from ..core.results import REPO_ROOT
 from ..core.cpu_target import check_cpu_features
+from ..core.validation import allow_large_runs
 from ..experiments.sweep import (CONNECT_TIMEOUT_S, SCHEDULER_ENV, Plan, PointFunction, SweepError, SweepReport,
-                                 check_name, plan_function_sweep, run_plan)
+                                 check_name, plan_function_sweep, run_plan, sweep_hint)
 from ..experiments.sweep_table import check_table_path, write_table
 from ..experiments.sweep_watch import Watch
-from .runner import check_parameters, execute, grid_points, parse_grid, parse_grid_spec, point_folder
+from .runner import check_parameters, check_ranges, execute, grid_points, parse_grid, parse_grid_spec, point_folder
 
 
 @dataclass(frozen=True)
 class NotebookPoint:
-    """Executes a notebook with the point's parameters into ``output_dir/<point_folder>``."""
+    """Executes a notebook with the point's parameters into ``output_dir/<point_folder>``
+    (sizes above the chapter's sane bounds accepted when ``allow_large``)."""
 
     notebook: str
     output_dir: str
+    allow_large: bool = False
 
     def __call__(self, parameters: dict) -> dict[str, np.ndarray]:
-        output = execute(self.notebook, dict(parameters), Path(self.output_dir) / point_folder(parameters))
+        output = execute(self.notebook, dict(parameters), Path(self.output_dir) / point_folder(parameters),
+                         allow_large=self.allow_large)
         return {"executed_notebook": np.array(str(output)), **glued_values(output)}
 
 
@@ -87,11 +93,14 @@ def notebook_source_hash(notebook: str) -> str:
 
 
 def plan_notebook_sweep(points: list[dict], notebook: str, output_dir: str | Path | None = None,
-                        name: str | None = None) -> Plan:
+                        name: str | None = None, allow_large: bool | None = None) -> Plan:
     """Check a notebook sweep before running it: every point valid for the notebook's
-    parameters cell, one distinct output folder per point, never inside ``book/executed``."""
+    parameters cell and its own range checks (sizes above the chapter's sane bounds only with
+    ``allow_large``; None: ``$REPRO_ALLOW_LARGE``), one distinct output folder per point, never
+    inside ``book/executed``."""
     if not points:
         raise ValueError("points must contain at least one parameter dict")
+    allowed = allow_large_runs(allow_large)
     points = [check_parameters(notebook, dict(p)) for p in points]  # names and types, as the runner checks them
     out = Path(output_dir if output_dir is not None else REPO_ROOT / "sweeps" / notebook).resolve()
     if out == (REPO_ROOT / "book" / "executed").resolve():
@@ -100,26 +109,31 @@ def plan_notebook_sweep(points: list[dict], notebook: str, output_dir: str | Pat
     clashing = sorted({f for f in folders if folders.count(f) > 1})
     if clashing:
         raise ValueError(f"points must have distinct output folders, got {clashing} more than once")
+    name = f"notebook_{notebook}" if name is None else check_name(name)
+    try:
+        check_ranges([(notebook, p, out) for p in points], allow_large=allowed)  # the chapter's own checks
+    except ValueError as err:
+        raise ValueError(sweep_hint(str(err))) from None
     source = notebook_source_hash(notebook)
     keys = [{"notebook": notebook, "source": source, "output_dir": str(out), "parameters": dict(p)} for p in points]
-    name = f"notebook_{notebook}" if name is None else check_name(name)
-    return Plan(name, NotebookPoint(notebook, str(out)), list(points), keys)
+    return Plan(name, NotebookPoint(notebook, str(out), allowed), list(points), keys)
 
 
 def plan_sweep(points: list[dict], function: str | PointFunction | None = None, notebook: str | None = None,
-               output_dir: str | Path | None = None, name: str | None = None) -> Plan:
+               output_dir: str | Path | None = None, name: str | None = None, allow_large: bool | None = None) -> Plan:
     """Check a sweep before running it: exactly one of ``function`` / ``notebook``."""
     if (function is None) == (notebook is None):
         raise ValueError("give exactly one of function ('module:function' or a callable) and notebook")
     if function is not None:
         if output_dir is not None:
             raise ValueError("output_dir applies to notebook sweeps only")
-        return plan_function_sweep(points, function, name)
-    return plan_notebook_sweep(points, notebook, output_dir, name)
+        return plan_function_sweep(points, function, name, allow_large)
+    return plan_notebook_sweep(points, notebook, output_dir, name, allow_large)
 
 
 def sweep(points: list[dict], function: str | PointFunction | None = None, notebook: str | None = None,
-          output_dir: str | Path | None = None, name: str | None = None, **options) -> SweepReport:
+          output_dir: str | Path | None = None, name: str | None = None, allow_large: bool | None = None,
+          **options) -> SweepReport:
     """Check the sweep (:func:`plan_sweep`), then :func:`~lib.experiments.sweep.run_plan` it.
 
     Args:
@@ -127,9 +141,10 @@ def sweep(points: list[dict], function: str | PointFunction | None = None, noteb
         function: a point function or ``"module:function"`` (see :mod:`lib.experiments.sweep_points`).
         notebook: instead, a notebook name (``notebooks/<name>.py``), run into ``output_dir``.
         name: results-cache name (default: the function's ``module.qualname`` or ``notebook_<name>``).
+        allow_large: accept sizes above the sane bounds (None: ``$REPRO_ALLOW_LARGE``).
         options: passed to :func:`~lib.experiments.sweep.run_plan` (``scheduler``, ``n_workers``, ...).
     """
-    return run_plan(plan_sweep(points, function, notebook, output_dir, name), **options)
+    return run_plan(plan_sweep(points, function, notebook, output_dir, name, allow_large), **options)
 
 
 # --- command line -------------------------------------------------------------------------------
@@ -177,7 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stall-after", type=positive_seconds, default=Watch.stall_s, metavar="SECONDS",
                         help="report the running points when none finished for this long (default "
                              f"{Watch.stall_s:g}); workers that die or stop responding are reported at once")
+    parser.add_argument("--worker-ttl", type=positive_seconds, metavar="SECONDS",
+                        help="local cluster: restart or drop a worker that sent no heartbeat for this long, and "
+                             "resubmit its points (default: distributed.scheduler.worker-ttl, 5 minutes)")
     parser.add_argument("--retries", type=int, default=1, help="extra attempts for a point that raises (default 1)")
+    parser.add_argument("--allow-large", action="store_true",
+                        help="accept sizes above the sane bounds of the point function or chapter (hours per point)")
     parser.add_argument("--table", type=Path, metavar="PATH",
                         help="also write the results as a table: .csv (one row per point: parameters, scalar outputs, "
                              "failed) or .nc (an xarray dataset on the grid, failed points missing)")
@@ -194,8 +214,10 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UsageError(f"--retries must be an integer >= 0, got {args.retries}")
     if args.scheduler is not None and not args.scheduler.strip():
         raise UsageError("--scheduler is empty; give an address like tcp://host:8786, or leave it out")
-    if args.workers is not None and (args.scheduler or os.environ.get(SCHEDULER_ENV)):
-        raise UsageError("--workers sizes the local cluster; it cannot be combined with --scheduler/$" + SCHEDULER_ENV)
+    for option, value in (("--workers", args.workers), ("--worker-ttl", args.worker_ttl)):
+        if value is not None and (args.scheduler or os.environ.get(SCHEDULER_ENV)):
+            raise UsageError(f"{option} configures the local cluster; it cannot be combined with --scheduler/$"
+                             + SCHEDULER_ENV)
     if args.table is not None:
         check_table_path(args.table)
 
@@ -212,17 +234,17 @@ def main(argv: list[str] | None = None) -> int:
         check_arguments(args)
         check_cpu_features()  # $NUMBA_CPU_FEATURES, which the workers inherit
         grids = [parse_grid(g) for g in args.grid] + parse_grid_spec(args.grid_spec)
-        plan = plan_sweep(grid_points(grids), args.function, args.notebook, args.output_dir, args.name)
-    except (UsageError, ValueError) as err:  # ParameterError included
+        plan = plan_sweep(grid_points(grids), args.function, args.notebook, args.output_dir, args.name,
+                          args.allow_large or None)
+    except (UsageError, ValueError, RuntimeError) as err:  # ParameterError included; a range check that cannot run
         return error(err)
     try:
         report = run_plan(plan, args.scheduler, args.workers, args.retries, connect_timeout_s=args.connect_timeout,
-                          watch=Watch(check_s=min(Watch.check_s, args.stall_after), stall_s=args.stall_after))
+                          watch=Watch(check_s=min(Watch.check_s, args.stall_after), stall_s=args.stall_after),
+                          worker_ttl_s=args.worker_ttl)
     except (SweepError, ValueError, results.CacheError) as err:  # no scheduler, no shared results folder, ...
         return error(err)
-    print(f"[sweep] {report.name}: {len(report.points)} points, {len(report.skipped)} already cached, "
-          f"{len(report.computed)} computed, {len(report.failures)} failed (results in {results.results_dir()})",
-          flush=True)
+    print(f"[sweep] {report.summary()} (results in {results.results_dir()})", flush=True)
     for failure in report.failures:
         print(f"[sweep] FAILED {failure.format()}", file=sys.stderr, flush=True)
     if args.table is not None:

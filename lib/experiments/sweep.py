@@ -4,7 +4,9 @@ A point runs a *point function*: ``"module:function"`` or a callable taking the 
 parameter dict and returning a dict of arrays (see :mod:`lib.experiments.sweep_points`).
 Every finished point is written to the results cache (:func:`lib.core.results.cached`);
 points already there are skipped before anything is submitted, so re-running a sweep, or
-resuming a crashed one, computes only what is missing. Sweeps of whole notebooks, and the
+resuming a crashed one, computes only what is missing, and points that are the same cache entry
+are computed once. Every point is checked before anything is submitted; sizes above a point
+function's sane bounds need ``allow_large``. Sweeps of whole notebooks, and the
 command line ``python -m lib.book.sweep_command``, are built on this module in
 :mod:`lib.book.sweep_command`.
 
@@ -17,7 +19,10 @@ worker dies (killed, out of memory) is rescheduled by Dask on another worker (up
 scheduler's ``distributed.scheduler.allowed-failures``, 3 by default); a result the cache could
 not store and read back (:func:`storable_arrays`) is reported at once and never written. While
 waiting, a sweep reports workers that die or stop responding, and stalls (:class:`StallMonitor`);
-it never stops a point. A sweep reports every failed point at the end (:class:`SweepReport`).
+it never stops a point itself: the scheduler restarts or drops a worker that sent no heartbeat
+for its ``worker-ttl`` and resubmits its points, and the report says by when
+(:func:`lib.experiments.sweep_watch.drop_after_s`). A sweep reports which cache entries it
+computed, which another process wrote meanwhile, and every failed point (:class:`SweepReport`).
 """
 
 from __future__ import annotations
@@ -38,11 +43,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core import results
+from ..core.validation import LARGE_RUN_HINT, allow_large_runs, large_runs
 from . import sweep_table
-from .sweep_watch import StallMonitor, Watch, check_seconds, watched_batches
+from .sweep_watch import (StallMonitor, Watch, check_seconds, dropping_text, points_text, scheduler_ttl,
+                          watched_batches)
 
 SCHEDULER_ENV = "REPRO_DASK_SCHEDULER"
 CONNECT_TIMEOUT_S = 5.0  # an existing scheduler must answer within this
+LOADED = "loaded"  # what run_point returns for an entry another process wrote after the sweep looked
 PointFunction = Callable[[dict], Mapping[str, np.ndarray]]
 # Parameters of the call that stores a result (results.save): a key named so would be taken as one.
 
@@ -97,25 +105,44 @@ class Failure:
 
 @dataclass
 class SweepReport:
-    """Outcome of :func:`sweep`. ``cache_parameters[i]`` is the results-cache key of ``points[i]``."""
+    """Outcome of :func:`sweep`. ``cache_parameters[i]`` is the results-cache key of ``points[i]``.
+
+    Points that are the same cache entry (their keys are equal once completed, e.g. a default
+    given explicitly) are one entry: the first of them is submitted and counted, each other one is
+    listed in ``same_entry`` with that first point. ``skipped``, ``computed``, ``loaded`` and
+    ``failures`` hold one point per distinct entry, and together every distinct entry once."""
 
     name: str
     points: list[dict]
     cache_parameters: list[dict]
     skipped: list[dict] = field(default_factory=list)  # already in the cache, not submitted
-    computed: list[dict] = field(default_factory=list)  # finished by this sweep
+    computed: list[dict] = field(default_factory=list)  # computed and written by this sweep
+    loaded: list[dict] = field(default_factory=list)  # submitted, but written by another process meanwhile
     failures: list[Failure] = field(default_factory=list)
+    same_entry: list[tuple[dict, dict]] = field(default_factory=list)  # (point, earlier point of that entry)
 
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    def summary(self) -> str:
+        """One line: points, distinct entries, and how many were already cached, computed, loaded, failed."""
+        entries = len(self.points) - len(self.same_entry)
+        loaded = f"{len(self.loaded)} written meanwhile by another process, " if self.loaded else ""
+        return (f"{self.name}: {len(self.points)} points, {entries} distinct cache entries: {len(self.skipped)} "
+                f"already cached, {len(self.computed)} computed, {loaded}{len(self.failures)} failed")
+
+    def failed_points(self) -> list[dict]:
+        """Every point whose entry failed, points of the same entry included."""
+        failed = [f.parameters for f in self.failures]
+        return failed + [point for point, first in self.same_entry if first in failed]
 
     def load(self) -> list[dict[str, np.ndarray] | None]:
         """Every point's cached arrays, in grid order (``None`` for a point that failed).
 
         A point that did not fail but cannot be read is an error: its result was cached under
         other code (``lib/`` edited while the sweep ran), and a None there would pass for a failure."""
-        failed = [f.parameters for f in self.failures]
+        failed = self.failed_points()
         loaded = [results.load(self.name, key) for key in self.cache_parameters]
         unreadable = [p for p, arrays in zip(self.points, loaded) if arrays is None and p not in failed]
         if unreadable:
@@ -124,8 +151,9 @@ class SweepReport:
         return loaded
 
     def failure_lines(self) -> dict[int, str]:
-        """Grid index -> error line of every point that failed."""
+        """Grid index -> error line of every point that failed (points of the same entry included)."""
         errors = [(f.parameters, f.error) for f in self.failures]
+        errors += [(point, error) for point, first in self.same_entry for parameters, error in errors if parameters == first]
         return {i: error for i, point in enumerate(self.points) for parameters, error in errors if parameters == point}
 
     def frame(self):
@@ -178,12 +206,16 @@ def check_name(name: object) -> str:
 
 @dataclass(frozen=True)
 class FunctionPoint:
-    """Calls a point function on a worker; a ``"module:function"`` spec is imported there."""
+    """Calls a point function on a worker; a ``"module:function"`` spec is imported there. Sizes
+    above the sane bounds pass the function's own checks there exactly when they passed planning
+    (``allow_large``: :func:`lib.core.validation.large_runs`)."""
 
     spec: str | PointFunction
+    allow_large: bool = False
 
     def __call__(self, parameters: dict) -> Mapping[str, np.ndarray]:
-        return resolve_function(self.spec)(dict(parameters))
+        with large_runs(self.allow_large):
+            return resolve_function(self.spec)(dict(parameters))
 
 
 def storable_arrays(parameters: dict, arrays: object) -> dict[str, np.ndarray]:
@@ -215,39 +247,61 @@ class Plan:
     cache_parameters: list[dict]
 
 
-def plan_function_sweep(points: list[dict], function: str | PointFunction, name: str | None = None) -> Plan:
+SWEEP_LARGE_HINT = ("to run it anyway pass --allow-large to python -m lib.book.sweep_command (or allow_large=True "
+                    "to sweep)")
+
+
+def sweep_hint(message: str) -> str:
+    """A check's message with the way to confirm a large size that a sweep takes."""
+    return message.replace(LARGE_RUN_HINT, SWEEP_LARGE_HINT)
+
+
+def plan_function_sweep(points: list[dict], function: str | PointFunction, name: str | None = None,
+                        allow_large: bool | None = None) -> Plan:
     """Check a sweep of a point function before running it: every point valid for the
-    function's ``check_parameters`` (if it has one), which also gives the point's cache key."""
+    function's ``check_parameters`` (if it has one), which also gives the point's cache key.
+    Sizes above a check's sane bounds (:func:`lib.core.validation.check_size`) pass only with
+    ``allow_large`` (None: ``$REPRO_ALLOW_LARGE``, as the runner's ``--allow-large`` sets it)."""
     if not points:
         raise ValueError("points must contain at least one parameter dict")
+    allowed = allow_large_runs(allow_large)
     resolved = resolve_function(function)
     name = function_name(resolved) if name is None else check_name(name)
     check = getattr(resolved, "check_parameters", None)
     keys = []
-    for point in points:
-        try:
-            keys.append(check(dict(point)) if check else dict(point))
-        except ValueError as err:
-            raise ValueError(f"point {point}: {err}") from err
-    return Plan(name, FunctionPoint(function), list(points), keys)
+    with large_runs(allowed):
+        for point in points:
+            try:
+                keys.append(check(dict(point)) if check else dict(point))
+            except ValueError as err:
+                raise ValueError(f"point {point}: {sweep_hint(str(err))}") from err
+    return Plan(name, FunctionPoint(function, allowed), list(points), keys)
 
 
 # --- execution ----------------------------------------------------------------------------------
 
 
 def run_point(name: str, key: dict, point: dict, target: Callable[[dict], Mapping[str, np.ndarray]]) \
-        -> PointError | None:
-    """Worker side: compute one point through the results cache (under ``key``); a point that
-    raises becomes a :class:`PointError` carrying ``point`` and the formatted traceback. A result
-    the cache cannot store is *returned* as a :class:`PointError` (Dask retries only what raises,
-    and computing it again would give the same result)."""
+        -> PointError | str | None:
+    """Worker side: compute one point through the results cache (under ``key``); None if this call
+    computed and wrote the entry, :data:`LOADED` if the cache already held it (another process
+    wrote it after the sweep looked). A point that raises becomes a :class:`PointError` carrying ``point``
+    and the formatted traceback. A result the cache cannot store is *returned* as a
+    :class:`PointError` (Dask retries only what raises, and computing it again would give the same
+    result)."""
+    computed = []
+
+    def compute() -> dict[str, np.ndarray]:
+        computed.append(True)
+        return storable_arrays(point, target(point))
+
     try:
-        results.cached(name, key, lambda: storable_arrays(point, target(point)))
+        results.cached(name, key, compute)
     except UnstorableResult as err:
         return PointError(point, f"{type(err).__name__}: {err.detail()}", "")
     except Exception as err:  # reported with the point, other points go on
         raise PointError(point, describe_error(err), traceback.format_exc()) from None
-    return None
+    return None if computed else LOADED
 
 
 def describe_error(err: BaseException) -> str:
@@ -313,10 +367,12 @@ def probe_scheduler(address: str, timeout_s: float) -> None:
 
 @contextmanager
 def dask_client(scheduler: str | None = None, n_workers: int | None = None,
-                connect_timeout_s: float = CONNECT_TIMEOUT_S) -> Iterator:
+                connect_timeout_s: float = CONNECT_TIMEOUT_S, worker_ttl_s: float | None = None) -> Iterator:
     """A ``distributed.Client``: to ``scheduler`` (or ``$REPRO_DASK_SCHEDULER``) if given (see
     :func:`connect`), else to a new ``LocalCluster`` of ``n_workers`` (default: one per core)
-    single-threaded processes."""
+    single-threaded processes, whose scheduler restarts or drops a worker that sent no heartbeat
+    for ``worker_ttl_s`` (default: ``distributed.scheduler.worker-ttl``, 5 minutes unless
+    configured; see :func:`lib.experiments.sweep_watch.drop_after_s`)."""
     from dask.distributed import Client, LocalCluster
 
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
@@ -325,10 +381,14 @@ def dask_client(scheduler: str | None = None, n_workers: int | None = None,
     if address:
         if n_workers is not None:
             raise ValueError("n_workers sizes the local cluster only; an existing cluster keeps its workers")
+        if worker_ttl_s is not None:
+            raise ValueError("worker_ttl_s configures the local cluster only; an existing scheduler keeps its own "
+                             "distributed.scheduler.worker-ttl")
         with connect(address, connect_timeout_s) as client:
             yield client
         return
     n_workers = local_worker_count() if n_workers is None else n_workers
+    ttl = {} if worker_ttl_s is None else {"worker_ttl": check_seconds("worker_ttl_s", worker_ttl_s)}
     # At the local cluster's teardown a worker process still releasing its libraries after 4 s is
     # killed, and the nanny logs a warning that is expected there; only then are its warnings quiet
     # (errors still show, and a failure inside the block leaves every message as it is).
@@ -336,7 +396,7 @@ def dask_client(scheduler: str | None = None, n_workers: int | None = None,
     level = nanny_log.level
     try:
         with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          scheduler_kwargs={"dashboard_address": "localhost:0"}) as cluster, \
+                          scheduler_kwargs={"dashboard_address": "localhost:0", **ttl}) as cluster, \
                 Client(cluster) as client:
             yield client
             nanny_log.setLevel(logging.ERROR)
@@ -370,33 +430,39 @@ def check_shared_results(client) -> None:
                            "and point REPRO_RESULTS_DIR at it there")
 
 
-def sweep(points: list[dict], function: str | PointFunction, name: str | None = None, **options) -> SweepReport:
+def sweep(points: list[dict], function: str | PointFunction, name: str | None = None,
+          allow_large: bool | None = None, **options) -> SweepReport:
     """Check the sweep (:func:`plan_function_sweep`), then :func:`run_plan` it; ``options`` go to ``run_plan``.
 
     Args:
         points: parameter dicts (e.g. :func:`lib.book.runner.grid_points` of a grid).
         function: a point function or ``"module:function"`` (see :mod:`lib.experiments.sweep_points`).
         name: results-cache name (default: the function's ``module.qualname``).
+        allow_large: accept sizes above the function's sane bounds (None: ``$REPRO_ALLOW_LARGE``).
     """
-    return run_plan(plan_function_sweep(points, function, name), **options)
+    return run_plan(plan_function_sweep(points, function, name, allow_large), **options)
 
 
-def check_options(retries: object, n_workers: object, connect_timeout_s: object, watch: object) -> None:
+def check_options(retries: object, n_workers: object, connect_timeout_s: object, watch: object,
+                  worker_ttl_s: object = None) -> None:
     """``ValueError`` naming the first bad option of :func:`run_plan`."""
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
     if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1):
         raise ValueError(f"n_workers must be an integer >= 1, got {n_workers!r}")
     check_seconds("connect_timeout_s", connect_timeout_s)
+    if worker_ttl_s is not None:
+        check_seconds("worker_ttl_s", worker_ttl_s)
     if watch is not None and not isinstance(watch, Watch):
         raise ValueError(f"watch must be a Watch, got {watch!r}")
 
 
 def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = None, retries: int = 1,
              progress: bool = True, client=None, connect_timeout_s: float = CONNECT_TIMEOUT_S,
-             watch: Watch | None = None, log: Callable[[str], None] | None = None) -> SweepReport:
-    """Run every point of ``plan`` not yet in the results cache on Dask; report what was skipped,
-    computed and failed.
+             watch: Watch | None = None, log: Callable[[str], None] | None = None,
+             worker_ttl_s: float | None = None) -> SweepReport:
+    """Run every distinct cache entry of ``plan`` not yet in the results cache on Dask, once
+    however many points share it; report what was skipped, computed, loaded and failed.
 
     Args:
         scheduler: address of an existing Dask scheduler (default ``$REPRO_DASK_SCHEDULER``, else a
@@ -407,13 +473,19 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
         connect_timeout_s: how long ``scheduler`` has to answer (:class:`ClusterError` after that).
         watch: when to report lost, silent or stalled workers while waiting (default :class:`Watch`).
         log: where those reports go (default: a line on stderr, above the progress bar).
+        worker_ttl_s: the local cluster's ``worker_ttl_s`` (see :func:`dask_client`).
     """
     from tqdm import tqdm
 
-    check_options(retries, n_workers, connect_timeout_s, watch)
+    check_options(retries, n_workers, connect_timeout_s, watch, worker_ttl_s)
     report = SweepReport(plan.name, plan.points, plan.cache_parameters)
-    todo = []
+    todo, first = [], {}  # first: entry folder -> the first point of that entry
     for point, key in zip(plan.points, plan.cache_parameters):
+        entry = results.entry_dir(plan.name, key)
+        if entry in first:
+            report.same_entry.append((point, first[entry]))
+            continue
+        first[entry] = point
         try:
             done = results.load(plan.name, key) is not None
         except results.CacheError as err:
@@ -423,16 +495,22 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
             report.skipped.append(point)
         else:
             todo.append((point, key))
+    if progress and report.same_entry:
+        pairs = [f"{point} = {earlier}" for point, earlier in report.same_entry]
+        print(f"[sweep] {plan.name}: {len(pairs)} points are the same cache entry as an earlier point, computed once: "
+              f"{points_text(pairs)}", flush=True)
     if progress and report.skipped:
-        print(f"[sweep] {plan.name}: {len(report.skipped)} of {len(plan.points)} points already cached", flush=True)
+        print(f"[sweep] {plan.name}: {len(report.skipped)} of {len(first)} cache entries already cached", flush=True)
     if not todo:
         return report
 
-    with dask_client(scheduler, n_workers, connect_timeout_s) if client is None else nullcontext(client) as client:
+    local = dask_client(scheduler, n_workers, connect_timeout_s, worker_ttl_s)
+    with local if client is None else nullcontext(client) as client:
         check_shared_results(client)
+        dropping = dropping_text(*scheduler_ttl(client))
         futures = {client.submit(run_point, plan.name, key, point, plan.target, retries=retries, pure=False): point
                    for point, key in todo}
-        monitor = StallMonitor(watch or Watch(), {f.key: p for f, p in futures.items()}, time.monotonic())
+        monitor = StallMonitor(watch or Watch(), {f.key: p for f, p in futures.items()}, time.monotonic(), dropping)
         bar = tqdm(total=len(futures), desc=f"sweep {plan.name}", unit="point", disable=not progress)
         for batch in watched_batches(futures, client, monitor, log or (lambda line: bar.write(line, file=sys.stderr))):
             for future in batch:
@@ -444,7 +522,7 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
 
 
 def collect(future, point: dict, report: SweepReport) -> None:
-    """Record one finished future in ``report``: computed, or a :class:`Failure`."""
+    """Record one finished future in ``report``: computed, loaded, or a :class:`Failure`."""
     try:
         outcome = future.result()
     except PointError as err:
@@ -456,4 +534,4 @@ def collect(future, point: dict, report: SweepReport) -> None:
     if isinstance(outcome, PointError):
         report.failures.append(Failure(point, outcome.error, outcome.traceback_text))
     else:
-        report.computed.append(point)
+        (report.loaded if outcome == LOADED else report.computed).append(point)

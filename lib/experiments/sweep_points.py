@@ -17,14 +17,18 @@ from .schedules import (SCHEDULES, cached_schedule, params_of, run_early_phases,
                         schedule_parameters)
 from ..core.engines import DEFAULT_ENGINE, Engine, engine_of_tag
 from ..core.tasks import TaskEnvironment
-from ..core.validation import check_choice, check_int, check_seeds
+from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
 
 PAIR_DEFAULTS = {"schedule": "LR", "n_iterations": 100, "n_hidden": 200}
+# sizes above these (hours of training per point) only when confirmed (lib.core.validation.check_size):
+# the chapters' own bounds on iterations, hidden units and pairs
+SANE_ITERATIONS, SANE_HIDDEN, SANE_PAIRS = 100_000, 5000, 200
 
 
 def check_pair_parameters(parameters: dict) -> dict:
-    """The complete parameters of :func:`pair_final_losses`: ``seed`` (required, int >= 0),
-    ``schedule`` ("ET" or "LR"), ``n_iterations`` (int >= 1), ``n_hidden`` (int >= 1)."""
+    """The complete parameters of :func:`pair_final_losses`: ``seed`` (required, int in [0, 2**32)),
+    ``schedule`` ("ET" or "LR"), ``n_iterations`` (int in [1, 100000]), ``n_hidden`` (int in
+    [1, 5000]); larger sizes only when confirmed (``allow_large`` of the sweep)."""
     allowed = ("seed", *PAIR_DEFAULTS)
     unknown = sorted(set(parameters) - set(allowed))
     if unknown:
@@ -32,10 +36,10 @@ def check_pair_parameters(parameters: dict) -> dict:
     if "seed" not in parameters:
         raise ValueError("seed is required (pair seed: weight draw and dataset, an integer >= 0)")
     complete = {**PAIR_DEFAULTS, **parameters}
-    check_int("seed", complete["seed"], minimum=0)
+    check_seed("seed", complete["seed"])
     check_choice("schedule", complete["schedule"], SCHEDULES)
-    check_int("n_iterations", complete["n_iterations"], minimum=1)
-    check_int("n_hidden", complete["n_hidden"], minimum=1)
+    check_size("n_iterations", complete["n_iterations"], minimum=1, sane_maximum=SANE_ITERATIONS)
+    check_size("n_hidden", complete["n_hidden"], minimum=1, sane_maximum=SANE_HIDDEN)
     return {name: complete[name] for name in allowed}
 
 
@@ -72,7 +76,9 @@ def check_schedule_point(parameters: dict) -> dict:
     ``env`` [n_in_pools, n_out_pools, n_features], ``schedule``, ``seeds``, ``n_iterations``,
     ``n_hidden``, ``split``, ``large_scaling`` and ``training`` (an engine's
     :attr:`~lib.core.engines.Engine.tag`). A point and a notebook's
-    ``cached_schedule`` of the same pairs therefore share one cache entry."""
+    ``cached_schedule`` of the same pairs therefore share one cache entry. ``n_iterations`` above
+    100000, ``n_hidden`` above 5000 or more than 200 ``seeds`` only when confirmed (``allow_large``
+    of the sweep)."""
     unknown, missing = sorted(set(parameters) - set(_SCHEDULE_KEYS)), sorted(set(_SCHEDULE_KEYS) - set(parameters))
     if unknown or missing:
         raise ValueError(f"schedule_point parameters must be exactly {list(_SCHEDULE_KEYS)}; unknown {unknown}, "
@@ -81,9 +87,13 @@ def check_schedule_point(parameters: dict) -> dict:
     env = parameters["env"]
     if not (isinstance(env, (list, tuple)) and len(env) == 3):
         raise ValueError(f"env must be [n_in_pools, n_out_pools, n_features], got {env!r}")
-    return schedule_parameters(TaskEnvironment(*env), parameters["schedule"], parameters["seeds"],
-                               parameters["n_iterations"], check_int("n_hidden", parameters["n_hidden"], minimum=1),
-                               parameters["split"], parameters["large_scaling"], engine)
+    n_hidden = check_size("n_hidden", parameters["n_hidden"], minimum=1, sane_maximum=SANE_HIDDEN)
+    key = schedule_parameters(TaskEnvironment(*env), parameters["schedule"], parameters["seeds"],
+                              parameters["n_iterations"], n_hidden, parameters["split"], parameters["large_scaling"],
+                              engine)
+    check_size("n_iterations", key["n_iterations"], minimum=1, sane_maximum=SANE_ITERATIONS)
+    check_size("number of seeds", len(key["seeds"]), minimum=1, sane_maximum=SANE_PAIRS)
+    return key
 
 
 def schedule_point(parameters: dict) -> dict[str, np.ndarray]:

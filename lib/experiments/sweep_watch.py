@@ -15,6 +15,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 POLL_S = 0.1  # how often the waiting loop looks for finished points
+RESTART_TIMEOUT_S = 30.0  # how long the scheduler waits for a nanny to stop its silent worker, then drops it
+UNKNOWN_TTL = ("the scheduler restarts or drops it after its distributed.scheduler.worker-ttl (checked every "
+               "worker-ttl) and resubmits its points")
 
 
 def check_seconds(name: str, value: object) -> float:
@@ -23,6 +26,41 @@ def check_seconds(name: str, value: object) -> float:
         raise ValueError(f"{name} must be a number of seconds > 0, got {value!r}")
     return float(value)
 
+
+def drop_after_s(worker_ttl_s: float, n_workers: int) -> float:
+    """Seconds after its last heartbeat by which the scheduler has restarted or dropped a silent
+    worker, whose points it then resubmits: ``distributed``'s check runs every ``worker_ttl_s``
+    and takes a worker silent for ``max(worker_ttl_s, 10 heartbeat intervals)``
+    (``distributed.scheduler.heartbeat_interval`` of ``n_workers``); it then gives the worker's
+    nanny :data:`RESTART_TIMEOUT_S` to stop it (a stopped process is killed within about 5 s)."""
+    from distributed.scheduler import heartbeat_interval
+
+    return max(worker_ttl_s, 10 * heartbeat_interval(n_workers)) + worker_ttl_s + RESTART_TIMEOUT_S
+
+
+def dropping_text(worker_ttl_s: float | None = None, n_workers: int | None = None) -> str:
+    """What the scheduler does with a worker that stopped sending heartbeats, given its
+    ``worker_ttl`` (None: off) and number of workers (no arguments: not known)."""
+    if n_workers is None:
+        return UNKNOWN_TTL
+    if not worker_ttl_s:
+        return ("the scheduler never drops it (its distributed.scheduler.worker-ttl is off): the sweep waits until "
+                "the worker responds or is killed")
+    return (f"the scheduler restarts or drops it at the latest {drop_after_s(worker_ttl_s, n_workers):.0f} s after "
+            f"its last heartbeat (distributed.scheduler.worker-ttl {worker_ttl_s:g} s) and resubmits its points")
+
+
+def _scheduler_ttl(dask_scheduler) -> tuple[float | None, int]:
+    return dask_scheduler.worker_ttl, len(dask_scheduler.workers)
+
+
+def scheduler_ttl(client) -> tuple[float | None, int] | tuple[()]:
+    """The scheduler's ``worker_ttl`` in seconds (None: off) and its number of workers, or ``()``
+    where the scheduler does not say (it refuses to run functions sent to it)."""
+    try:
+        return client.run_on_scheduler(_scheduler_ttl)
+    except Exception:  # a scheduler with distributed.scheduler.pickle off: the report stays general
+        return ()
 
 
 @dataclass(frozen=True)
@@ -66,10 +104,11 @@ def points_text(points: list[dict], limit: int = 5) -> str:
 class StallMonitor:
     """Turns successive :class:`ClusterState`\\ s of a running sweep into reports: workers that
     left, workers whose heartbeat stopped (and resumed), no point finished for ``stall_s``.
-    Pure: the caller passes each state, the keys still pending and the (monotonic) time."""
+    Pure: the caller passes each state, the keys still pending and the (monotonic) time;
+    ``dropping`` says what the scheduler does with a silent worker (:func:`dropping_text`)."""
 
-    def __init__(self, watch: Watch, points: Mapping[object, dict], now: float):
-        self.watch, self.points = watch, dict(points)  # task key -> grid point
+    def __init__(self, watch: Watch, points: Mapping[object, dict], now: float, dropping: str = UNKNOWN_TTL):
+        self.watch, self.points, self.dropping = watch, dict(points), dropping  # points: task key -> grid point
         self.last_check = self.last_progress = now
         self.last_stall_report: float | None = None
         self.previous: ClusterState | None = None
@@ -123,8 +162,8 @@ class StallMonitor:
                 messages.append(
                     f"[sweep] worker {self._label(worker, state)} has sent no heartbeat for at least "
                     f"{now - known[1]:.0f} s (hung, overloaded or unreachable) while holding "
-                    f"{points_text(self._held(state, worker, pending))}; nothing is stopped: the scheduler restarts "
-                    "or drops it after distributed.scheduler.worker-ttl (5 min by default) and resubmits its points")
+                    f"{points_text(self._held(state, worker, pending))}; nothing is stopped: "
+                    f"{self.dropping}")
         return messages
 
     def _idle(self, state: ClusterState, pending: set, now: float) -> list[str]:
