@@ -199,7 +199,7 @@ def test_points_of_one_cache_entry_are_submitted_once_and_reported_so(results_tm
     report = sweep.sweep(points, square_once, name="same_entry", client=Client(), progress=True)
     assert submitted == points[:2]
     assert report.computed == points[:2] and report.same_entry == [(points[2], points[0])]
-    assert report.summary() == "same_entry: 3 points, 2 distinct cache entries: 0 already cached, 2 computed, 0 failed"
+    assert report.summary() == "same_entry: 3 points (2 distinct cache entries), 0 already cached, 2 computed, 0 failed"
     assert "1 points are the same cache entry as an earlier point, computed once: " \
            "[{'x': 1, 'label': 'c'} = {'x': 1, 'label': 'a'}]" in capsys.readouterr().out
     assert [int(a["square"]) for a in report.load()] == [1, 4, 1]
@@ -219,8 +219,8 @@ def test_an_entry_written_by_another_process_meanwhile_is_loaded_not_computed(re
     report = sweep.SweepReport("meanwhile", [key], [key])
     sweep.collect(FinishedFuture(sweep.LOADED), key, report)
     assert report.loaded == [key] and report.computed == []
-    assert report.summary() == ("meanwhile: 1 points, 1 distinct cache entries: 0 already cached, 0 computed, "
-                                "1 written meanwhile by another process, 0 failed")
+    assert report.summary() == ("meanwhile: 1 points, 0 already cached, 0 computed, 1 written meanwhile by another "
+                                "process, 0 failed")
 
 
 # --- a killed chapter process is named, its run folder removed -----------------------------------

@@ -127,10 +127,10 @@ class SweepReport:
 
     def summary(self) -> str:
         """One line: points, distinct entries, and how many were already cached, computed, loaded, failed."""
-        entries = len(self.points) - len(self.same_entry)
+        entries = f" ({len(self.points) - len(self.same_entry)} distinct cache entries)" if self.same_entry else ""
         loaded = f"{len(self.loaded)} written meanwhile by another process, " if self.loaded else ""
-        return (f"{self.name}: {len(self.points)} points, {entries} distinct cache entries: {len(self.skipped)} "
-                f"already cached, {len(self.computed)} computed, {loaded}{len(self.failures)} failed")
+        return (f"{self.name}: {len(self.points)} points{entries}, {len(self.skipped)} already cached, "
+                f"{len(self.computed)} computed, {loaded}{len(self.failures)} failed")
 
     def failed_points(self) -> list[dict]:
         """Every point whose entry failed, points of the same entry included."""
