@@ -45,7 +45,7 @@ from .losses import REDUCTIONS, squared_error
 from .models import Model, MultitaskNet, Params
 from .patterns import distinct_training_set, factored_inputs
 from .steps import check_schedule, gradient_step, scan_segments
-from .validation import check_choice, check_finite, check_positive_float, named_leaves
+from .validation import FLOAT32_LR_RANGE, check_choice, check_finite, check_learning_rate, named_leaves
 
 Data = dict[str, jax.Array]
 Observe = Callable[[Params, Data], Any]
@@ -217,7 +217,9 @@ def _numba_engine(model, params, data, learning_rate, steps_per_snapshot, observ
     scratch, arrays = _kernel_set(model, lift(data["x_train"]), lift(data["y_train"]))
     constants = (*arrays, np.asarray(learning_rate, np.float32).reshape(-1))
     biases = (np.float32(model.bias_hidden), np.float32(model.bias_output))
-    state = (np.ascontiguousarray(np.swapaxes(lift(params["w_hidden"]), 1, 2), np.float32),
+    # copies (np.array, C order): the kernel trains them in place; a view (ascontiguousarray of an
+    # already contiguous swap, n_hidden = 1) would be the caller's read-only weights
+    state = (np.array(np.swapaxes(lift(params["w_hidden"]), 1, 2), np.float32, order="C"),
              np.array(lift(params["w_output"]), np.float32))
     training_kernel.check_batch(w_in=state[0], w_output=state[1], scratch=scratch, learning_rates=constants[-1],
                                 **dict(zip(("stimulus_active", "stimulus_values", "stimulus_of", "task_active",
@@ -339,6 +341,10 @@ def _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots
     for key in ("x_train", "y_train"):
         if key not in data:
             raise ValueError(f"data must contain {key!r}; got keys {sorted(data)}")
+    shape = np.shape(data["x_train"])
+    if len(shape) <= batched or shape[int(batched)] == 0:
+        raise ValueError(f"data['x_train'] must hold at least one training pattern, shape "
+                         f"{('B', 'N') if batched else ('N',)} + the input's with N >= 1, got {shape}")
     _check_arrays(params, data, learning_rate, batched)
     if engine.distinct_patterns:
         _check_distinct_pattern_engine(model, reduction, engine)
@@ -377,7 +383,8 @@ def train(
         model: a network with ``apply(params, x) -> (N, K)``.
         params: initial parameter pytree.
         data: arrays passed to ``observe``; must hold ``x_train`` (N, D) and ``y_train`` (N, K).
-        learning_rate: step size (> 0), per iteration.
+        learning_rate: step size per iteration, in :data:`~lib.core.validation.FLOAT32_LR_RANGE`
+            (a smaller rate is 0 in float32, a larger one inf).
         n_iterations: number of full-batch steps (a multiple of ``n_snapshots - 1``).
         n_snapshots: snapshots at iterations 0, n_iterations/(n_snapshots-1), ..., n_iterations.
         observe: ``observe(params, data) -> pytree`` recorded at each snapshot; default: losses.
@@ -390,7 +397,7 @@ def train(
     Returns:
         (final params, pytree of snapshots with a leading axis of size ``n_snapshots``).
     """
-    check_positive_float("learning_rate", learning_rate)
+    check_learning_rate("learning_rate", learning_rate)
     return _train_checked(model, params, data, learning_rate, n_iterations, n_snapshots, observe, reduction,
                           False, progress, engine)
 
@@ -409,8 +416,12 @@ def train_many(
 ) -> tuple[Params, Any]:
     """:func:`train` vmapped over the leading axis of ``params``, ``data`` and ``learning_rates``;
     snapshots have shape (networks, n_snapshots, ...)."""
+    low, high = FLOAT32_LR_RANGE
+    rates = np.asarray(learning_rates, np.float64)
+    if rates.ndim != 1 or not np.all((rates >= low) & (rates <= high)):
+        raise ValueError(f"learning_rates must be a 1-D array of numbers in [{low:.4g}, {high:.4g}], the normal "
+                         f"float32 numbers the networks train in (a smaller rate rounds to 0, a larger one to inf), "
+                         f"got {learning_rates!r}")
     learning_rates = jnp.asarray(learning_rates)
-    if learning_rates.ndim != 1 or not bool(jnp.all((learning_rates > 0) & jnp.isfinite(learning_rates))):
-        raise ValueError(f"learning_rates must be a 1-D array of positive finite numbers, got {learning_rates!r}")
     return _train_checked(model, params, data, learning_rates, n_iterations, n_snapshots, observe, reduction,
                           True, progress, engine)

@@ -11,6 +11,7 @@ import contextlib
 import math
 import numbers
 import os
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -75,8 +76,47 @@ def check_positive_float(name: str, value: Any, maximum: float | None = None) ->
     return value
 
 
-def check_seeds(name: str, value: Any) -> tuple[int, ...]:
-    """Return a tuple of seeds in [0, 2**32) from an int or a sequence of ints."""
+FLOAT32_LR_RANGE = (float(np.finfo(np.float32).tiny), float(np.finfo(np.float32).max))
+
+
+def check_learning_rate(name: str, value: Any, maximum: float | None = None) -> float:
+    """A learning rate: a positive finite number (at most ``maximum``) inside
+    :data:`FLOAT32_LR_RANGE`, the normal float32 numbers the networks train in: a smaller rate is
+    0 or subnormal in float32 (the CPU kernel flushes subnormals to 0), so the weights never
+    move; a larger one is infinite in float32 and the losses turn NaN."""
+    value = check_positive_float(name, value, maximum)
+    low, high = FLOAT32_LR_RANGE
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in [{low:.4g}, {high:.4g}], the normal float32 numbers the networks train "
+                         f"in (a smaller rate rounds to 0 and the weights never move, a larger one to inf), got "
+                         f"{value!r}")
+    return value
+
+
+def check_keys(name: str, value: Any, keys: Iterable[Any]) -> dict:
+    """``value`` if it is a dict with exactly the keys ``keys`` (compared as sets, so that keys of
+    mixed types give this one-line error rather than a TypeError from sorting them)."""
+    keys = list(keys)
+    if not isinstance(value, dict) or set(value) != set(keys):
+        raise ValueError(f"{name} must be a dict with keys {keys}, got {value!r}")
+    return value
+
+
+@contextlib.contextmanager
+def renamed(names: dict[str, str]):
+    """Within the block, the message of a ``ValueError`` names each parameter ``old`` of
+    ``names`` (a whole word) as ``names[old]``: a chapter that hands its own parameters to a
+    shared check (which names them by its own arguments) reports them under the chapter's names."""
+    try:
+        yield
+    except ValueError as err:
+        pattern = re.compile(r"(?<![\w'\"])(" + "|".join(map(re.escape, names)) + r")(?![\w'\"])")
+        raise ValueError(pattern.sub(lambda m: names[m.group(1)], str(err))) from None
+
+
+def check_seeds(name: str, value: Any, distinct: bool = False) -> tuple[int, ...]:
+    """Return a tuple of seeds in [0, 2**32) from an int or a sequence of ints; with ``distinct``
+    no seed may repeat (a repeated seed is one network counted twice)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         value = [value]
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
@@ -84,6 +124,9 @@ def check_seeds(name: str, value: Any) -> tuple[int, ...]:
     seeds = tuple(check_seed(f"{name}[{i}]", s) for i, s in enumerate(value))
     if not seeds:
         raise ValueError(f"{name} must contain at least one seed, got {value!r}")
+    repeated = sorted({s for s in seeds if seeds.count(s) > 1})
+    if distinct and repeated:
+        raise ValueError(f"{name} must hold distinct seeds (each is one network), got {value!r} (repeated: {repeated})")
     return seeds
 
 
@@ -127,6 +170,20 @@ def check_workload(what: str, value: float, sane_maximum: float, allow_large: bo
         raise ValueError(f"{what} must be <= {sane_maximum:g} (more runs for hours or days), got {value:g}; "
                          f"{LARGE_RUN_HINT}")
     return value
+
+
+def check_memory(what: str, n_bytes: float) -> float:
+    """``n_bytes``, the memory that the arrays of a computation described by ``what`` (naming the
+    parameters and the formula) need at once, if the machine has that much available now
+    (:func:`psutil.virtual_memory`); no confirmation lifts this: the computation would fail (or
+    swap for hours) at its allocation, after the work before it."""
+    import psutil
+
+    available = psutil.virtual_memory().available
+    if n_bytes > available:
+        raise ValueError(f"{what} must fit in the {available / 2**30:.3g} GiB of memory available on this machine, "
+                         f"got about {n_bytes / 2**30:.3g} GiB; no --allow-large lifts this")
+    return n_bytes
 
 
 def check_number_list(name: str, values: Any, minimum: float, maximum: float, distinct: bool = True,
