@@ -191,12 +191,30 @@ def lr_point(parameters: dict) -> dict[str, np.ndarray]:
 lr_point.check_parameters = lambda parameters: _complete("lr_point", LR_DEFAULTS, parameters)
 
 
-def choose_learning_rate(candidates: list[float], final_train_losses: list[np.ndarray]) -> float:
-    """The candidate whose networks end with the lowest median final training loss; a
-    candidate with any non-finite loss (diverged) is never chosen."""
+def choose_learning_rate(candidates: list[float], final_train_losses: list[np.ndarray],
+                         initial_train_losses: list[np.ndarray] | None = None) -> float:
+    """The candidate whose networks end with the lowest median final training loss
+    (``final_train_losses``: one (S,) array per candidate). A candidate with any non-finite loss
+    (diverged) is never chosen; with ``initial_train_losses`` (the same networks' (S,) losses at
+    iteration 0) neither is one whose median loss did not fall (a rate too small to move the
+    float32 weights, or so large that the first steps saturate the sigmoids, whose gradients then
+    vanish: the loss jumps up and stays). ValueError naming every candidate's losses when none is
+    left."""
     if len(candidates) != len(final_train_losses) or not candidates:
         raise ValueError("candidates and final_train_losses must be non-empty and of equal length")
+    if initial_train_losses is not None and len(initial_train_losses) != len(candidates):
+        raise ValueError("initial_train_losses must hold one array per candidate, like final_train_losses")
     medians = [np.median(l) if np.all(np.isfinite(l)) else np.inf for l in final_train_losses]
     if not np.isfinite(min(medians)):
         raise ValueError(f"every candidate learning rate {candidates} diverged")
+    if initial_train_losses is not None:
+        starts = [float(np.median(l)) for l in initial_train_losses]
+        medians = [m if m < start else np.inf for m, start in zip(medians, starts)]
+        if not np.isfinite(min(medians)):
+            losses = ", ".join(f"{lr:g}: {start:.4g} -> {float(np.median(final)):.4g}"
+                               for lr, start, final in zip(candidates, starts, final_train_losses))
+            raise ValueError(f"lr_candidates: no candidate learning rate lowered the median training loss (a rate "
+                             f"too small moves no float32 weight, one too large saturates the network or diverges; "
+                             f"median loss at iteration 0 -> at the end, per candidate: {losses}); choose other "
+                             f"candidates")
     return float(candidates[int(np.argmin(medians))])

@@ -63,7 +63,8 @@ def continuum_sweep(scales: dict[str, list[float]], lr_paper: float, lr_candidat
         tuned = {}
         for i, (s, g) in enumerate(cells):
             runs = lr_runs[i * len(lr_candidates):(i + 1) * len(lr_candidates)]
-            tuned[(s, g)] = choose_learning_rate(list(lr_candidates), [r["loss_train"][:, -1] for r in runs])
+            tuned[(s, g)] = choose_learning_rate(list(lr_candidates), [r["loss_train"][:, -1] for r in runs],
+                                                 [r["loss_train"][:, 0] for r in runs])
         pred_points = [{"scaling": s, "g": g, "first_seed": 0, "n_seeds": n_seeds, **size} for s, g in cells]
         preds = _run_sweep(sweep, pred_points, "lib.analyses.continuum_points:predictor_point", client, progress)
         kinds = (("paper", lambda s, g: float(lr_paper)), ("tuned", lambda s, g: tuned[(s, g)]))
@@ -121,8 +122,9 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
                      for g in scales for lr in lr_candidates]
         lr_runs = _run_sweep(sweep, lr_points, "lib.analyses.continuum_points:lr_point", client, progress)
         k = len(lr_candidates)
-        tuned_lr = {g: choose_learning_rate(list(lr_candidates), [r["loss_train"][:, -1]
-                                                                  for r in lr_runs[i * k:(i + 1) * k]])
+        tuned_lr = {g: choose_learning_rate(list(lr_candidates),
+                                            [r["loss_train"][:, -1] for r in lr_runs[i * k:(i + 1) * k]],
+                                            [r["loss_train"][:, 0] for r in lr_runs[i * k:(i + 1) * k]])
                     for i, g in enumerate(scales)}
         pred_points = [{"scaling": "both", "g": float(g), "first_seed": a, "n_seeds": n, **size}
                        for g in scales for a, n in blocks]

@@ -32,13 +32,18 @@ from ..core.validation import check_choice, check_int, check_seed
 
 
 def _check_matrix(name: str, matrix) -> np.ndarray:
-    """A finite, real, non-empty (N, M) matrix as float64."""
+    """A finite, real, non-empty (N, M) matrix, not all zero, as float64 (a zero matrix has no
+    leading vector: every unit vector is a singular vector of its only singular value 0)."""
     if np.iscomplexobj(matrix):
         raise ValueError(f"{name} must be a real matrix, got dtype {np.asarray(matrix).dtype}")
     matrix = check_ndim(name, as_array(name, matrix), 2, "(N, M)")
     if matrix.size == 0:
         raise ValueError(f"{name} must be a non-empty (N, M) matrix, got shape {matrix.shape}")
-    return check_finite(name, matrix)
+    check_finite(name, matrix)
+    if not matrix.any():
+        raise ValueError(f"{name} must have a nonzero entry (a zero matrix has no leading vector), got all "
+                         f"{matrix.size} entries of a {matrix.shape} matrix zero")
+    return matrix
 
 
 def _fix_sign(vector: np.ndarray) -> np.ndarray:
@@ -54,7 +59,8 @@ SIDES = ("right", "left")
 
 def leading_vector(matrix: np.ndarray, method: str = "principled", side: str = "right") -> np.ndarray:
     """Leading vector of one (N, M) eNTK matrix (see module docstring): (M,) for the right
-    side, (N,) for the left side of the principled method. ``matrix`` must be finite."""
+    side, (N,) for the left side of the principled method. ``matrix`` must be finite and not
+    all zero."""
     check_choice("method", method, ENTK_VARIANTS)
     check_choice("side", side, SIDES)
     if method == "authors" and side != "right":
@@ -76,7 +82,8 @@ def leading_singular_pair(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ARPACK (``scipy.sparse.linalg.svds``, k=1) from a fixed pseudo-random start: deterministic,
     equal to the full SVD's pair to ~1e-15 up to sign, and faster for the 500 x 500 eNTKs;
     small matrices (fewer than 50 rows or columns), where ARPACK is unreliable, use the full SVD.
-    ``matrix`` must be finite (LAPACK and ARPACK give garbage or fail on NaN)."""
+    ``matrix`` must be finite (LAPACK and ARPACK give garbage or fail on NaN) and not all zero
+    (then every unit vector is a leading one)."""
     matrix = _check_matrix("matrix", matrix)
     if min(matrix.shape) < 50:
         left, _, right_t = np.linalg.svd(matrix, full_matrices=False)
@@ -88,11 +95,15 @@ def leading_singular_pair(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def leading_vectors(entk: np.ndarray, method: str = "principled", side: str = "right") -> np.ndarray:
     """(M, K) loadings (or (N, K) for ``side="left"``): the leading vector of each output's
-    (N, M) eNTK, stacked as columns. ``entk``: (K, N, M), finite."""
+    (N, M) eNTK, stacked as columns. ``entk``: (K, N, M), finite, no output's matrix all zero."""
     entk = np.asarray(entk)
     if entk.ndim != 3 or 0 in entk.shape:
         raise ValueError(f"entk must be a non-empty 3-D array (K outputs, N, M), got shape {entk.shape}")
     check_finite("entk", entk)
+    zero = [k for k in range(entk.shape[0]) if not entk[k].any()]
+    if zero:
+        raise ValueError(f"entk[k] must have a nonzero entry for every output k (a zero matrix has no leading "
+                         f"vector), got all zero for k in {zero}")
     return np.stack([leading_vector(m, method, side) for m in entk], axis=1)
 
 

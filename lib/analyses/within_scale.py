@@ -44,13 +44,19 @@ def _finite_pairs(x, y, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def fisher_interval(r: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Fisher-z interval of a Pearson r from n pairs: tanh(atanh(r) -+ z_level / sqrt(n - 3));
-    (nan, nan) for n <= 3 or a non-finite r. Only the 95% level is supported."""
+    """Fisher-z interval of a Pearson r from n pairs, tanh(atanh(r) -+ z_level / sqrt(n - 3)), as
+    :func:`scipy.stats.pearsonr`'s ``confidence_interval``: (-1, 1) for n <= 3 (too few pairs to
+    bound r); (r, r) for r = +-1 (atanh(r) is infinite, so the interval is that point); (nan, nan)
+    for a non-finite r. Only the 95% level is supported."""
     if level != 0.95:
         raise ValueError(f"level must be 0.95, got {level!r}")
-    if n <= 3 or not np.isfinite(r):
+    if not np.isfinite(r):
         return float("nan"), float("nan")
-    z, half = np.arctanh(np.clip(r, -0.9999999, 0.9999999)), Z95 / np.sqrt(n - 3)
+    if n <= 3:
+        return -1.0, 1.0
+    with np.errstate(divide="ignore"):  # r = +-1: z = +-inf, tanh(z -+ half) = r
+        z = np.arctanh(np.clip(r, -1.0, 1.0))
+    half = Z95 / np.sqrt(n - 3)
     return float(np.tanh(z - half)), float(np.tanh(z + half))
 
 
@@ -116,6 +122,16 @@ def resampling_plan(groups, n_resamples: int = 2000, n_permutations: int = 9999,
     for m in members:
         perm[:, m] = rng.permuted(np.broadcast_to(m, (n_permutations, len(m))), axis=1)
     return {"groups": groups, "boot": boot, "perm": perm}
+
+
+def resampling_bytes(n_networks: int, largest_scale: int, n_resamples: int, n_permutations: int) -> int:
+    """Bytes that :func:`cell_table` and :func:`within_scale_test` hold at once for ``n_networks``
+    networks (N) whose largest scale has ``largest_scale`` of them: the plan of
+    :func:`resampling_plan`, (n_resamples, N) bootstrap and (n_permutations, N) permutation
+    indices (int64), and on top of it either the permuted outcomes (n_permutations, N) float64 or
+    the bootstrap's six (n_resamples, largest_scale) float64 arrays of one scale."""
+    return 8 * (n_resamples * n_networks + n_permutations * n_networks
+                + max(n_permutations * n_networks, 6 * n_resamples * largest_scale))
 
 
 def within_scale_test(x, y, groups, n_resamples: int = 2000, n_permutations: int = 9999,
