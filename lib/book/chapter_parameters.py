@@ -24,15 +24,16 @@ from typing import NamedTuple
 from ..core.entk_variants import ENTK_VARIANTS
 from ..core.models import LARGE_SCALINGS
 from ..core.tasks import ARCHITECTURES, SPLITS, TaskEnvironment
-from ..core.validation import (check_choice, check_int, check_positive_float, check_seed, check_size, check_workload,
-                               large_runs)
+from ..core.validation import (check_choice, check_int, check_keys, check_learning_rate, check_memory,
+                               check_positive_float, check_seed, check_size, check_workload, large_runs)
 from ..experiments.epntk_stream import PATH_KERNELS, node_count, node_phases, truncate_phases
 from ..experiments.kernel_dynamics import pair_kernel_data
-from ..experiments.schedules import SCHEDULES, check_schedule_parameters
+from ..experiments.schedules import SCHEDULES
 from .chapter_parameters_beyond import (CONFIRMATORY_FIRST_SEED,  # noqa: F401 (re-exported: chapter 13's seeds)
                                         check_live_explorer, check_prediction_horizon, check_rich_lazy_continuum,
                                         check_rival_theories)
-from .parameter_checks import G_RANGE, LR_MAXIMUM, Plan  # noqa: F401 (G_RANGE, LR_MAXIMUM: re-exported)
+from .parameter_checks import (G_RANGE, LR_MAXIMUM, Plan,  # noqa: F401 (G_RANGE, LR_MAXIMUM: re-exported)
+                               check_schedule_plan, correlation_report_bytes)
 
 
 # --- 00, 01: the quickstart and the one-step eNTK -------------------------------------------------
@@ -50,7 +51,7 @@ def check_one_step_entk(seed, n_hidden, n_train, learning_rate, n_iterations, n_
     check_seed("seed", seed)
     check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
     check_size("n_train", n_train, minimum=1, sane_maximum=10_000)
-    check_positive_float("learning_rate", learning_rate)
+    check_learning_rate("learning_rate", learning_rate)
     check_size("n_iterations", n_iterations, minimum=1, sane_maximum=1_000_000)
     check_size("n_learning_rates", n_learning_rates, minimum=3, sane_maximum=20)
 
@@ -135,9 +136,9 @@ def check_multitask_representations(architecture, schedule, n_iterations, n_entk
 def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split,
                                 large_scaling) -> tuple[Plan, Plan]:
     """Chapter 05; returns (the figures' plan, the verdicts' plan), each schedule -> (seeds, n_iterations)."""
-    plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+    plan = check_schedule_plan(n_pairs, first_seeds, iterations)
     check_int("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs)
-    verdict_plan = check_schedule_parameters(n_verdict_pairs, first_seeds, iterations)
+    verdict_plan = check_schedule_plan(n_verdict_pairs, first_seeds, iterations, n_pairs_name="n_verdict_pairs")
     check_choice("split", split, SPLITS)
     check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
     return plan, verdict_plan
@@ -146,13 +147,16 @@ def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iteration
 def check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, split, large_scaling, compare_choices,
                                n_verdict_pairs) -> tuple[Plan, Plan]:
     """Chapter 06; returns (the figures' plan, the verdicts' plan), each schedule -> (seeds, n_iterations)."""
-    plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+    plan = check_schedule_plan(n_pairs, first_seeds, iterations)
     check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
     check_choice("split", split, SPLITS)
     check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
     check_choice("compare_choices", compare_choices, (True, False))
     check_size("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs, sane_maximum=200)
-    verdict_plan = check_schedule_parameters(n_verdict_pairs, first_seeds, iterations)
+    verdict_plan = check_schedule_plan(n_verdict_pairs, first_seeds, iterations, n_pairs_name="n_verdict_pairs")
+    check_memory(f"n_resamples x the {4 * n_verdict_pairs} networks of the pooled verdict correlations (4 "
+                 f"n_verdict_pairs), 64 bytes each (lib.book.parameter_checks.correlation_report_bytes)",
+                 correlation_report_bytes(4 * n_verdict_pairs, n_resamples))
     return plan, verdict_plan
 
 
@@ -240,7 +244,7 @@ def check_entk_over_training(architecture, n_pairs, first_seeds, iterations, n_s
     times, is bounded in total."""
     check_choice("architecture", architecture, ARCHITECTURES)
     with large_runs(allow_large):
-        schedule_plan = check_schedule_parameters(n_pairs, first_seeds, iterations)
+        schedule_plan = check_schedule_plan(n_pairs, first_seeds, iterations)
     check_size("n_snapshots", n_snapshots, minimum=3, sane_maximum=SANE_SNAPSHOTS, allow_large=allow_large)
     check_choice("path_kernel", path_kernel, PATH_KERNELS)
     check_size("n_points", n_points, minimum=1, sane_maximum=SANE_POINTS, maximum=MAX_POINTS, allow_large=allow_large)
@@ -253,8 +257,7 @@ def check_entk_over_training(architecture, n_pairs, first_seeds, iterations, n_s
         raise ValueError(f"window_threshold must be in (0, 1), got {window_threshold!r}")
     check_choice("index_set", index_set, ENTK_VARIANTS)
     for name, value in (("node_every", node_every), ("check_iterations", check_iterations)):
-        if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
-            raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
+        check_keys(name, value, sorted(SCHEDULES))
     plan = {schedule: _kernel_dynamics_plan(schedule, seeds, n_iterations, n_snapshots, node_every, check_iterations)
             for schedule, (seeds, n_iterations) in schedule_plan.items()}
     work = sum(2 * len(p.seeds) * (node_count(p.phases) + n_snapshots) * (MAX_ROWS if n_rows is None else n_rows)
@@ -283,8 +286,8 @@ def check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images
     check_size("cnn_channels", cnn_channels, minimum=1, sane_maximum=64)
     check_size("n_images", n_images, minimum=2, sane_maximum=2000)
     check_size("n_iterations", n_iterations, minimum=1, sane_maximum=100_000)
-    check_positive_float("mlp_learning_rate", mlp_learning_rate)
-    check_positive_float("cnn_learning_rate", cnn_learning_rate)
+    check_learning_rate("mlp_learning_rate", mlp_learning_rate)
+    check_learning_rate("cnn_learning_rate", cnn_learning_rate)
     check_size("n_multitask_patterns", n_multitask_patterns, minimum=1, sane_maximum=2000)
 
 

@@ -16,11 +16,12 @@ import numpy as np
 from ..analyses.continuum_points import LR_SELECTION_SEED
 from ..analyses.continuum_sweeps import scale_grid
 from ..analyses.explorer import check_explorer
-from ..core.validation import (check_int, check_number_list, check_positive_float, check_seeds, check_size,
-                               check_workload)
-from ..experiments.schedules import check_schedule_parameters
+from ..analyses.within_scale import resampling_bytes
+from ..core.validation import (check_int, check_learning_rate, check_memory, check_number_list, check_positive_float,
+                               check_seeds, check_size, check_workload, renamed)
 from .parameter_checks import (G_RANGE, Plan, check_continuum_training, check_converged_continuum,
-                               check_converged_runs, check_phase_lengths)
+                               check_converged_runs, check_phase_lengths, check_schedule_plan,
+                               correlation_report_bytes)
 
 
 # --- 10: the rich-lazy continuum ------------------------------------------------------------------
@@ -49,7 +50,7 @@ def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_
                               converged_scales, converged_seeds, converged_iterations, n_resamples,
                               n_permutations) -> Plan:
     """Chapter 10; returns the robustness runs' plan, schedule -> (seeds, n_iterations)."""
-    plan = check_schedule_parameters(n_pairs, first_seeds, robustness_iterations)
+    plan = check_schedule_plan(n_pairs, first_seeds, robustness_iterations, iterations_name="robustness_iterations")
     check_size("n_scales", n_scales, minimum=3, sane_maximum=40)
     check_size("n_seeds", n_seeds, minimum=3, sane_maximum=200)
     check_int("n_seeds", n_seeds, minimum=3, maximum=LR_SELECTION_SEED)  # evaluated seeds stay below the held-out ones
@@ -86,7 +87,26 @@ def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_
     check_workload("n_permutations x the networks of the largest setting (max(n_scales x n_seeds, len(hidden_scales) x "
                    "n_seeds, len(converged_scales) x converged_seeds); its permutation array holds that many indices)",
                    n_permutations * largest, 2e7)
+    _check_resampling_memory(n_scales, hidden_scales, n_seeds, converged_scales, converged_seeds, n_pairs, n_resamples,
+                             n_permutations)
     return plan
+
+
+def _check_resampling_memory(n_scales, hidden_scales, n_seeds, converged_scales, converged_seeds, n_pairs, n_resamples,
+                             n_permutations) -> None:
+    """Chapter 10's resamples fit in the memory available, even with ``allow_large``: the within-scale
+    tests of each setting (:func:`lib.analyses.within_scale.resampling_bytes`) and the robustness
+    pairs' correlation reports (:func:`lib.book.parameter_checks.correlation_report_bytes`)."""
+    settings = ((n_scales * n_seeds, n_seeds), (len(hidden_scales) * n_seeds, n_seeds),
+                (len(converged_scales) * converged_seeds, converged_seeds))
+    within = max(resampling_bytes(n, largest_scale, n_resamples, n_permutations) for n, largest_scale in settings)
+    check_memory(f"n_resamples and n_permutations: the within-scale tests' resampling plan, 8 bytes x (n_resamples "
+                 f"+ 2 n_permutations) x the networks of the largest setting "
+                 f"(lib.analyses.within_scale.resampling_bytes; n_resamples={n_resamples}, "
+                 f"n_permutations={n_permutations})", within)
+    check_memory(f"n_resamples x the {4 * n_pairs} robustness networks (4 n_pairs), 64 bytes each "
+                 f"(lib.book.parameter_checks.correlation_report_bytes)", correlation_report_bytes(4 * n_pairs,
+                                                                                                  n_resamples))
 
 
 # --- 11: the live explorer -----------------------------------------------------------------------
@@ -121,14 +141,17 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
     check_number_list("finetune_fractions", finetune_fractions, 0.0, 0.5, increasing=True, min_length=2)
     if float(finetune_fractions[0]) != 0.0:
         raise ValueError(f"finetune_fractions must start at 0 (the start of fine-tuning), got {finetune_fractions!r}")
-    snapshot_iterations(finetune_fractions, converged_iterations["finetune"])
-    pair_plan = check_schedule_parameters(pair_n_pairs, pair_first_seeds, pair_iterations)
+    with renamed({"fractions": "finetune_fractions"}):
+        snapshot_iterations(finetune_fractions, converged_iterations["finetune"])
+    pair_plan = check_schedule_plan(pair_n_pairs, pair_first_seeds, pair_iterations, "pair_n_pairs", "pair_first_seeds",
+                                    "pair_iterations")
     check_int("pair_block", pair_block, minimum=1, maximum=pair_n_pairs)
     check_number_list("pair_fractions", pair_fractions, 0.0, 0.5, increasing=True, min_length=2)
     if float(pair_fractions[0]) != 0.0:
         raise ValueError(f"pair_fractions must start at 0 (t=0), got {pair_fractions!r}")
-    for n_iterations in pair_iterations.values():
-        snapshot_iterations(pair_fractions, n_iterations)
+    with renamed({"fractions": "pair_fractions"}):
+        for n_iterations in pair_iterations.values():
+            snapshot_iterations(pair_fractions, n_iterations)
     check_workload("the pairs' horizon kernels, 2 schedules x 2 x pair_n_pairs networks x len(pair_fractions) "
                    "snapshots, each two eNTKs on 500 x 500 inputs and 9 eigendecompositions (the defaults: 400)",
                    4 * pair_n_pairs * len(pair_fractions), 4_000)
@@ -145,18 +168,19 @@ def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seed
                          n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only,
                          continuum_fit_seeds, continuum_fit_snapshots) -> None:
     """Chapter 13: the two-point network (gains with one learning rate each, fit and held-out seeds
-    apart, all confirmatory), the multitask networks (scales, seeds first_seed.. of which the
-    first n_fit fit the two-point rates), and the converged continuum read from chapter 10's cache
-    (as chapter 12 reads it; ``converged_n_train``, ``converged_n_hidden`` are chapter 12's
-    ``n_train``, ``n_hidden``) with the held-out seeds ``continuum_fit_seeds`` (outside the analysed
-    0..converged_seeds-1) that fit the two-point rates per scale, observed at
-    ``continuum_fit_snapshots`` snapshots."""
+    distinct and apart, all confirmatory: each seed is one network), the multitask networks (scales,
+    seeds first_seed.. of which the first n_fit fit the two-point rates), and the converged continuum
+    read from chapter 10's cache (as chapter 12 reads it; ``converged_n_train``,
+    ``converged_n_hidden`` are chapter 12's ``n_train``, ``n_hidden``) with the held-out seeds
+    ``continuum_fit_seeds`` (outside the analysed 0..converged_seeds-1) that fit the two-point rates
+    per scale, observed at ``continuum_fit_snapshots`` snapshots."""
     from ..analyses.rival_continuum import check_fit_seeds
 
     check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                               n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden,
                               converged_only, n_train_name="converged_n_train", n_hidden_name="converged_n_hidden")
-    check_fit_seeds(continuum_fit_seeds, converged_seeds)
+    with renamed({"fit_seeds": "continuum_fit_seeds", "n_analysed": "converged_seeds"}):
+        check_fit_seeds(continuum_fit_seeds, converged_seeds)
     check_size("continuum_fit_snapshots", continuum_fit_snapshots, minimum=3, sane_maximum=1000)
     if converged_iterations["single"] % (continuum_fit_snapshots - 1):
         raise ValueError(f"continuum_fit_snapshots - 1 must divide converged_iterations['single'] "
@@ -169,7 +193,8 @@ def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seed
     rates = check_number_list("tp_learning_rates", tp_learning_rates, 0.0, 1.0, distinct=False, include_minimum=False)
     if len(rates) != len(gains):
         raise ValueError(f"tp_learning_rates must have one entry per gain ({len(gains)}), got {len(rates)}")
-    fit, test = check_seeds("tp_fit_seeds", tp_fit_seeds), check_seeds("tp_test_seeds", tp_test_seeds)
+    fit = check_seeds("tp_fit_seeds", tp_fit_seeds, distinct=True)
+    test = check_seeds("tp_test_seeds", tp_test_seeds, distinct=True)
     if not fit or not test or set(fit) & set(test) or min(fit + test) < CONFIRMATORY_FIRST_SEED:
         raise ValueError(f"tp_fit_seeds and tp_test_seeds must be non-empty, disjoint and >= "
                          f"{CONFIRMATORY_FIRST_SEED} (confirmatory seeds), got {tp_fit_seeds!r} and {tp_test_seeds!r}")
@@ -179,7 +204,7 @@ def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seed
     check_int("first_seed", first_seed, minimum=CONFIRMATORY_FIRST_SEED, maximum=LR_SELECTION_SEED - 1000)
     check_size("n_seeds", n_seeds, minimum=2, sane_maximum=200)
     check_int("n_fit", n_fit, minimum=1, maximum=n_seeds - 1)
-    check_positive_float("learning_rate", learning_rate, maximum=10.0)
+    check_learning_rate("learning_rate", learning_rate, maximum=10.0)
     check_size("n_snapshots", n_snapshots, minimum=3, sane_maximum=1000)
     check_size("n_iterations", n_iterations, minimum=n_snapshots - 1, sane_maximum=100_000)
     if n_iterations % (n_snapshots - 1):

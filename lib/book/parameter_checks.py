@@ -7,28 +7,58 @@ here, nothing here imports them. Here: :data:`Plan` (the schedule plans that che
 the init-scale and learning-rate ranges (:data:`G_RANGE`, :data:`LR_MAXIMUM`), and the checks of
 chapter 10's continuum networks, which chapters 12 and 13 read from its cache
 (:func:`check_converged_continuum`, one checker for both, whose messages use each notebook's own
-parameter names). Each raises ValueError naming the parameter, the value and the allowed values.
+parameter names); the standard/large pairs' schedules under each chapter's names
+(:func:`check_schedule_plan`); the memory of the correlation reports' resamples
+(:func:`correlation_report_bytes`). Each raises ValueError naming the parameter, the value and the
+allowed values.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..analyses.continuum_points import LR_SELECTION_SEED
-from ..core.validation import check_choice, check_int, check_number_list, check_seed, check_size
+from ..core.validation import (FLOAT32_LR_RANGE, check_choice, check_int, check_keys, check_learning_rate,
+                               check_memory, check_number_list, check_seed, check_size, renamed)
+from ..experiments.schedules import SCHEDULES, check_schedule_parameters
 
 Plan = dict[str, tuple[tuple[int, ...], int]]  # schedule -> (seeds, n_iterations)
 
 # --- the continuum's init scales and learning rates (chapters 10, 12, 13) -------------------------
 G_RANGE = (1e-4, 1e6)  # the grid rounds to 4 decimals; float32 weights and losses stay finite up to 1e6
-LR_MAXIMUM = float(np.finfo(np.float32).max)  # learning rates are float32
+LR_MAXIMUM = FLOAT32_LR_RANGE[1]  # learning rates are float32 (and at least FLOAT32_LR_RANGE[0], not 0 there)
+
+
+# --- the paper's standard/large pairs, as several chapters name them ---------------------------------
+PLAN_BYTES_PER_PAIR = 200  # 2 schedules x (a tuple's pointer, a Python int, a set's slots): 164 measured at 1e6 pairs
+
+
+def check_schedule_plan(n_pairs, first_seeds, iterations, n_pairs_name="n_pairs", first_seeds_name="first_seeds",
+                        iterations_name="iterations") -> Plan:
+    """:func:`lib.experiments.schedules.check_schedule_parameters` (schedule -> (seeds, n_iterations))
+    with the chapter's names of its three parameters in the messages (chapter 12's ``pair_n_pairs``,
+    ``pair_first_seeds``, ``pair_iterations``, ...); the dicts' keys are checked first, so that keys
+    of mixed types give a one-line error."""
+    check_keys(first_seeds_name, first_seeds, sorted(SCHEDULES))
+    check_keys(iterations_name, iterations, sorted(SCHEDULES))
+    n_pairs = check_int(n_pairs_name, n_pairs, minimum=2)
+    check_memory(f"{n_pairs_name}: the plan's seeds, {PLAN_BYTES_PER_PAIR} bytes per pair (each schedule's tuple "
+                 f"and set of Python ints)", PLAN_BYTES_PER_PAIR * n_pairs)
+    with renamed({"n_pairs": n_pairs_name, "first_seeds": first_seeds_name, "iterations": iterations_name}):
+        return check_schedule_parameters(n_pairs, first_seeds, iterations)
+
+
+def correlation_report_bytes(n_networks: int, n_resamples: int) -> int:
+    """Bytes that :func:`lib.analyses.stats.correlation_report` holds at once for ``n_networks``
+    networks and ``n_resamples`` resamples: its within-condition permutations' eight (n_resamples,
+    n_networks) arrays of 8 bytes (random keys, their argsort, the shuffled predictor and
+    :func:`lib.analyses.stats._batch_pearson`'s centred and squared copies)."""
+    return 64 * n_resamples * n_networks
 
 
 # --- the continuum's runs, as chapter 10 trains them and chapters 12 and 13 read them -------------
 def check_phase_lengths(name, iterations, keys, snapshot_keys) -> None:
     """A dict of phase lengths with exactly ``keys``, each in [10, 100000]; those of ``snapshot_keys``
     multiples of 10 (11 snapshots)."""
-    if not isinstance(iterations, dict) or sorted(iterations) != sorted(keys):
+    if not isinstance(iterations, dict) or set(iterations) != set(keys):
         raise ValueError(f"{name} must be a dict with the keys {', '.join(sorted(keys))}, got {iterations!r}")
     for key, value in iterations.items():
         check_size(f"{name}[{key!r}]", value, minimum=10, sane_maximum=100_000)
@@ -39,11 +69,14 @@ def check_phase_lengths(name, iterations, keys, snapshot_keys) -> None:
 def check_continuum_training(lr_candidates, n_lr_seeds, n_train, n_hidden, n_train_name="n_train",
                              n_hidden_name="n_hidden") -> None:
     """The training of chapter 10's continuum networks, which chapters 12 and 13 read from its cache: the
-    candidate learning rates ``lr_candidates`` (float32, > 0), ``n_lr_seeds`` held-out networks per
+    candidate learning rates ``lr_candidates`` (in :data:`~lib.core.validation.FLOAT32_LR_RANGE`: a
+    smaller rate is 0 in float32, a larger one inf), ``n_lr_seeds`` held-out networks per
     candidate (seeds from ``LR_SELECTION_SEED``), ``n_train`` training patterns and ``n_hidden`` hidden
     units; ``n_train_name``, ``n_hidden_name`` are the notebook's names of the last two (chapter 13's
     ``converged_n_train``, ``converged_n_hidden``), used in the messages."""
-    check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
+    rates = check_number_list("lr_candidates", lr_candidates, 0.0, LR_MAXIMUM, include_minimum=False)
+    for i, rate in enumerate(rates):
+        check_learning_rate(f"lr_candidates[{i}]", rate)
     check_size("n_lr_seeds", n_lr_seeds, minimum=1, sane_maximum=50)
     check_seed("n_lr_seeds: the last held-out seed", LR_SELECTION_SEED + n_lr_seeds - 1)
     check_size(n_train_name, n_train, minimum=24, sane_maximum=2000)
