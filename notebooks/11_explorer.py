@@ -94,7 +94,7 @@ for name in ("loss_train", "loss_test"):
     glue(f"explorer_{name}_start", float(result[name][0]), display=False)
     glue(f"explorer_{name}_end", float(result[name][-1]), display=False)
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-explorer", "caption": "Paper Fig 15's t=0 eNTK structure, live for one network (new: the explorer). Top: leading eNTK vector of each output unit (columns) over the training patterns sorted by the input unit their task routes (rows), principled and authors' variant, each oriented along the loss sensitivities \u03b5; titles give the silhouette of 12-cluster k-means on the loadings. Bottom left: share of the variance of each variant's loadings explained by \u03b5, the output error \u03b5\u00b7\u03c3' and the targets (R\u00b2, mean over outputs), each control's own silhouette under its name. Bottom right: summed squared error on the training (dotted) and test (solid) patterns during full-batch gradient descent."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 15's t=0 eNTK structure, live for one network (new: the explorer). Top: leading eNTK vector of each output unit (columns) over the training patterns sorted by the input unit their task routes (rows), principled and authors' variant, each oriented along the loss sensitivities \u03b5; titles give the silhouette of 12-cluster k-means on the loadings. Bottom left: share of the variance of each variant's loadings explained by \u03b5, the output error \u03b5\u00b7\u03c3' and the targets (R\u00b2, mean over outputs), each control's own silhouette under its name. Bottom right: summed squared error on the training (dotted) and test (solid) patterns during full-batch gradient descent.", "name": "fig-explorer"}} tags=["hide-input"]
 plot_explorer.plot_explorer(result)
 plt.show()
 
@@ -134,13 +134,13 @@ import math
 from ipywidgets import Dropdown, FloatLogSlider, IntSlider, fixed, interact
 
 from lib.analyses.explorer import G_RANGE
-from lib.book.summary import profile
+from lib.book.kernel_manager import interactive_frontend
 from lib.core.tasks import ARCHITECTURES
 from lib.experiments.schedules import SCHEDULES
 
-# the sliders only in a live kernel: the book's build (the runner, papermill) renders no widgets,
-# and a headless notebook client can wait forever on a live widget's messages
-if profile() == "interactive":
+# the sliders only where someone can move them (JupyterLab): a headless run (the runner, papermill,
+# nbconvert) renders no widgets and would wait forever on a live widget's messages
+if interactive_frontend():
     interact(plot_explorer.show_explorer,
              g=FloatLogSlider(value=g, base=10, min=math.log10(G_RANGE[0]), max=math.log10(G_RANGE[1]), step=0.05,
                               description="init scale g", continuous_update=False),

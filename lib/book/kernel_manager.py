@@ -1,4 +1,7 @@
-"""The kernel manager of the runner's papermill executions: a plain Jupyter kernel that prints
+"""The kernels of the runner's papermill executions, and how a notebook tells a person at a live
+frontend from a headless run (:func:`interactive_frontend`).
+
+The kernel manager (:class:`QuietKernelManager`) starts a plain Jupyter kernel that prints
 nothing on a successful run.
 
 Two messages that ipykernel and jupyter_client print by default read as failures in a build log
@@ -19,6 +22,8 @@ import os
 import tempfile
 import uuid
 
+from typing import Any
+
 from jupyter_client import AsyncKernelManager
 from traitlets import CaselessStrEnum, default
 
@@ -37,3 +42,21 @@ class QuietKernelManager(AsyncKernelManager):
     async def _async_interrupt_kernel(self) -> None:
         if not self.shutting_down:
             await super()._async_interrupt_kernel()
+
+
+def interactive_frontend(shell: Any = None) -> bool:
+    """Whether the cell running now was sent by a frontend a person works in (JupyterLab, Notebook,
+    VS Code): one that accepts ``input()`` (``allow_stdin`` in its execute request). A headless run
+    (papermill, nbclient, ``jupyter nbconvert --execute``, the runner) sends ``allow_stdin: false``,
+    and outside a kernel (plain Python) there is no frontend at all: both are False, so a notebook
+    shows live widgets only where someone can use them and never waits on them in a batch run.
+    ``shell``: the IPython shell (default: the running one)."""
+    if shell is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None or not hasattr(kernel, "get_parent"):
+        return False
+    parent = kernel.get_parent() or {}
+    return bool(parent.get("content", {}).get("allow_stdin", False))

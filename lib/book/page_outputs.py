@@ -1,19 +1,37 @@
 """What a published page may show of a notebook's run: its results, not the run's progress or noise.
 
-A chapter shows tqdm progress bars on stderr while it runs (in Jupyter and in the runner's log); the
-executed notebook that the book renders keeps every other output. :func:`without_progress_bars`
-removes the bars (and only them) from an executed notebook, :func:`without_widget_state` the saved
-state of live widgets (the page is static); anything else on stderr stays, and the
-book build fails on it (``nb_output_stderr: warn`` in ``_config.yml`` with ``jupyter-book -W``), so a
-warning is fixed where it arises instead of being published. :func:`page_problems` lists what a
-reader must not see in an executed notebook's outputs: stderr, warning text, absolute paths.
+A chapter shows tqdm progress bars on stderr while it runs (in Jupyter and in the runner's log), and
+a chapter that waits for a results-cache entry another process is computing says so on stderr
+(:data:`lib.core.results.LOCK_WAIT_NOTICE`); the executed notebook that the book renders keeps
+every other output. :func:`without_progress_bars` removes the bars, :func:`without_lock_waits` the
+wait lines (and only them; :func:`lock_wait_lines` lists them for the runner's log) from an executed
+notebook, :func:`without_widget_state` the saved state of live widgets (the page is static);
+anything else on stderr stays, and the book build fails on it (``nb_output_stderr: warn`` in
+``_config.yml`` with ``jupyter-book -W``), so a warning is fixed where it arises instead of being
+published. :func:`page_problems` lists what a reader must not see in an executed notebook's
+outputs: stderr, warning text, absolute paths.
+
+Sphinx re-reads a page only when its file is newer than at the last build, so a page replaced by
+an older file (``cp -p``, rsync, a restore) would keep its old rendering. :func:`mark_if_changed`
+decides by content instead: the runner calls it for every executed notebook it leaves in place,
+and it gives a page whose SHA-256 differs from the one recorded beside it (``.<name>.ipynb.sha256``)
+the modification time of now. For the same reason a chapter's summary record, which the verdicts
+page publishes, must be the one its run wrote: :func:`record_digest` seals a record's content and
+:func:`verified` checks a record against its seal and against the executed chapter beside it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import nbformat
+
+from ..core.results import LOCK_WAIT_NOTICE
 
 # One state of a tqdm bar: "desc:  40%|####      | 2/5 [00:06<00:08,  2.77s/it, x=1]" or, without a
 # total, "desc: 12it [00:01, 9.5it/s]".
@@ -32,15 +50,18 @@ def progress_line(line: str) -> bool:
     return bool(PROGRESS_BAR.match(line.strip()))
 
 
-def _remaining_text(text: str) -> str:
-    """``text`` without its progress-bar states (tqdm separates them with carriage returns)."""
-    kept = [part for line in text.split("\n") for part in line.split("\r")
-            if part.strip() and not progress_line(part)]
-    return "".join(f"{part}\n" for part in kept)
+def lock_wait_line(line: str) -> bool:
+    """Whether ``line`` is the notice of a wait for a results-cache entry's lock."""
+    return line.strip().startswith(LOCK_WAIT_NOTICE)
 
 
-def without_progress_bars(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """``notebook`` with tqdm bars removed from its stderr stream outputs (in place, and returned);
+def _stderr_lines(text: str) -> list[str]:
+    """The non-blank lines of a stderr stream (tqdm separates a bar's states with carriage returns)."""
+    return [part for line in text.split("\n") for part in line.split("\r") if part.strip()]
+
+
+def _without_lines(notebook: nbformat.NotebookNode, drop: Callable[[str], bool]) -> nbformat.NotebookNode:
+    """``notebook`` with the stderr lines for which ``drop`` is true removed (in place, and returned);
     a stderr output left empty is dropped; every other output is kept as it is."""
     for cell in notebook.cells:
         if cell.cell_type != "code":
@@ -48,12 +69,30 @@ def without_progress_bars(notebook: nbformat.NotebookNode) -> nbformat.NotebookN
         outputs = []
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream" and output.get("name") == "stderr":
-                output["text"] = _remaining_text(output["text"])
+                output["text"] = "".join(f"{part}\n" for part in _stderr_lines(output["text"]) if not drop(part))
                 if not output["text"]:
                     continue
             outputs.append(output)
         cell["outputs"] = outputs
     return notebook
+
+
+def without_progress_bars(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``notebook`` with tqdm bars removed from its stderr stream outputs (in place, and returned)."""
+    return _without_lines(notebook, progress_line)
+
+
+def lock_wait_lines(notebook: nbformat.NotebookNode) -> list[str]:
+    """The lock-wait notices (:func:`lock_wait_line`) in ``notebook``'s stderr outputs, in cell order."""
+    return [line.strip() for cell in notebook.cells if cell.cell_type == "code" for output in cell.get("outputs", [])
+            if output.get("output_type") == "stream" and output.get("name") == "stderr"
+            for line in _stderr_lines(output["text"]) if lock_wait_line(line)]
+
+
+def without_lock_waits(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``notebook`` with the lock-wait notices removed from its stderr outputs (in place, and returned):
+    a wait is how the run went, not a result, and the page is the same whether it waited or not."""
+    return _without_lines(notebook, lock_wait_line)
 
 
 def without_widget_state(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -92,3 +131,56 @@ def page_problems(notebook: nbformat.NotebookNode) -> list[str]:
                 found += [f"{where}: warning text {m.group(0)!r}" for m in WARNING_TEXT.finditer(text)]
             found += [f"{where}: absolute path {m.group(0)!r}" for m in ABSOLUTE_PATH.finditer(text)]
     return found
+
+
+def _digest_path(page: Path) -> Path:
+    return page.with_name(f".{page.name}.sha256")
+
+
+def mark_if_changed(page: Path) -> bool:
+    """Give ``page`` (an executed notebook the book renders) the modification time of now if its
+    content differs from the content recorded at the last call (or none was recorded), and record its
+    SHA-256 (hex) beside it; returns whether it was marked. Sphinx re-reads a page only when its
+    modification time is later than at the last build, so this makes it re-read every page whose
+    content changed, whatever the file's own time."""
+    page = Path(page)
+    digest = hashlib.sha256(page.read_bytes()).hexdigest()
+    stamp = _digest_path(page)
+    if stamp.exists() and stamp.read_text().strip() == digest:
+        return False
+    os.utime(page)  # now
+    scratch = stamp.with_name(f"{stamp.name}.{os.getpid()}")
+    scratch.write_text(digest + "\n")
+    os.replace(scratch, stamp)
+    return True
+
+
+class RecordMismatch(ValueError):
+    """A summary record whose content is not what its chapter's run wrote (edited, damaged or stale)."""
+
+
+def record_digest(payload: dict) -> str:
+    """SHA-256 (hex) of a record's content: its JSON with sorted keys, without its ``sha256`` field."""
+    content = {k: v for k, v in payload.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def verified(path: Path) -> dict:
+    """The record at ``path``, if its content matches its ``sha256`` and, where its chapter's executed
+    notebook lies beside the summary folder (the runner's layout, ``<folder>/<chapter>.ipynb`` for
+    ``<folder>/summary/<chapter>.json``), that notebook's ``repro.summary_sha256`` names this record;
+    otherwise :class:`RecordMismatch` naming the file and what to do."""
+    payload = json.loads(Path(path).read_text())
+    chapter = payload.get("chapter", Path(path).stem)
+    rerun = (f"re-run the chapter (python -m lib.book.runner --only {chapter} --force, with the profile and "
+             f"--output-dir of this folder) to write it again")
+    if payload.get("sha256") != record_digest(payload):
+        raise RecordMismatch(f"summary record {path} does not match its checksum (edited by hand or damaged, so "
+                             f"its numbers are not the ones {chapter} computed): {rerun}")
+    executed = Path(path).parent.parent / f"{chapter}.ipynb"
+    if executed.exists():
+        recorded = json.loads(executed.read_text()).get("metadata", {}).get("repro", {}).get("summary_sha256", {})
+        if recorded.get(chapter) != payload["sha256"]:
+            raise RecordMismatch(f"summary record {path} was not written by the run that produced {executed} "
+                                 f"(copied from another run, or that run's record was replaced): {rerun}")
+    return payload

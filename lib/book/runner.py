@@ -22,16 +22,25 @@ notebook's ``parameters`` cell defines, and every value a Python literal of the 
 :func:`check_ranges`) before the first kernel starts. An executed notebook is written to a
 temporary file and renamed into place only if every cell succeeded, so a failed run never
 replaces a good chapter (the failed notebook is kept as ``<name>.failed.ipynb`` for inspection).
-This module is longer than the others (~600 lines) because it is one command whose parts share
+This module is longer than the others (~700 lines) because it is one command whose parts share
 the notebook registry and the profiles: parameter parsing and range checks, the output-folder
 safety rules, execution and the command line (each part is a section below; parameter checks
 of the chapters themselves live in :mod:`lib.book.chapter_parameters`).
 
-The executed notebook keeps every output of the run except its progress bars and saved widget
-state (:mod:`lib.book.page_outputs`); kernels run quietly
+The executed notebook keeps every output of the run except its progress bars, its waits for
+results-cache entries that another process was computing (said in the runner's log instead) and
+saved widget state (:mod:`lib.book.page_outputs`); kernels run quietly
 (:class:`lib.book.kernel_manager.QuietKernelManager`).
 A notebook whose source, parameters, ``lib/`` code, requirements and inputs (the summary records
-it reads) are unchanged is not re-executed.
+it reads) are unchanged is not re-executed, provided its summary record is the one that run wrote
+(:func:`lib.book.page_outputs.verified`); every executed notebook left in place whose content changed
+since the runner last saw it gets a new modification time (:func:`lib.book.page_outputs.mark_if_changed`),
+so the book build re-renders it. Each run works in a scratch folder ``.run-<name>-<host>-<pid>-*``
+of its output folder; a run removes those its own chapter left there in runs that died.
+
+The runner runs ``notebooks/<name>.py``, and refuses (one line, naming both files) a notebook whose
+paired ``.ipynb`` has other cells (:func:`check_paired`), so that the runner, sweeps, papermill and
+JupyterLab never run two versions of one chapter.
 
 The book's executed folder (``book/executed/``, compared after resolving ``..`` and symbolic
 links) is written only by the ``full`` profile at the book's own parameters (no ``-p``, no
@@ -54,6 +63,7 @@ import pickle
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -63,7 +73,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.cpu_target import check_cpu_features
-from .concurrent_runs import USES_EVERY_CORE, lock_waits, run_all, usable_cores
+from .concurrent_runs import USES_EVERY_CORE, run_all, usable_cores
 from ..core.results import REPO_ROOT, RESULTS_ENV, CacheError, code_digest, resolve_results_env, results_dir
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
@@ -173,6 +183,32 @@ def notebook_source(name: str) -> Path:
     if name not in NOTEBOOKS:
         raise ParameterError(f"notebook must be one of {list(NOTEBOOKS)}, got {name!r}")
     return NOTEBOOK_DIR / f"{name}.py"
+
+
+class PairMismatch(ValueError):
+    """A notebook's ``.py`` source and its paired ``.ipynb`` hold different cells."""
+
+
+def _cells(path: Path) -> list[tuple]:
+    import jupytext
+
+    return [(c.cell_type, c.source, dict(c.metadata)) for c in jupytext.read(path).cells]
+
+
+def check_paired(source: Path) -> None:
+    """Refuse (:class:`PairMismatch`, one line naming both files) a percent-format ``source`` whose paired
+    ``.ipynb`` differs in any cell's type, source or metadata (metadata compared as mappings, so key
+    order does not count); an ``.ipynb`` that does not exist is no mismatch."""
+    source = Path(source)
+    paired = source.with_suffix(".ipynb")
+    if not paired.exists():
+        return
+    ours, theirs = _cells(source), _cells(paired)
+    if ours != theirs:
+        where = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+        raise PairMismatch(f"{source} and {paired} differ (cell {where}; {len(ours)} and {len(theirs)} cells): the "
+                           f".py is the source; make it hold what you want, then run .venv/bin/jupytext --to ipynb "
+                           f"{source}")
 
 
 def notebook_parameters(name: str) -> dict[str, object]:
@@ -456,9 +492,11 @@ def up_to_date(name: str, output: Path, key: str, summary_dir: Path) -> bool:
         return False
     if not writes_summary(name):
         return True
+    from .page_outputs import verified
+
     try:
-        return json.loads((summary_dir / f"{name}.json").read_text()).get("execution_key") == key
-    except (OSError, ValueError):
+        return verified(summary_dir / f"{name}.json").get("execution_key") == key
+    except (OSError, ValueError):  # missing, damaged, edited or not this run's record: run again
         return False
 
 
@@ -482,6 +520,42 @@ def _failure_message(name: str, err: Exception, failed_copy: Path) -> str:
     return f"{name} failed: {ename}: {evalue}\n(the previous output is untouched; the failed run is in {failed_copy})"
 
 
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname()) or "host"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_dead_runs(output_dir: Path, name: str) -> list[Path]:
+    """Remove the scratch folders ``.run-<name>-<host>-<pid>-*`` of ``output_dir`` whose run, on this host,
+    is no longer alive (and those without a host and pid); returns them. Another chapter's folders, and
+    those of live runs or of other hosts, are left alone."""
+    removed = []
+    for folder in sorted(Path(output_dir).glob(f".run-{name}-*")):
+        host, _, rest = folder.name[len(f".run-{name}-"):].partition("-")
+        pid = rest.partition("-")[0]
+        if folder.is_dir() and (not pid.isdigit() or (host == _host() and not _alive(int(pid)))):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _report_lock_waits(name: str, notices: list[str]) -> None:
+    """Say in the runner's log that ``name`` waited for cache entries another process was computing."""
+    for notice in notices:
+        print(f"[runner] {name} waited for a results-cache entry another process was computing and then used "
+              f"its result (not an error, and not shown on the page; if that process is a chapter of this run, "
+              f"lib.book.concurrent_runs.RUNS_AFTER can order the two): {notice}", flush=True)
+
+
 def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, profile: str = "full",
             results: Path | None = None, allow_large: bool = False, progress_bar: bool = True) -> Path:
     """Run ``notebooks/<name>.py`` with ``parameters`` into ``output_dir/<name>.ipynb`` (atomically),
@@ -492,8 +566,10 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
     import papermill
 
     from .kernel_manager import QuietKernelManager
-    from .page_outputs import without_progress_bars, without_widget_state
+    from .page_outputs import (lock_wait_lines, mark_if_changed, record_digest, without_lock_waits,
+                               without_progress_bars, without_widget_state)
 
+    check_paired(notebook_source(name))
     parameters = check_parameters(name, parameters)
     check_book_untouched([output_dir], profile, overrides=bool(parameters))
     output_dir = Path(output_dir).absolute()
@@ -502,11 +578,13 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
     key = execution_key(name, parameters, profile, summary_dir)
     if not force and up_to_date(name, output, key, summary_dir):
         print(f"[runner] {name}: up to date (same source, parameters, code and inputs)", flush=True)
+        mark_if_changed(output)
         return output
     output_dir.mkdir(parents=True, exist_ok=True)
     summary_dir.mkdir(parents=True, exist_ok=True)
+    remove_dead_runs(output_dir, name)
     failed_copy = output_dir / f"{name}.failed.ipynb"
-    with tempfile.TemporaryDirectory(dir=output_dir, prefix=f".run-{name}-") as tmp:
+    with tempfile.TemporaryDirectory(dir=output_dir, prefix=f".run-{name}-{_host()}-{os.getpid()}-") as tmp:
         unexecuted, executed_tmp, staged_summary = Path(tmp) / "in.ipynb", Path(tmp) / "out.ipynb", Path(tmp) / "summary"
         jupytext.write(jupytext.read(notebook_source(name)), unexecuted)
         kernel_env = {ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary), ENV_PROFILE: profile, ENV_KEY: key,
@@ -529,16 +607,21 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
-        executed = without_widget_state(without_progress_bars(nbformat.read(executed_tmp, as_version=4)))
-        executed.metadata["repro"] = {"execution_key": key, "parameters": parameters, "profile": profile}
-        nbformat.write(executed, executed_tmp)
+        executed = nbformat.read(executed_tmp, as_version=4)
+        _report_lock_waits(name, lock_wait_lines(executed))
+        executed = without_widget_state(without_lock_waits(without_progress_bars(executed)))
         records = sorted(staged_summary.glob("*.json")) if staged_summary.exists() else []
         if writes_summary(name) and not records:
             raise NotebookFailed(f"{name} ran but wrote no summary record; the previous output is untouched")
+        executed.metadata["repro"] = {"execution_key": key, "parameters": parameters, "profile": profile,
+                                      "summary_sha256": {r.stem: record_digest(json.loads(r.read_text()))
+                                                         for r in records}}
+        nbformat.write(executed, executed_tmp)
         for record in records:  # the record first: an output without its record is re-run, never trusted
             os.replace(record, summary_dir / record.name)
         os.replace(executed_tmp, output)
     failed_copy.unlink(missing_ok=True)
+    mark_if_changed(output)
     return output
 
 
@@ -557,6 +640,8 @@ def plan_runs(args: argparse.Namespace, layout: ProfileLayout) -> list[tuple[str
     both = sorted(set(overrides) & {n for n, _ in grids})
     if both:
         raise ParameterError(f"parameter {', '.join(both)} given both with -p and as a grid")
+    for name in dict.fromkeys(args.only or NOTEBOOKS):
+        check_paired(notebook_source(name))
     runs = []
     for point in points:
         output_dir = inside(layout.executed / point_folder(point), layout.executed) if grids else layout.executed
@@ -626,15 +711,11 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     times, errors = run_all(runs, run_one, jobs, report=lambda line: print(line, flush=True))
     for err in errors:
-        known = isinstance(err, (ParameterError, NotebookFailed))
+        known = isinstance(err, (ParameterError, NotebookFailed, PairMismatch))
         print(f"[runner] error: {err}" if known else "[runner] error:\n" + "".join(traceback.format_exception(err)),
               file=sys.stderr)
     if errors:
-        return 2 if any(isinstance(err, ParameterError) for err in errors) else 1
-    waited = lock_waits(folder / f"{name}.ipynb" for name, folder, _ in times)
-    if waited:
-        print(f"[runner] warning: {', '.join(waited)} waited for a results-cache entry another chapter was computing "
-              "(its output says so): add the dependency to lib.book.concurrent_runs.RUNS_AFTER", file=sys.stderr)
+        return 2 if any(isinstance(err, (ParameterError, PairMismatch)) for err in errors) else 1
     print("[runner] time per notebook: " + ", ".join(f"{n} {s:.0f} s" for n, _, s in times), flush=True)
     print(f"[runner] all notebooks executed in {time.perf_counter() - start:.1f} s", flush=True)
     return 0

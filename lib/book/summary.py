@@ -10,7 +10,12 @@ generated from saved results and shows the parameters each chapter ran with.
 Records live in ``$REPRO_SUMMARY_DIR`` (the runner stages them per run and moves them next to
 the executed notebooks only when the run succeeds) or ``results/summary``. Each record names
 the profile (``$REPRO_PROFILE``: full, quick, or interactive outside the runner) and the
-execution that wrote it; :func:`load` refuses to mix profiles on one page.
+execution that wrote it; :func:`load` refuses to mix profiles on one page. Each record also
+carries the SHA-256 of its own content (:func:`lib.book.page_outputs.record_digest`), and the
+runner writes that digest into the executed chapter's metadata (``repro.summary_sha256``);
+:func:`load` refuses a record whose content does not match its digest, or whose chapter, executed
+beside the summary folder, was not the run that wrote it (:func:`lib.book.page_outputs.verified`),
+so a hand-edited record is never published.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 
 from ..analyses.claims import CLAIMS, VERDICTS, Judgement, criterion
 from ..core.results import _jsonable, results_dir
+from .page_outputs import record_digest, verified
 
 COLUMNS = ("chapter", "quantity", "paper", "ours", "interval", "agrees", "criterion")
 
@@ -90,25 +96,27 @@ def record(chapter: str, parameters: dict, rows: list[dict]) -> Path:
     folder = Path(os.environ.get("REPRO_SUMMARY_STAGING") or summary_dir())  # the runner stages a run's record
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{chapter}.json"
-    payload = {"chapter": chapter, "profile": profile(), "parameters": parameters,
-               "execution_key": os.environ.get("REPRO_EXECUTION_KEY"),
-               "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "rows": rows}
+    payload = json.loads(json.dumps({"chapter": chapter, "profile": profile(), "parameters": parameters,
+                                     "execution_key": os.environ.get("REPRO_EXECUTION_KEY"),
+                                     "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "rows": rows},
+                                    default=_jsonable))  # as it will be read back
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2, default=_jsonable))
+    tmp.write_text(json.dumps({**payload, "sha256": record_digest(payload)}, indent=2))
     os.replace(tmp, path)
     return path
 
 
 def load(chapters: list[str]) -> tuple[list[dict], dict[str, dict], str]:
     """(rows with their chapter, chapter -> parameters, profile) for ``chapters``, in that order.
-    A missing record is an error naming the notebook to run; records of different profiles
+    A missing record is an error naming the notebook to run, a record that is not what its
+    chapter's run wrote a :class:`lib.book.page_outputs.RecordMismatch`; records of different profiles
     (e.g. a quick CI run beside paper-scale ones) are an error naming them."""
     rows, parameters, profiles = [], {}, {}
     for chapter in chapters:
         path = summary_dir() / f"{chapter}.json"
         if not path.exists():
             raise FileNotFoundError(f"no summary record {path}: execute notebooks/{chapter}.py first")
-        payload = json.loads(path.read_text())
+        payload = verified(path)
         parameters[chapter] = payload["parameters"]
         profiles[chapter] = payload.get("profile", "unknown")
         rows += [{"chapter": chapter, **r} for r in payload["rows"]]
