@@ -84,7 +84,7 @@ glue("quickstart_final_test_large", float(final_test[1]), display=False)
 # {glue:text}`quickstart_final_test_standard:.2f` for the standard-init network and
 # {glue:text}`quickstart_final_test_large:.2f` for the large-init one.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-quickstart-losses", "caption": "Paper Figs 10 and 19 in miniature (one pair): test (solid) and training (dotted) loss of the standard- and large-init networks of one pair over training, drawn from the cached run."}}
+# %% mystnb={"figure": {"caption": "Paper Figs 10 and 19 in miniature (one pair): test (solid) and training (dotted) loss of the standard- and large-init networks of one pair over training, drawn from the cached run.", "name": "fig-quickstart-losses"}} tags=["hide-input"]
 ax = plot_performance.plot_pair_losses(pair["iterations"], pair["loss_test"], pair["loss_train"])
 ax.set_title(f"schedule {schedule}, seed {seed}")
 plt.show()
@@ -99,7 +99,7 @@ plt.show()
 # training patterns sorted by the stimulus unit their task routes. The silhouette score
 # of 12-cluster k-means on these loadings is the paper's predictor of later performance.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-quickstart-entk", "caption": "Paper Fig 15 in miniature (one pair): leading vector of each output unit's eNTK at t=0 (columns), over the training patterns sorted by the stimulus unit their task routes (rows), for standard and large init. Titles give the silhouette score of 12-cluster k-means on the loadings."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 15 in miniature (one pair): leading vector of each output unit's eNTK at t=0 (columns), over the training patterns sorted by the stimulus unit their task routes (rows), for standard and large init. Titles give the silhouette score of 12-cluster k-means on the loadings.", "name": "fig-quickstart-entk"}} tags=["hide-input"]
 method = "principled" if entk_variant == "principled" else "authors"
 entk_parameters = {**run_parameters, "entk_variant": entk_variant}
 

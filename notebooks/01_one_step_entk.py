@@ -92,7 +92,7 @@ final, _ = train(model, params, {"x_train": x_train, "y_train": y_train}, learni
                  engine="reference")
 np.testing.assert_allclose(predicted[:, 0], contributions.sum(axis=1), rtol=1e-10)  # the same sum, two ways
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-one-step", "caption": "Paper Fig 1, recomputed. (a) Predictions at initialization, after one gradient step and after training. (b) The influence function K(x, x_n) of each training point at t=0 (colours match the points). (c) Each influence scaled by -lr times that point's loss sensitivity. (d) Their sum added to the t=0 prediction (dashed) against the true state after one step."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 1, recomputed. (a) Predictions at initialization, after one gradient step and after training. (b) The influence function K(x, x_n) of each training point at t=0 (colours match the points). (c) Each influence scaled by -lr times that point's loss sensitivity. (d) Their sum added to the t=0 prediction (dashed) against the true state after one step.", "name": "fig-one-step"}} tags=["hide-input"]
 y_start = model.apply(params, grid)[:, 0]
 plot_theory.plot_one_step_explainer(np.asarray(grid[:, 0]), np.asarray(x_train[:, 0]), np.asarray(y_train[:, 0]),
                                     np.asarray(y_start), np.asarray(y_start + actual[:, 0]),
@@ -128,7 +128,7 @@ glue("one_step_slope_grid", f"{slope_grid:.2f}", display=False)
 glue("one_step_rel_error", f"{relative:.1e}", display=False)
 reading_table(errors.map("{:.3e}".format))
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-one-step-scaling", "caption": "Sec 2.1 of the paper (no paper figure): largest error of the eNTK one-step prediction at the training points against the learning rate, with an lr^2 guide."}}
+# %% mystnb={"figure": {"caption": "Sec 2.1 of the paper (no paper figure): largest error of the eNTK one-step prediction at the training points against the learning rate, with an lr^2 guide.", "name": "fig-one-step-scaling"}} tags=["hide-input"]
 plot_theory.plot_error_scaling(errors["learning rate"], errors["max |true - eNTK|, training points"], slope_train)
 plt.tight_layout()
 plt.show()

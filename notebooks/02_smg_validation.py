@@ -92,11 +92,11 @@ glue("smg_target_sv", ", ".join(f"{v:g}" for v in problem.singular_values), disp
 # how far the paper's setting is from it. In this run $\tau$ = {glue:text}`smg_tau` iterations,
 # and the target's singular values are {glue:text}`smg_target_sv`.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-loss", "caption": "Paper Fig 2: mean squared error over training for the authors' random small initialization. The test set is the training set (as in the authors' code), so the two curves coincide. Dotted lines: the paper's analysis times."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 2: mean squared error over training for the authors' random small initialization. The test set is the training set (as in the authors' code), so the two curves coincide. Dotted lines: the paper's analysis times.", "name": "fig-smg-loss"}} tags=["hide-input"]
 plot_theory.plot_smg_loss(run.times, run.loss, marks=analysis_times)
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-modes", "caption": "Sec 3 of the paper (ground truth, no paper figure): mode strengths (solid) against SMG's closed form (dashed, same effective initial strengths). Left: the aligned twin, which the closed form describes exactly. Right: the authors' random small init; later modes lag the closed form because the three hidden units must first align with the modes."}}
+# %% mystnb={"figure": {"caption": "Sec 3 of the paper (ground truth, no paper figure): mode strengths (solid) against SMG's closed form (dashed, same effective initial strengths). Left: the aligned twin, which the closed form describes exactly. Right: the authors' random small init; later modes lag the closed form because the three hidden units must first align with the modes.", "name": "fig-smg-modes"}} tags=["hide-input"]
 closed = smg.closed_form_strengths(problem, run)
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
 for ax, r, title in zip(axes, (aligned, run), ("aligned twin", "random small init (paper)")):
@@ -205,12 +205,12 @@ reading_table(table, index=True)
 # %% [markdown]
 # The top eNTK vector matches {glue:text}`smg_entk_match` (the paper: modes 1 and 2).
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-primary-secondary", "caption": "Paper Fig 4: |cos| between the first (primary) and second (secondary) input-side singular vectors of the eNTK-predicted one-step change of W and each target mode, over training. Dotted lines: analysis times."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 4: |cos| between the first (primary) and second (secondary) input-side singular vectors of the eNTK-predicted one-step change of W and each target mode, over training. Dotted lines: analysis times.", "name": "fig-smg-primary-secondary"}} tags=["hide-input"]
 plot_theory.plot_mode_overlaps(run.times, overlaps, ["primary", "secondary"], marks=analysis_times)
 plt.tight_layout()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-cos-vs-loss", "caption": "Paper Fig 5: |cos| of the primary eNTK vector with each mode (left axis) and the loss (grey, right axis). The primary vector switches to the next mode before the loss drops."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 5: |cos| of the primary eNTK vector with each mode (left axis) and the loss (grey, right axis). The primary vector switches to the next mode before the loss drops.", "name": "fig-smg-cos-vs-loss"}} tags=["hide-input"]
 plot_theory.plot_curves_vs_loss(run.times, overlaps[:, 0], [f"mode {a + 1}" for a in range(4)], run.loss,
                                 "|cos| primary eNTK vector", marks=analysis_times)
 plt.show()
@@ -277,7 +277,7 @@ for t in analysis_times:
 fig3 = pd.DataFrame(fig3_rows, index=[f"mode {a + 1}" for a in range(projections.shape[1])]).T.round(3)
 fig3
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-fig3", "caption": "Paper Fig 3: singular vectors of the output-summed eNTK over the training inputs (blue) against the inputs' projections on a target mode (orange, scaled). Left: first singular vector vs mode 1 at t=190. Right: second singular vector vs mode 2 at t=770 (the first is still mode 1 there, see table)."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 3: singular vectors of the output-summed eNTK over the training inputs (blue) against the inputs' projections on a target mode (orange, scaled). Left: first singular vector vs mode 1 at t=190. Right: second singular vector vs mode 2 at t=770 (the first is still mode 1 there, see table).", "name": "fig-smg-fig3"}} tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3))
 plot_theory.plot_vector_vs_projection(fig3_vectors[t1][:, 0], projections[:, 0],
                                       f"t={t1}: 1st vector vs mode 1, |r|={fig3.iloc[0, 0]:.3f}", axes[0])
@@ -299,7 +299,7 @@ plt.show()
 # basis inputs it is a $4 \times 4$ operator on input space; its top singular vector and
 # values over training:
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-smg-ntk", "caption": "Paper Fig 14: the same analysis with the plain NTK (no loss weighting). Left: |cos| of its primary singular vector with each mode. Right: its three largest singular values. Grey: loss."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 14: the same analysis with the plain NTK (no loss weighting). Left: |cos| of its primary singular vector with each mode. Right: its three largest singular values. Grey: loss.", "name": "fig-smg-ntk"}} tags=["hide-input"]
 ntk_operator = smg.ntk_input_operator(problem, run)
 ntk_vectors, ntk_values = np.linalg.svd(ntk_operator)[0], np.linalg.svd(ntk_operator)[1]
 ntk_overlaps = smg.mode_overlaps(ntk_vectors, problem)

@@ -150,7 +150,7 @@ map_errors.style.format({"||W(t) - W(0)||": "{:.2f}", "relative error of the ePN
 # instead, as a plain column-by-column difference does, marks the eNTK's top vector at
 # $t = 770$ as wrong merely because it is mode 2.)
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-fig11", "caption": "Paper Fig 11: absolute differences between the input-side singular vectors of the eNTK one-step map change (left) and of the ePNTK map estimate (right) and the target modes they are matched to, at the two analysis times. Column labels: kernel vector \u2192 matched target mode (with |cos|); a light column is a kernel vector equal to that mode up to sign."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 11: absolute differences between the input-side singular vectors of the eNTK one-step map change (left) and of the ePNTK map estimate (right) and the target modes they are matched to, at the two analysis times. Column labels: kernel vector \u2192 matched target mode (with |cos|); a light column is a kernel vector equal to that mode up to sign.", "name": "fig-epntk-fig11"}} tags=["hide-input"]
 entk_change = smg.entk_predicted_map_change(problem, run)
 panels, labels, matches = {}, {}, {}
 for t in analysis_times:
@@ -195,7 +195,7 @@ for t in analysis_times:
 fig12 = pd.DataFrame(rows, index=[f"mode {a + 1}" for a in range(projections.shape[1])]).T.round(3)
 fig12
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-fig12", "caption": "Paper Fig 12: first singular vector of the output-summed ePNTK over the training inputs (blue) against the inputs' projection on mode 1 (orange, scaled), at the two analysis times: the first mode, once learned, stays in the accumulated kernel."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 12: first singular vector of the output-summed ePNTK over the training inputs (blue) against the inputs' projection on mode 1 (orange, scaled), at the two analysis times: the first mode, once learned, stays in the accumulated kernel.", "name": "fig-epntk-fig12"}} tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3))
 for ax, t in zip(axes, analysis_times):
     plot_theory.plot_vector_vs_projection(vectors12[t][:, 0], projections[:, 0],
@@ -203,7 +203,7 @@ for ax, t in zip(axes, analysis_times):
 fig.tight_layout()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-fig13", "caption": "Paper Fig 13: the three largest singular values of the ePNTK map estimate (left axis, log scale) and the loss (grey). Each jump in a singular value coincides with a drop of the loss: the accumulated kernel records how much of each mode has been learned."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 13: the three largest singular values of the ePNTK map estimate (left axis, log scale) and the loss (grey). Each jump in a singular value coincides with a drop of the loss: the accumulated kernel records how much of each mode has been learned.", "name": "fig-epntk-fig13"}} tags=["hide-input"]
 _, singular_values = smg.input_singular_vectors(map_estimate)
 plot_theory.plot_curves_vs_loss(times, singular_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
                                 loss, "ePNTK map singular value", marks=analysis_times, log_curves=True)
@@ -236,7 +236,7 @@ convergence.rename(columns={"map_error": "relative error, W estimate",
                             "output_error": "relative error, y(t) - y(0)"}).style.format(
     {"learning rate": "{:.4f}", "relative error, W estimate": "{:.3%}", "relative error, y(t) - y(0)": "{:.3%}"})
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-epntk-convergence", "caption": "App A.3 of the paper (no paper figure): relative error of the ePNTK reconstruction of y(t) - y(0) over the training inputs and of W(t) - W(0), against the learning rate at fixed lr x steps, with an lr^1 guide."}}
+# %% mystnb={"figure": {"caption": "App A.3 of the paper (no paper figure): relative error of the ePNTK reconstruction of y(t) - y(0) over the training inputs and of W(t) - W(0), against the learning rate at fixed lr x steps, with an lr^1 guide.", "name": "fig-epntk-convergence"}} tags=["hide-input"]
 plot_theory.plot_convergence(convergence["learning rate"], {"y(t) - y(0)": convergence["output_error"],
                                                          "W(t) - W(0)": convergence["map_error"]})
 plt.tight_layout()

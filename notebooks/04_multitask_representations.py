@@ -63,7 +63,7 @@ run_parameters = dict(architecture=architecture, schedule=schedule, n_iterations
                       show_swapped_architecture=show_swapped_architecture, n_swapped_pairs=n_swapped_pairs,
                       n_permutations=n_permutations)
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-network", "caption": "Paper Fig 6, redrawn. (A) The network: stimulus pools (green) and task units (purple) project to 200 sigmoid hidden units; hidden and task units project to the output pools (red). All biases are fixed at -2. (B) The tasks: each maps one input pool to one output pool (numbers: task index)."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 6, redrawn. (A) The network: stimulus pools (green) and task units (purple) project to 200 sigmoid hidden units; hidden and task units project to the output pools (red). All biases are fixed at -2. (B) The tasks: each maps one input pool to one output pool (numbers: task index).", "name": "fig-network"}} tags=["hide-input"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -107,7 +107,7 @@ key = dict(env=environment_key(env), schedule=schedule, seed=first_seed, n_itera
 embeddings = rep.cached_mphate(env, recorded["hidden_groups"][0], key)
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-mphate", "caption": "Paper Fig 7: M-PHATE of group-averaged hidden activity over single-task training (colour: % of training), standard init (top) and large init (bottom), for the four groupings. Outlined markers: final positions, shaped by the structure the paper describes. Inset: the input grouping of standard init at 3% of training, shaped by feature position."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 7: M-PHATE of group-averaged hidden activity over single-task training (colour: % of training), standard init (top) and large init (bottom), for the four groupings. Outlined markers: final positions, shaped by the structure the paper describes. Inset: the input grouping of standard init at 3% of training, shaped by feature position.", "name": "fig-mphate"}} tags=["hide-input"]
 inset_index = int(round(0.03 * (len(iterations) - 1)))
 plot_representations.plot_mphate_grid(embeddings, report.final_labels(env),
                                       inset=("standard", "input", inset_index, report.final_labels(env)["input"]))
@@ -147,7 +147,7 @@ structure = controls.cached_initial_structure(env, entk_seeds)
 loadings = structure["loadings/entk_authors"]
 epsilon = structure["loadings/epsilon"]
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-sorted", "caption": "Paper Fig 15: leading eNTK vector at t=0 of each output unit (rows, grouped by output pool) over the training patterns (columns), sorted by routed input unit or by task, for standard and large init of one pair (authors' variant)."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 15: leading eNTK vector at t=0 of each output unit (rows, grouped by output pool) over the training patterns (columns), sorted by routed input unit or by task, for standard and large init of one pair (authors' variant).", "name": "fig-entk-sorted"}} tags=["hide-input"]
 panels = report.sorted_loading_panels(env, loadings[0], report.training_patterns(env, structure, 0))
 plot_representations.plot_loading_heatmaps(panels, env.n_features)
 plt.tight_layout()
@@ -160,14 +160,14 @@ plt.show()
 # fixed reference — instead of the rule "entries sum to $\ge 0$", whose sum is near zero
 # here and flips from pair to pair.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-means", "caption": "Paper Fig 8: mean t=0 eNTK loading of each output unit (rows: output pool and within-pool position m) over the patterns of each routed input unit (left) and each task (right), standard init (top) and large init (bottom), averaged over all pairs after orienting every vector along its network's loss sensitivities (authors' variant)."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 8: mean t=0 eNTK loading of each output unit (rows: output pool and within-pool position m) over the patterns of each routed input unit (left) and each task (right), standard init (top) and large init (bottom), averaged over all pairs after orienting every vector along its network's loss sensitivities (authors' variant).", "name": "fig-entk-means"}} tags=["hide-input"]
 means, names = report.oriented_group_means(env, structure, loadings, epsilon, n_entk_pairs)
 plot_representations.plot_group_means({t: means[t] for t in sorted(means, key=lambda t: ("large" in t, "task" in t))},
                                       names, env.n_features)
 plt.tight_layout()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-unsorted", "caption": "Paper Fig 16: the same loadings as above for standard init, in the order the patterns were drawn (no sorting): the structure is invisible without grouping."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 16: the same loadings as above for standard init, in the order the patterns were drawn (no sorting): the structure is invisible without grouping.", "name": "fig-entk-unsorted"}} tags=["hide-input"]
 plot_representations.plot_loading_heatmaps({"standard init, unsorted": loadings[0, 0]}, env.n_features)
 plt.tight_layout()
 plt.show()
@@ -239,7 +239,7 @@ reading_table(report.share_table(shares, limit_error))
 # %% tags=["hide-input"]
 reading_table(report.per_output_table(env, structure, loadings, n_entk_pairs, short_names))
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-controls", "caption": "Beyond the paper (a control for Sec 4.2.2): what the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (a control for Sec 4.2.2): what the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance.", "name": "fig-entk-controls"}} tags=["hide-input"]
 short = {"entk_authors": "eNTK (authors)", "entk_principled": "eNTK (principled)", "entk_left": "eNTK left",
          "ntk": "plain NTK", "epsilon": "ε", "output_error": "ε·σ'", "targets": "targets"}
 plot_representations.plot_control_structure({short[n]: shares["authors"][n] for n in CONTROLS},
@@ -398,7 +398,7 @@ for (g, by, init), same in agreement.items():
     glue(f"agree_{g}_{by}_{init}", f"{same}/{n_entk_pairs}", display=False)
 reading_table(pd.DataFrame(agreement_rows))
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-ari", "caption": "Paper Fig 9, with eNTK-derived partitions: adjusted Rand index between k-means clusters of group-averaged hidden activity and a partition of the groups, over single-task training (symlog time axis), mean \u00b1 sd over pairs, standard (blue) and large (orange) init. Reference partitions are fixed labels (the paper's choice); 'eNTK-derived' is each network's own partition from its t=0 eNTK. Below zero: clusters that cut across the partition more than chance would."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 9, with eNTK-derived partitions: adjusted Rand index between k-means clusters of group-averaged hidden activity and a partition of the groups, over single-task training (symlog time axis), mean \u00b1 sd over pairs, standard (blue) and large (orange) init. Reference partitions are fixed labels (the paper's choice); 'eNTK-derived' is each network's own partition from its t=0 eNTK. Below zero: clusters that cut across the partition more than chance would.", "name": "fig-ari"}} tags=["hide-input"]
 derived_ari = {g: (labels_g[:n_ari_pairs], parts_g[:n_ari_pairs]) for g, (labels_g, parts_g) in derived_all.items()}
 ari = rep.cached_ari_curves(env, recorded, {**key, "seeds": ari_seeds}, derived_ari)
 TITLES = {"input vs feature": "input units vs feature (reference)",
@@ -438,7 +438,7 @@ reading_table(pd.DataFrame(report.ari_rows(ari, iterations)))
 # organization by output simply reflects there being fewer output than input dimensions.
 # We add the $t=0$ eNTK structure and the ARI curves of that architecture.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-mphate-swapped", "caption": "Paper Fig 20: M-PHATE as in Paper Fig 7 for the other architecture (one pair, same schedule)."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 20: M-PHATE as in Paper Fig 7 for the other architecture (one pair, same schedule).", "name": "fig-mphate-swapped"}} tags=["hide-input"]
 other = "3x4" if architecture == "4x3" else "4x3"
 if show_swapped_architecture:
     env_other = TaskEnvironment(*ARCHITECTURES[other])
@@ -452,7 +452,7 @@ if show_swapped_architecture:
 else:
     display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-ari-swapped", "caption": "Paper Fig 20, extended: the adjusted Rand index of Paper Fig 9 for the other architecture (mean \u00b1 sd over its pairs; reference partitions and the partitions derived from each network's t=0 eNTK)."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 20, extended: the adjusted Rand index of Paper Fig 9 for the other architecture (mean \u00b1 sd over its pairs; reference partitions and the partitions derived from each network's t=0 eNTK).", "name": "fig-ari-swapped"}} tags=["hide-input"]
 if show_swapped_architecture:
     structure_other = controls.cached_initial_structure(env_other, other_seeds,
                                                         predictors=("entk_authors", "epsilon", "output_error"))
@@ -467,7 +467,7 @@ if show_swapped_architecture:
 else:
     display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-entk-swapped", "caption": "Paper Fig 20, extended: leading t=0 eNTK vector of each output unit of the other architecture (authors' variant, first pair), over the training patterns sorted by routed input unit or by task, for standard and large init (as Paper Fig 15)."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 20, extended: leading t=0 eNTK vector of each output unit of the other architecture (authors' variant, first pair), over the training patterns sorted by routed input unit or by task, for standard and large init (as Paper Fig 15).", "name": "fig-entk-swapped"}} tags=["hide-input"]
 if show_swapped_architecture:
     panels_other = report.sorted_loading_panels(env_other, structure_other["loadings/entk_authors"][0],
                                                 report.training_patterns(env_other, structure_other, 0))

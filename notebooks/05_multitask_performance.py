@@ -116,7 +116,7 @@ glue("perf_n_pairs", f"{n_pairs}", display=False)
 # the early transient of several hundred units and the final gap of a few units are both
 # legible.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-et", "caption": "Paper Fig 10, ET schedule, the first n_pairs pairs. Top: mean \u00b1 sd test loss of standard (blue) and large (orange) init over single-task training (left) and multitask fine-tuning (right). Bottom: mean \u00b1 sd of the paired difference large \u2212 standard (the paper's sign; above zero: standard init better), symlog axis."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 10, ET schedule, the first n_pairs pairs. Top: mean \u00b1 sd test loss of standard (blue) and large (orange) init over single-task training (left) and multitask fine-tuning (right). Bottom: mean \u00b1 sd of the paired difference large \u2212 standard (the paper's sign; above zero: standard init better), symlog axis.", "name": "fig-perf-et"}} tags=["hide-input"]
 phases = ("single", "finetune")
 test_loss = {name: {phase: run[f"{phase}/loss_test"] for phase in phases} for name, run in runs.items()}
 train_loss = {name: {phase: run[f"{phase}/loss_train"] for phase in phases} for name, run in runs.items()}
@@ -124,7 +124,7 @@ plot_performance.plot_phase_losses(runs["ET"]["iterations"], test_loss["ET"], ti
 plt.tight_layout()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-lr", "caption": "Paper Fig 18: the same for the LR schedule (learning rate 0.03 for standard, 0.01 for large init; 2500 iterations per phase)."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 18: the same for the LR schedule (learning rate 0.03 for standard, 0.01 for large init; 2500 iterations per phase).", "name": "fig-perf-lr"}} tags=["hide-input"]
 plot_performance.plot_phase_losses(runs["LR"]["iterations"], test_loss["LR"], title="LR: ")
 plt.tight_layout()
 plt.show()
@@ -218,7 +218,7 @@ pair_table = pd.DataFrame([
 ])
 reading_table(pair_table)
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-runs", "caption": "Paper Fig 17: single-task test loss of the first n_pairs ET pairs, standard (blue) and large (orange) init, on a shared log scale."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 17: single-task test loss of the first n_pairs ET pairs, standard (blue) and large (orange) init, on a shared log scale.", "name": "fig-perf-runs"}} tags=["hide-input"]
 plot_performance.plot_individual_runs(runs["ET"]["iterations"], test_loss["ET"]["single"])
 plt.tight_layout()
 plt.show()
@@ -289,7 +289,7 @@ reading_table(speed_table)
 # start, which differs between the inits (the left panels): at large init it includes the
 # removal of the large initial error, which the figure shows to be fast in both phases.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-halving", "caption": "Beyond the paper (the speed claim of Sec 5): the first 10% of each phase, every pair of both schedules: test loss divided by its value at the start of the phase, median (line) and interquartile range (band) over pairs, standard (blue) and large (orange) init. Dashed: half the starting loss; dotted: each init's median halving iteration over the networks that reach it. Left: single-task training (the control); right: multitask fine-tuning."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (the speed claim of Sec 5): the first 10% of each phase, every pair of both schedules: test loss divided by its value at the start of the phase, median (line) and interquartile range (band) over pairs, standard (blue) and large (orange) init. Dashed: half the starting loss; dotted: each init's median halving iteration over the networks that reach it. Left: single-task training (the control); right: multitask fine-tuning.", "name": "fig-perf-halving"}} tags=["hide-input"]
 fig, axes = plt.subplots(2, 2, figsize=(8.4, 6.4))
 plot_performance.plot_early_halving(
     {f"{name}: {'single-task' if phase == 'single' else 'fine-tuning'}":
@@ -300,7 +300,7 @@ plt.show()
 # %% [markdown]
 # ## Training vs test loss (paper Fig 19)
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-perf-train-test", "caption": "Paper Fig 19: mean training (dotted) and test (solid) loss of each init in both phases, ET schedule (top) and LR schedule (bottom), the first n_pairs pairs. Train and test sets are drawn i.i.d. from the same 972 (single-task) or 5832 (multitask) patterns, so they overlap (split='iid')."}}
+# %% mystnb={"figure": {"caption": "Paper Fig 19: mean training (dotted) and test (solid) loss of each init in both phases, ET schedule (top) and LR schedule (bottom), the first n_pairs pairs. Train and test sets are drawn i.i.d. from the same 972 (single-task) or 5832 (multitask) patterns, so they overlap (split='iid').", "name": "fig-perf-train-test"}} tags=["hide-input"]
 fig, axes = plt.subplots(2, 2, figsize=(11, 6.8))
 for row_axes, (name, run) in zip(axes, runs.items()):
     plot_performance.plot_train_test(run["iterations"], train_loss[name], test_loss[name], axes=row_axes, title=f"{name}: ")

@@ -352,7 +352,7 @@ reading_table(pd.concat([paper_row, rival_table]), transpose=True)
 #
 # ## Scatter plots
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-corr-scatter", "caption": "Sec 5.2 of the paper (no figure there): t=0 eNTK silhouette (authors' variant) against the final test loss relative to the partner, after single-task training (left) and fine-tuning (right), pooled over schedules (circles: ET, squares: LR). Blue: standard init, orange: large init. Each pair contributes one point of each colour with opposite relative losses."}}
+# %% mystnb={"figure": {"caption": "Sec 5.2 of the paper (no figure there): t=0 eNTK silhouette (authors' variant) against the final test loss relative to the partner, after single-task training (left) and fine-tuning (right), pooled over schedules (circles: ET, squares: LR). Blue: standard init, orange: large init. Each pair contributes one point of each colour with opposite relative losses.", "name": "fig-corr-scatter"}} tags=["hide-input"]
 pooled_sil = np.concatenate([structure[n][f"silhouette/entk_{headline}"] for n in runs])
 markers = np.concatenate([np.full(len(structure[n][f"silhouette/entk_{headline}"]), i) for i, n in enumerate(runs)])
 fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.8))

@@ -210,7 +210,7 @@ glue("kd_first_order_criterion", claims.criterion("epntk-multitask").text, displ
 glue("kd_check_length", " and ".join(f"{n} ({name})" for name, n in check_length.items()), display=False)
 reading_table(reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]}))
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-reconstruction", "caption": "Beyond the paper: relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off.", "name": "fig-kd-reconstruction"}} tags=["hide-input"]
 panels = {f"{name} (first {check['iterations'][-1]} iterations)": (
     check["iterations"], {label: check[f"reconstruction_error/{variant}"][:, :, 1] for variant, label in variants.items()})
     for name, check in checks.items()}
@@ -263,7 +263,7 @@ for (name, init, set_name), (s_all, s_last) in slopes.items():
     glue(f"kd_order_{name}_{init}_{set_name}", f"{s_all:.2f}", display=False)
 reading_table(convergence_table, transpose=True)
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-convergence", "caption": "Beyond the paper: relative error of the paper's every-step eNTK sum in reconstructing y(t) - y(0), against the learning rate at fixed learning rate x steps (standard init blue, large orange; training inputs solid, test inputs dashed), with first-order guides (grey)."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: relative error of the paper's every-step eNTK sum in reconstructing y(t) - y(0), against the learning rate at fixed learning rate x steps (standard init blue, large orange; training inputs solid, test inputs dashed), with first-order guides (grey).", "name": "fig-kd-convergence"}} tags=["hide-input"]
 panels = {f"{name}: lr x t = {get_schedule(name).learning_rate('standard') * convergence_iterations:g} (standard), "
           f"{get_schedule(name).learning_rate('large') * convergence_iterations:g} (large)":
           {f"{init}, {set_name} inputs": (conv["learning_rate"][i], conv["reconstruction_error"][i, :, s])
@@ -316,7 +316,7 @@ reading_table(quadrature_table, digits=4)
 # accumulated so far with the $t=0$ eNTK (alignment 1: everything learned so far is what the
 # $t=0$ kernel predicts). Means over the 9 outputs; mean $\pm$ sd over pairs.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-window", "caption": "Beyond the paper: similarity of the eNTK over training to the eNTK at t=0 and to the final ePNTK (alignment, leading-vector overlap), and of the ePNTK so far to the t=0 eNTK, for standard (blue) and large (orange) init under both schedules; mean over outputs, mean +- sd over pairs. Dotted: the threshold used in the table below."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: similarity of the eNTK over training to the eNTK at t=0 and to the final ePNTK (alignment, leading-vector overlap), and of the ePNTK so far to the t=0 eNTK, for standard (blue) and large (orange) init under both schedules; mean over outputs, mean +- sd over pairs. Dotted: the threshold used in the table below.", "name": "fig-kd-window"}} tags=["hide-input"]
 measures = {"alignment\neNTK(t), eNTK(0)": "alignment_initial",
             "vector overlap\neNTK(t), eNTK(0)": "overlap_initial",
             "alignment\neNTK(t), final ePNTK": "alignment_final",
@@ -366,7 +366,7 @@ for (name, measure), part in crossing.groupby(["schedule", "measure"], sort=Fals
     display(Markdown(f"**{name}, {measure}**"))
     display(reading_table(by_threshold.rename_axis(columns=None), index=True))
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-crossings", "caption": "Beyond the paper: the first snapshot iteration at which each similarity to the t=0 eNTK (mean over outputs) falls below the threshold, against the threshold, one line per pair (standard init blue, large init orange, slightly offset so that equal values stay visible); pairs on the dotted 'never' line do not cross within the run. Rows: alignment of eNTK(t) with eNTK(0), overlap of their leading vectors, alignment of the ePNTK so far with eNTK(0); columns: schedules."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: the first snapshot iteration at which each similarity to the t=0 eNTK (mean over outputs) falls below the threshold, against the threshold, one line per pair (standard init blue, large init orange, slightly offset so that equal values stay visible); pairs on the dotted 'never' line do not cross within the run. Rows: alignment of eNTK(t) with eNTK(0), overlap of their leading vectors, alignment of the ePNTK so far with eNTK(0); columns: schedules.", "name": "fig-kd-crossings"}} tags=["hide-input"]
 short = {"alignment of eNTK(t) with eNTK(0)": "eNTK(t) vs eNTK(0), alignment",
          "overlap of leading vectors, eNTK(t) vs eNTK(0)": "eNTK(t) vs eNTK(0), vector overlap",
          "alignment of the ePNTK so far with eNTK(0)": "ePNTK so far vs eNTK(0), alignment"}
@@ -458,7 +458,7 @@ glue("kd_cross_pairs", f"{n_pairs}", display=False)
 # against another, $x$ when the categories' contributions add up to $x$ times the change they
 # make; over single training patterns, $\sum_{k,n,m} |P_k(x_n, x_m)| / \sum_{k,n} |\Delta y|$.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-sharing", "caption": "Beyond the paper: share of each category of training patterns in the magnitude of the learned change of the test outputs over training (mean over pairs), standard init (top) and large init (bottom), both schedules. Dotted lines: the categories' shares of the training patterns, the split expected if every pattern contributed alike. Magnitudes only: the signed shares are in the next figure."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: share of each category of training patterns in the magnitude of the learned change of the test outputs over training (mean over pairs), standard init (top) and large init (bottom), both schedules. Dotted lines: the categories' shares of the training patterns, the split expected if every pattern contributed alike. Magnitudes only: the signed shares are in the next figure.", "name": "fig-kd-sharing"}} tags=["hide-input"]
 fractions = {name: run["sharing_pattern_fraction"][:, :, 1].mean(axis=(0, 1)) for name, run in runs.items()}
 plot_entk_over_training.plot_sharing_over_training(iterations_of, {name: run["sharing_abs"][:, :, :, 1] for name, run in runs.items()},
                                                    kd.SHARING_CATEGORIES, fractions)
@@ -479,7 +479,7 @@ shared = sharing.set_index(["schedule", "init", "training patterns"])
 glue("kd_n_pairs", f"{n_pairs}", display=False)
 reading_table(sharing[[c for c in sharing if not c.startswith("_")]])
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-attribution", "caption": "Beyond the paper: signed share of the learned change of the test outputs (top; negative: the category pushes against the change) and share of the magnitude sum |C| (bottom; dashes: the categories' share of the patterns) per category of training patterns, at the end of training; mean over pairs with 95% t-intervals, standard (blue) and large (orange) init. 'other tasks': the three categories of other tasks together."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: signed share of the learned change of the test outputs (top; negative: the category pushes against the change) and share of the magnitude sum |C| (bottom; dashes: the categories' share of the patterns) per category of training patterns, at the end of training; mean over pairs with 95% t-intervals, standard (blue) and large (orange) init. 'other tasks': the three categories of other tasks together.", "name": "fig-kd-attribution"}} tags=["hide-input"]
 interval_of = lambda name, init, kind: shared.loc[[(name, init, c) for c in CATEGORIES],
                                                   [f"_{kind}", f"_{kind}_low", f"_{kind}_high"]].to_numpy()
 plot_attribution.plot_signed_attribution(
@@ -501,7 +501,7 @@ cancellation = attribution.cancellation_table(runs, "authors")
 cancelled = cancellation.set_index(["schedule", "init", "sum |C| / |dy|"])
 reading_table(cancellation[[c for c in cancellation if not c.startswith("_")]])
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-cancellation", "caption": "Beyond the paper: cancellation factor sum |C| / sum |dy| of the learned change of the test outputs over training, one line per network (standard init blue, large init orange), by category of training patterns (top) and by single training pattern (bottom), log scale; dotted: 1, no cancellation."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: cancellation factor sum |C| / sum |dy| of the learned change of the test outputs over training, one line per network (standard init blue, large init orange), by category of training patterns (top) and by single training pattern (bottom), log scale; dotted: 1, no cancellation.", "name": "fig-kd-cancellation"}} tags=["hide-input"]
 plot_attribution.plot_cancellation(iterations_of, {
     name: {"by category": run["cancellation"][:, :, :, 1],
            "by training pattern": run["cancellation_patterns"][:, :, :, 1]} for name, run in runs.items()})
@@ -557,13 +557,13 @@ contrasts["metric"] = contrasts["metric"].map(METRIC_NAMES)
 contrast_of = contrasts.set_index(["schedule", "init", "metric", "contrast"])
 reading_table(contrasts[[c for c in contrasts if not c.startswith("_")]])
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-rsa", "caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs.", "name": "fig-kd-rsa"}} tags=["hide-input"]
 plot_entk_over_training.plot_rsa_over_training(iterations_of, {name: ka.rsa_over_training(run, index_set, "columns")
                                                 for name, run in runs.items()})
 plt.tight_layout()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-kd-similarity", "caption": "Beyond the paper: task x task similarity (cosine after centering over tasks) of the first ET pair: implied by the final ePNTK and by the t=0 eNTK (training-pattern side), and of the trained hidden layer, for standard init (top) and large init (bottom). Task labels: index (input pool->output pool)."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: task x task similarity (cosine after centering over tasks) of the first ET pair: implied by the final ePNTK and by the t=0 eNTK (training-pattern side), and of the trained hidden layer, for standard init (top) and large init (bottom). Task labels: index (input pool->output pool).", "name": "fig-kd-similarity"}} tags=["hide-input"]
 first = runs["ET"]
 panels = {}
 for i, init in enumerate(INITS):

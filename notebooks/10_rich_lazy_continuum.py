@@ -177,7 +177,7 @@ reading_table(tuned_lr, index=True)
 #
 # ## Outcomes across the continuum
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-outcomes", "caption": "Beyond the paper: outcomes of the short continuum against the init scale g (median and interquartile range over networks; blue: both layers scaled, red: hidden layer only; solid: lr 0.01, dashed: tuned lr; dotted lines at the standard draw g = 1 and the paper's large init g = 10). Losses are mean squared errors per pattern; fine-tuning speed is the share of the multitask loss removed in the first tenth of fine-tuning; route iterations (to a loss of 0.1 on the held-out task, recorded every iteration) are censored at the route run's length when the criterion is not reached; laziness: relative weight change, distance between the t=0 and trained NTK, and the gap between the trained network and its trained linearization relative to how far its outputs moved (log scale: at the larger tuned learning rates the linearization itself can diverge while the network does not; a scale where it diverged in every network has no point)."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: outcomes of the short continuum against the init scale g (median and interquartile range over networks; blue: both layers scaled, red: hidden layer only; solid: lr 0.01, dashed: tuned lr; dotted lines at the standard draw g = 1 and the paper's large init g = 10). Losses are mean squared errors per pattern; fine-tuning speed is the share of the multitask loss removed in the first tenth of fine-tuning; route iterations (to a loss of 0.1 on the held-out task, recorded every iteration) are censored at the route run's length when the criterion is not reached; laziness: relative weight change, distance between the t=0 and trained NTK, and the gap between the trained network and its trained linearization relative to how far its outputs moved (log scale: at the larger tuned learning rates the linearization itself can diverge while the network does not; a scale where it diverged in every network has no point).", "name": "fig-continuum-outcomes"}} tags=["hide-input"]
 OUTCOME_TITLES = {k: OUTCOMES[k] for k in ("loss_single_test", "loss_multi_before", "finetune_speed",
                                            "loss_finetune_test", "route_zero_shot", "route_iterations",
                                            "sharing_final", "weight_change", "kernel_distance", "linearization_gap")}
@@ -285,7 +285,7 @@ reading_table(pd.DataFrame({
 #
 # ## The t=0 predictors across the continuum
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-predictors", "caption": "Beyond the paper: the t=0 predictors of the short continuum against the init scale g (median and interquartile range; styles as in the outcome figure; the predictors do not depend on the learning rate, so solid and dashed lines coincide). Silhouettes of k-means (12 clusters) on the eNTK loadings (principled and authors' variants), on the loss sensitivities alone, and on the plain NTK; centered alignment of the traced NTK with the single-task and multitask targets; cosine between the eNTK's predicted first step on test patterns and the change they need; sharing index of the t=0 hidden representation."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: the t=0 predictors of the short continuum against the init scale g (median and interquartile range; styles as in the outcome figure; the predictors do not depend on the learning rate, so solid and dashed lines coincide). Silhouettes of k-means (12 clusters) on the eNTK loadings (principled and authors' variants), on the loss sensitivities alone, and on the plain NTK; centered alignment of the traced NTK with the single-task and multitask targets; cosine between the eNTK's predicted first step on test patterns and the change they need; sharing index of the t=0 hidden representation.", "name": "fig-continuum-predictors"}} tags=["hide-input"]
 PREDICTOR_TITLES = dict(PREDICTORS)  # reader-facing names (lib.book.names), in the order of expected_signs
 plot_continuum.plot_versus_scale(nets, PREDICTOR_TITLES)
 plt.tight_layout()
@@ -338,13 +338,13 @@ glue("cont_n_cells_setting", f"{len(PREDICTOR_TITLES) * len(CORR_OUTCOMES)}", di
 reading_table(pd.DataFrame([{"setting": label, **{o: win_text(w) for o, w in ws.items()}}
                             for label, ws in win.items()]).set_index("setting").T, index=True)
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-within-converged", "caption": "Beyond the paper: pooled within-scale r (both variables standardised within each scale) of each t=0 predictor (rows) with each outcome (columns) in the converged continuum; framed cells are significant after Benjamini-Hochberg at 5% across all cells of all five settings. Intervals: table below."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: pooled within-scale r (both variables standardised within each scale) of each t=0 predictor (rows) with each outcome (columns) in the converged continuum; framed cells are significant after Benjamini-Hochberg at 5% across all cells of all five settings. Intervals: table below.", "name": "fig-continuum-within-converged"}} tags=["hide-input"]
 plot_continuum.plot_within_grid(by_setting[SETTINGS[("both", "converged")]], list(PREDICTOR_TITLES), CORR_OUTCOMES,
                                 "within-scale r, converged continuum")
 plt.tight_layout()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-within-tuned", "caption": "Beyond the paper: as the previous figure, for the short continuum (both layers scaled, tuned learning rates, a few hundred iterations per phase)."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: as the previous figure, for the short continuum (both layers scaled, tuned learning rates, a few hundred iterations per phase).", "name": "fig-continuum-within-tuned"}} tags=["hide-input"]
 plot_continuum.plot_within_grid(by_setting[SETTINGS[("both", "tuned")]], list(PREDICTOR_TITLES), CORR_OUTCOMES,
                                 "within-scale r, short continuum, tuned lr")
 plt.tight_layout()
@@ -418,7 +418,7 @@ reading_table(table[["predictor", "outcome", "n", "across r", "within r [95% CI]
 # them as support for the predictors. The scatter plots below show the converged continuum's
 # winners scale by scale, so a reader can see whether one scale carries the pooled r.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-winner-scatter", "caption": "Beyond the paper: each within-scale winner of the converged continuum (rows: outcome; the winning predictor on the x axis) against its outcome, one panel per init scale, with the per-scale Pearson r and its Fisher-z 95% interval. An outcome without a significant cell has no row."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: each within-scale winner of the converged continuum (rows: outcome; the winning predictor on the x axis) against its outcome, one panel per init scale, with the per-scale Pearson r and its Fisher-z 95% interval. An outcome without a significant cell has no row.", "name": "fig-continuum-winner-scatter"}} tags=["hide-input"]
 winner_pairs = [(w["predictor"], o, OUTCOME_TITLES[o]) for o, w in win[CONV].items() if w["predictor"] != "none"]
 if winner_pairs:
     plot_continuum.plot_per_scale_scatter(conv_nets, winner_pairs, LOG_OUTCOMES)
@@ -568,7 +568,7 @@ comparisons = {s: robustness.binary_comparison(r["single"], r["finetune"], r["si
                for s, r in robust.items()}
 reading_table(pd.DataFrame(comparisons), index=True)
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-continuum-wins", "caption": "Beyond the paper: standard-vs-large pairs: in how many pairs each init ends with the lower test loss, per schedule and phase."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper: standard-vs-large pairs: in how many pairs each init ends with the lower test loss, per schedule and phase.", "name": "fig-continuum-wins"}} tags=["hide-input"]
 plot_continuum.plot_win_counts(comparisons)
 plt.tight_layout()
 plt.show()

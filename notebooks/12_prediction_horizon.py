@@ -193,7 +193,7 @@ glue("hz_early", f"{100 * EARLY:g}%", display=False)
 # (hz-figure)=
 # ## Accuracy against the fraction of training
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-horizon", "caption": "Beyond the paper (no figure of the paper): how well each quantity observed at a fraction f of the single-task phase predicts each outcome, |r| with its Fisher 95% band, within init scales (top, scales weighed equally) and across them (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales. f = 0 is t = 0."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): how well each quantity observed at a fraction f of the single-task phase predicts each outcome, |r| with its Fisher 95% band, within init scales (top, scales weighed equally) and across them (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales. f = 0 is t = 0.", "name": "fig-horizon"}} tags=["hide-input"]
 fig = plot_horizon.plot_horizon(curves, PREDICTORS, KERNELS, fractions, THRESHOLD)
 plt.show()
 
@@ -343,7 +343,7 @@ reading_table(hr.per_group_long(per_scale_table))
 # part built in, and a kernel quantity failing to beat it there says less than elsewhere.
 # {glue:text}`hz_ft_text`
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-horizon-finetune", "caption": "Beyond the paper (no figure of the paper): the continuum's networks observed at the fractions finetune_fractions of fine-tuning (t = 0 and 1% in the book), on the multitask data; |r| of each predictor with each fine-tuning outcome and its Fisher 95% band, within init scales (top) and across them (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the continuum's networks observed at the fractions finetune_fractions of fine-tuning (t = 0 and 1% in the book), on the multitask data; |r| of each predictor with each fine-tuning outcome and its Fisher 95% band, within init scales (top) and across them (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales.", "name": "fig-horizon-finetune"}} tags=["hide-input"]
 from lib.analyses import horizon_finetune
 
 FT_OUTCOMES = ["finetune_speed", "loss_finetune_test"]
@@ -414,7 +414,7 @@ glue("hz_ft_text", " ".join(
 # declared in the registry before these numbers were computed, with the continuum's
 # thresholds.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-horizon-pairs", "caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs (pair_n_pairs per schedule) observed at the fractions pair_fractions of their single-task phase (t = 0 and 10% in the book); |r| of each predictor with each outcome and its Fisher 95% band, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs (pair_n_pairs per schedule) observed at the fractions pair_fractions of their single-task phase (t = 0 and 10% in the book); |r| of each predictor with each outcome and its Fisher 95% band, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups.", "name": "fig-horizon-pairs"}} tags=["hide-input"]
 from lib.analyses import horizon_pairs
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.sweep_points import cached_schedule_blocks

@@ -165,7 +165,7 @@ glue("rv_hidden", f"{n_hidden}", display=False)
 # difference, each variable divided by its largest value) per gain is in the table (a plateau
 # of "inf" lasts beyond the last step).
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-two-point-validation", "caption": "Beyond the paper (after van Rossem & Saxe Fig. 3, on a smaller network of depth 4): left, the representational distance a(t) of one held-out network per initial gain (solid) and Eq. 7 with rates fitted on other seeds (dashed); middle, the final distance of every held-out network against the theory's fixed point (Eq. 36), the line is equality; right, the plateau length (time until the pair error falls to half its value at equal outputs) of networks and theory against the gain."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (after van Rossem & Saxe Fig. 3, on a smaller network of depth 4): left, the representational distance a(t) of one held-out network per initial gain (solid) and Eq. 7 with rates fitted on other seeds (dashed); middle, the final distance of every held-out network against the theory's fixed point (Eq. 36), the line is equality; right, the plateau length (time until the pair error falls to half its value at equal outputs) of networks and theory against the gain.", "name": "fig-rival-two-point-validation"}} tags=["hide-input"]
 fig = plot_rival_theories.plot_two_point_validation(tp_summary, tp_examples)
 plt.show()
 
@@ -191,7 +191,7 @@ reading_table(tp_table)
 # {glue:text}`rv_race_error`, and the routes' learning times differ by at most
 # {glue:text}`rv_race_time_error`.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-race-validation", "caption": "Beyond the paper (after Saxe, Sodhani & Lewallen Fig. 4e, simulation against reduction) on the paper's 4x3 environment written as a gated linear network: the twelve route losses of direct gradient descent (colours) and of the reduction (dotted)."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (after Saxe, Sodhani & Lewallen Fig. 4e, simulation against reduction) on the paper's 4x3 environment written as a gated linear network: the twelve route losses of direct gradient descent (colours) and of the reduction (dotted).", "name": "fig-rival-race-validation"}} tags=["hide-input"]
 fig = plot_rival_theories.plot_race_validation(race_check)
 plt.show()
 glue("rv_race_seed", f"{seeds[0]}", display=False)
@@ -213,7 +213,7 @@ glue("rv_race_time_error", f"{race_check['time_error']:.1%}", display=False)
 # continuum chapter's within-scale analysis ({ref}`cont-within`) is where the t=0 eNTK was
 # given the same task.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-two-point-multitask", "caption": "Beyond the paper (new): the two-point theory's predicted final distance of every task pair (Eq. 36 from each pattern pair's state at t = 0, rates fitted on other networks of the scale, averaged over stimuli) against the hidden layer's final distance, every held-out network, one panel per initial scale; each network's values divided by its mean over pairs. Colours: the kind of task pair."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (new): the two-point theory's predicted final distance of every task pair (Eq. 36 from each pattern pair's state at t = 0, rates fitted on other networks of the scale, averaged over stimuli) against the hidden layer's final distance, every held-out network, one panel per initial scale; each network's values divided by its mean over pairs. Colours: the kind of task pair.", "name": "fig-rival-two-point-multitask"}} tags=["hide-input"]
 pairs = rt.task_pairs(env.n_tasks)
 kinds = plot_rival_theories.pair_kind(env, pairs)
 fig = plot_rival_theories.plot_two_point_multitask(by_scale, kinds)
@@ -269,7 +269,7 @@ display(reading_table(pd.DataFrame(fit_rows).set_index("scale g")))
 # {glue:text}`rv_loss_network` of its mean route loss and the race {glue:text}`rv_loss_race`;
 # the race has a plateau and then a sharp drop, the sigmoid network at this scale none.
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-race-multitask", "caption": "Beyond the paper (new): the race against the sigmoid network at the smallest initial scale. Left, Spearman's rho between predicted and observed route learning times per network, for the race and for route size alone (lines join one network). Middle, ARI of the hidden layer's task clustering with the output-pool and the input-pool grouping over training (thin: networks; thick: mean; dotted: 0.5). Right, the mean route training loss of the networks and the race's mean route loss, each against its own time divided by its time to half the start."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (new): the race against the sigmoid network at the smallest initial scale. Left, Spearman's rho between predicted and observed route learning times per network, for the race and for route size alone (lines join one network). Middle, ARI of the hidden layer's task clustering with the output-pool and the input-pool grouping over training (thin: networks; thick: mean; dotted: 0.5). Right, the mean route training loss of the networks and the race's mean route loss, each against its own time divided by its time to half the start.", "name": "fig-rival-race-multitask"}} tags=["hide-input"]
 fig = plot_rival_theories.plot_race_multitask(small, runs[scales[0]]["iterations"], scales[0])
 plt.show()
 
@@ -346,7 +346,7 @@ reading_table(pd.DataFrame(race_rows).set_index("scale g"))
 #
 # {glue:text}`rv_side_words`
 
-# %% tags=["hide-input"] mystnb={"figure": {"name": "fig-rival-side-by-side", "caption": "Beyond the paper (new): every predictor of (a) the learned task similarity, (b) the route learning order and (c) the single-task loss shape, on the same multitask networks, per initial scale (colours): mean per-network score with its percentile bootstrap 95% interval. (a) and (b): higher is better; (c): lower is better. The accumulated eNTK uses the whole run (a reference, not a prediction) and is shown for (a) only."}}
+# %% mystnb={"figure": {"caption": "Beyond the paper (new): every predictor of (a) the learned task similarity, (b) the route learning order and (c) the single-task loss shape, on the same multitask networks, per initial scale (colours): mean per-network score with its percentile bootstrap 95% interval. (a) and (b): higher is better; (c): lower is better. The accumulated eNTK uses the whole run (a reference, not a prediction) and is shown for (a) only.", "name": "fig-rival-side-by-side"}} tags=["hide-input"]
 from lib.analyses import rival_comparison as rc
 
 kernel_preds = {g: rc.kernel_predictions(env, run, learning_rate) for g, run in runs.items()}

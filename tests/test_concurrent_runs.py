@@ -113,12 +113,6 @@ def test_bad_jobs_is_refused():
         cr.run_all([], _fake_execute, jobs=0)
 
 
-def test_lock_waits_finds_the_notice(tmp_path):
-    (tmp_path / "a.ipynb").write_text('{"text": "' + cr.LOCK_WAIT_NOTICE + ' /x"}')
-    (tmp_path / "b.ipynb").write_text("{}")
-    assert cr.lock_waits([tmp_path / "a.ipynb", tmp_path / "b.ipynb", tmp_path / "missing.ipynb"]) == ["a"]
-
-
 def test_each_kernel_gets_its_own_ipc_sockets():
     """Two kernels started at once in one folder must not pick the same IPC socket paths."""
     import os

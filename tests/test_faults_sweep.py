@@ -443,7 +443,7 @@ def test_silent_worker_is_reported_once_after_heartbeat_s_then_when_it_responds_
     messages = watcher.check(state({"A": ["k1"], "B": ["k2"]}, {"A": 5.0, "B": 12.0}), POINTS, 12)
     assert messages == ["[sweep] worker A (name name-A) has sent no heartbeat for at least 12 s (hung, overloaded or "
                         "unreachable) while holding [{'x': 1}]; nothing is stopped: the scheduler restarts or drops it "
-                        "after distributed.scheduler.worker-ttl (5 min by default) and resubmits its points"]
+                        "after its distributed.scheduler.worker-ttl (checked every worker-ttl) and resubmits its points"]
     assert watcher.check(state({"A": ["k1"], "B": ["k2"]}, {"A": 5.0, "B": 14.0}), POINTS, 14) == []
     assert watcher.check(state({"A": ["k1"], "B": ["k2"]}, {"A": 15.0, "B": 15.0}), POINTS, 15) == \
         ["[sweep] worker A (name name-A) responds again"]

@@ -27,7 +27,7 @@ import pytest
 
 from lib.book import concurrent_runs as cr
 from lib.book import sweep_command
-from lib.core import results
+from lib.core import cache_key, results
 from lib.core.validation import ALLOW_LARGE_ENV, check_size, large_runs_allowed
 from lib.experiments import sweep
 from lib.experiments.sweep_watch import ClusterState, StallMonitor, Watch, drop_after_s, dropping_text
@@ -187,10 +187,13 @@ class FinishedFuture:
 def test_points_of_one_cache_entry_are_submitted_once_and_reported_so(results_tmp, capsys, monkeypatch):
     submitted = []
 
-    class Client:  # computes each submitted point in this process
+    class Client:  # computes each submitted point in this process, under this process's conditions
         def submit(self, function, *args, **kwargs):
             submitted.append(args[2])
             return FinishedFuture(function(*args))
+
+        def run(self, function):
+            return {"in-process": function()}
 
     points = [{"x": 1, "label": "a"}, {"x": 2, "label": "b"}, {"x": 1, "label": "c"}]
     monkeypatch.setattr(sweep, "check_shared_results", lambda client: None)
@@ -260,3 +263,23 @@ def test_a_run_folder_that_was_there_before_is_left_alone(tmp_path):
     new.mkdir()
     error = cr.died("00_quickstart", tmp_path, {older})
     assert older.exists() and not new.exists() and ".run-00_quickstart-new was removed" in str(error)
+
+
+def test_workers_of_different_conditions_are_refused_and_the_workers_conditions_are_used():
+    """A cluster whose workers compute under different conditions would write entries the others
+    cannot read: refused, naming both; a cluster of one kind gives its conditions to the report."""
+    here = cache_key.computation_conditions()
+
+    class Client:
+        def __init__(self, *conditions):
+            self.conditions = conditions
+
+        def run(self, function):
+            return {f"w{i}": c for i, c in enumerate(self.conditions)}
+
+    other = {**here, "float64": not here["float64"]}
+    with pytest.raises(sweep.SweepError, match="workers compute under 2 different conditions.*float32.*float64|"
+                                               "workers compute under 2 different conditions.*float64.*float32"):
+        sweep.worker_conditions(Client(here, other), here)
+    assert sweep.worker_conditions(Client(other, other), here) == other
+    assert sweep.worker_conditions(Client(), here) == here  # no worker yet: what a new local worker will use

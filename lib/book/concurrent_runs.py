@@ -11,11 +11,9 @@ by side on two cores.
 
 Why a chapter must follow another (:data:`RUNS_AFTER`): it reads the summary records of all
 the others (``07_reproduction_summary``), or it reads results-cache entries the other one
-computes (a kernel that finds such an entry being computed waits on its lock, and says so in
-its own output). Running in any order gives the same numbers (every computation is
+computes (a kernel that finds such an entry being computed waits on its lock, and the runner
+logs the wait). Running in any order gives the same numbers (every computation is
 deterministic and cached under its parameters); the order only avoids that wait.
-:func:`lock_waits` finds such a wait in an executed notebook, so a missing entry in
-:data:`RUNS_AFTER` shows up in the runner's log instead of passing unnoticed.
 """
 
 from __future__ import annotations
@@ -23,12 +21,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from ..core.results import LOCK_WAIT_NOTICE
 
 # chapters that keep every core busy for most of their run in ``make book`` (Dask sweeps with one
 # worker per core, or numba training on every core): they run alone. Chapter 05 also starts a Dask
@@ -171,8 +168,3 @@ def _run_side_by_side(runs, execute_one, jobs, report):
         for _, pool, _ in running.values():  # only on an exception here (e.g. KeyboardInterrupt)
             pool.shutdown(cancel_futures=True)
     return times, errors
-
-
-def lock_waits(outputs: Iterable[Path]) -> list[str]:
-    """Names of the executed notebooks (paths) whose outputs show a wait for a results-cache lock."""
-    return [Path(p).stem for p in outputs if Path(p).exists() and LOCK_WAIT_NOTICE in Path(p).read_text()]

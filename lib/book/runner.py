@@ -72,8 +72,9 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.cache_key import conditions_digest, new_process_conditions
 from ..core.cpu_target import check_cpu_features
-from .concurrent_runs import USES_EVERY_CORE, run_all, usable_cores
+from .concurrent_runs import USES_EVERY_CORE, RunDied, run_all, usable_cores
 from ..core.results import REPO_ROOT, RESULTS_ENV, CacheError, code_digest, resolve_results_env, results_dir
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
@@ -464,11 +465,13 @@ def writes_summary(name: str) -> bool:
 
 def execution_key(name: str, parameters: dict, profile: str = "full", summary_dir: Path | None = None) -> str:
     """Hash of everything an executed notebook depends on: its source, the parameters and profile,
-    the code (``lib/`` and requirements, :func:`lib.core.results.code_digest`) and, for a notebook that
-    reads summary records, the records it reads."""
+    the code (``lib/`` and requirements, :func:`lib.core.results.code_digest`), the conditions its
+    kernel computes under (:func:`lib.core.cache_key.new_process_conditions`: float width, Numba
+    target, CPU, numeric environment) and, for a notebook that reads summary records, the records it reads."""
     digest = hashlib.sha256()
     digest.update(json.dumps({"parameters": _plain(parameters), "profile": profile}, sort_keys=True).encode())
     digest.update(code_digest().encode())
+    digest.update(conditions_digest(new_process_conditions()).encode())
     digest.update(notebook_source(name).read_bytes())
     if reads_summaries(name) and summary_dir is not None:
         for record in sorted(Path(summary_dir).glob("*.json")):
@@ -711,7 +714,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     times, errors = run_all(runs, run_one, jobs, report=lambda line: print(line, flush=True))
     for err in errors:
-        known = isinstance(err, (ParameterError, NotebookFailed, PairMismatch))
+        known = isinstance(err, (ParameterError, NotebookFailed, PairMismatch, RunDied))
         print(f"[runner] error: {err}" if known else "[runner] error:\n" + "".join(traceback.format_exception(err)),
               file=sys.stderr)
     if errors:

@@ -39,7 +39,8 @@ from ..experiments.sweep import (CONNECT_TIMEOUT_S, SCHEDULER_ENV, Plan, PointFu
                                  check_name, plan_function_sweep, run_plan, sweep_hint)
 from ..experiments.sweep_table import check_table_path, write_table
 from ..experiments.sweep_watch import Watch
-from .runner import check_parameters, check_ranges, execute, grid_points, parse_grid, parse_grid_spec, point_folder
+from .runner import (check_paired, check_parameters, check_ranges, execute, grid_points, notebook_source, parse_grid,
+                     parse_grid_spec, point_folder)
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ def plan_notebook_sweep(points: list[dict], notebook: str, output_dir: str | Pat
     if not points:
         raise ValueError("points must contain at least one parameter dict")
     allowed = allow_large_runs(allow_large)
+    check_paired(notebook_source(notebook))  # one source: the .py and its .ipynb hold the same cells
     points = [check_parameters(notebook, dict(p)) for p in points]  # names and types, as the runner checks them
     out = Path(output_dir if output_dir is not None else REPO_ROOT / "sweeps" / notebook).resolve()
     if out == (REPO_ROOT / "book" / "executed").resolve():

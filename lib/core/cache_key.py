@@ -113,10 +113,17 @@ def canonical_json(parameters: Mapping[str, Any]) -> str:
 
 def x64_enabled() -> bool:
     """Whether JAX computes in float64 in this process: its configuration once JAX is imported,
-    else what ``$JAX_ENABLE_X64`` will make it (:class:`ValueError` for a value JAX would refuse)."""
+    else what ``$JAX_ENABLE_X64`` will make it (:func:`x64_from_environment`)."""
     jax = sys.modules.get("jax")
     if jax is not None:
         return bool(jax.config.read("jax_enable_x64"))
+    return x64_from_environment()
+
+
+def x64_from_environment() -> bool:
+    """Whether a new process started with this environment computes in float64 (``$JAX_ENABLE_X64``;
+    :class:`ValueError` for a value JAX would refuse). A notebook or test that turns float64 on
+    with ``jax.config.update`` does so for itself only: the processes it starts use float32."""
     word = os.environ.get(X64_ENV, "").strip().lower()
     if word not in TRUE_WORDS + FALSE_WORDS:
         raise ValueError(f"${X64_ENV}={os.environ[X64_ENV]!r} is not a truth value; use 1 or 0 (or unset it)")
@@ -153,6 +160,13 @@ def computation_conditions() -> dict[str, Any]:
         "environment": {variable: os.environ[variable] for variable in NUMERIC_ENVIRONMENT
                         if variable in os.environ},
     }
+
+
+def new_process_conditions() -> dict[str, Any]:
+    """The :func:`computation_conditions` of a new process started with this process's environment
+    (a local Dask worker, a notebook kernel): the same but for the float width, read from
+    ``$JAX_ENABLE_X64`` (:func:`x64_from_environment`)."""
+    return {**computation_conditions(), "float64": x64_from_environment()}
 
 
 def conditions_digest(conditions: Mapping[str, Any]) -> str:

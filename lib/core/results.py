@@ -479,9 +479,11 @@ def cached(name: str, parameters: Mapping[str, Any], compute: Callable[[], Mappi
     return arrays
 
 
-def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> dict[str, Any]:
-    """The metadata (parameters, code digest, checksum, wall time, provenance) of a cached result."""
-    folder = entry_dir(name, parameters, directory)
+def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None = None,
+                conditions: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The metadata (parameters, code digest, conditions, checksum, wall time, provenance) of a
+    cached result computed under this process's (or the given) computation conditions."""
+    folder = entry_dir(name, parameters, directory, conditions=conditions)
     if not _is_folder(folder):
         raise CacheError(f"no cache entry {folder} for {name} with parameters {dict(parameters)} under the current "
                          "code; compute it first (lib.core.results.cached)")

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core import results
+from ..core import cache_key, results
 from ..core.validation import LARGE_RUN_HINT, allow_large_runs, large_runs
 from . import sweep_table
 from .sweep_watch import (StallMonitor, Watch, check_seconds, dropping_text, points_text, scheduler_ttl,
@@ -120,6 +120,7 @@ class SweepReport:
     loaded: list[dict] = field(default_factory=list)  # submitted, but written by another process meanwhile
     failures: list[Failure] = field(default_factory=list)
     same_entry: list[tuple[dict, dict]] = field(default_factory=list)  # (point, earlier point of that entry)
+    conditions: dict = field(default_factory=cache_key.new_process_conditions)  # the workers' (cache_key)
 
     @property
     def ok(self) -> bool:
@@ -143,7 +144,7 @@ class SweepReport:
         A point that did not fail but cannot be read is an error: its result was cached under
         other code (``lib/`` edited while the sweep ran), and a None there would pass for a failure."""
         failed = self.failed_points()
-        loaded = [results.load(self.name, key) for key in self.cache_parameters]
+        loaded = [results.load(self.name, key, conditions=self.conditions) for key in self.cache_parameters]
         unreadable = [p for p, arrays in zip(self.points, loaded) if arrays is None and p not in failed]
         if unreadable:
             raise RuntimeError(f"{len(unreadable)} points of sweep {self.name!r} finished but cannot be read under the "
@@ -479,34 +480,24 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
 
     check_options(retries, n_workers, connect_timeout_s, watch, worker_ttl_s)
     report = SweepReport(plan.name, plan.points, plan.cache_parameters)
-    todo, first = [], {}  # first: entry folder -> the first point of that entry
-    for point, key in zip(plan.points, plan.cache_parameters):
-        entry = results.entry_dir(plan.name, key)
-        if entry in first:
-            report.same_entry.append((point, first[entry]))
-            continue
-        first[entry] = point
-        try:
-            done = results.load(plan.name, key) is not None
-        except results.CacheError as err:
-            report.failures.append(Failure(point, f"CacheError: {err}", ""))
-            continue
-        if done:
-            report.skipped.append(point)
-        else:
-            todo.append((point, key))
+    todo = partition(plan, report)
     if progress and report.same_entry:
         pairs = [f"{point} = {earlier}" for point, earlier in report.same_entry]
         print(f"[sweep] {plan.name}: {len(pairs)} points are the same cache entry as an earlier point, computed once: "
               f"{points_text(pairs)}", flush=True)
     if progress and report.skipped:
-        print(f"[sweep] {plan.name}: {len(report.skipped)} of {len(first)} cache entries already cached", flush=True)
+        entries = len(plan.points) - len(report.same_entry)
+        print(f"[sweep] {plan.name}: {len(report.skipped)} of {entries} cache entries already cached", flush=True)
     if not todo:
         return report
 
     local = dask_client(scheduler, n_workers, connect_timeout_s, worker_ttl_s)
     with local if client is None else nullcontext(client) as client:
         check_shared_results(client)
+        conditions = worker_conditions(client, report.conditions)
+        if conditions != report.conditions:  # workers of another environment or CPU: their entries
+            report = SweepReport(plan.name, plan.points, plan.cache_parameters, conditions=conditions)
+            todo = partition(plan, report)
         dropping = dropping_text(*scheduler_ttl(client))
         futures = {client.submit(run_point, plan.name, key, point, plan.target, retries=retries, pure=False): point
                    for point, key in todo}
@@ -519,6 +510,37 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
             bar.set_postfix(failed=len(report.failures), refresh=False)
         bar.close()
     return report
+
+
+def partition(plan: Plan, report: SweepReport) -> list[tuple[dict, dict]]:
+    """Sort ``plan``'s points into ``report`` (already cached under ``report.conditions``, the same
+    entry as an earlier point, unreadable) and return the ``(point, key)`` pairs to compute."""
+    todo, first = [], {}  # first: entry folder -> the first point of that entry
+    for point, key in zip(plan.points, plan.cache_parameters):
+        entry = results.entry_dir(plan.name, key, conditions=report.conditions)
+        if entry in first:
+            report.same_entry.append((point, first[entry]))
+            continue
+        first[entry] = point
+        try:
+            done = results.load(plan.name, key, conditions=report.conditions) is not None
+        except results.CacheError as err:
+            report.failures.append(Failure(point, f"CacheError: {err}", ""))
+            continue
+        (report.skipped if done else todo).append(point if done else (point, key))
+    return todo
+
+
+def worker_conditions(client, expected: dict) -> dict:
+    """The computation conditions (:func:`lib.core.cache_key.computation_conditions`) the cluster's
+    workers compute under (``expected`` when it has none yet); :class:`SweepError` when workers
+    differ, since each would write entries the others cannot read."""
+    found = {cache_key.conditions_digest(c): c for c in client.run(cache_key.computation_conditions).values()}
+    if len(found) > 1:
+        raise SweepError(f"the cluster's workers compute under {len(found)} different conditions "
+                         f"({'; '.join(cache_key.describe_conditions(c) for c in found.values())}); start every "
+                         "worker with one environment on one CPU type")
+    return next(iter(found.values()), expected)
 
 
 def collect(future, point: dict, report: SweepReport) -> None:
