@@ -46,10 +46,10 @@ def main() -> None:
     with ExitStack() as stack:
         os.environ["REPRO_RESULTS_DIR"] = stack.enter_context(tempfile.TemporaryDirectory())  # inherited by workers
         from lib.core import results
-        from lib.experiments import sweep
+        from lib.experiments import sweep, sweep_cluster
 
         function = "lib.experiments.sweep_points:pair_final_losses"
-        clients = {n: stack.enter_context(sweep.dask_client(n_workers=n)) for n in (1, 2)}
+        clients = {n: stack.enter_context(sweep_cluster.dask_client(n_workers=n)) for n in (1, 2)}
         for client in clients.values():
             client.run(compile_point, args.iterations)  # on every worker
         compile_point(args.iterations)

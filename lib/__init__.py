@@ -11,7 +11,8 @@ Four layers; a module imports only from its own layer or the ones above it in th
     ``kernel_statistics`` (alignment, leading vectors, task profiles), ``entk_variants``,
     ``kernel_reference`` (neural-tangents and timing references), ``validation`` (parameter
     checks), ``parallel``, ``cpu_target``, and ``results``, the on-disk cache with provenance that
-    every layer writes through (its key, parameters and computation conditions, in ``cache_key``).
+    every layer writes through (its key, parameters and computation conditions, in ``cache_key``;
+    one entry's files, their checks and its lock, in ``cache_entry``).
 ``lib.experiments``
     What is run: ``schedules`` (the paper's schedules, standard/large pairs, the t=0 eNTK),
     ``smg`` (the linear validation problem), ``continuum`` (the rich-to-lazy init-scale sweep),
@@ -19,8 +20,8 @@ Four layers; a module imports only from its own layer or the ones above it in th
     multitask network), ``horizon_snapshots`` (networks retrained to fractions of a phase),
     ``two_point``, ``gated_race`` and ``route_learning`` (the rival theories' networks and the
     multitask network's route learning), ``paper`` (the paper's reported correlations), ``sweep``,
-    ``sweep_watch`` and ``sweep_table`` (grids on Dask, their monitoring, their results as
-    tables) and ``sweep_points`` (functions to sweep).
+    ``sweep_cluster``, ``sweep_watch`` and ``sweep_table`` (grids on Dask, the cluster they run on,
+    their monitoring, their results as tables) and ``sweep_points`` (functions to sweep).
 ``lib.analyses``
     What is measured on the runs: ``entk_vectors`` (leading eNTK vectors, silhouettes),
     ``controls`` (the t=0 eNTK's small-weight limit and kernel-free rivals), ``partitions``,
@@ -36,8 +37,9 @@ Four layers; a module imports only from its own layer or the ones above it in th
     verdict in ``verdict_code``), ``claim_tests``, ``expected_signs``,
     ``multiple_testing``, ``checks``.
 ``lib.book``
-    Book plumbing: ``runner`` (papermill execution with profiles; ``concurrent_runs``, chapters side
-    by side), ``chapter_parameters`` (each chapter's parameter checks; chapters 10-13's in
+    Book plumbing: ``runner`` (papermill execution with profiles; ``notebook_sources``, the
+    chapters' sources and their pairing; ``run_parameters``, the runner's parameters and their
+    checks; ``concurrent_runs``, chapters side by side), ``chapter_parameters`` (each chapter's parameter checks; chapters 10-13's in
     ``chapter_parameters_beyond``, shared ones in ``parameter_checks``), ``kernel_manager`` and ``page_outputs`` (quiet kernels; what a
     published page may show), ``summary`` (the verdicts page's records), ``plot_style`` and the
     ``plot_*`` modules (every figure, by chapter), ``tables`` and ``names`` (what a table shows),

@@ -14,10 +14,10 @@ import pytest
 
 from lib.analyses.continuum_sweeps import scale_grid
 from lib.book import chapter_parameters as cp
-from lib.book import runner
+from lib.book import notebook_sources, run_parameters, runner
 
 REAL_EXECUTE = runner.execute
-REAL_CHECK_RANGES = runner.check_ranges
+REAL_CHECK_RANGES = run_parameters.check_ranges
 
 
 @pytest.fixture(autouse=True)
@@ -134,19 +134,19 @@ def test_the_real_book_folder_is_refused_before_anything_is_written(capsys, monk
 @pytest.mark.parametrize("profile", ["full", "quick"])
 def test_the_notebook_sources_folder_is_refused(book, capsys, no_range_checks, profile):
     """Executed notebooks written to notebooks/ would replace the paired sources notebooks/*.ipynb."""
-    before = listing(runner.NOTEBOOK_DIR)
-    refused(["--profile", profile, "--only", "00_quickstart", "--output-dir", str(runner.NOTEBOOK_DIR)], capsys,
-            "would replace the paired sources")
+    before = listing(notebook_sources.NOTEBOOK_DIR)
+    refused(["--profile", profile, "--only", "00_quickstart", "--output-dir", str(notebook_sources.NOTEBOOK_DIR)],
+            capsys, "would replace the paired sources")
     refused(["--profile", profile, "--only", "00_quickstart", "--output-dir",
-             str(runner.NOTEBOOK_DIR / ".." / "notebooks")], capsys, "would replace the paired sources")
-    assert book.calls == [] and listing(runner.NOTEBOOK_DIR) == before
+             str(notebook_sources.NOTEBOOK_DIR / ".." / "notebooks")], capsys, "would replace the paired sources")
+    assert book.calls == [] and listing(notebook_sources.NOTEBOOK_DIR) == before
 
 
 def test_execute_itself_refuses_the_book_with_other_parameters(book):
     before = listing(book)
-    with pytest.raises(runner.ParameterError, match="refusing to write into the published book"):
+    with pytest.raises(notebook_sources.ParameterError, match="refusing to write into the published book"):
         REAL_EXECUTE("00_quickstart", {"seed": 1}, book)
-    with pytest.raises(runner.ParameterError, match="quick profile"):
+    with pytest.raises(notebook_sources.ParameterError, match="quick profile"):
         REAL_EXECUTE("00_quickstart", {}, book.parent / ".." / "book" / "executed", profile="quick")
     assert listing(book) == before
 
@@ -154,7 +154,7 @@ def test_execute_itself_refuses_the_book_with_other_parameters(book):
 def test_make_book_still_writes_the_book(book, no_range_checks, capsys):
     """``make book`` = ``--profile full`` without overrides: every notebook, into book/executed."""
     assert runner.main(["--profile", "full"]) == 0
-    assert [c["name"] for c in book.calls] == list(runner.NOTEBOOKS)
+    assert [c["name"] for c in book.calls] == list(notebook_sources.NOTEBOOKS)
     assert all(c["output_dir"].resolve() == book.resolve() and c["parameters"] == {} and c["profile"] == "full"
                for c in book.calls)
     book.calls.clear()
@@ -231,8 +231,8 @@ def test_allow_large_reaches_the_notebooks_checks(book, tmp_path, capsys):
 
 @pytest.mark.parametrize("profile", ["full", "quick"])
 def test_every_notebooks_checks_pass_at_the_book_and_quick_parameters(profile):
-    runs = [(name, runner.check_parameters(name, dict(runner.PROFILES[profile].get(name, {}))), None)
-            for name in runner.NOTEBOOKS]
+    runs = [(name, run_parameters.check_parameters(name, dict(runner.PROFILES[profile].get(name, {}))), None)
+            for name in notebook_sources.NOTEBOOKS]
     REAL_CHECK_RANGES(runs)
 
 
@@ -271,7 +271,7 @@ SMG = dict(seed=0, learning_rate=0.2, n_iterations=2500, record_every=10, analys
 def smg_profiles():
     for chapter in ("02_smg_validation", "03_epntk"):
         for profile in ("full", "quick"):
-            params = {**runner.notebook_parameters(chapter), **runner.PROFILES[profile].get(chapter, {})}
+            params = {**notebook_sources.notebook_parameters(chapter), **runner.PROFILES[profile].get(chapter, {})}
             yield chapter, profile, params
 
 
@@ -341,7 +341,7 @@ KD_NAMES = ["architecture", "n_pairs", "first_seeds", "iterations", "n_snapshots
 
 
 def kd_check(profile="full", allow_large=None, **changes):
-    params = {**runner.notebook_parameters("08_entk_over_training"),
+    params = {**notebook_sources.notebook_parameters("08_entk_over_training"),
               **runner.PROFILES[profile].get("08_entk_over_training", {}), **changes}
     return cp.check_entk_over_training(*(params[k] for k in KD_NAMES), allow_large=allow_large)
 
@@ -415,9 +415,9 @@ def test_kernel_dynamics_large_runs_need_allow_large(monkeypatch):
 
 def continuum_check(profile="full", **changes):
     """Execute chapter 10's first cell after its parameters (its checks) with ``changes``."""
-    namespace = {**runner.notebook_parameters("10_rich_lazy_continuum"),
+    namespace = {**notebook_sources.notebook_parameters("10_rich_lazy_continuum"),
                  **runner.PROFILES[profile].get("10_rich_lazy_continuum", {}), **changes}
-    exec(runner.check_cell_source("10_rich_lazy_continuum"), namespace)
+    exec(notebook_sources.check_cell_source("10_rich_lazy_continuum"), namespace)
     return namespace
 
 

@@ -10,7 +10,7 @@ import ast
 import pytest
 
 from lib.book import chapter_parameters as cp
-from lib.book import runner
+from lib.book import notebook_sources, run_parameters, runner
 from lib.core.tasks import ARCHITECTURES, TaskEnvironment, environment_key
 
 BAD = {
@@ -43,23 +43,23 @@ def no_allow_large(monkeypatch):
 
 def parameters(name: str, profile: str = "full", **changes) -> dict:
     """The notebook's parameters under ``profile``, with ``changes``."""
-    return {**runner.notebook_parameters(name), **runner.PROFILES[profile].get(name, {}), **changes}
+    return {**notebook_sources.notebook_parameters(name), **runner.PROFILES[profile].get(name, {}), **changes}
 
 
 def test_every_notebook_has_one_checker():
-    assert sorted(cp.CHECKERS) == sorted(runner.NOTEBOOKS) == sorted(BAD)
+    assert sorted(cp.CHECKERS) == sorted(notebook_sources.NOTEBOOKS) == sorted(BAD)
 
 
 def checkers_imported_by(name: str) -> list:
     """The objects that ``notebooks/<name>.py`` imports with ``from lib.book.chapter_parameters import ...``
     (anywhere in the notebook), looked up in :mod:`lib.book.chapter_parameters`."""
-    tree = ast.parse(runner.notebook_source(name).read_text())
+    tree = ast.parse(notebook_sources.notebook_source(name).read_text())
     return [getattr(cp, alias.name) for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) and node.module == "lib.book.chapter_parameters"
             for alias in node.names]
 
 
-@pytest.mark.parametrize("name", runner.NOTEBOOKS)
+@pytest.mark.parametrize("name", notebook_sources.NOTEBOOKS)
 def test_each_chapters_checker_is_the_one_its_notebook_imports(name):
     # the checkers live in two modules (chapter_parameters, chapter_parameters_beyond);
     # the notebooks import theirs from chapter_parameters, which must map the chapter to that same function
@@ -69,7 +69,7 @@ def test_each_chapters_checker_is_the_one_its_notebook_imports(name):
 
 @pytest.mark.parametrize("name", sorted(cp.CHECKERS))
 def test_each_check_cell_calls_its_chapters_checker_once(name):
-    source = runner.check_cell_source(name)
+    source = notebook_sources.check_cell_source(name)
     calls = [checker.__name__ for checker in cp.CHECKERS.values() if f"{checker.__name__}(" in source]
     assert calls == [cp.CHECKERS[name].__name__] and source.count(f"{calls[0]}(") == 1
 
@@ -89,8 +89,9 @@ def test_one_bad_value_per_chapter_names_itself(name):
 
 def test_the_runner_refuses_a_bad_value_before_any_notebook_runs(tmp_path):
     runs = [("00_quickstart", {}, tmp_path), ("04_multitask_representations", {"architecture": "5x5"}, tmp_path)]
-    with pytest.raises(runner.ParameterError, match=r"04_multitask_representations: architecture must be one of"):
-        runner.check_ranges(runs)
+    with pytest.raises(notebook_sources.ParameterError,
+                       match=r"04_multitask_representations: architecture must be one of"):
+        run_parameters.check_ranges(runs)
 
 
 def test_the_kernel_dynamics_plan_names_its_fields():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lib.book import concurrent_runs as cr
-from lib.book.runner import NOTEBOOKS
+from lib.book.notebook_sources import NOTEBOOKS
 
 FOLDER = Path("/out")
 # the full profile's chapter times on 2 cores, side by side where they may (seconds; any positive numbers would do)

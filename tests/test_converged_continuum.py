@@ -36,10 +36,10 @@ class _NoClient:
 
 @pytest.fixture
 def in_process(monkeypatch):
-    from lib.experiments import sweep
+    from lib.experiments import sweep, sweep_cluster
 
     monkeypatch.setattr(sweep, "sweep", _in_process_sweep)
-    monkeypatch.setattr(sweep, "dask_client", lambda *a, **k: _NoClient())
+    monkeypatch.setattr(sweep_cluster, "dask_client", lambda *a, **k: _NoClient())
 
 
 def test_route_is_recorded_every_iteration():

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lib.core import results
-from lib.book import runner
+from lib.core import cache_entry, results
+from lib.book import notebook_sources, run_parameters, runner
 from lib.book import summary
 from lib.core.validation import check_seed, check_seeds, check_size
 
@@ -155,11 +155,12 @@ def test_bad_runner_parameters_stop_before_any_kernel(argv, message, tmp_path, c
 
 
 def test_values_are_python_literals_and_tuples_arrive_as_lists():
-    assert runner.parse_assignment("seeds=[0, 1]") == ("seeds", [0, 1])
-    assert runner.parse_assignment("schedule=LR") == ("schedule", "LR")
-    assert runner.parse_grid("analysis_times=[190,770],[200,800]") == ("analysis_times", [[190, 770], [200, 800]])
-    assert runner.parse_grid("schedule=ET,LR") == ("schedule", ["ET", "LR"])
-    checked = runner.check_parameters("02_smg_validation", {"analysis_times": (190, 770), "learning_rate": 1})
+    assert run_parameters.parse_assignment("seeds=[0, 1]") == ("seeds", [0, 1])
+    assert run_parameters.parse_assignment("schedule=LR") == ("schedule", "LR")
+    assert run_parameters.parse_grid("analysis_times=[190,770],[200,800]") == \
+        ("analysis_times", [[190, 770], [200, 800]])
+    assert run_parameters.parse_grid("schedule=ET,LR") == ("schedule", ["ET", "LR"])
+    checked = run_parameters.check_parameters("02_smg_validation", {"analysis_times": (190, 770), "learning_rate": 1})
     assert checked == {"analysis_times": [190, 770], "learning_rate": 1}
 
 
@@ -181,13 +182,13 @@ def test_huge_sizes_need_an_explicit_confirmation(monkeypatch):
 
 
 def test_grid_folders_cannot_leave_the_output_folder(tmp_path):
-    points = runner.grid_points([runner.parse_grid("schedule='/../../book/executed','..','a/b'")])
-    folders = [runner.point_folder(p) for p in points]
+    points = run_parameters.grid_points([run_parameters.parse_grid("schedule='/../../book/executed','..','a/b'")])
+    folders = [run_parameters.point_folder(p) for p in points]
     assert len(set(folders)) == 3
     for folder in folders:
         assert "/" not in folder and ".." not in folder and not folder.startswith(".")
         runner.inside(tmp_path / folder, tmp_path)
-    with pytest.raises(runner.ParameterError, match="would leave"):
+    with pytest.raises(notebook_sources.ParameterError, match="would leave"):
         runner.inside(tmp_path / ".." / "x", tmp_path)
 
 
@@ -227,7 +228,7 @@ def test_damaged_entries_raise_cache_error_naming_the_file(results_tmp, damage):
         (entry / "meta.json").unlink()
     else:
         (entry / "meta.json").write_text("{not json")
-    with pytest.raises(results.CacheError, match=str(entry)) as error:
+    with pytest.raises(cache_entry.CacheError, match=str(entry)) as error:
         results.cached("demo", {"seed": 5}, lambda: {"a": np.ones(3)})
     assert "delete the folder" in str(error.value)
     assert entry.exists()  # nothing deleted automatically
@@ -351,7 +352,7 @@ def test_mphate_reruns_are_bit_identical():
 
 
 def test_headline_checks_fail_only_at_the_paper_scale_defaults(capsys):
-    defaults = runner.notebook_parameters("01_one_step_entk")
+    defaults = notebook_sources.notebook_parameters("01_one_step_entk")
     with pytest.raises(summary.HeadlineCheckFailed, match=r"error order = 3, expected in \[1.8, 2.2\] at the "
                                                           r"paper-scale defaults"):
         summary.check_headline("01_one_step_entk", defaults, "error order", 3.0, 1.8, 2.2)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lib.core import results
+from lib.core import cache_entry, results
 
 REPO = Path(__file__).resolve().parents[1]
 OLD_CODE = "0123456789abcdef"  # the code digest of "an older version of lib/"
@@ -137,7 +137,7 @@ def test_malformed_metadata_is_a_cache_error_naming_the_file(results_tmp, case):
     calls = []
     for attempt in (lambda: results.load("demo", {"seed": 4}), lambda: results.metadata_of("demo", {"seed": 4}),
                     lambda: results.cached("demo", {"seed": 4}, lambda: calls.append(1) or {"a": np.zeros(1)})):
-        with pytest.raises(results.CacheError) as error:
+        with pytest.raises(cache_entry.CacheError) as error:
             attempt()
         assert str(meta_path) in str(error.value) and MALFORMED[case][1] in str(error.value), str(error.value)
         assert "delete the folder" in str(error.value)
@@ -166,7 +166,7 @@ HOLDER = """
     from lib.core import results
     lock_path, entry, kind = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     if kind == "entry":  # this code: records itself as the holder
-        held = results.EntryLock(lock_path, entry)
+        held = cache_entry.EntryLock(lock_path, entry)
         assert held.try_acquire(10)
     else:  # a writer that records nothing (older code)
         held = FileLock(str(lock_path))
@@ -197,40 +197,40 @@ def hold_lock():
 
 
 def test_waiting_for_a_held_lock_says_who_once_and_gives_up_in_time(results_tmp, hold_lock, monkeypatch, capsys):
-    monkeypatch.setenv(results.LOCK_TIMEOUT_ENV, "1.5")
-    monkeypatch.setattr(results, "LOCK_NOTICE_AFTER_S", 0.3)
+    monkeypatch.setenv(cache_entry.LOCK_TIMEOUT_ENV, "1.5")
+    monkeypatch.setattr(cache_entry, "LOCK_NOTICE_AFTER_S", 0.3)
     holder = hold_lock("demo", {"seed": 6})
     entry, calls = results.entry_dir("demo", {"seed": 6}), []
     start = time.monotonic()
-    with pytest.raises(results.CacheError) as error:
+    with pytest.raises(cache_entry.CacheError) as error:
         results.cached("demo", {"seed": 6}, lambda: calls.append(1) or {"a": np.zeros(1)})
     elapsed = time.monotonic() - start
     assert 1.4 < elapsed < 10 and calls == []
     message = str(error.value)
-    for part in (str(entry), f"pid {holder.pid} on host", "1.5 s", results.LOCK_TIMEOUT_ENV):
+    for part in (str(entry), f"pid {holder.pid} on host", "1.5 s", cache_entry.LOCK_TIMEOUT_ENV):
         assert part in message, message
     notices = [line for line in capsys.readouterr().err.splitlines() if "waiting for cache entry" in line]
     assert len(notices) == 1 and f"pid {holder.pid}" in notices[0] and str(entry) in notices[0]
 
 
 def test_a_dead_holder_pid_is_reported_as_not_running(results_tmp, hold_lock, monkeypatch):
-    monkeypatch.setenv(results.LOCK_TIMEOUT_ENV, "0.5")
+    monkeypatch.setenv(cache_entry.LOCK_TIMEOUT_ENV, "0.5")
     hold_lock("demo", {"seed": 7}, kind="plain")  # holds the lock but writes no record
     lock = results.lock_for("demo", {"seed": 7})
-    with pytest.raises(results.CacheError, match="an unknown process .no holder record"):
+    with pytest.raises(cache_entry.CacheError, match="an unknown process .no holder record"):
         lock.acquire()
     finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead = int(finished.stdout)  # a pid on this host that is no longer running
     lock.holder_path.write_text(json.dumps({"pid": dead, "host": socket.gethostname(), "since": "then"}))
-    with pytest.raises(results.CacheError) as error:
+    with pytest.raises(cache_entry.CacheError) as error:
         lock.acquire()
     assert f"holder pid {dead} is not running" in str(error.value) and str(lock.entry) in str(error.value)
 
 
 def test_a_killed_holder_releases_the_lock_at_once(results_tmp, hold_lock, monkeypatch):
     """The OS drops a dead process's lock: the waiter goes on as soon as the holder dies, not at the timeout."""
-    monkeypatch.setenv(results.LOCK_TIMEOUT_ENV, "60")
-    monkeypatch.setattr(results, "LOCK_NOTICE_AFTER_S", 0.2)
+    monkeypatch.setenv(cache_entry.LOCK_TIMEOUT_ENV, "60")
+    monkeypatch.setattr(cache_entry, "LOCK_NOTICE_AFTER_S", 0.2)
     holder = hold_lock("demo", {"seed": 8})
     lock = results.lock_for("demo", {"seed": 8})
     assert json.loads(lock.holder_path.read_text())["pid"] == holder.pid
@@ -256,16 +256,17 @@ def test_the_holder_records_itself_while_computing(results_tmp):
 
 
 def test_lock_timeout_is_configurable_and_bounded(monkeypatch):
-    monkeypatch.delenv(results.LOCK_TIMEOUT_ENV, raising=False)
-    assert results.lock_timeout() == results.LOCK_TIMEOUT_S == 2 * 3600.0
-    monkeypatch.setattr(results, "LOCK_TIMEOUT_S", 5.0)
-    assert results.lock_timeout() == 5.0
-    monkeypatch.setenv(results.LOCK_TIMEOUT_ENV, "30")
-    assert results.lock_timeout() == 30.0
+    monkeypatch.delenv(cache_entry.LOCK_TIMEOUT_ENV, raising=False)
+    assert cache_entry.lock_timeout() == cache_entry.LOCK_TIMEOUT_S == 2 * 3600.0
+    monkeypatch.setattr(cache_entry, "LOCK_TIMEOUT_S", 5.0)
+    assert cache_entry.lock_timeout() == 5.0
+    monkeypatch.setenv(cache_entry.LOCK_TIMEOUT_ENV, "30")
+    assert cache_entry.lock_timeout() == 30.0
     for bad in ("soon", "-1", "inf", "nan", ""):
-        monkeypatch.setenv(results.LOCK_TIMEOUT_ENV, bad)
-        with pytest.raises(results.CacheError, match=f"{results.LOCK_TIMEOUT_ENV}=.* is not a number of seconds"):
-            results.lock_timeout()
+        monkeypatch.setenv(cache_entry.LOCK_TIMEOUT_ENV, bad)
+        with pytest.raises(cache_entry.CacheError,
+                           match=f"{cache_entry.LOCK_TIMEOUT_ENV}=.* is not a number of seconds"):
+            cache_entry.lock_timeout()
 
 
 # ------------------------------------------------------------------ 4. the command line on bad input
@@ -307,17 +308,17 @@ def test_damaged_cache_folders_are_clear_errors_not_raw_os_errors(results_tmp):
     results folder: one CacheError naming the path and the remedy (never a raw OSError)."""
     compute = lambda: {"a": np.zeros(1)}  # noqa: E731
     (results_tmp / "as_file").write_text("not a folder")
-    with pytest.raises(results.CacheError, match=r"as_file cannot be made: it \(or a folder above it\) is a file"):
+    with pytest.raises(cache_entry.CacheError, match=r"as_file cannot be made: it \(or a folder above it\) is a file"):
         results.cached("as_file", {"seed": 0}, compute)
     entry = results.entry_dir("lock_dir", {"seed": 0})
     entry.parent.mkdir(parents=True)
     (entry.parent / f"{entry.name}.lock").mkdir()
-    with pytest.raises(results.CacheError, match=r"\.lock of cache entry .* is not a file"):
+    with pytest.raises(cache_entry.CacheError, match=r"\.lock of cache entry .* is not a file"):
         results.cached("lock_dir", {"seed": 0}, compute)
     entry = results.entry_dir("entry_file", {"seed": 0})
     entry.parent.mkdir(parents=True)
     entry.write_text("")
-    with pytest.raises(results.CacheError, match="is a file, not a folder"):
+    with pytest.raises(cache_entry.CacheError, match="is a file, not a folder"):
         results.cached("entry_file", {"seed": 0}, compute)
 
 
@@ -325,7 +326,7 @@ def test_damaged_cache_folders_are_clear_errors_not_raw_os_errors(results_tmp):
 def test_a_read_only_results_folder_is_a_clear_error(results_tmp):
     results_tmp.chmod(0o555)
     try:
-        with pytest.raises(results.CacheError, match="REPRO_RESULTS_DIR"):
+        with pytest.raises(cache_entry.CacheError, match="REPRO_RESULTS_DIR"):
             results.cached("ro", {"seed": 0}, lambda: {"a": np.zeros(1)})
     finally:
         results_tmp.chmod(0o755)
@@ -334,5 +335,5 @@ def test_a_read_only_results_folder_is_a_clear_error(results_tmp):
 def test_a_read_only_results_folder_is_a_clear_error_even_for_root(results_tmp, monkeypatch):
     """As root, os.access says yes to everything: the check is the same call, answered 'no'."""
     monkeypatch.setattr(results.os, "access", lambda path, mode: False)
-    with pytest.raises(results.CacheError, match=r"is not writable; set REPRO_RESULTS_DIR"):
+    with pytest.raises(cache_entry.CacheError, match=r"is not writable; set REPRO_RESULTS_DIR"):
         results.cached("ro", {"seed": 0}, lambda: {"a": np.zeros(1)})

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from lib.book import sweep_command
-from lib.core import results
-from lib.experiments import sweep
+from lib.core import cache_entry, results
+from lib.experiments import sweep, sweep_cluster
 from lib.experiments.sweep import UnstorableResult
 from lib.experiments.sweep_watch import ClusterState, StallMonitor, Watch, cluster_state, points_text
 
@@ -59,7 +59,7 @@ def test_unreachable_scheduler_is_one_line_naming_it_and_exit_2_within_seconds(r
 
 
 def test_unreachable_scheduler_from_the_environment_is_named_too(results_tmp, capsys, monkeypatch):
-    monkeypatch.setenv(sweep.SCHEDULER_ENV, "tcp://127.0.0.1:1")
+    monkeypatch.setenv(sweep_cluster.SCHEDULER_ENV, "tcp://127.0.0.1:1")
     code, err, seconds = run_cli(["--function", PAIR, "--grid", "seed=0", "--connect-timeout", "1"], capsys)
     assert code == 2 and len(err) == 1 and "tcp://127.0.0.1:1" in err[0] and seconds < 5
 
@@ -70,10 +70,10 @@ def test_connect_reason_is_the_last_attempts_error():
     refused = OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 1 s")
     refused.__cause__ = CommClosedError("in <distributed.comm.tcp.TCPConnector object at 0x7f>: "
                                         "ConnectionRefusedError: [Errno 111] Connection refused")
-    assert sweep.connect_reason(refused) == "ConnectionRefusedError: [Errno 111] Connection refused"
+    assert sweep_cluster.connect_reason(refused) == "ConnectionRefusedError: [Errno 111] Connection refused"
     late = OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 1 s")
     late.__cause__ = TimeoutError()
-    assert sweep.connect_reason(late) == "timed out"
+    assert sweep_cluster.connect_reason(late) == "timed out"
 
 
 @pytest.fixture
@@ -108,7 +108,7 @@ def test_a_port_that_never_answers_is_bounded_by_the_connect_timeout(results_tmp
 
     def attempt():
         try:
-            with sweep.dask_client(silent_listener, connect_timeout_s=1):
+            with sweep_cluster.dask_client(silent_listener, connect_timeout_s=1):
                 outcome.append("connected")
         except Exception as err:
             outcome.append(err)
@@ -117,16 +117,17 @@ def test_a_port_that_never_answers_is_bounded_by_the_connect_timeout(results_tmp
     thread.start()
     thread.join(timeout=8)  # the handshake gets 2 * 1 + 1 s
     assert not thread.is_alive(), "still connecting after 8 s"
-    assert isinstance(outcome[0], sweep.ClusterError)
+    assert isinstance(outcome[0], sweep_cluster.ClusterError)
     assert str(outcome[0]).startswith(f"no Dask scheduler answered at {silent_listener} within 1 s (last attempt: "
                                       "connected, but no Dask handshake came back)")
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: sweep.connect("notanaddress"), r"scheduler address 'notanaddress' is not valid \(missing port"),
-    (lambda: sweep.connect("foo://127.0.0.1:5"), r"scheduler address 'foo://127.0.0.1:5' is not valid"),
-    (lambda: sweep.connect("tcp://127.0.0.1:1", 0), r"connect_timeout_s must be a number of seconds > 0, got 0"),
-    (lambda: sweep.dask_client("").__enter__(), r"scheduler must be an address like tcp://host:8786, got ''"),
+    (lambda: sweep_cluster.connect("notanaddress"), r"scheduler address 'notanaddress' is not valid \(missing port"),
+    (lambda: sweep_cluster.connect("foo://127.0.0.1:5"), r"scheduler address 'foo://127.0.0.1:5' is not valid"),
+    (lambda: sweep_cluster.connect("tcp://127.0.0.1:1", 0),
+     r"connect_timeout_s must be a number of seconds > 0, got 0"),
+    (lambda: sweep_cluster.dask_client("").__enter__(), r"scheduler must be an address like tcp://host:8786, got ''"),
     (lambda: Watch(check_s=float("nan")), r"watch.check_s must be a number of seconds > 0, got nan"),
     (lambda: Watch(stall_s=-1), r"watch.stall_s must be a number of seconds > 0, got -1"),
     (lambda: sweep.sweep([{"x": 1}], "lib.experiments.sweep:run_point", name="a/b"), r"name: result name must be"),
@@ -263,7 +264,7 @@ def test_a_result_that_is_not_a_dict_is_refused(returned, message):
 
 def cache_files(root: Path) -> list[Path]:
     """Every archive and metadata file under the results folder (locks do not count)."""
-    return sorted(p for p in root.rglob("*") if p.name in (results.ARRAYS_FILE, results.META_FILE))
+    return sorted(p for p in root.rglob("*") if p.name in (cache_entry.ARRAYS_FILE, cache_entry.META_FILE))
 
 
 def test_run_point_refuses_before_writing_and_does_not_raise_for_a_retry(results_tmp):
@@ -320,7 +321,7 @@ def one_worker(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("REPRO_RESULTS_DIR", str(tmp_path_factory.mktemp("results")))
         patch.setenv(MARKS_ENV, str(tmp_path_factory.mktemp("marks")))
-        with sweep.dask_client(n_workers=1) as client:
+        with sweep_cluster.dask_client(n_workers=1) as client:
             yield client
 
 

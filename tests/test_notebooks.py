@@ -5,7 +5,9 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from lib.book.runner import NOTEBOOKS, PROFILES, parse_assignment
+from lib.book.notebook_sources import NOTEBOOKS
+from lib.book.run_parameters import parse_assignment
+from lib.book.runner import PROFILES
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 SOURCES = sorted(NOTEBOOK_DIR.glob("*.py"))
@@ -52,7 +54,7 @@ def test_bad_notebook_parameter_stops_with_a_clear_message(tmp_path):
 
 
 def test_grid_points_and_folders():
-    from lib.book.runner import grid_points, parse_grid, point_folder
+    from lib.book.run_parameters import grid_points, parse_grid, point_folder
 
     grids = [parse_grid("seed=0,1"), parse_grid("schedule=ET,LR")]
     points = grid_points(grids)

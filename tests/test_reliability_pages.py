@@ -20,8 +20,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from lib.book import kernel_manager, page_outputs, runner, summary
-from lib.core.results import LOCK_WAIT_NOTICE
+from lib.book import kernel_manager, notebook_sources, page_outputs, runner, summary
+from lib.core.cache_entry import LOCK_WAIT_NOTICE
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = sorted((REPO / "notebooks").glob("*.py"))
@@ -60,8 +60,9 @@ def tiny(tmp_path, monkeypatch):
     source = notebooks / "zz_tiny.py"
     source.write_text(TINY)
     jupytext.write(jupytext.read(source), source.with_suffix(".ipynb"))
-    monkeypatch.setattr(runner, "NOTEBOOK_DIR", notebooks)
-    monkeypatch.setattr(runner, "NOTEBOOKS", (*runner.NOTEBOOKS, "zz_tiny"))
+    for module in (notebook_sources, runner):  # where the source is looked up, and the runner's command line
+        monkeypatch.setattr(module, "NOTEBOOK_DIR", notebooks)
+        monkeypatch.setattr(module, "NOTEBOOKS", (*notebook_sources.NOTEBOOKS, "zz_tiny"))
     monkeypatch.setattr(runner, "code_digest", lambda: "fixed")
     monkeypatch.setattr(runner, "check_ranges", lambda runs, allow_large=False, timeout=600: None)
     return source
@@ -173,7 +174,7 @@ def test_a_wait_for_another_process_is_logged_with_its_cause_and_not_published(t
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_every_chapter_pair_holds_the_same_cells(source):
-    runner.check_paired(source)
+    notebook_sources.check_paired(source)
 
 
 def test_a_pair_that_differs_is_refused_in_one_line_naming_both_files(tiny, tmp_path, capsys):
@@ -181,7 +182,7 @@ def test_a_pair_that_differs_is_refused_in_one_line_naming_both_files(tiny, tmp_
     notebook = nbformat.read(paired, as_version=4)
     notebook.cells[1].source = notebook.cells[1].source.replace("value", "VALUE")
     nbformat.write(notebook, paired)
-    with pytest.raises(runner.PairMismatch, match=f"{tiny} and {paired} differ"):
+    with pytest.raises(notebook_sources.PairMismatch, match=f"{tiny} and {paired} differ"):
         runner.execute("zz_tiny", {}, tmp_path / "out")
     assert runner.main(["--only", "zz_tiny", "--output-dir", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
@@ -195,7 +196,7 @@ def test_metadata_key_order_alone_is_no_difference(tiny):
     notebook = jupytext.read(tiny)
     notebook.cells[0].metadata = {"a": {"b": 2, "z": 1}, "tags": ["parameters"]}
     nbformat.write(notebook, tiny.with_suffix(".ipynb"))
-    runner.check_paired(tiny)
+    notebook_sources.check_paired(tiny)
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)

@@ -29,7 +29,7 @@ from lib.book import concurrent_runs as cr
 from lib.book import sweep_command
 from lib.core import cache_key, results
 from lib.core.validation import ALLOW_LARGE_ENV, check_size, large_runs_allowed
-from lib.experiments import sweep
+from lib.experiments import sweep, sweep_cluster
 from lib.experiments.sweep_watch import ClusterState, StallMonitor, Watch, drop_after_s, dropping_text
 
 PAIR = "lib.experiments.sweep_points:pair_final_losses"
@@ -69,7 +69,7 @@ def test_a_stopped_worker_is_dropped_and_its_point_resubmitted_within_the_stated
     # the workers import the sweep engine before they join: an import takes seconds on a busy machine
     # and would hold back heartbeats (this short worker-ttl would then restart healthy workers)
     with dask.config.set({"distributed.worker.preload": ["lib.experiments.sweep"]}), \
-            sweep.dask_client(n_workers=1, worker_ttl_s=2.0) as client:
+            sweep_cluster.dask_client(n_workers=1, worker_ttl_s=2.0) as client:
         watchdog = threading.Thread(target=resume_after_the_stated_time, daemon=True)
         watchdog.start()
         report = sweep.sweep([{"x": 7}], stops_itself_once, name="stopped_ttl", client=client, progress=False,
@@ -102,7 +102,7 @@ def test_the_monitor_states_the_drop_time_it_is_given():
 
 def test_worker_ttl_is_refused_for_an_existing_scheduler_and_checked(results_tmp, capsys, monkeypatch):
     with pytest.raises(ValueError, match="worker_ttl_s configures the local cluster only"):
-        sweep.dask_client("tcp://127.0.0.1:1", worker_ttl_s=5).__enter__()
+        sweep_cluster.dask_client("tcp://127.0.0.1:1", worker_ttl_s=5).__enter__()
     monkeypatch.setattr(sweep, "dask_client", no_cluster)
     with pytest.raises(ValueError, match=r"worker_ttl_s must be a number of seconds > 0, got 0"):
         sweep.sweep([{"x": 1}], square_once, worker_ttl_s=0)
@@ -278,8 +278,8 @@ def test_workers_of_different_conditions_are_refused_and_the_workers_conditions_
             return {f"w{i}": c for i, c in enumerate(self.conditions)}
 
     other = {**here, "float64": not here["float64"]}
-    with pytest.raises(sweep.SweepError, match="workers compute under 2 different conditions.*float32.*float64|"
+    with pytest.raises(sweep_cluster.SweepError, match="workers compute under 2 different conditions.*float32.*float64|"
                                                "workers compute under 2 different conditions.*float64.*float32"):
-        sweep.worker_conditions(Client(here, other), here)
-    assert sweep.worker_conditions(Client(other, other), here) == other
-    assert sweep.worker_conditions(Client(), here) == here  # no worker yet: what a new local worker will use
+        sweep_cluster.worker_conditions(Client(here, other), here)
+    assert sweep_cluster.worker_conditions(Client(other, other), here) == other
+    assert sweep_cluster.worker_conditions(Client(), here) == here  # no worker yet: what a new local worker will use

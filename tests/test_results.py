@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from lib.core import results
+from lib.core import cache_entry, results
 
 
 def test_cached_computes_once_and_records_provenance(results_tmp):
@@ -34,14 +34,14 @@ def test_mismatched_metadata_is_an_error_not_an_overwrite(results_tmp):
     meta = json.loads(meta_path.read_text())
     meta["parameters"] = {"seed": 99}
     meta_path.write_text(json.dumps(meta))
-    with pytest.raises(results.CacheError, match="records parameters"):
+    with pytest.raises(cache_entry.CacheError, match="records parameters"):
         results.cached("demo", params, lambda: {"a": np.ones(2)})
     assert json.loads(meta_path.read_text())["parameters"] == {"seed": 99}  # untouched
 
 
 def test_existing_entry_is_never_overwritten(results_tmp):
     results.cached("demo", {"seed": 3}, lambda: {"a": np.zeros(2)})
-    with pytest.raises(results.CacheError, match="refusing to overwrite"):
+    with pytest.raises(cache_entry.CacheError, match="refusing to overwrite"):
         results.save("demo", {"seed": 3}, {"a": np.ones(2)}, 0.0)
 
 

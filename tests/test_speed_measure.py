@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lib.analyses.stats import halving_comparison, halving_iteration  # noqa: E402
-from lib.core import results  # noqa: E402
+from lib.core import cache_entry, results  # noqa: E402
 from lib.core.tasks import TaskEnvironment  # noqa: E402
 from lib.experiments.schedules import (cached_schedule, params_of, run_early_phases, run_schedule,  # noqa: E402
                                        schedule_parameters)
@@ -137,7 +137,7 @@ def test_schedule_blocks_key_a_non_default_split_like_cached_schedule(results_tm
     the same cache entries, no training and no cluster."""
     alone = cached_schedule(ENV, "LR", (0, 1), 100, 8, split="disjoint", large_scaling="layer1_only")
     meta = results.entry_dir("schedule", schedule_parameters(ENV, "LR", (0, 1), 100, 8, "disjoint",
-                                                             "layer1_only")) / results.META_FILE
+                                                             "layer1_only")) / cache_entry.META_FILE
     written = meta.stat().st_mtime_ns
     joined = cached_schedule_blocks(ENV, {"LR": ((0, 1), 100)}, block_pairs=2, n_hidden=8, progress=False,
                                     split="disjoint", large_scaling="layer1_only")

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from lib.book import sweep_command
-from lib.core import results
-from lib.experiments import sweep
+from lib.core import cache_entry, results
+from lib.experiments import sweep, sweep_cluster
 from lib.experiments.sweep_points import check_pair_parameters, pair_final_losses
 
 CALLS_ENV = "REPRO_SWEEP_TEST_CALLS"
@@ -60,7 +60,7 @@ def client(tmp_path_factory):
     saved = {k: os.environ.get(k) for k in folders}
     os.environ.update({k: str(v) for k, v in folders.items()})
     try:
-        with sweep.dask_client(n_workers=2) as dask_client:
+        with sweep_cluster.dask_client(n_workers=2) as dask_client:
             assert len(dask_client.scheduler_info()["workers"]) == 2
             yield dask_client
     finally:
@@ -106,7 +106,7 @@ def test_failing_point_is_reported_with_parameters_and_others_finish(client):
 
 
 def test_command_line_prints_failures_and_exits_nonzero(client, capsys, monkeypatch):
-    monkeypatch.setenv(sweep.SCHEDULER_ENV, client.scheduler.address)
+    monkeypatch.setenv(sweep_cluster.SCHEDULER_ENV, client.scheduler.address)
     code = sweep_command.main(["--function", "tests.test_sweep:raises_on_two", "--grid", "x=1,2", "--name", "raises_cli"])
     out = capsys.readouterr()
     assert code == 1
@@ -128,14 +128,14 @@ def _set_results_dir(path: str) -> None:
 
 
 def test_workers_must_see_the_results_folder(client, tmp_path):
-    sweep.check_shared_results(client)
+    sweep_cluster.check_shared_results(client)
     client.run(_set_results_dir, str(tmp_path / "elsewhere"), workers=[next(iter(client.scheduler_info()["workers"]))])
     try:
-        with pytest.raises(sweep.ClusterError, match=r"workers \['tcp://.*'\] do not see the results folder"):
-            sweep.check_shared_results(client)
+        with pytest.raises(sweep_cluster.ClusterError, match=r"workers \['tcp://.*'\] do not see the results folder"):
+            sweep_cluster.check_shared_results(client)
     finally:
         client.run(_set_results_dir, os.environ["REPRO_RESULTS_DIR"])
-    sweep.check_shared_results(client)
+    sweep_cluster.check_shared_results(client)
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -175,7 +175,7 @@ def test_schedule_blocks_are_the_notebooks_cache_entries_and_train_as_one_block_
 
     env = TaskEnvironment()
     notebook = cached_schedule(env, "LR", (0, 1), 100, n_hidden=16)
-    meta = results.entry_dir("schedule", schedule_parameters(env, "LR", (0, 1), 100, 16)) / results.META_FILE
+    meta = results.entry_dir("schedule", schedule_parameters(env, "LR", (0, 1), 100, 16)) / cache_entry.META_FILE
     written = meta.stat().st_mtime_ns
     plan = {"LR": ((0, 1, 2, 3, 4), 100), "ET": ((10, 11, 12), 100)}
     joined = cached_schedule_blocks(env, plan, block_pairs=2, n_hidden=16, client=client, progress=False)
@@ -219,7 +219,7 @@ def doubled_unless_two(parameters: dict) -> dict:
 
 def test_command_line_writes_the_grid_as_a_table_with_failed_points_missing(client, tmp_path, monkeypatch):
     import xarray as xr
-    monkeypatch.setenv(sweep.SCHEDULER_ENV, client.scheduler.address)
+    monkeypatch.setenv(sweep_cluster.SCHEDULER_ENV, client.scheduler.address)
     nc = tmp_path / "doubled.nc"
     code = sweep_command.main(["--function", "tests.test_sweep:doubled_unless_two", "--grid", "x=1,2,3",
                                "--grid", "y=0,1", "--name", "doubled_table", "--table", str(nc), "--retries", "0"])
@@ -237,7 +237,7 @@ def test_command_line_writes_the_grid_as_a_table_with_failed_points_missing(clie
 
 def test_notebook_sweep_table_holds_the_glued_numbers(client, tmp_path, monkeypatch):
     import pandas as pd
-    monkeypatch.setenv(sweep.SCHEDULER_ENV, client.scheduler.address)
+    monkeypatch.setenv(sweep_cluster.SCHEDULER_ENV, client.scheduler.address)
     csv = tmp_path / "quickstart.csv"
     code = sweep_command.main(["--notebook", "00_quickstart", "--grid", "seed=0,1", "--grid", "n_iterations=100",
                                "--grid", "n_hidden=8", "--output-dir", str(tmp_path / "runs"), "--table", str(csv)])
@@ -267,10 +267,10 @@ def test_the_local_cluster_quiets_only_its_nannys_teardown_warnings(monkeypatch)
         return original_exit(self, *args)
 
     monkeypatch.setattr(LocalCluster, "__exit__", recording_exit)
-    with sweep.dask_client(n_workers=1) as dask_client:
+    with sweep_cluster.dask_client(n_workers=1) as dask_client:
         assert nanny.level == before and len(dask_client.scheduler_info()["workers"]) == 1
     assert nanny.level == before
     with pytest.raises(RuntimeError, match="inside"):
-        with sweep.dask_client(n_workers=1):
+        with sweep_cluster.dask_client(n_workers=1):
             raise RuntimeError("a failure inside the block")
     assert nanny.level == before and at_teardown == [logging.ERROR, before]

@@ -52,7 +52,8 @@ def continuum_sweep(scales: dict[str, list[float]], lr_paper: float, lr_candidat
     "curves": {(scaling, g, lr_kind): outcome point arrays}}``; one row per evaluated
     network and learning-rate kind ("paper", "tuned").
     """
-    from ..experiments.sweep import dask_client, sweep
+    from ..experiments.sweep import sweep
+    from ..experiments.sweep_cluster import dask_client
 
     size = {k: common[k] for k in ("n_hidden", "n_train", "n_test") if k in common}
     cells = [(s, float(g)) for s, gs in scales.items() for g in gs]
@@ -110,7 +111,8 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
     ``loss_single_test_10pct``, ``loss_single_test_20pct``: the single-task test loss recorded at
     10% and 20% of the single-task phase; and the (len(scales) * n_seeds, 66) task-pair distances of
     :data:`~lib.analyses.continuum_points.PAIR_OUTCOMES` (keys ``pairs/...``, the only 2-d columns)."""
-    from ..experiments.sweep import dask_client, sweep
+    from ..experiments.sweep import sweep
+    from ..experiments.sweep_cluster import dask_client
 
     check_int("n_seeds", n_seeds, minimum=2)
     check_int("first_block", first_block, minimum=1, maximum=n_seeds)

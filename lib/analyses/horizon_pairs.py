@@ -159,7 +159,8 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
     Returns ``group`` (:func:`pair_groups`), ``schedule``, ``seed`` (N,) with N = 2 x all pairs,
     ``fractions``, ``iterations/<schedule>`` (F,), every predictor (F, N), ``loss_test_summed``
     (N, F) and ``wall_time_s`` (the blocks' compute time when first computed, summed)."""
-    from ..experiments.sweep import dask_client, sweep
+    from ..experiments.sweep import sweep
+    from ..experiments.sweep_cluster import dask_client
 
     check_int("block_pairs", block_pairs, minimum=1)
     from_cache = float(fractions[0]) == 0.0

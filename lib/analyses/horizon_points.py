@@ -201,7 +201,8 @@ def scale_block_sweep(point_function, name: str, scales, learning_rates, n_seeds
     ``block_seeds`` networks per scale (seeds 0 ... n_seeds - 1, ``learning_rates[i]`` for
     ``scales[i]``, the point parameters ``size`` and ``fractions``) on Dask, cached, and join them:
     ``g``, ``seed`` (N,) scale-major, ``fractions``, ``iterations`` (F,), every predictor (F, N)."""
-    from ..experiments.sweep import dask_client, sweep
+    from ..experiments.sweep import sweep
+    from ..experiments.sweep_cluster import dask_client
 
     if len(scales) != len(learning_rates) or not scales:
         raise ValueError(f"scales and learning_rates must be non-empty and of one length, got {len(scales)} and "

@@ -2,7 +2,7 @@
 
 A chapter shows tqdm progress bars on stderr while it runs (in Jupyter and in the runner's log), and
 a chapter that waits for a results-cache entry another process is computing says so on stderr
-(:data:`lib.core.results.LOCK_WAIT_NOTICE`); the executed notebook that the book renders keeps
+(:data:`lib.core.cache_entry.LOCK_WAIT_NOTICE`); the executed notebook that the book renders keeps
 every other output. :func:`without_progress_bars` removes the bars, :func:`without_lock_waits` the
 wait lines (and only them; :func:`lock_wait_lines` lists them for the runner's log) from an executed
 notebook, :func:`without_widget_state` the saved state of live widgets (the page is static);
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..core.results import LOCK_WAIT_NOTICE
+from ..core.cache_entry import LOCK_WAIT_NOTICE
 
 # One state of a tqdm bar: "desc:  40%|####      | 2/5 [00:06<00:08,  2.77s/it, x=1]" or, without a
 # total, "desc: 12it [00:01, 9.5it/s]".

@@ -6,26 +6,27 @@
     python -m lib.book.runner --only 00_quickstart --grid seed=0,1,2 --grid "schedule='ET','LR'" \\
         --output-dir sweeps/quickstart        # one executed notebook per grid point
 
-Notebooks run in the order of :data:`NOTEBOOKS`, or with ``--jobs N`` (0: one per usable core;
-``make book`` and ``make test`` use it) side by side in N processes, each chapter after those it
-reads from and the chapters that keep every core busy (their Dask sweeps) alone (:mod:`lib.book.concurrent_runs`);
+Notebooks run in the order of :data:`lib.book.notebook_sources.NOTEBOOKS`, or with ``--jobs N``
+(0: one per usable core; ``make book`` and ``make test`` use it) side by side in N processes, each
+chapter after those it reads from and the chapters that keep every core busy (their Dask sweeps)
+alone (:mod:`lib.book.concurrent_runs`);
 the numbers do not depend on the order. Profiles never share outputs. ``full`` writes the executed notebooks the book renders to
 ``book/executed/`` and its results to ``results/`` (or ``$REPRO_RESULTS_DIR``); ``quick`` writes
 executed notebooks, summary records and results under ``_build/quick/`` (with a copy of the
 book's sources there, so ``jupyter-book build _build/quick/src`` builds that book), so nothing
 ``make test`` does changes what ``make book`` publishes.
 
-Parameters are checked before a kernel starts: every ``-p``/``--grid`` name must be one the
-notebook's ``parameters`` cell defines, and every value a Python literal of the default's type
-(lists, tuples, dicts allowed); ranges are checked by the notebook's first cell after its
-``parameters`` cell, which the runner also executes for every run (in one child process,
-:func:`check_ranges`) before the first kernel starts. An executed notebook is written to a
-temporary file and renamed into place only if every cell succeeded, so a failed run never
-replaces a good chapter (the failed notebook is kept as ``<name>.failed.ipynb`` for inspection).
-This module is longer than the others (~700 lines) because it is one command whose parts share
-the notebook registry and the profiles: parameter parsing and range checks, the output-folder
-safety rules, execution and the command line (each part is a section below; parameter checks
-of the chapters themselves live in :mod:`lib.book.chapter_parameters`).
+Parameters are checked before a kernel starts (:mod:`lib.book.run_parameters`): every
+``-p``/``--grid`` name must be one the notebook's ``parameters`` cell defines, and every value a
+Python literal of the default's type (lists, tuples, dicts allowed); ranges are checked by the
+notebook's first cell after its ``parameters`` cell, which the runner also executes for every run
+(in one child process, :func:`lib.book.run_parameters.check_ranges`) before the first kernel starts.
+An executed notebook is written to a temporary file and renamed into place only if every cell
+succeeded, so a failed run never replaces a good chapter (the failed notebook is kept as
+``<name>.failed.ipynb`` for inspection). This module holds the profiles, the output-folder safety
+rules, the execution of one notebook and the command line (each a section below); the chapters'
+sources are in :mod:`lib.book.notebook_sources` and the parameter checks of the chapters
+themselves in :mod:`lib.book.chapter_parameters`.
 
 The executed notebook keeps every output of the run except its progress bars, its waits for
 results-cache entries that another process was computing (said in the runner's log instead) and
@@ -39,8 +40,8 @@ so the book build re-renders it. Each run works in a scratch folder ``.run-<name
 of its output folder; a run removes those its own chapter left there in runs that died.
 
 The runner runs ``notebooks/<name>.py``, and refuses (one line, naming both files) a notebook whose
-paired ``.ipynb`` has other cells (:func:`check_paired`), so that the runner, sweeps, papermill and
-JupyterLab never run two versions of one chapter.
+paired ``.ipynb`` has other cells (:func:`lib.book.notebook_sources.check_paired`), so that the
+runner, sweeps, papermill and JupyterLab never run two versions of one chapter.
 
 The book's executed folder (``book/executed/``, compared after resolving ``..`` and symbolic
 links) is written only by the ``full`` profile at the book's own parameters (no ``-p``, no
@@ -53,18 +54,13 @@ unusable ``--output-dir``) is one line on stderr and exit status 2, before any k
 from __future__ import annotations
 
 import argparse
-import ast
 import functools
 import hashlib
-import itertools
 import json
 import os
-import pickle
 import re
-import shlex
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -74,28 +70,14 @@ from pathlib import Path
 
 from ..core.cache_key import conditions_digest, new_process_conditions
 from ..core.cpu_target import check_cpu_features
+from ..core.cache_entry import CacheError
+from ..core.results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_env, results_dir
+from ..core.validation import ALLOW_LARGE_ENV
 from .concurrent_runs import USES_EVERY_CORE, RunDied, run_all, usable_cores
-from ..core.results import REPO_ROOT, RESULTS_ENV, CacheError, code_digest, resolve_results_env, results_dir
-
-NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-NOTEBOOKS = (  # the order they start in: with --jobs, the continuum first (four chapters read it), then the
-    # one-core chapters so that two cores finish them together (08 takes as long as the rest; 02 before 03,
-    # which reads it), then the other chapters that use every core
-    "10_rich_lazy_continuum",
-    "08_entk_over_training",
-    "04_multitask_representations",
-    "13_rival_theories",
-    "02_smg_validation",
-    "03_epntk",
-    "05_multitask_performance",
-    "09_your_own_network",
-    "00_quickstart",
-    "01_one_step_entk",
-    "11_explorer",
-    "06_correlation_analysis",
-    "12_prediction_horizon",
-    "07_reproduction_summary",  # last: it collects the summary records of the others
-)
+from .notebook_sources import (NOTEBOOK_DIR, NOTEBOOKS, PairMismatch, ParameterError, check_paired,
+                               notebook_source, reads_summaries, writes_summary)
+from .run_parameters import (check_parameters, check_ranges, grid_points, parse_assignment, parse_grid,
+                             parse_grid_spec, plain, point_folder)
 
 # parameters overriding each notebook's ``parameters`` cell, per profile
 PROFILES: dict[str, dict[str, dict]] = {
@@ -148,13 +130,11 @@ EXECUTED_DIR = REPO_ROOT / "book" / "executed"
 ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
-ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_ALLOW_LARGE = (
-    "REPRO_PROFILE", "REPRO_SUMMARY_DIR", "REPRO_SUMMARY_STAGING", "REPRO_EXECUTION_KEY", "REPRO_ALLOW_LARGE")
+ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY = (
+    "REPRO_PROFILE", "REPRO_SUMMARY_DIR", "REPRO_SUMMARY_STAGING", "REPRO_EXECUTION_KEY")
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "book")
 
 
-class ParameterError(ValueError):
-    """A runner parameter (name, value or grid) that cannot be run; raised before any kernel starts."""
 
 
 @dataclass(frozen=True)
@@ -177,161 +157,7 @@ def profile_layout(profile: str, output_dir: Path | None = None) -> ProfileLayou
     return ProfileLayout(Path(output_dir or EXECUTED_DIR).absolute(), results_dir())
 
 
-# ---------------------------------------------------------------- parameters
-
-
-def notebook_source(name: str) -> Path:
-    if name not in NOTEBOOKS:
-        raise ParameterError(f"notebook must be one of {list(NOTEBOOKS)}, got {name!r}")
-    return NOTEBOOK_DIR / f"{name}.py"
-
-
-class PairMismatch(ValueError):
-    """A notebook's ``.py`` source and its paired ``.ipynb`` hold different cells."""
-
-
-def _cells(path: Path) -> list[tuple]:
-    import jupytext
-
-    return [(c.cell_type, c.source, dict(c.metadata)) for c in jupytext.read(path).cells]
-
-
-def check_paired(source: Path) -> None:
-    """Refuse (:class:`PairMismatch`, one line naming both files) a percent-format ``source`` whose paired
-    ``.ipynb`` differs in any cell's type, source or metadata (metadata compared as mappings, so key
-    order does not count); an ``.ipynb`` that does not exist is no mismatch."""
-    source = Path(source)
-    paired = source.with_suffix(".ipynb")
-    if not paired.exists():
-        return
-    ours, theirs = _cells(source), _cells(paired)
-    if ours != theirs:
-        where = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-        raise PairMismatch(f"{source} and {paired} differ (cell {where}; {len(ours)} and {len(theirs)} cells): the "
-                           f".py is the source; make it hold what you want, then run .venv/bin/jupytext --to ipynb "
-                           f"{source}")
-
-
-def notebook_parameters(name: str) -> dict[str, object]:
-    """The defaults of ``notebooks/<name>.py``'s ``parameters`` cell (every ``name = literal``)."""
-    import jupytext
-
-    cells = [c for c in jupytext.read(notebook_source(name)).cells if "parameters" in c.metadata.get("tags", [])]
-    if len(cells) != 1:
-        raise ParameterError(f"notebooks/{name}.py must have exactly one cell tagged 'parameters', found {len(cells)}")
-    defaults = {}
-    for statement in ast.parse(cells[0].source).body:
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)):
-            raise ParameterError(f"the parameters cell of notebooks/{name}.py may only hold 'name = literal' lines")
-        defaults[statement.targets[0].id] = ast.literal_eval(statement.value)
-    return defaults
-
-
-def parse_value(text: str) -> object:
-    """A Python literal (``3``, ``0.1``, ``'LR'``, ``[0, 1]``, ``{'ET': 0}``); a bare word is a string."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", text):
-            return text  # bare word: schedule=LR
-        raise ParameterError(f"{text!r} is not a Python literal (numbers, 'strings', [lists], (tuples), {{dicts}}, "
-                             "True/False/None)") from None
-
-
-def parse_assignment(text: str) -> tuple[str, object]:
-    """``name=value`` with a Python literal value (``n=3``, ``schedule='LR'``, ``seeds=[0,1]``)."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.isidentifier():
-        raise ParameterError(f"parameters are given as name=value, got {text!r}")
-    try:
-        return name, parse_value(value)
-    except ParameterError as err:
-        raise ParameterError(f"parameter {name}: {err}") from None
-
-
-def parse_grid(text: str) -> tuple[str, list]:
-    """``name=v1,v2,...``: the values as one Python literal list (so ``[0,1],[2,3]`` is two lists),
-    or comma-separated bare words (``schedule=ET,LR``)."""
-    name, sep, values = text.partition("=")
-    if not sep or not name.isidentifier() or not values.strip():
-        raise ParameterError(f"a grid is given as name=value1,value2,..., got {text!r}")
-    try:
-        parsed = ast.literal_eval(f"[{values}]")
-    except (ValueError, SyntaxError):
-        parsed = [parse_assignment(f"{name}={v.strip()}")[1] for v in values.split(",")]
-    if not parsed:
-        raise ParameterError(f"grid {name} has no values: {text!r}")
-    return name, parsed
-
-
-def parse_grid_spec(spec: str) -> list[tuple[str, list]]:
-    """Several grids in one shell-quoted string, ``"seed=0,1 schedule=ET,LR"`` (the Makefile's GRID)."""
-    try:
-        words = shlex.split(spec)
-    except ValueError as err:
-        raise ParameterError(f"GRID {spec!r} is not a valid list of name=values words ({err})") from None
-    return [parse_grid(w) for w in words]
-
-
-def _plain(value: object) -> object:
-    """Tuples as lists, recursively (papermill passes lists and dicts, not tuples)."""
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def _type_name(value: object) -> str:
-    return {bool: "True/False", int: "an integer", float: "a number", str: "a string", list: "a list",
-            tuple: "a list", dict: "a dict"}.get(type(value), type(value).__name__)
-
-
-def _same_kind(default: object, value: object) -> bool:
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(default, bool) and isinstance(value, bool)
-    if isinstance(default, float):
-        return isinstance(value, (int, float))
-    if isinstance(default, (list, tuple)):
-        return isinstance(value, (list, tuple))
-    if default is None:
-        return True
-    return type(value) is type(default)
-
-
-def check_parameters(name: str, parameters: dict) -> dict:
-    """``parameters`` checked against ``name``'s parameters cell (names and types), tuples as lists."""
-    defaults = notebook_parameters(name)
-    unknown = sorted(set(parameters) - set(defaults))
-    if unknown:
-        raise ParameterError(f"{name} has no parameter {', '.join(unknown)}; allowed: {', '.join(defaults)}")
-    for key, value in parameters.items():
-        if not _same_kind(defaults[key], value):
-            raise ParameterError(f"{name}: parameter {key} must be {_type_name(defaults[key])} like its default "
-                                 f"{defaults[key]!r}, got {value!r} ({type(value).__name__})")
-    return {k: _plain(v) for k, v in parameters.items()}
-
-
-def grid_points(grids: list[tuple[str, list]]) -> list[dict]:
-    """Every combination of the grids' values (one empty point without grids); a name twice is an error."""
-    names = [n for n, _ in grids]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise ParameterError(f"grid parameter {', '.join(repeated)} given more than once; give all its values in "
-                             "one name=v1,v2,... word")
-    return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grids))]
-
-
-def point_folder(point: dict) -> str:
-    """A safe folder name for a grid point: readable ``name-value`` parts (other characters replaced
-    by ``_``) plus a hash of the exact values, so distinct points never share a folder."""
-    if not point:
-        return "default"
-    readable = "_".join(f"{k}-{v if isinstance(v, str) else json.dumps(v, sort_keys=True)}" for k, v in point.items())
-    readable = re.sub(r"[^A-Za-z0-9.=+-]+|\.{2,}", "_", readable).strip("._")[:80]
-    digest = hashlib.sha256(json.dumps(point, sort_keys=True).encode()).hexdigest()[:8]
-    return f"{readable}_{digest}"
+# ---------------------------------------------------------------- output folders
 
 
 def within(folder: Path, parent: Path) -> bool:
@@ -399,68 +225,7 @@ def check_book_untouched(folders, profile: str, overrides: bool) -> None:
                              "give another --output-dir")
 
 
-def check_cell_source(name: str) -> str:
-    """The source of ``notebooks/<name>.py``'s first code cell after its ``parameters`` cell: the
-    notebook's range checks, which must do no work besides checking."""
-    import jupytext
-
-    cells = [c for c in jupytext.read(notebook_source(name)).cells if c.cell_type == "code"]
-    index = next(i for i, c in enumerate(cells) if "parameters" in c.metadata.get("tags", []))
-    return cells[index + 1].source if index + 1 < len(cells) else ""
-
-
-_RANGE_ERROR = "[runner-check] "
-
-
-def _check_ranges_child() -> None:
-    """Child process of :func:`check_ranges`: run each job's check cell with its parameters; print
-    the first failure as one marked JSON line."""
-    for name, parameters in pickle.load(sys.stdin.buffer):
-        namespace = {"__name__": "__check__", **notebook_parameters(name), **parameters}
-        try:
-            exec(compile(check_cell_source(name), f"notebooks/{name}.py (checks)", "exec"), namespace)
-        except Exception as err:  # any failure of the checks under these parameters is the parameters' fault
-            message = " ".join(str(err).split()) or type(err).__name__
-            print(_RANGE_ERROR + json.dumps({"name": name, "parameters": repr(parameters), "error": message}),
-                  flush=True)
-            return
-
-
-def check_ranges(runs: list[tuple[str, dict, Path]], allow_large: bool = False, timeout: float = 600) -> None:
-    """Run every notebook's own checks (:func:`check_cell_source`) with each run's parameters, before
-    any kernel starts, in one child process (the checks may configure JAX); the first failure is a
-    :class:`ParameterError` naming the notebook."""
-    jobs, seen = [], set()
-    for name, parameters, _ in runs:
-        key = json.dumps([name, parameters], sort_keys=True)
-        if key not in seen:
-            seen.add(key)
-            jobs.append((name, parameters))
-    env = {**os.environ, ENV_ALLOW_LARGE: "1" if allow_large else "0"}
-    try:
-        done = subprocess.run([sys.executable, "-c", "from lib.book.runner import _check_ranges_child as c; c()"],
-                              input=pickle.dumps(jobs), capture_output=True, cwd=REPO_ROOT, env=env,
-                              timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise RuntimeError(f"could not check the notebooks' parameters: {err}") from None
-    for line in done.stdout.decode(errors="replace").splitlines():
-        if line.startswith(_RANGE_ERROR):
-            failure = json.loads(line[len(_RANGE_ERROR):])
-            raise ParameterError(f"{failure['name']}: {failure['error']} (parameters {failure['parameters']})")
-    if done.returncode != 0:
-        last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"could not check the notebooks' parameters (exit {done.returncode}): {last}")
-
-
 # ---------------------------------------------------------------- execution
-
-
-def reads_summaries(name: str) -> bool:
-    return "summary.load(" in notebook_source(name).read_text()
-
-
-def writes_summary(name: str) -> bool:
-    return "summary.record(" in notebook_source(name).read_text()
 
 
 def execution_key(name: str, parameters: dict, profile: str = "full", summary_dir: Path | None = None) -> str:
@@ -469,7 +234,7 @@ def execution_key(name: str, parameters: dict, profile: str = "full", summary_di
     kernel computes under (:func:`lib.core.cache_key.new_process_conditions`: float width, Numba
     target, CPU, numeric environment) and, for a notebook that reads summary records, the records it reads."""
     digest = hashlib.sha256()
-    digest.update(json.dumps({"parameters": _plain(parameters), "profile": profile}, sort_keys=True).encode())
+    digest.update(json.dumps({"parameters": plain(parameters), "profile": profile}, sort_keys=True).encode())
     digest.update(code_digest().encode())
     digest.update(conditions_digest(new_process_conditions()).encode())
     digest.update(notebook_source(name).read_bytes())
@@ -591,7 +356,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         unexecuted, executed_tmp, staged_summary = Path(tmp) / "in.ipynb", Path(tmp) / "out.ipynb", Path(tmp) / "summary"
         jupytext.write(jupytext.read(notebook_source(name)), unexecuted)
         kernel_env = {ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary), ENV_PROFILE: profile, ENV_KEY: key,
-                      ENV_ALLOW_LARGE: "1" if allow_large else "0",
+                      ALLOW_LARGE_ENV: "1" if allow_large else "0",
                       **({} if name in USES_EVERY_CORE else ONE_BLAS_THREAD),
                       **({RESULTS_ENV: str(Path(results).absolute())} if results is not None else {})}
         saved_env = {k: os.environ.get(k) for k in kernel_env}

@@ -137,7 +137,7 @@ def check_headline(notebook: str, parameters: dict, quantity: str, value: float,
     ``parameters`` cell a value outside the range raises :class:`HeadlineCheckFailed` naming the
     quantity, value, range and parameters; under other parameters the number is reported (and
     the result returned), never asserted — other parameters may legitimately move it."""
-    from .runner import notebook_parameters
+    from .notebook_sources import notebook_parameters
 
     defaults = notebook_parameters(notebook)
     if set(parameters) != set(defaults):

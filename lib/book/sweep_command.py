@@ -32,15 +32,18 @@ from pathlib import Path
 import numpy as np
 
 from ..core import results
+from ..core.cache_entry import CacheError
 from ..core.results import REPO_ROOT
 from ..core.cpu_target import check_cpu_features
 from ..core.validation import allow_large_runs
-from ..experiments.sweep import (CONNECT_TIMEOUT_S, SCHEDULER_ENV, Plan, PointFunction, SweepError, SweepReport,
-                                 check_name, plan_function_sweep, run_plan, sweep_hint)
+from ..experiments.sweep import (Plan, PointFunction, SweepReport, check_name, plan_function_sweep, run_plan,
+                                 sweep_hint)
+from ..experiments.sweep_cluster import CONNECT_TIMEOUT_S, SCHEDULER_ENV, SweepError
 from ..experiments.sweep_table import check_table_path, write_table
 from ..experiments.sweep_watch import Watch
-from .runner import (check_paired, check_parameters, check_ranges, execute, grid_points, notebook_source, parse_grid,
-                     parse_grid_spec, point_folder)
+from .notebook_sources import check_paired, notebook_source
+from .run_parameters import check_parameters, check_ranges, grid_points, parse_grid, parse_grid_spec, point_folder
+from .runner import execute
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ def sweep(points: list[dict], function: str | PointFunction | None = None, noteb
     """Check the sweep (:func:`plan_sweep`), then :func:`~lib.experiments.sweep.run_plan` it.
 
     Args:
-        points: parameter dicts (e.g. :func:`lib.book.runner.grid_points` of a grid).
+        points: parameter dicts (e.g. :func:`lib.book.run_parameters.grid_points` of a grid).
         function: a point function or ``"module:function"`` (see :mod:`lib.experiments.sweep_points`).
         notebook: instead, a notebook name (``notebooks/<name>.py``), run into ``output_dir``.
         name: results-cache name (default: the function's ``module.qualname`` or ``notebook_<name>``).
@@ -244,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         report = run_plan(plan, args.scheduler, args.workers, args.retries, connect_timeout_s=args.connect_timeout,
                           watch=Watch(check_s=min(Watch.check_s, args.stall_after), stall_s=args.stall_after),
                           worker_ttl_s=args.worker_ttl)
-    except (SweepError, ValueError, results.CacheError) as err:  # no scheduler, no shared results folder, ...
+    except (SweepError, ValueError, CacheError) as err:  # no scheduler, no shared results folder, ...
         return error(err)
     print(f"[sweep] {report.summary()} (results in {results.results_dir()})", flush=True)
     for failure in report.failures:

@@ -12,41 +12,38 @@ the same parameters get a new entry, and the old one is neither served nor overw
 a generic-CPU run and a host run each compute their own entries.
 
 An entry is a folder holding ``arrays.npz`` and ``meta.json`` (parameters, code digest,
-conditions, SHA-256 of the archive, wall time, provenance). It is written into a temporary folder and
-renamed into place in one step, so a killed writer never leaves a half-written entry
-(stray ``.tmp-*`` folders are ignored, and removed by ``prune``). Concurrent writers of one
-entry are serialized with a file lock (``filelock``, ``<key>.lock``): the second waits, then
-loads what the first wrote. The holder records its pid, host and start in ``<key>.lock.holder``;
-a waiter says once on stderr whom it waits for, and gives up with :class:`CacheError` after
+conditions, SHA-256 of the archive, wall time, provenance); its files, their checks and its lock
+are :mod:`lib.core.cache_entry`'s. It is written into a temporary folder and renamed into place in
+one step, so a killed writer never leaves a half-written entry (stray ``.tmp-*`` folders are
+ignored, and removed by ``prune``). Concurrent writers of one entry are serialized with a file
+lock (``filelock``, ``<key>.lock``): the second waits, then loads what the first wrote. The holder
+records its pid, host and start in ``<key>.lock.holder``; a waiter says once on stderr whom it
+waits for, and gives up with :class:`lib.core.cache_entry.CacheError` after
 ``$REPRO_LOCK_TIMEOUT`` seconds (default two hours). Every unreadable, truncated, edited or
-swapped file (metadata not of :data:`META_SCHEMA` included) raises :class:`CacheError` naming
-the file and what to do; nothing is deleted automatically, and ``prune`` removes only folders
-that are entries by name, files and metadata (:func:`classify`), reporting anything else.
-Files get the user's umask, like any other file the user writes.
+swapped file (metadata not of :data:`lib.core.cache_entry.META_SCHEMA` included) raises
+:class:`lib.core.cache_entry.CacheError` naming the file and what to do; nothing is deleted
+automatically, and ``prune`` removes only folders that are entries by name, files and metadata
+(:func:`classify`), reporting anything else. Files get the user's umask, like any other file the
+user writes.
 
 The results folder is ``$REPRO_RESULTS_DIR`` if set (made absolute against the current
 directory when this module is imported, so processes started from elsewhere — a notebook
 kernel, a Dask worker — inherit the same folder), else ``results/`` at the repository root.
-
-This module is longer than the others (~600 lines) on purpose: writing, locking, reading,
-verifying and pruning an entry are one on-disk format whose invariants (atomic rename, key,
-schema, checksum) each part relies on; split, they would share private helpers across modules.
+This module is the cache itself: where it is, the code digest and provenance of an entry,
+reading, writing and pruning entries, and the command line ``python -m lib.core.results
+prune|stale|digest``.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import hashlib
 import inspect
 import json
-import math
 import os
 import platform
-import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -57,29 +54,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from filelock import FileLock, Timeout
 
+from .cache_entry import (ARRAYS_FILE, KEY_PATTERN, META_FILE, TMP_PATTERN, CacheError, EntryLock, describe_holder,
+                          file_sha256, read_meta, verified_arrays)
 from .cache_key import canonical_json, computation_conditions, describe_conditions, entry_key
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LIB_DIR = Path(__file__).resolve().parents[1]
 RESULTS_ENV = "REPRO_RESULTS_DIR"
 TRACKED_PACKAGES = ("jax", "jaxlib", "numpy", "scipy", "scikit-learn", "m-phate", "neural-tangents")
-ARRAYS_FILE, META_FILE = "arrays.npz", "meta.json"
 SAVEZ_PARAMETERS = frozenset(name for name, p in inspect.signature(np.savez_compressed).parameters.items()
                              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))  # not usable as array names
-LOCK_TIMEOUT_ENV, LOCK_TIMEOUT_S = "REPRO_LOCK_TIMEOUT", 2 * 3600.0  # a writer gives up waiting after this
-LOCK_WAIT_NOTICE = "[results] waiting for cache entry"  # the start of the line a waiting writer prints
-LOCK_NOTICE_AFTER_S, HOLDER_SUFFIX = 1.0, ".holder"  # wait this long silently; ``<key>.lock.holder`` names the holder
-KEY_PATTERN = re.compile(r"[0-9a-f]{20}")  # :func:`entry_key`
-TMP_PATTERN = re.compile(r"\.tmp-([0-9a-f]{20})-[0-9a-f]{8}")  # the temporary folder of :func:`save`
-META_SCHEMA = {"name": "string", "parameters": "object", "code": "string", "sha256": "string", "wall_time_s": "number",
-               "created": "string", "arrays": "object", "provenance": "object", "conditions": "object"}  # as :func:`save` writes
-OPTIONAL_META = frozenset({"conditions"})  # absent from entries written before it was recorded (never served: other keys)
-
-
-class CacheError(RuntimeError):
-    """A cache entry is unreadable, incomplete, or does not belong to the requested parameters and code."""
 
 
 def resolve_results_env() -> None:
@@ -138,14 +123,6 @@ def code_digest() -> str:
     """First 16 hex digits of :func:`digest_files` over :func:`code_files`, read once per process:
     the digest of the code this process loaded (a process started after an edit sees the edit)."""
     return digest_files(code_files())[:16]
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(functools.partial(handle.read, 1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @functools.lru_cache(maxsize=1)
@@ -208,59 +185,6 @@ def _writable_folder(folder: Path) -> Path:
     return folder
 
 
-def _json_type(value: Any) -> str:
-    """The JSON name of a decoded value's type (for error messages)."""
-    kinds = ((bool, "boolean"), (dict, "object"), (list, "array"), (str, "string"), ((int, float), "number"))
-    return next((label for kind, label in kinds if isinstance(value, kind)), "null" if value is None else "?")
-
-
-def check_meta(meta: Any, meta_path: Path) -> dict[str, Any]:
-    """``meta`` if it matches :data:`META_SCHEMA` (a JSON object with every key the cache writes,
-    each of the right type), else :class:`CacheError` naming ``meta_path`` and what is wrong."""
-    if not isinstance(meta, dict):
-        raise CacheError(f"cache metadata {meta_path} holds a JSON {_json_type(meta)}, not an object (edited or "
-                         f"written by something else); delete the folder {meta_path.parent} to recompute")
-    problems = [f"missing key {key!r}" if key not in meta else f"{key!r} is a JSON {_json_type(meta[key])}, not {kind}"
-                for key, kind in META_SCHEMA.items()
-                if (key not in meta and key not in OPTIONAL_META) or (key in meta and _json_type(meta[key]) != kind)]
-    if problems:
-        raise CacheError(f"cache metadata {meta_path} is not the metadata the cache writes ({'; '.join(problems)}); "
-                         f"delete the folder {meta_path.parent} to recompute")
-    return meta
-
-
-def _read_meta(folder: Path) -> dict[str, Any]:
-    """The checked (:func:`check_meta`) metadata of an entry; :class:`CacheError` naming the file otherwise."""
-    meta_path = folder / META_FILE
-    try:
-        meta = json.loads(meta_path.read_text())
-    except FileNotFoundError as err:
-        raise CacheError(f"cache entry {folder} has no {META_FILE} (removed or edited by hand); "
-                         f"delete the folder {folder} to recompute") from err
-    except (OSError, ValueError) as err:
-        raise CacheError(f"cache metadata {meta_path} is unreadable ({err}); delete the folder {folder} to recompute") \
-            from err
-    return check_meta(meta, meta_path)
-
-
-def _verified_arrays(folder: Path, meta: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    npz_path = folder / ARRAYS_FILE
-    try:
-        checksum = file_sha256(npz_path)
-    except OSError as err:
-        raise CacheError(f"cache file {npz_path} is missing or unreadable ({err}); delete the folder {folder} "
-                         "to recompute") from err
-    if checksum != meta["sha256"]:
-        raise CacheError(f"cache file {npz_path} does not match the checksum in {folder / META_FILE} (truncated, "
-                         f"corrupted or replaced); delete the folder {folder} to recompute")
-    try:
-        with np.load(npz_path, allow_pickle=False) as archive:
-            return {k: archive[k] for k in archive.files}
-    except Exception as err:  # a file that passed its checksum but numpy cannot read: report, never guess
-        raise CacheError(f"cache file {npz_path} is unreadable ({type(err).__name__}: {err}); delete the folder "
-                         f"{folder} to recompute") from err
-
-
 def load(name: str, parameters: Mapping[str, Any], directory: Path | None = None,
          conditions: Mapping[str, Any] | None = None) -> dict[str, np.ndarray] | None:
     """The cached arrays for ``parameters`` under the current code and this process's (or the given)
@@ -271,7 +195,7 @@ def load(name: str, parameters: Mapping[str, Any], directory: Path | None = None
     folder = entry_dir(name, parameters, directory, code, conditions)
     if not _is_folder(folder):
         return None
-    meta = _read_meta(folder)
+    meta = read_meta(folder)
     recorded = json.dumps(meta["parameters"], sort_keys=True, separators=(",", ":"))
     if recorded != canonical_json(parameters) or meta["code"] != code or meta["name"] != name \
             or meta.get("conditions") != json.loads(json.dumps(conditions)):
@@ -279,7 +203,7 @@ def load(name: str, parameters: Mapping[str, Any], directory: Path | None = None
                          f"conditions ({describe_conditions(meta.get('conditions', {}))}) of {meta['name']!r} but "
                          f"{dict(parameters)}, code {code} and conditions ({describe_conditions(conditions)}) of "
                          f"{name!r} were requested (edited or moved by hand); delete the folder {folder} to recompute")
-    return _verified_arrays(folder, meta)
+    return verified_arrays(folder, meta)
 
 
 def storable_array(key: object, value: object) -> np.ndarray:
@@ -353,102 +277,6 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
 # ------------------------------------------------------------------ locks that say who holds them
 
 
-def lock_timeout() -> float:
-    """Seconds a writer waits for another process's lock: ``$REPRO_LOCK_TIMEOUT`` or :data:`LOCK_TIMEOUT_S`."""
-    value = os.environ.get(LOCK_TIMEOUT_ENV)
-    try:
-        seconds = LOCK_TIMEOUT_S if value is None else float(value)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds >= 0):
-        raise CacheError(f"{LOCK_TIMEOUT_ENV}={value!r} is not a number of seconds >= 0; unset it "
-                         f"(default {LOCK_TIMEOUT_S:g}) or set e.g. {LOCK_TIMEOUT_ENV}=14400")
-    return seconds
-
-
-def _pid_running(pid: int) -> bool:
-    """Whether process ``pid`` exists on this host (one of another user counts as running)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # PermissionError: it exists but belongs to someone else
-        pass
-    return True
-
-
-def describe_holder(holder_path: Path) -> str:
-    """Who holds a lock, from the record its holder wrote (pid, host, since when, command)."""
-    try:
-        record = json.loads(holder_path.read_text())
-        pid, host, since = record["pid"], record["host"], record["since"]
-        if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
-            raise ValueError(f"pid {pid!r}")
-    except FileNotFoundError:
-        return f"an unknown process (no holder record {holder_path}: a writer running older code?)"
-    except (OSError, ValueError, TypeError, KeyError) as err:
-        return f"an unknown process (holder record {holder_path} is unreadable: {err!r})"
-    text = f"pid {pid} on host {host} since {since} ({record.get('command') or '?'})"
-    if host == socket.gethostname() and not _pid_running(pid):
-        text += (f"; holder pid {pid} is not running: that record is stale, and the lock is held by a "
-                 "process that wrote none (a writer running older code?)")
-    return text
-
-
-class EntryLock:
-    """The inter-process lock of one entry (``<key>.lock``, a ``filelock.FileLock``) that records
-    its holder in ``<key>.lock.holder`` and waits a bounded time, saying once whom it waits for."""
-
-    def __init__(self, lock_path: Path, entry: Path):
-        self.path, self.entry, self._lock = lock_path, entry, FileLock(str(lock_path))
-        self.holder_path = lock_path.with_name(lock_path.name + HOLDER_SUFFIX)
-
-    def try_acquire(self, timeout: float) -> bool:
-        """Take the lock within ``timeout`` seconds and record this process as its holder."""
-        try:
-            self._lock.acquire(timeout=timeout)
-        except Timeout:
-            return False
-        record = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                  "command": " ".join(sys.argv)[:200]}
-        scratch = self.holder_path.with_name(f"{self.holder_path.name}.{os.getpid()}")
-        with contextlib.suppress(OSError):  # advisory: without it, waiters only cannot say who holds the lock
-            scratch.write_text(json.dumps(record))
-            os.replace(scratch, self.holder_path)  # whole, never half-written
-        return True
-
-    def acquire(self) -> None:
-        """Take the lock, saying once on stderr who holds it if that takes over :data:`LOCK_NOTICE_AFTER_S`;
-        :class:`CacheError` naming the entry, the holder and the timeout after :func:`lock_timeout` seconds."""
-        timeout = lock_timeout()
-        deadline = time.monotonic() + timeout
-        if self.try_acquire(min(LOCK_NOTICE_AFTER_S, timeout)):
-            return
-        if deadline > time.monotonic():
-            print(f"{LOCK_WAIT_NOTICE} {self.entry}: its lock {self.path} is held by "
-                  f"{describe_holder(self.holder_path)}; giving up after {timeout:g} s ({LOCK_TIMEOUT_ENV})",
-                  file=sys.stderr, flush=True)
-            if self.try_acquire(max(0.0, deadline - time.monotonic())):
-                return
-        raise CacheError(f"gave up after {timeout:g} s ({LOCK_TIMEOUT_ENV}) waiting for cache entry {self.entry}: "
-                         f"its lock {self.path} is held by {describe_holder(self.holder_path)}; wait for that "
-                         f"process, stop it, or set {LOCK_TIMEOUT_ENV} to a longer time in seconds")
-
-    def release(self) -> None:
-        """Remove this process's holder record, then release the lock."""
-        try:
-            self.holder_path.unlink(missing_ok=True)
-        finally:
-            self._lock.release()
-
-    def __enter__(self) -> EntryLock:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        self.release()
-
-
 def lock_for(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> EntryLock:
     """The inter-process lock serializing writers of one entry (a ``.lock`` file beside it)."""
     folder = entry_dir(name, parameters, directory)
@@ -465,7 +293,7 @@ def cached(name: str, parameters: Mapping[str, Any], compute: Callable[[], Mappi
     """Load the result of ``compute`` for ``parameters`` from disk, computing and saving it if absent.
 
     Two processes asking for the same missing entry: one computes, the other waits for the
-    lock (at most :func:`lock_timeout` seconds) and loads the finished entry."""
+    lock (at most :func:`lib.core.cache_entry.lock_timeout` seconds) and loads the finished entry."""
     found = load(name, parameters, directory)
     if found is not None:
         return found
@@ -487,7 +315,7 @@ def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None
     if not _is_folder(folder):
         raise CacheError(f"no cache entry {folder} for {name} with parameters {dict(parameters)} under the current "
                          "code; compute it first (lib.core.results.cached)")
-    return _read_meta(folder)
+    return read_meta(folder)
 
 
 # ------------------------------------------------------------------ maintenance: only ever real entries
@@ -495,7 +323,7 @@ def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None
 
 def classify(folder: Path, code: str) -> tuple[str, str]:
     """``(kind, reason)`` of a folder ``<results>/<name>/<folder>``: ``current`` or ``stale`` (an entry,
-    by name, files and :func:`check_meta`, of this or other code), ``interrupted`` (a :func:`save`
+    by name, files and :func:`lib.core.cache_entry.check_meta`, of this or other code), ``interrupted`` (a :func:`save`
     folder of a killed writer) or ``skipped`` (anything else: never touched; the reason says why)."""
     try:
         if folder.is_symlink():
@@ -507,7 +335,7 @@ def classify(folder: Path, code: str) -> tuple[str, str]:
                          if p.name not in (ARRAYS_FILE, META_FILE) or p.is_symlink() or not p.is_file())
         if foreign:
             return "skipped", f"it holds {', '.join(foreign)}, which the cache never writes"
-        meta = None if interrupted else _read_meta(folder)
+        meta = None if interrupted else read_meta(folder)
     except (OSError, CacheError) as err:
         return "skipped", str(err)
     if meta is None:

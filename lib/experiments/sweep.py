@@ -10,17 +10,18 @@ function's sane bounds need ``allow_large``. Sweeps of whole notebooks, and the
 command line ``python -m lib.book.sweep_command``, are built on this module in
 :mod:`lib.book.sweep_command`.
 
-Execution is Dask's: by default a ``LocalCluster`` with one single-threaded worker process
-per CPU core of this machine; with a scheduler address (which must answer within
-``connect_timeout_s``), an existing cluster whose workers run the same code and see the same
-results folder (checked before submitting). A point that raises is retried ``retries`` times,
-then reported with its parameters and traceback while the other points finish; a point whose
-worker dies (killed, out of memory) is rescheduled by Dask on another worker (up to the
-scheduler's ``distributed.scheduler.allowed-failures``, 3 by default); a result the cache could
-not store and read back (:func:`storable_arrays`) is reported at once and never written. While
-waiting, a sweep reports workers that die or stop responding, and stalls (:class:`StallMonitor`);
-it never stops a point itself: the scheduler restarts or drops a worker that sent no heartbeat
-for its ``worker-ttl`` and resubmits its points, and the report says by when
+Execution is Dask's, on the cluster of :mod:`lib.experiments.sweep_cluster`: by default a
+``LocalCluster`` with one single-threaded worker process per CPU core of this machine; with a
+scheduler address (which must answer within ``connect_timeout_s``), an existing cluster whose
+workers run the same code and see the same results folder (checked before submitting). A point
+that raises is retried ``retries`` times, then reported with its parameters and traceback while
+the other points finish; a point whose worker dies (killed, out of memory) is rescheduled by Dask
+on another worker (up to the scheduler's ``distributed.scheduler.allowed-failures``, 3 by
+default); a result the cache could not store and read back (:func:`storable_arrays`) is reported
+at once and never written. While waiting, a sweep reports workers that die or stop responding,
+and stalls (:class:`lib.experiments.sweep_watch.StallMonitor`); it never stops a point itself:
+the scheduler restarts or drops a worker that sent no heartbeat for its ``worker-ttl`` and
+resubmits its points, and the report says by when
 (:func:`lib.experiments.sweep_watch.drop_after_s`). A sweep reports which cache entries it
 computed, which another process wrote meanwhile, and every failed point (:class:`SweepReport`).
 """
@@ -28,40 +29,28 @@ computed, which another process wrote meanwhile, and every failed point (:class:
 from __future__ import annotations
 
 import importlib
-import logging
-import os
 import re
 import sys
 import time
 import traceback
-import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core import cache_key, results
+from ..core import cache_entry, cache_key, results
 from ..core.validation import LARGE_RUN_HINT, allow_large_runs, large_runs
 from . import sweep_table
+from .sweep_cluster import (CONNECT_TIMEOUT_S, SweepError, check_shared_results, dask_client, one_line,
+                            worker_conditions)
 from .sweep_watch import (StallMonitor, Watch, check_seconds, dropping_text, points_text, scheduler_ttl,
                           watched_batches)
 
-SCHEDULER_ENV = "REPRO_DASK_SCHEDULER"
-CONNECT_TIMEOUT_S = 5.0  # an existing scheduler must answer within this
 LOADED = "loaded"  # what run_point returns for an entry another process wrote after the sweep looked
 PointFunction = Callable[[dict], Mapping[str, np.ndarray]]
 # Parameters of the call that stores a result (results.save): a key named so would be taken as one.
-
-
-class SweepError(RuntimeError):
-    """A sweep cannot run, or a point's result cannot be kept."""
-
-
-class ClusterError(SweepError):
-    """The Dask cluster cannot run the sweep (no scheduler at the address, no workers, or
-    workers without the results folder)."""
 
 
 class UnstorableResult(SweepError):
@@ -312,131 +301,12 @@ def describe_error(err: BaseException) -> str:
     return one_line(f"{type(err).__name__}: {err}")
 
 
-def one_line(err: object) -> str:
-    """``str(err)`` on one line (messages of some libraries span several)."""
-    return re.sub(r"\s*\n\s*", " ", str(err)).strip() or type(err).__name__
-
-
-def local_worker_count() -> int:
-    """CPU cores available to this process."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def connect(address: str, timeout_s: float = CONNECT_TIMEOUT_S):
-    """A ``distributed.Client`` of the scheduler at ``address``: ``ValueError`` if the address is
-    malformed, :class:`ClusterError` naming it if no scheduler answers within ``timeout_s``."""
-    from dask.distributed import Client
-
-    timeout_s = check_seconds("connect_timeout_s", timeout_s)
-    try:
-        probe_scheduler(address, timeout_s)
-        return Client(address, timeout=timeout_s)
-    except ValueError as err:
-        raise ValueError(f"scheduler address {address!r} is not valid ({one_line(err)}); expected e.g. "
-                         "tcp://host:8786") from None
-    except (OSError, TimeoutError) as err:
-        reason = "connected, but no Dask handshake came back" if type(err) is TimeoutError else connect_reason(err)
-        raise ClusterError(f"no Dask scheduler answered at {address} within {timeout_s:g} s (last attempt: {reason}); "
-                           f"start one there, or fix --scheduler / ${SCHEDULER_ENV}") from None
-
-
-def connect_reason(err: OSError) -> str:
-    """Why ``distributed`` could not connect: its last attempt's error (the cause of the error it
-    raises after retrying until the timeout), without the connector's repr."""
-    cause = err.__cause__ or err
-    if isinstance(cause, TimeoutError) and not str(cause):
-        return "timed out"
-    return re.sub(r"^in <[^>]*>: ", "", one_line(cause))
-
-
-def probe_scheduler(address: str, timeout_s: float) -> None:
-    """Open and close one Dask connection to ``address``, handshake included, within ``timeout_s``
-    (twice that, +1 s): ``distributed`` bounds the connection, not the handshake, so a port that accepts
-    and never answers would hold ``Client(address)`` forever. Runs in its own thread and event loop."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    from distributed.comm import connect as open_comm
-
-    async def handshake() -> None:
-        comm = await asyncio.wait_for(open_comm(address, timeout=timeout_s), 2 * timeout_s + 1.0)
-        await comm.close()
-
-    with ThreadPoolExecutor(1) as thread:
-        thread.submit(asyncio.run, handshake()).result()
-
-
-@contextmanager
-def dask_client(scheduler: str | None = None, n_workers: int | None = None,
-                connect_timeout_s: float = CONNECT_TIMEOUT_S, worker_ttl_s: float | None = None) -> Iterator:
-    """A ``distributed.Client``: to ``scheduler`` (or ``$REPRO_DASK_SCHEDULER``) if given (see
-    :func:`connect`), else to a new ``LocalCluster`` of ``n_workers`` (default: one per core)
-    single-threaded processes, whose scheduler restarts or drops a worker that sent no heartbeat
-    for ``worker_ttl_s`` (default: ``distributed.scheduler.worker-ttl``, 5 minutes unless
-    configured; see :func:`lib.experiments.sweep_watch.drop_after_s`)."""
-    from dask.distributed import Client, LocalCluster
-
-    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
-        raise ValueError(f"scheduler must be an address like tcp://host:8786, got {scheduler!r}")
-    address = scheduler or os.environ.get(SCHEDULER_ENV)
-    if address:
-        if n_workers is not None:
-            raise ValueError("n_workers sizes the local cluster only; an existing cluster keeps its workers")
-        if worker_ttl_s is not None:
-            raise ValueError("worker_ttl_s configures the local cluster only; an existing scheduler keeps its own "
-                             "distributed.scheduler.worker-ttl")
-        with connect(address, connect_timeout_s) as client:
-            yield client
-        return
-    n_workers = local_worker_count() if n_workers is None else n_workers
-    ttl = {} if worker_ttl_s is None else {"worker_ttl": check_seconds("worker_ttl_s", worker_ttl_s)}
-    # At the local cluster's teardown a worker process still releasing its libraries after 4 s is
-    # killed, and the nanny logs a warning that is expected there; only then are its warnings quiet
-    # (errors still show, and a failure inside the block leaves every message as it is).
-    nanny_log = logging.getLogger("distributed.nanny")
-    level = nanny_log.level
-    try:
-        with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          scheduler_kwargs={"dashboard_address": "localhost:0", **ttl}) as cluster, \
-                Client(cluster) as client:
-            yield client
-            nanny_log.setLevel(logging.ERROR)
-    finally:
-        nanny_log.setLevel(level)
-
-
-def _sees_file(name: str) -> bool:
-    return (results.results_dir() / name).exists()
-
-
-def check_shared_results(client) -> None:
-    """Fail unless every worker sees this process's results folder (a probe file written here)."""
-    folder = results.results_dir()
-    probe = folder / f".sweep-probe-{uuid.uuid4().hex}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe.touch()
-    except OSError as err:
-        raise SweepError(f"cannot write to the results folder {folder} ({one_line(err)}); check "
-                         f"{results.RESULTS_ENV}") from None
-    try:
-        seen = client.run(_sees_file, probe.name)
-    finally:
-        probe.unlink()
-    blind = sorted(worker for worker, ok in seen.items() if not ok)
-    if not seen:
-        raise ClusterError("the Dask cluster has no workers")
-    if blind:
-        raise ClusterError(f"workers {blind} do not see the results folder {folder}: mount it on every worker "
-                           "and point REPRO_RESULTS_DIR at it there")
-
-
 def sweep(points: list[dict], function: str | PointFunction, name: str | None = None,
           allow_large: bool | None = None, **options) -> SweepReport:
     """Check the sweep (:func:`plan_function_sweep`), then :func:`run_plan` it; ``options`` go to ``run_plan``.
 
     Args:
-        points: parameter dicts (e.g. :func:`lib.book.runner.grid_points` of a grid).
+        points: parameter dicts (e.g. :func:`lib.book.run_parameters.grid_points` of a grid).
         function: a point function or ``"module:function"`` (see :mod:`lib.experiments.sweep_points`).
         name: results-cache name (default: the function's ``module.qualname``).
         allow_large: accept sizes above the function's sane bounds (None: ``$REPRO_ALLOW_LARGE``).
@@ -471,10 +341,12 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
         retries: extra attempts for a point that raises.
         progress: print the number of cached points and show a tqdm bar over points.
         client: an existing ``distributed.Client`` to use instead (``scheduler``, ``n_workers`` unused).
-        connect_timeout_s: how long ``scheduler`` has to answer (:class:`ClusterError` after that).
+        connect_timeout_s: how long ``scheduler`` has to answer
+            (:class:`lib.experiments.sweep_cluster.ClusterError` after that).
         watch: when to report lost, silent or stalled workers while waiting (default :class:`Watch`).
         log: where those reports go (default: a line on stderr, above the progress bar).
-        worker_ttl_s: the local cluster's ``worker_ttl_s`` (see :func:`dask_client`).
+        worker_ttl_s: the local cluster's ``worker_ttl_s`` (see
+            :func:`lib.experiments.sweep_cluster.dask_client`).
     """
     from tqdm import tqdm
 
@@ -524,23 +396,11 @@ def partition(plan: Plan, report: SweepReport) -> list[tuple[dict, dict]]:
         first[entry] = point
         try:
             done = results.load(plan.name, key, conditions=report.conditions) is not None
-        except results.CacheError as err:
+        except cache_entry.CacheError as err:
             report.failures.append(Failure(point, f"CacheError: {err}", ""))
             continue
         (report.skipped if done else todo).append(point if done else (point, key))
     return todo
-
-
-def worker_conditions(client, expected: dict) -> dict:
-    """The computation conditions (:func:`lib.core.cache_key.computation_conditions`) the cluster's
-    workers compute under (``expected`` when it has none yet); :class:`SweepError` when workers
-    differ, since each would write entries the others cannot read."""
-    found = {cache_key.conditions_digest(c): c for c in client.run(cache_key.computation_conditions).values()}
-    if len(found) > 1:
-        raise SweepError(f"the cluster's workers compute under {len(found)} different conditions "
-                         f"({'; '.join(cache_key.describe_conditions(c) for c in found.values())}); start every "
-                         "worker with one environment on one CPU type")
-    return next(iter(found.values()), expected)
 
 
 def collect(future, point: dict, report: SweepReport) -> None:

@@ -1,0 +1,110 @@
+"""The chapters' notebooks: which there are (:data:`NOTEBOOKS`, in the order the runner starts them),
+where each one's source is, and what that source holds.
+
+Book layer, below :mod:`lib.book.runner` and :mod:`lib.book.run_parameters`. A chapter's source is
+``notebooks/<name>.py`` (percent format); its paired ``notebooks/<name>.ipynb`` must hold the same
+cells (:func:`check_paired`, one line naming both files otherwise), so that the runner, sweeps,
+papermill and JupyterLab never run two versions of one chapter. From the source come the defaults of
+its ``parameters`` cell (:func:`notebook_parameters`), its range checks (the first code cell after
+that one, :func:`check_cell_source`) and whether it reads or writes summary records
+(:func:`reads_summaries`, :func:`writes_summary`).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from ..core.results import REPO_ROOT
+
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+NOTEBOOKS = (  # the order they start in: with --jobs, the continuum first (four chapters read it), then the
+    # one-core chapters so that two cores finish them together (08 takes as long as the rest; 02 before 03,
+    # which reads it), then the other chapters that use every core
+    "10_rich_lazy_continuum",
+    "08_entk_over_training",
+    "04_multitask_representations",
+    "13_rival_theories",
+    "02_smg_validation",
+    "03_epntk",
+    "05_multitask_performance",
+    "09_your_own_network",
+    "00_quickstart",
+    "01_one_step_entk",
+    "11_explorer",
+    "06_correlation_analysis",
+    "12_prediction_horizon",
+    "07_reproduction_summary",  # last: it collects the summary records of the others
+)
+
+
+class ParameterError(ValueError):
+    """A runner parameter (name, value or grid) that cannot be run; raised before any kernel starts."""
+
+
+def notebook_source(name: str) -> Path:
+    """``notebooks/<name>.py``; a name not in :data:`NOTEBOOKS` is a :class:`ParameterError`."""
+    if name not in NOTEBOOKS:
+        raise ParameterError(f"notebook must be one of {list(NOTEBOOKS)}, got {name!r}")
+    return NOTEBOOK_DIR / f"{name}.py"
+
+
+class PairMismatch(ValueError):
+    """A notebook's ``.py`` source and its paired ``.ipynb`` hold different cells."""
+
+
+def _cells(path: Path) -> list[tuple]:
+    import jupytext
+
+    return [(c.cell_type, c.source, dict(c.metadata)) for c in jupytext.read(path).cells]
+
+
+def check_paired(source: Path) -> None:
+    """Refuse (:class:`PairMismatch`, one line naming both files) a percent-format ``source`` whose paired
+    ``.ipynb`` differs in any cell's type, source or metadata (metadata compared as mappings, so key
+    order does not count); an ``.ipynb`` that does not exist is no mismatch."""
+    source = Path(source)
+    paired = source.with_suffix(".ipynb")
+    if not paired.exists():
+        return
+    ours, theirs = _cells(source), _cells(paired)
+    if ours != theirs:
+        where = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+        raise PairMismatch(f"{source} and {paired} differ (cell {where}; {len(ours)} and {len(theirs)} cells): the "
+                           f".py is the source; make it hold what you want, then run .venv/bin/jupytext --to ipynb "
+                           f"{source}")
+
+
+def notebook_parameters(name: str) -> dict[str, object]:
+    """The defaults of ``notebooks/<name>.py``'s ``parameters`` cell (every ``name = literal``)."""
+    import jupytext
+
+    cells = [c for c in jupytext.read(notebook_source(name)).cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ParameterError(f"notebooks/{name}.py must have exactly one cell tagged 'parameters', found {len(cells)}")
+    defaults = {}
+    for statement in ast.parse(cells[0].source).body:
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            raise ParameterError(f"the parameters cell of notebooks/{name}.py may only hold 'name = literal' lines")
+        defaults[statement.targets[0].id] = ast.literal_eval(statement.value)
+    return defaults
+
+
+
+def check_cell_source(name: str) -> str:
+    """The source of ``notebooks/<name>.py``'s first code cell after its ``parameters`` cell: the
+    notebook's range checks, which must do no work besides checking."""
+    import jupytext
+
+    cells = [c for c in jupytext.read(notebook_source(name)).cells if c.cell_type == "code"]
+    index = next(i for i, c in enumerate(cells) if "parameters" in c.metadata.get("tags", []))
+    return cells[index + 1].source if index + 1 < len(cells) else ""
+
+
+def reads_summaries(name: str) -> bool:
+    return "summary.load(" in notebook_source(name).read_text()
+
+
+def writes_summary(name: str) -> bool:
+    return "summary.record(" in notebook_source(name).read_text()
