@@ -163,7 +163,7 @@ HOLDER = """
     import sys, time
     from pathlib import Path
     from filelock import FileLock
-    from lib.core import results
+    from lib.core import cache_entry
     lock_path, entry, kind = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
     if kind == "entry":  # this code: records itself as the holder
         held = cache_entry.EntryLock(lock_path, entry)
