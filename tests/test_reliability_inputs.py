@@ -6,6 +6,8 @@ of the Fisher interval and of the leading vector of a zero matrix."""
 
 from __future__ import annotations
 
+import inspect
+import tracemalloc
 from types import SimpleNamespace
 
 import jax
@@ -13,13 +15,17 @@ import numpy as np
 import psutil
 import pytest
 
-from lib.analyses import entk_vectors, within_scale
+from lib.analyses import controls, entk_vectors, horizon, within_scale
 from lib.analyses.continuum_points import choose_learning_rate
+from lib.analyses.rival_continuum import check_fit_seeds
 from lib.book import chapter_parameters as cp
-from lib.book import runner
+from lib.book import parameter_checks, runner
+from lib.book.notebook_sources import notebook_parameters
 from lib.core import training
 from lib.core.models import MultitaskNet
 from lib.core.tasks import TaskEnvironment
+from lib.experiments.horizon_snapshots import snapshot_iterations
+from lib.experiments.schedules import check_schedule_parameters
 
 
 @pytest.fixture(autouse=True)
@@ -33,9 +39,9 @@ def sixteen_gib(monkeypatch):
     monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=16 * 2**30))
 
 
-def check(name: str, allow_large: bool = False, **changes):
-    """Chapter ``name``'s checker on the book's parameters with ``changes``."""
-    parameters = {**runner.notebook_parameters(name), **runner.PROFILES["full"].get(name, {}), **changes}
+def check(name: str, allow_large: bool = False, profile: str = "full", **changes):
+    """Chapter ``name``'s checker on the book's parameters (of ``profile``) with ``changes``."""
+    parameters = {**notebook_parameters(name), **runner.PROFILES[profile].get(name, {}), **changes}
     if allow_large:
         with cp.large_runs(True):
             return cp.check_chapter(name, parameters, allow_large=True)
@@ -130,6 +136,28 @@ def test_an_error_names_the_chapters_own_parameter(name, changes, message):
     one_line(error)
 
 
+def test_the_shared_checks_name_the_callers_parameters():
+    with pytest.raises(ValueError, match=r"^pair_n_pairs must be an integer in \[2, 200\]"):
+        check_schedule_parameters(300, {"ET": 0, "LR": 100}, {"ET": 1000, "LR": 1000}, "pair_n_pairs")
+    with pytest.raises(ValueError, match=r"^pair_iterations\['LR'\] must be a multiple of 100"):
+        check_schedule_parameters(4, {"ET": 0, "LR": 100}, {"ET": 1000, "LR": 150}, iterations_name="pair_iterations")
+    with pytest.raises(ValueError, match=r"^pair_fractions must be a non-empty 1-D list"):
+        snapshot_iterations([0.0, 2.0], 100, fractions_name="pair_fractions")
+    with pytest.raises(ValueError, match=r"^continuum_fit_seeds must be distinct seeds in \[30, .*analysed seed "
+                                         r"0\.\.29 of converged_seeds = 30"):
+        check_fit_seeds([5], 30, fit_seeds_name="continuum_fit_seeds", n_analysed_name="converged_seeds")
+    with pytest.raises(ValueError, match=r"^converged_seeds must be an integer >= 1"):
+        check_fit_seeds([5], 0, n_analysed_name="converged_seeds")
+
+
+@pytest.mark.parametrize("parameter", ["first_seeds", "iterations"])
+def test_schedule_parameters_with_keys_of_mixed_types_are_a_one_line_error(parameter):
+    parameters = {"first_seeds": {"ET": 0, "LR": 100}, "iterations": {"ET": 1000, "LR": 1000}, parameter: {1: 0, "a": 0}}
+    with pytest.raises(ValueError, match=rf"^{parameter} must be a dict with keys \['ET', 'LR'\]") as error:
+        check_schedule_parameters(4, **parameters)
+    one_line(error)
+
+
 @pytest.mark.parametrize("name, parameter", [
     ("05_multitask_performance", "first_seeds"), ("06_correlation_analysis", "iterations"),
     ("08_entk_over_training", "node_every"), ("08_entk_over_training", "check_iterations"),
@@ -158,6 +186,10 @@ def test_one_hidden_unit_trains_with_the_numba_engine_as_with_the_reference():
     ("10_rich_lazy_continuum", dict(n_resamples=10**9), r"^n_resamples and n_permutations: .* fit in the 16 GiB"),
     ("06_correlation_analysis", dict(n_resamples=10**9), r"^n_resamples x the 200 networks .* must fit in the 16 GiB"),
     ("05_multitask_performance", dict(n_verdict_pairs=10**9), r"^n_verdict_pairs: the plan's seeds, .* 16 GiB"),
+    ("04_multitask_representations", dict(n_permutations=10**9),
+     r"^n_permutations: the shuffled-label null .* 16 GiB .*, got about 5\.4e\+04 GiB"),
+    ("12_prediction_horizon", dict(n_resamples=10**9),
+     r"^n_resamples: the bootstrap of the earliest fraction, .* 16 GiB .*, got about 142 GiB"),
 ])
 def test_resampling_larger_than_the_memory_is_refused_even_when_allowed(sixteen_gib, name, changes, message):
     with pytest.raises(ValueError, match=message) as error:
@@ -165,8 +197,34 @@ def test_resampling_larger_than_the_memory_is_refused_even_when_allowed(sixteen_
     assert "no --allow-large lifts this" in one_line(error)
 
 
-def test_the_books_resampling_plan_fits_in_the_memory(sixteen_gib):
-    check("10_rich_lazy_continuum")
+@pytest.mark.parametrize("profile", ["full", "quick"])
+@pytest.mark.parametrize("name", ["04_multitask_representations", "06_correlation_analysis",
+                                  "10_rich_lazy_continuum", "12_prediction_horizon"])
+def test_the_books_resampling_plans_fit_in_the_memory(sixteen_gib, name, profile):
+    check(name, profile=profile)
+
+
+def traced_peak(function, *args) -> int:
+    """The most bytes that ``function(*args)`` held at once, as tracemalloc (which sees NumPy's arrays) counts."""
+    tracemalloc.start()
+    try:
+        function(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_resampling_byte_counts_are_the_arrays_the_code_allocates():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 12, 500)
+    peak = traced_peak(controls.eta_squared_permutation, rng.normal(size=(500, 9)), labels, 300)
+    assert 0.95 < peak / parameter_checks.shuffle_null_bytes(500, 12, 300) < 1.1
+    values, groups = rng.normal(size=(9, 3, 8)), np.repeat([0, 1], 4)
+    peak = traced_peak(horizon.earliest_fraction_interval, values, rng.normal(size=8), groups, [0.0, 0.1, 0.2], 0.5,
+                       4000)
+    assert 0.95 < peak / parameter_checks.bootstrap_interval_bytes(9, 4000) < 1.1
+    assert parameter_checks.STRUCTURE_PATTERNS == inspect.signature(
+        controls.run_initial_structure).parameters["n_train"].default
 
 
 # --- numerical edges ------------------------------------------------------------------------------

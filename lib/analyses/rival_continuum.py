@@ -49,15 +49,19 @@ from ..experiments.route_learning import run_route_learning
 CONTINUUM_PREDICTORS_A = ("two-point theory", "t=0 eNTK", "linearized at t=0", "targets control", "distance at t=0")
 
 
-def check_fit_seeds(fit_seeds, n_analysed: int) -> tuple[int, ...]:
+def check_fit_seeds(fit_seeds, n_analysed: int, fit_seeds_name: str = "fit_seeds",
+                    n_analysed_name: str = "n_analysed") -> tuple[int, ...]:
     """``fit_seeds`` as a tuple, or ValueError unless they are >= 1 distinct seeds outside the analysed
     seeds 0..n_analysed-1 and below the learning-rate selection seeds
-    (:data:`lib.analyses.continuum_points.LR_SELECTION_SEED`...)."""
-    n_analysed = check_int("n_analysed", n_analysed, minimum=1)
-    seeds = tuple(check_seeds("fit_seeds", fit_seeds))
+    (:data:`lib.analyses.continuum_points.LR_SELECTION_SEED`...). ``fit_seeds_name``,
+    ``n_analysed_name`` are the caller's names of the two (chapter 13's ``continuum_fit_seeds``,
+    ``converged_seeds``), used in the messages."""
+    n_analysed = check_int(n_analysed_name, n_analysed, minimum=1)
+    seeds = tuple(check_seeds(fit_seeds_name, fit_seeds))
     if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < n_analysed or max(seeds) >= LR_SELECTION_SEED:
-        raise ValueError(f"fit_seeds must be distinct seeds in [{n_analysed}, {LR_SELECTION_SEED}) (never an analysed "
-                         f"seed 0..{n_analysed - 1}, nor a learning-rate selection seed), got {fit_seeds!r}")
+        raise ValueError(f"{fit_seeds_name} must be distinct seeds in [{n_analysed}, {LR_SELECTION_SEED}) (never an "
+                         f"analysed seed 0..{n_analysed - 1} of {n_analysed_name} = {n_analysed}, nor a learning-rate "
+                         f"selection seed), got {fit_seeds!r}")
     return seeds
 
 

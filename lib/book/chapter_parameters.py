@@ -33,7 +33,7 @@ from .chapter_parameters_beyond import (CONFIRMATORY_FIRST_SEED,  # noqa: F401 (
                                         check_live_explorer, check_prediction_horizon, check_rich_lazy_continuum,
                                         check_rival_theories)
 from .parameter_checks import (G_RANGE, LR_MAXIMUM, Plan,  # noqa: F401 (G_RANGE, LR_MAXIMUM: re-exported)
-                               check_schedule_plan, correlation_report_bytes)
+                               STRUCTURE_PATTERNS, check_schedule_plan, correlation_report_bytes, shuffle_null_bytes)
 
 
 # --- 00, 01: the quickstart and the one-step eNTK -------------------------------------------------
@@ -131,6 +131,12 @@ def check_multitask_representations(architecture, schedule, n_iterations, n_entk
     check_choice("show_swapped_architecture", show_swapped_architecture, (True, False))
     check_size("n_swapped_pairs", n_swapped_pairs, minimum=2, sane_maximum=100)
     check_size("n_permutations", n_permutations, minimum=100, sane_maximum=100_000)
+    env = TaskEnvironment(*ARCHITECTURES[architecture])
+    n_groups = max(env.n_stimulus_units, env.n_tasks)  # the null's groupings: routed input unit, task
+    check_memory(f"n_permutations: the shuffled-label null of one network, (n_permutations + 1) label sets x "
+                 f"{STRUCTURE_PATTERNS} patterns x (8 + 9 x {n_groups} groups) bytes "
+                 f"(lib.book.parameter_checks.shuffle_null_bytes; n_permutations={n_permutations})",
+                 shuffle_null_bytes(STRUCTURE_PATTERNS, n_groups, n_permutations))
 
 
 def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split,

@@ -16,12 +16,13 @@ import numpy as np
 from ..analyses.continuum_points import LR_SELECTION_SEED
 from ..analyses.continuum_sweeps import scale_grid
 from ..analyses.explorer import check_explorer
+from ..analyses.horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS
 from ..analyses.within_scale import resampling_bytes
 from ..core.validation import (check_int, check_learning_rate, check_memory, check_number_list, check_positive_float,
-                               check_seeds, check_size, check_workload, renamed)
-from .parameter_checks import (G_RANGE, Plan, check_continuum_training, check_converged_continuum,
-                               check_converged_runs, check_phase_lengths, check_schedule_plan,
-                               correlation_report_bytes)
+                               check_seeds, check_size, check_workload)
+from .parameter_checks import (G_RANGE, Plan, bootstrap_interval_bytes, check_continuum_training,
+                               check_converged_continuum, check_converged_runs, check_phase_lengths,
+                               check_schedule_plan, correlation_report_bytes)
 
 
 # --- 10: the rich-lazy continuum ------------------------------------------------------------------
@@ -134,6 +135,10 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
         raise ValueError(f"fractions must start at 0 (t=0), got {fractions!r}")
     snapshot_iterations(fractions, converged_iterations["single"])
     check_size("n_resamples", n_resamples, minimum=100, sane_maximum=100_000)
+    n_predictors = len(KERNEL_PREDICTORS) + len(RIVAL_PREDICTORS)
+    check_memory(f"n_resamples: the bootstrap of the earliest fraction, 8 bytes x n_resamples x (2 x {n_predictors} "
+                 f"predictors + 1) (lib.book.parameter_checks.bootstrap_interval_bytes; n_resamples={n_resamples})",
+                 bootstrap_interval_bytes(n_predictors, n_resamples))
     check_workload("the horizon's kernels, len(converged_scales) x converged_seeds x len(fractions) snapshots, each "
                    "two eNTKs on n_train x n_train inputs (the defaults: 1350 snapshots)",
                    len(converged_scales) * converged_seeds * len(fractions), 20_000)
@@ -141,17 +146,15 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
     check_number_list("finetune_fractions", finetune_fractions, 0.0, 0.5, increasing=True, min_length=2)
     if float(finetune_fractions[0]) != 0.0:
         raise ValueError(f"finetune_fractions must start at 0 (the start of fine-tuning), got {finetune_fractions!r}")
-    with renamed({"fractions": "finetune_fractions"}):
-        snapshot_iterations(finetune_fractions, converged_iterations["finetune"])
+    snapshot_iterations(finetune_fractions, converged_iterations["finetune"], "finetune_fractions")
     pair_plan = check_schedule_plan(pair_n_pairs, pair_first_seeds, pair_iterations, "pair_n_pairs", "pair_first_seeds",
                                     "pair_iterations")
     check_int("pair_block", pair_block, minimum=1, maximum=pair_n_pairs)
     check_number_list("pair_fractions", pair_fractions, 0.0, 0.5, increasing=True, min_length=2)
     if float(pair_fractions[0]) != 0.0:
         raise ValueError(f"pair_fractions must start at 0 (t=0), got {pair_fractions!r}")
-    with renamed({"fractions": "pair_fractions"}):
-        for n_iterations in pair_iterations.values():
-            snapshot_iterations(pair_fractions, n_iterations)
+    for n_iterations in pair_iterations.values():
+        snapshot_iterations(pair_fractions, n_iterations, "pair_fractions")
     check_workload("the pairs' horizon kernels, 2 schedules x 2 x pair_n_pairs networks x len(pair_fractions) "
                    "snapshots, each two eNTKs on 500 x 500 inputs and 9 eigendecompositions (the defaults: 400)",
                    4 * pair_n_pairs * len(pair_fractions), 4_000)
@@ -179,8 +182,7 @@ def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seed
     check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                               n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden,
                               converged_only, n_train_name="converged_n_train", n_hidden_name="converged_n_hidden")
-    with renamed({"fit_seeds": "continuum_fit_seeds", "n_analysed": "converged_seeds"}):
-        check_fit_seeds(continuum_fit_seeds, converged_seeds)
+    check_fit_seeds(continuum_fit_seeds, converged_seeds, "continuum_fit_seeds", "converged_seeds")
     check_size("continuum_fit_snapshots", continuum_fit_snapshots, minimum=3, sane_maximum=1000)
     if converged_iterations["single"] % (continuum_fit_snapshots - 1):
         raise ValueError(f"continuum_fit_snapshots - 1 must divide converged_iterations['single'] "

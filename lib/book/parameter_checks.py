@@ -8,16 +8,17 @@ the init-scale and learning-rate ranges (:data:`G_RANGE`, :data:`LR_MAXIMUM`), a
 chapter 10's continuum networks, which chapters 12 and 13 read from its cache
 (:func:`check_converged_continuum`, one checker for both, whose messages use each notebook's own
 parameter names); the standard/large pairs' schedules under each chapter's names
-(:func:`check_schedule_plan`); the memory of the correlation reports' resamples
-(:func:`correlation_report_bytes`). Each raises ValueError naming the parameter, the value and the
-allowed values.
+(:func:`check_schedule_plan`); the memory that resampling counts take: the correlation reports'
+resamples (:func:`correlation_report_bytes`), chapter 04's label shuffles (:func:`shuffle_null_bytes`)
+and chapter 12's bootstrap (:func:`bootstrap_interval_bytes`). Each check raises ValueError naming the
+parameter, the value and the allowed values.
 """
 
 from __future__ import annotations
 
 from ..analyses.continuum_points import LR_SELECTION_SEED
-from ..core.validation import (FLOAT32_LR_RANGE, check_choice, check_int, check_keys, check_learning_rate,
-                               check_memory, check_number_list, check_seed, check_size, renamed)
+from ..core.validation import (FLOAT32_LR_RANGE, check_choice, check_int, check_learning_rate, check_memory,
+                               check_number_list, check_seed, check_size)
 from ..experiments.schedules import SCHEDULES, check_schedule_parameters
 
 Plan = dict[str, tuple[tuple[int, ...], int]]  # schedule -> (seeds, n_iterations)
@@ -35,15 +36,12 @@ def check_schedule_plan(n_pairs, first_seeds, iterations, n_pairs_name="n_pairs"
                         iterations_name="iterations") -> Plan:
     """:func:`lib.experiments.schedules.check_schedule_parameters` (schedule -> (seeds, n_iterations))
     with the chapter's names of its three parameters in the messages (chapter 12's ``pair_n_pairs``,
-    ``pair_first_seeds``, ``pair_iterations``, ...); the dicts' keys are checked first, so that keys
-    of mixed types give a one-line error."""
-    check_keys(first_seeds_name, first_seeds, sorted(SCHEDULES))
-    check_keys(iterations_name, iterations, sorted(SCHEDULES))
+    ``pair_first_seeds``, ``pair_iterations``, ...), after checking that the plan's seeds fit in the
+    memory available (even with --allow-large)."""
     n_pairs = check_int(n_pairs_name, n_pairs, minimum=2)
     check_memory(f"{n_pairs_name}: the plan's seeds, {PLAN_BYTES_PER_PAIR} bytes per pair (each schedule's tuple "
                  f"and set of Python ints)", PLAN_BYTES_PER_PAIR * n_pairs)
-    with renamed({"n_pairs": n_pairs_name, "first_seeds": first_seeds_name, "iterations": iterations_name}):
-        return check_schedule_parameters(n_pairs, first_seeds, iterations)
+    return check_schedule_parameters(n_pairs, first_seeds, iterations, n_pairs_name, first_seeds_name, iterations_name)
 
 
 def correlation_report_bytes(n_networks: int, n_resamples: int) -> int:
@@ -52,6 +50,25 @@ def correlation_report_bytes(n_networks: int, n_resamples: int) -> int:
     n_networks) arrays of 8 bytes (random keys, their argsort, the shuffled predictor and
     :func:`lib.analyses.stats._batch_pearson`'s centred and squared copies)."""
     return 64 * n_resamples * n_networks
+
+
+STRUCTURE_PATTERNS = 500  # chapter 04's t=0 structure's training patterns (run_initial_structure's n_train)
+
+
+def shuffle_null_bytes(n_patterns: int, n_groups: int, n_permutations: int) -> int:
+    """Bytes that :func:`lib.analyses.controls.eta_squared_permutation` holds at once for
+    ``n_patterns`` labelled patterns in ``n_groups`` groups and ``n_permutations`` label shuffles:
+    for each of the n_permutations + 1 label sets, its row of int64 labels (8 bytes per pattern) and
+    its rows of the one-hot comparison as bool and as float64 (9 bytes per pattern and group)."""
+    return (n_permutations + 1) * n_patterns * (8 + 9 * n_groups)
+
+
+def bootstrap_interval_bytes(n_predictors: int, n_resamples: int) -> int:
+    """Bytes that :func:`lib.analyses.horizon.earliest_fraction_interval` holds at once for
+    ``n_predictors`` predictors and ``n_resamples`` resamples: the (n_resamples, n_predictors)
+    float64 first fractions, :func:`numpy.quantile`'s copy of them and its work array of
+    n_resamples 8-byte entries."""
+    return 8 * n_resamples * (2 * n_predictors + 1)
 
 
 # --- the continuum's runs, as chapter 10 trains them and chapters 12 and 13 read them -------------

@@ -11,7 +11,6 @@ import contextlib
 import math
 import numbers
 import os
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -100,18 +99,6 @@ def check_keys(name: str, value: Any, keys: Iterable[Any]) -> dict:
     if not isinstance(value, dict) or set(value) != set(keys):
         raise ValueError(f"{name} must be a dict with keys {keys}, got {value!r}")
     return value
-
-
-@contextlib.contextmanager
-def renamed(names: dict[str, str]):
-    """Within the block, the message of a ``ValueError`` names each parameter ``old`` of
-    ``names`` (a whole word) as ``names[old]``: a chapter that hands its own parameters to a
-    shared check (which names them by its own arguments) reports them under the chapter's names."""
-    try:
-        yield
-    except ValueError as err:
-        pattern = re.compile(r"(?<![\w'\"])(" + "|".join(map(re.escape, names)) + r")(?![\w'\"])")
-        raise ValueError(pattern.sub(lambda m: names[m.group(1)], str(err))) from None
 
 
 def check_seeds(name: str, value: Any, distinct: bool = False) -> tuple[int, ...]:

@@ -29,17 +29,18 @@ from ..core.validation import check_int, check_positive_float, check_seeds
 HORIZON_FRACTIONS = (0.0, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
 
 
-def snapshot_iterations(fractions, n_iterations: int) -> np.ndarray:
+def snapshot_iterations(fractions, n_iterations: int, fractions_name: str = "fractions") -> np.ndarray:
     """(F,) iterations round(f * n_iterations) of the fractions (F,) of a phase of ``n_iterations``;
-    fractions must be in [0, 1] and their iterations strictly increasing."""
+    fractions must be in [0, 1] and their iterations strictly increasing. ``fractions_name`` is the
+    caller's name of ``fractions`` (chapter 12's ``pair_fractions``, ...), used in the messages."""
     check_int("n_iterations", n_iterations, minimum=1)
     f = np.asarray(fractions, np.float64)
     if f.ndim != 1 or f.size == 0 or not np.all((f >= 0) & (f <= 1)):
-        raise ValueError(f"fractions must be a non-empty 1-D list of numbers in [0, 1], got {fractions!r}")
+        raise ValueError(f"{fractions_name} must be a non-empty 1-D list of numbers in [0, 1], got {fractions!r}")
     iterations = np.rint(f * n_iterations).astype(int)
     if np.any(np.diff(iterations) <= 0):
-        raise ValueError(f"fractions must give strictly increasing iterations of {n_iterations}, got {iterations.tolist()} "
-                         f"from {list(fractions)}")
+        raise ValueError(f"{fractions_name} must give strictly increasing iterations of {n_iterations}, got "
+                         f"{iterations.tolist()} from {list(fractions)}")
     return iterations
 
 

@@ -23,7 +23,7 @@ from ..core.engines import DEFAULT_ENGINE, Engine, check_engine
 from ..core.entk_variants import ENTK_VARIANTS
 from ..core.patterns import unique_patterns
 from ..core.training import SummedLosses, multitask_loss, train_many
-from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
+from ..core.validation import check_choice, check_int, check_keys, check_seed, check_seeds, check_size
 
 PHASES = ("single", "finetune")
 
@@ -352,26 +352,29 @@ def run_early_phases(env: TaskEnvironment, schedule: str, seeds, start_finetune:
     return out
 
 
-def check_schedule_parameters(n_pairs, first_seeds, iterations) -> dict[str, tuple[tuple[int, ...], int]]:
+def check_schedule_parameters(n_pairs, first_seeds, iterations, n_pairs_name: str = "n_pairs",
+                              first_seeds_name: str = "first_seeds",
+                              iterations_name: str = "iterations") -> dict[str, tuple[tuple[int, ...], int]]:
     """Validate the notebooks' schedule parameters; return schedule -> (seeds, n_iterations).
 
     ``first_seeds`` and ``iterations`` are dicts keyed by schedule name ("ET", "LR"); seeds of
-    different schedules must not overlap (fresh networks per schedule)."""
-    check_size("n_pairs", n_pairs, minimum=2, sane_maximum=200)
-    for name, value in (("first_seeds", first_seeds), ("iterations", iterations)):
-        if not isinstance(value, dict) or sorted(value) != sorted(SCHEDULES):
-            raise ValueError(f"{name} must be a dict with keys {sorted(SCHEDULES)}, got {value!r}")
+    different schedules must not overlap (fresh networks per schedule). ``n_pairs_name``,
+    ``first_seeds_name``, ``iterations_name`` are the caller's names of the three (chapter 12's
+    ``pair_n_pairs``, ...), used in the messages."""
+    check_size(n_pairs_name, n_pairs, minimum=2, sane_maximum=200)
+    for name, value in ((first_seeds_name, first_seeds), (iterations_name, iterations)):
+        check_keys(name, value, sorted(SCHEDULES))
     plan = {}
     for schedule in SCHEDULES:
-        first = check_seed(f"first_seeds[{schedule!r}]", first_seeds[schedule])
-        check_seed(f"first_seeds[{schedule!r}] + n_pairs - 1", first + n_pairs - 1)
-        n_it = check_size(f"iterations[{schedule!r}]", iterations[schedule], minimum=100, sane_maximum=100_000)
+        first = check_seed(f"{first_seeds_name}[{schedule!r}]", first_seeds[schedule])
+        check_seed(f"{first_seeds_name}[{schedule!r}] + {n_pairs_name} - 1", first + n_pairs - 1)
+        n_it = check_size(f"{iterations_name}[{schedule!r}]", iterations[schedule], minimum=100, sane_maximum=100_000)
         if n_it % 100:
-            raise ValueError(f"iterations[{schedule!r}] must be a multiple of 100 (101 snapshots), got {n_it}")
+            raise ValueError(f"{iterations_name}[{schedule!r}] must be a multiple of 100 (101 snapshots), got {n_it}")
         plan[schedule] = (tuple(range(first, first + n_pairs)), n_it)
     seeds = [set(s) for s, _ in plan.values()]
     if seeds[0] & seeds[1]:
-        raise ValueError(f"first_seeds must give disjoint seed ranges for the schedules, got {first_seeds!r}")
+        raise ValueError(f"{first_seeds_name} must give disjoint seed ranges for the schedules, got {first_seeds!r}")
     return plan
 
 
