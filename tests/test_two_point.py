@@ -159,6 +159,24 @@ def test_scale_summary_shows_the_plateau_to_decay_transition():
     assert out["plateau_theory"][0, 0] > 10 and out["plateau_theory"][1, 0] < 0.2
 
 
+def test_a_diverging_learning_rate_is_a_one_line_error_naming_it_and_its_gain():
+    # at gain 2.5 the book's rate is 0.0004; 0.1 overflows within the first snapshots on every seed
+    with pytest.raises(ValueError, match=r"^tp_learning_rates\[1\] = 0\.1 makes gradient descent diverge at "
+                                         r"tp_gains\[1\] = 2\.5: .* not finite by step \d+ of 200 \(seeds \[0, 1\]\)"
+                       ) as error:
+        tp.scale_summary(gains=(0.6, 2.5), learning_rates=(0.02, 0.1), fit_seeds=(0,), test_seeds=(1,), n_steps=200,
+                         gains_name="tp_gains", learning_rates_name="tp_learning_rates")
+    assert "\n" not in str(error.value)
+
+
+def test_first_divergent_snapshots():
+    hidden, outputs = np.zeros((3, 4, 2, 5)), np.zeros((3, 4, 2, 1))
+    hidden[1, 2, 0, 3], outputs[2, 1, 1, 0] = np.inf, np.nan
+    hidden[2, 3] = np.nan
+    run = {"hidden": hidden, "outputs": outputs}
+    np.testing.assert_array_equal(tp.first_divergent_snapshots(run), [-1, 2, 1])
+
+
 def test_fit_recovers_the_rates_and_predicts_held_out_trajectories():
     times = np.linspace(0.0, 20.0, 101)
     train = tp.integrate_two_point((0.02, 1e-4, 0.005), times, *RATES, DX2, DY2)

@@ -45,7 +45,7 @@ the linearised matrix dynamics (Eq. 17) for a scalar hidden unit, where Eq. 7 is
 extractor on hand-built pairs; one simulated step against finite-difference gradient descent; the
 network's lazy regime (distance kept), rich regime (plateau, Eq. 36 with rates fitted on another
 seed, A_low's proportionality to ``|dx| |dy|``) and the plateau-to-decay transition; rate recovery
-and held-out prediction on ODE-generated trajectories; bad inputs.
+and held-out prediction on ODE-generated trajectories; bad inputs, a diverging learning rate among them.
 """
 
 from __future__ import annotations
@@ -328,6 +328,14 @@ def simulate_two_point(gains, seeds, learning_rates, n_steps: int = 3000, depth:
             "inputs": x, "targets": y}
 
 
+def first_divergent_snapshots(run: dict[str, np.ndarray]) -> np.ndarray:
+    """(R,) for each run of :func:`simulate_two_point`, the index of its first snapshot whose hidden
+    layer or outputs are not finite (gradient descent diverged by then: snapshot k is step k x
+    record_every), -1 for a run that stayed finite."""
+    finite = np.isfinite(run["hidden"]).all(axis=(2, 3)) & np.isfinite(run["outputs"]).all(axis=(2, 3))  # (R, T)
+    return np.where(finite.all(axis=1), -1, np.argmin(finite, axis=1))
+
+
 def simulated_trajectories(run: dict[str, np.ndarray]) -> np.ndarray:
     """(R, T, 3) pair variables (a, b, w) of every run of :func:`simulate_two_point`."""
     return np.stack([pair_variables(h, o, run["targets"]).as_array() for h, o in zip(run["hidden"], run["outputs"])])
@@ -385,28 +393,53 @@ def fit_effective_rates(times, trajectories, input_dist2: float, target_dist2: f
     return {"rate_h": float(rate_h), "rate_y": float(rate_y), "fit_error": float(np.sqrt(np.mean(best.fun**2)))}
 
 
+def _check_converging(run: dict[str, np.ndarray], seeds, i: int, gains_name: str, learning_rates_name: str,
+                      gain: float, rate: float, record_every: int, n_steps: int) -> None:
+    """ValueError naming ``learning_rates_name[i]`` and ``gains_name[i]`` if a run of
+    :func:`simulate_two_point` (one per seed of ``seeds``, all at ``gain`` and ``rate``) diverged.
+    Whether gradient descent on this deep network diverges has no cheap exact test before
+    simulating: the linearised network's bound, rate < 4 / lambda_max(J J^T) with J the (2, params)
+    Jacobian of the outputs at init, is not the threshold (at the book's gains, runs at 1.5 to 5
+    times that bound converge after a catapult, and the factor varies with gain and seed)."""
+    first = first_divergent_snapshots(run)
+    diverged = np.flatnonzero(first >= 0)
+    if diverged.size:
+        raise ValueError(f"{learning_rates_name}[{i}] = {rate!r} makes gradient descent diverge at {gains_name}[{i}] "
+                         f"= {gain!r}: the two-point network's outputs are not finite by step "
+                         f"{int(first[diverged].min()) * record_every} of {n_steps} (seeds "
+                         f"{[seeds[k] for k in diverged]}); use a smaller learning rate for this gain")
+
+
 def scale_summary(gains=DEFAULT_GAINS, learning_rates=DEFAULT_LEARNING_RATES, fit_seeds=(0, 1), test_seeds=(2, 3),
                   n_steps: int = 3000, depth: int = 4, width: int = 100, input_gap: float = 0.5,
-                  target_gap: float = 1.0, record_every: int = 20) -> dict[str, np.ndarray]:
+                  target_gap: float = 1.0, record_every: int = 20, gains_name: str = "gains",
+                  learning_rates_name: str = "learning_rates") -> dict[str, np.ndarray]:
     """Per initial gain (G of them): rates fitted jointly on the ``fit_seeds`` runs, then on each of
-    the S ``test_seeds`` runs theory vs simulation. Keys: ``gain``, ``rate_h``, ``rate_y``,
+    the S ``test_seeds`` runs theory vs simulation; a gain whose runs diverge at its learning rate is
+    a ValueError naming both (``gains_name``, ``learning_rates_name``: the caller's names of the two,
+    chapter 13's ``tp_gains``, ``tp_learning_rates``). Keys: ``gain``, ``rate_h``, ``rate_y``,
     ``fit_error``, ``rich_limit`` (A_low) (G,); ``heldout_error``, ``initial_rep_dist2``,
     ``final_sim``, ``final_theory`` (Eq. 36 from the run's initial state), ``final_rel_error``,
     ``plateau_sim``, ``plateau_theory`` (:func:`plateau_length` of the run and of Eq. 7 from its
     initial state), ``plateau_rel_error`` (G, S)."""
-    gains = check_number_list("gains", list(gains), 0.0, 100.0, include_minimum=False)
+    gains = check_number_list(gains_name, list(gains), 0.0, 100.0, include_minimum=False)
     fit_seeds, test_seeds = check_seeds("fit_seeds", fit_seeds), check_seeds("test_seeds", test_seeds)
-    learning_rates = check_number_list("learning_rates", list(learning_rates), 0.0, 1.0, distinct=False,
+    learning_rates = check_number_list(learning_rates_name, list(learning_rates), 0.0, 1.0, distinct=False,
                                        include_minimum=False)
     if len(learning_rates) != len(gains):
-        raise ValueError(f"learning_rates must have one entry per gain ({len(gains)}), got {len(learning_rates)}")
+        raise ValueError(f"{learning_rates_name} must have one entry per gain ({len(gains)}), got "
+                         f"{len(learning_rates)}")
     if set(fit_seeds) & set(test_seeds):
         raise ValueError(f"fit_seeds and test_seeds must not overlap, got {fit_seeds} and {test_seeds}")
     check_positive_float("target_gap", target_gap)  # a plateau needs distinct targets
     seeds = fit_seeds + test_seeds
-    runs = [simulate_two_point([g] * len(seeds), seeds, [r] * len(seeds), n_steps, depth, width, input_gap,
-                               target_gap, record_every)  # one gain per call keeps the weights cache-sized
-            for g, r in zip(gains, learning_rates)]
+    runs = []
+    for i, (g, r) in enumerate(zip(gains, learning_rates)):
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverging run is reported below
+            run = simulate_two_point([g] * len(seeds), seeds, [r] * len(seeds), n_steps, depth, width, input_gap,
+                                     target_gap, record_every)  # one gain per call keeps the weights cache-sized
+        _check_converging(run, seeds, i, gains_name, learning_rates_name, g, r, record_every, n_steps)
+        runs.append(run)
     traj = np.stack([simulated_trajectories(run) for run in runs])  # (G, seeds, T, 3)
     times = np.stack([run["times"] for run in runs])
     dx2, dy2 = input_gap**2, target_gap**2
