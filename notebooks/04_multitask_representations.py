@@ -39,7 +39,7 @@
 # | `first_seed` | first pair seed (the same networks as the performance chapter) | integer >= 0 |
 # | `show_swapped_architecture` | also analyse the other architecture (Fig 20) | bool |
 # | `n_swapped_pairs` | pairs of the other architecture | integer >= 2 |
-# | `n_permutations` | label shuffles of the null for the $t=0$ structure | integer >= 100 |
+# | `n_permutations` | label shuffles of the null for the $t=0$ structure | integer in [100, 100 000]; more with `--allow-large` while the null's 58 kB per shuffle fit in the memory available (no `--allow-large` lifts that) |
 # :::
 
 # %% tags=["parameters"]

@@ -55,7 +55,7 @@
 # | `n_pairs` | pairs per schedule | integer >= 2 |
 # | `first_seeds` | first pair seed per schedule | dict `{"ET": int, "LR": int}`, disjoint ranges |
 # | `iterations` | iterations per phase per schedule | dict, multiples of 100 |
-# | `n_resamples` | bootstrap resamples and permutations | integer >= 100 |
+# | `n_resamples` | bootstrap resamples and permutations | integer in [100, 1 000 000]; more with `--allow-large` while 64 bytes x 4 `n_verdict_pairs` per resample fit in the memory available (no `--allow-large` lifts that) |
 # | `split` | train/test sampling of the main analysis | `"iid"`, `"disjoint"` |
 # | `large_scaling` | large init of the main analysis: x10 on both layers or on layer 1 only | `"both_layers"`, `"layer1_only"` |
 # | `compare_choices` | also compute the table with the other split and the other large-init scaling | bool |

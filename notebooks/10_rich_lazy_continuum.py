@@ -57,7 +57,7 @@
 # | `hidden_scales` | init scales with the hidden layer scaled only | non-empty list of distinct numbers in [0.0001, 1e6] |
 # | `n_seeds` | evaluated networks per scale and learning rate | integer in [3, 200] |
 # | `n_lr_seeds` | held-out networks per scale and candidate learning rate | integer in [1, 50] |
-# | `lr_candidates` | learning rates to choose from per scale | non-empty list of distinct positive numbers |
+# | `lr_candidates` | learning rates to choose from per scale | non-empty list of distinct numbers in [1.175e-38, 3.403e+38], float32's normal range (a smaller rate is 0 in float32, a larger one inf) |
 # | `iterations` | iterations of the single-task (and linearized, and 11-task) run, fine-tuning, held-out route, learning-rate choice | dict, multiples of 10 in [10, 100 000] |
 # | `n_train` | training and test patterns per phase | integer in [24, 2000] |
 # | `n_hidden` | hidden units of every network (the paper: 200) | integer in [1, 2000] |
@@ -73,6 +73,9 @@
 # Besides these maxima, the short continuum's training work ((scales) x (networks x iterations) x `n_train` x
 # `n_hidden`, 3.4e10 at the defaults) and the converged continuum's (6.1e10) are each limited to 5e11, and `n_resamples` (`n_permutations`) x the networks of the largest
 # bootstrap (permutation test) to 2e7 numbers; larger runs need `--allow-large` (`python -m lib.book.runner`).
+# The resamples must also fit in the memory available, which no `--allow-large` lifts: the within-scale tests hold
+# about 8 bytes x (`n_resamples` + 2 `n_permutations`) per network of the largest setting, the robustness pairs'
+# correlations 64 bytes x 4 `n_pairs` per resample.
 #
 # The defaults are sized for the book's time budget on a 2-core machine (the sizes of this
 # run are stated below the sweep): the short continuum's iteration counts are far below the

@@ -33,10 +33,10 @@
 # :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
-# | `converged_scales`, `converged_seeds`, `first_block`, `converged_iterations`, `lr_candidates`, `n_lr_seeds`, `lr_choice_iterations`, `n_train`, `n_hidden` | the converged continuum of the continuum chapter (its values there: the runs and outcomes are read from its cache) | as in the continuum chapter; `converged_seeds` >= 4 |
+# | `converged_scales`, `converged_seeds`, `first_block`, `converged_iterations`, `lr_candidates`, `n_lr_seeds`, `lr_choice_iterations`, `n_train`, `n_hidden` | the converged continuum of the continuum chapter (its values there: the runs and outcomes are read from its cache) | as in the continuum chapter (`lr_candidates` in float32's normal range [1.175e-38, 3.403e+38]); `converged_seeds` >= 4 |
 # | `fractions` | fractions f of the single-task phase at which the networks are observed | increasing list of >= 3 numbers in [0, 0.5], starting at 0, giving distinct iterations |
 # | `converged_only` | analyse only the networks whose single-task training converged (the quick profile, too short to converge, analyses all) | True or False |
-# | `n_resamples` | bootstrap resamples for the interval of the earliest fraction | integer in [100, 100000] |
+# | `n_resamples` | bootstrap resamples for the interval of the earliest fraction | integer in [100, 100000]; more with `--allow-large` while its 152 bytes per resample fit in the memory available (no `--allow-large` lifts that) |
 # | `pair_first_seeds`, `pair_iterations`, `pair_n_pairs` | the paper's standard/large pairs: the performance chapter's verdict pairs (its `first_seeds`, `iterations`, `n_verdict_pairs`; their runs are read from its cache) | as in that chapter; `pair_n_pairs` >= 4 |
 # | `pair_block` | pairs per cached block of the schedule runs (the performance chapter's `n_pairs`, so its cache entries are read) | integer in [1, `pair_n_pairs`] |
 # | `pair_fractions` | fractions f of the single-task phase at which the pairs are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations |

@@ -40,14 +40,14 @@
 # :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
-# | `tp_gains`, `tp_learning_rates` | initial gains of the two-point network (Xavier-normal x gain) and one learning rate each | increasing list of >= 2 gains in (0, 100]; as many rates in (0, 1] |
-# | `tp_fit_seeds`, `tp_test_seeds` | seeds of the two-point networks that fit the effective rates, and the held-out ones | disjoint non-empty lists of seeds >= 10 |
+# | `tp_gains`, `tp_learning_rates` | initial gains of the two-point network (Xavier-normal x gain) and one learning rate each | increasing list of >= 2 gains in (0, 100]; as many rates in (0, 1]; a rate at which gradient descent diverges at its gain stops the chapter with an error naming both |
+# | `tp_fit_seeds`, `tp_test_seeds` | seeds of the two-point networks that fit the effective rates, and the held-out ones | disjoint non-empty lists of distinct seeds >= 10 |
 # | `tp_steps`, `tp_width` | gradient steps and hidden width of the two-point network (depth 4) | integers in [100, 100 000], [2, 2000] |
 # | `scales` | initial scales g of the multitask networks (both layers scaled, as the continuum chapter) | increasing list of numbers in [1e-4, 1e6]; the first is "small" |
 # | `first_seed`, `n_seeds` | the multitask networks' seeds: first_seed, first_seed + 1, ... | first_seed >= 10; n_seeds >= 2 |
 # | `n_fit` | networks per scale (the first seeds) that fit the two-point rates; the others are held out | integer in [1, n_seeds - 1] |
 # | `learning_rate`, `n_iterations`, `n_snapshots`, `n_hidden`, `n_train` | full-batch gradient descent of the multitask networks on single tasks | n_iterations a multiple of n_snapshots - 1 |
-# | `converged_scales`, `converged_seeds`, `first_block`, `converged_iterations`, `lr_candidates`, `n_lr_seeds`, `lr_choice_iterations`, `converged_n_train`, `converged_n_hidden` | the converged continuum of the continuum chapter, read from its cache (the prediction-horizon chapter's parameters of the same names; its `n_train`, `n_hidden` renamed here) | as in the continuum chapter; `converged_seeds` >= 4 |
+# | `converged_scales`, `converged_seeds`, `first_block`, `converged_iterations`, `lr_candidates`, `n_lr_seeds`, `lr_choice_iterations`, `converged_n_train`, `converged_n_hidden` | the converged continuum of the continuum chapter, read from its cache (the prediction-horizon chapter's parameters of the same names; its `n_train`, `n_hidden` renamed here) | as in the continuum chapter (`lr_candidates` in float32's normal range [1.175e-38, 3.403e+38]); `converged_seeds` >= 4 |
 # | `converged_only` | analyse only the continuum's networks whose single-task training converged (the quick profile, too short to converge, analyses all) | True or False |
 # | `continuum_fit_seeds`, `continuum_fit_snapshots` | held-out networks per scale (never analysed) trained like the continuum, with snapshots, to fit the two-point rates | distinct seeds >= converged_seeds; snapshots - 1 dividing the single-task iterations |
 # :::
