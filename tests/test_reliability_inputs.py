@@ -152,7 +152,8 @@ def test_the_shared_checks_name_the_callers_parameters():
 
 @pytest.mark.parametrize("parameter", ["first_seeds", "iterations"])
 def test_schedule_parameters_with_keys_of_mixed_types_are_a_one_line_error(parameter):
-    parameters = {"first_seeds": {"ET": 0, "LR": 100}, "iterations": {"ET": 1000, "LR": 1000}, parameter: {1: 0, "a": 0}}
+    parameters = {"first_seeds": {"ET": 0, "LR": 100}, "iterations": {"ET": 1000, "LR": 1000},
+                  parameter: {1: 0, "a": 0}}
     with pytest.raises(ValueError, match=rf"^{parameter} must be a dict with keys \['ET', 'LR'\]") as error:
         check_schedule_parameters(4, **parameters)
     one_line(error)
