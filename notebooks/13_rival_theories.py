@@ -134,7 +134,7 @@ from lib.experiments import route_learning, two_point
 
 env = TaskEnvironment()
 tp_summary = two_point.scale_summary(tp_gains, tp_learning_rates, tuple(tp_fit_seeds), tuple(tp_test_seeds), tp_steps,
-                                     width=tp_width)
+                                     width=tp_width, gains_name="tp_gains", learning_rates_name="tp_learning_rates")
 tp_examples = rt.two_point_examples(tp_summary, tp_learning_rates, tp_test_seeds[0], tp_steps, width=tp_width)
 seeds = tuple(range(first_seed, first_seed + n_seeds))
 runs = {g: route_learning.run_route_learning(env, seeds, g, learning_rate, n_iterations, n_snapshots, n_hidden,
