@@ -83,14 +83,16 @@ def _replace(tree, key, value):
     return {**tree, key: value}
 
 
+FLOAT32_RATES = r"learning_rates must be .*the normal float32 numbers"
+
 BAD_TRAINING_CALLS = {
     "learning rates shorter than the batch": (lambda p, d: (p, d, np.array([0.1])), "same leading size"),
     "parameters for more networks than data": (
         lambda p, d: ({k: np.concatenate([v, v]) for k, v in p.items()}, d, np.full(2, 0.1)), "same leading size"),
     "data for more networks than parameters": (
         lambda p, d: (p, {k: np.concatenate([v, v]) for k, v in d.items()}, np.full(2, 0.1)), "same leading size"),
-    "an infinite learning rate": (lambda p, d: (p, d, np.array([0.1, np.inf])), "positive finite"),
-    "a NaN learning rate": (lambda p, d: (p, d, np.array([0.1, np.nan])), "positive finite"),
+    "an infinite learning rate": (lambda p, d: (p, d, np.array([0.1, np.inf])), FLOAT32_RATES),
+    "a NaN learning rate": (lambda p, d: (p, d, np.array([0.1, np.nan])), FLOAT32_RATES),
     "NaN in the inputs": (lambda p, d: (p, _replace(d, "x_train", np.where(d["x_train"] > 0, np.nan, 0.0)),
                                         np.full(2, 0.1)), r"data\['x_train'\] must be finite"),
     "inf in the weights": (lambda p, d: (_replace(p, "w_output", p["w_output"] * np.inf), d, np.full(2, 0.1)),

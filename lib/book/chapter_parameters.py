@@ -2,7 +2,7 @@
 
 Each notebook's first code cell after its ``parameters`` cell calls its chapter's checker once;
 the runner executes that cell for every planned run before the first notebook starts
-(:func:`lib.book.runner.check_ranges`), so a bad value stops the whole run at once. A checker
+(:func:`lib.book.run_parameters.check_ranges`), so a bad value stops the whole run at once. A checker
 raises ValueError naming the parameter, the value and the allowed values; sizes above a
 chapter's sane maximum (hours of computation) pass only with ``allow_large`` (None: the runner's
 ``--allow-large``), sizes above a hard maximum never. :data:`CHECKERS` maps each notebook to its
@@ -169,7 +169,7 @@ def check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, sp
 # --- 07: the reproduction summary -----------------------------------------------------------------
 def check_reproduction_summary(chapters) -> None:
     """Chapter 07: ``chapters`` a non-empty list of the book's notebook names."""
-    from .runner import NOTEBOOKS
+    from .notebook_sources import NOTEBOOKS
 
     if not isinstance(chapters, list) or not chapters or any(c not in NOTEBOOKS for c in chapters):
         raise ValueError(f"chapters must be a non-empty list of notebook names from {list(NOTEBOOKS)}, "

@@ -320,8 +320,7 @@ def _report_lock_waits(name: str, notices: list[str]) -> None:
     """Say in the runner's log that ``name`` waited for cache entries another process was computing."""
     for notice in notices:
         print(f"[runner] {name} waited for a results-cache entry another process was computing and then used "
-              f"its result (not an error, and not shown on the page; if that process is a chapter of this run, "
-              f"lib.book.concurrent_runs.RUNS_AFTER can order the two): {notice}", flush=True)
+              f"its result (not an error, and not shown on the page): {notice}", flush=True)
 
 
 def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, profile: str = "full",
