@@ -283,3 +283,54 @@ def test_workers_of_different_conditions_are_refused_and_the_workers_conditions_
         sweep_cluster.worker_conditions(Client(here, other), here)
     assert sweep_cluster.worker_conditions(Client(other, other), here) == other
     assert sweep_cluster.worker_conditions(Client(), here) == here  # no worker yet: what a new local worker will use
+
+
+def echo_labels(parameters: dict) -> dict:
+    return {"text": np.array(repr(parameters["labels"]))}
+
+
+def test_a_sweep_over_colliding_dict_values_computes_one_entry_per_distinct_value(results_tmp, monkeypatch):
+    """{1: 'x'} and {'1': 'x'} (and True/'true', None/'null', 1.0/'1.0') once shared a cache key: a
+    sweep reported 8 computed while 4 entries existed and four rows held another point's result."""
+    values = [{1: "x"}, {"1": "x"}, {True: "x"}, {"true": "x"}, {None: "x"}, {"null": "x"}, {1.0: "x"}, {"1.0": "x"}]
+
+    class Client:  # computes each submitted point in this process, under this process's conditions
+        def submit(self, function, *args, **kwargs):
+            return FinishedFuture(function(*args))
+
+        def run(self, function):
+            return {"in-process": function()}
+
+    monkeypatch.setattr(sweep, "check_shared_results", lambda client: None)
+    monkeypatch.setattr(sweep, "scheduler_ttl", lambda client: ())
+    monkeypatch.setattr(sweep, "watched_batches", lambda futures, *args: iter([list(futures)]))
+    points = [{"labels": value} for value in values]
+    report = sweep.sweep(points, echo_labels, name="labels", client=Client(), progress=False)
+    assert len(report.computed) == len(values) and not report.same_entry and not report.skipped
+    assert len([p for p in (results_tmp / "labels").iterdir() if p.is_dir()]) == len(values)
+    assert [str(r["text"]) for r in report.load()] == [repr(value) for value in values]
+
+
+def test_a_float64_a_generic_target_and_a_host_run_each_compute_their_own_entry(results_tmp):
+    """Three processes on one cache: the host's float32, JAX_ENABLE_X64=1 and NUMBA_CPU_NAME=generic
+    each compute (and record) their own entry of the same name and parameters; a second host run
+    computes nothing."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, numpy as np; from lib.core import results; calls = []; "
+            "results.cached('conditions', {'seed': 0}, lambda: calls.append(1) or {'a': np.zeros(1)}); "
+            "print(json.dumps(len(calls)))")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_CPU", "JAX_ENABLE"))}
+    base["REPRO_RESULTS_DIR"] = str(results_tmp)
+    computed = []
+    for extra in ({}, {"JAX_ENABLE_X64": "1"}, {"NUMBA_CPU_NAME": "generic"}, {}):
+        done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1],
+                              env=base | extra, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        computed.append(json.loads(done.stdout))
+    assert computed == [1, 1, 1, 0]
+    metas = [json.loads((p / "meta.json").read_text()) for p in (results_tmp / "conditions").iterdir() if p.is_dir()]
+    described = sorted((m["conditions"]["float64"], m["conditions"]["numba_cpu"] == "generic") for m in metas)
+    assert described == [(False, False), (False, True), (True, False)]
