@@ -247,3 +247,12 @@ def test_leading_vector_of_a_zero_matrix_is_refused():
     entk[1] = 0.0
     with pytest.raises(ValueError, match=r"^entk\[k\] must have a nonzero entry for every output k.*k in \[1\]"):
         entk_vectors.leading_vectors(entk)
+
+
+def test_quickstart_iterations_must_be_a_multiple_of_100_as_its_table_says():
+    """Chapter 00's parameter table promises a multiple of 100; 150 passed the check and failed in the run."""
+    from lib.book.chapter_parameters import check_quickstart
+
+    with pytest.raises(ValueError, match=r"n_iterations must be a multiple of 100 .* got 150"):
+        check_quickstart(0, "ET", 150, 200, "principled")
+    check_quickstart(0, "ET", 200, 200, "principled")

@@ -42,6 +42,8 @@ def check_quickstart(seed, schedule, n_iterations, n_hidden, entk_variant) -> No
     check_seed("seed", seed)
     check_choice("schedule", schedule, SCHEDULES)
     check_size("n_iterations", n_iterations, minimum=100, sane_maximum=100_000)
+    if n_iterations % 100:
+        raise ValueError(f"n_iterations must be a multiple of 100 (the run records 101 snapshots), got {n_iterations}")
     check_size("n_hidden", n_hidden, minimum=1, sane_maximum=5000)
     check_choice("entk_variant", entk_variant, ENTK_VARIANTS)
 
