@@ -256,3 +256,13 @@ def test_quickstart_iterations_must_be_a_multiple_of_100_as_its_table_says():
     with pytest.raises(ValueError, match=r"n_iterations must be a multiple of 100 .* got 150"):
         check_quickstart(0, "ET", 150, 200, "principled")
     check_quickstart(0, "ET", 200, 200, "principled")
+
+
+def test_the_runner_refuses_a_dict_parameter_with_mixed_key_types_in_one_line(tmp_path):
+    """The runner's pre-flight once serialised parameters with sorted JSON keys and crashed on
+    {'single': 100, 1: 5} with a 21-line TypeError before the chapter's check could refuse it."""
+    from lib.book.notebook_sources import ParameterError
+    from lib.book.run_parameters import check_ranges
+
+    with pytest.raises(ParameterError, match=r"10_rich_lazy_continuum: iterations must be a dict with the keys"):
+        check_ranges([("10_rich_lazy_continuum", {"iterations": {"single": 100, 1: 5}}, tmp_path)])

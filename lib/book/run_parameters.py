@@ -157,7 +157,7 @@ def check_ranges(runs: list[tuple[str, dict, Path]], allow_large: bool = False, 
     :class:`ParameterError` naming the notebook."""
     jobs, seen = [], set()
     for name, parameters, _ in runs:
-        key = json.dumps([name, parameters], sort_keys=True)
+        key = (name, repr(parameters))  # repr, not JSON: a dict whose keys mix types is the checks' to refuse
         if key not in seen:
             seen.add(key)
             jobs.append((name, parameters))
