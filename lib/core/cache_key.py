@@ -53,8 +53,7 @@ class ParameterEncodingError(ValueError):
 
 def _key_type(key: Any, where: str) -> str:
     """The tag word of a non-string dict key's type; :class:`ParameterEncodingError` for other keys."""
-    if isinstance(key, np.generic):
-        key = key.item()
+    key = _plain_key(key)
     for kind, word in KEY_TYPES:
         if isinstance(key, kind):
             return word
@@ -96,6 +95,7 @@ def encode(value: Any, where: str = "value") -> Any:
 
 
 def _plain_key(key: Any) -> Any:
+    """A NumPy scalar key as the Python number it holds; any other key as it is."""
     return key.item() if isinstance(key, np.generic) else key
 
 
