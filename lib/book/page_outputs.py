@@ -28,8 +28,10 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
+if TYPE_CHECKING:  # only for annotations: importing nbformat costs a kernel seconds (jsonschema's formats)
+    import nbformat
 
 from ..core.cache_entry import LOCK_WAIT_NOTICE
 

@@ -130,8 +130,8 @@ EXECUTED_DIR = REPO_ROOT / "book" / "executed"
 ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
-ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY = (
-    "REPRO_PROFILE", "REPRO_SUMMARY_DIR", "REPRO_SUMMARY_STAGING", "REPRO_EXECUTION_KEY")
+ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_CHAPTER = (
+    "REPRO_PROFILE", "REPRO_SUMMARY_DIR", "REPRO_SUMMARY_STAGING", "REPRO_EXECUTION_KEY", "REPRO_CHAPTER")
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "book")
 
 
@@ -173,32 +173,33 @@ def inside(folder: Path, parent: Path) -> Path:
     return folder.resolve()
 
 
-def check_output_dir(text: str) -> Path:
-    """The ``--output-dir`` value as a folder that can be created and written: not empty, not an
-    existing file, not under a file or a dangling symbolic link, its nearest existing folder writable."""
+def check_output_dir(text: str, option: str = "--output-dir") -> Path:
+    """The value of ``option`` (``--output-dir``, ``--results-dir``) as a folder that can be created and
+    written: not empty, not an existing file, not under a file or a dangling symbolic link, its nearest
+    existing folder writable."""
     if not text.strip():
-        raise ParameterError(f"--output-dir must name a folder, got {text!r} (leave the option out for the "
+        raise ParameterError(f"{option} must name a folder, got {text!r} (leave the option out for the "
                              "profile's own folder)")
     if "\0" in text:
-        raise ParameterError(f"--output-dir must be a path without NUL characters, got {text!r}")
+        raise ParameterError(f"{option} must be a path without NUL characters, got {text!r}")
     folder = Path(text)
     try:
         candidate = folder.absolute()
         for path in (candidate, *candidate.parents):
             if path.is_symlink() and not path.exists():
-                raise ParameterError(f"--output-dir {text!r}: {path} is a dangling or looping symbolic link")
+                raise ParameterError(f"{option} {text!r}: {path} is a dangling or looping symbolic link")
             if path.exists():
                 if not path.is_dir():
                     what = "is" if path == candidate else f"lies under {path}, which is"
-                    raise ParameterError(f"--output-dir {text!r} {what} an existing file, not a folder")
+                    raise ParameterError(f"{option} {text!r} {what} an existing file, not a folder")
                 if not os.access(path, os.W_OK | os.X_OK):
-                    raise ParameterError(f"--output-dir {text!r}: {path} is not writable")
+                    raise ParameterError(f"{option} {text!r}: {path} is not writable")
                 break
         folder.resolve()
     except ParameterError:
         raise
     except (OSError, RuntimeError, ValueError) as err:  # e.g. a name too long, a symbolic link loop
-        raise ParameterError(f"--output-dir {text!r} is not a usable folder ({err})") from None
+        raise ParameterError(f"{option} {text!r} is not a usable folder ({err})") from None
     return folder
 
 
@@ -354,7 +355,8 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
     with tempfile.TemporaryDirectory(dir=output_dir, prefix=f".run-{name}-{_host()}-{os.getpid()}-") as tmp:
         unexecuted, executed_tmp, staged_summary = Path(tmp) / "in.ipynb", Path(tmp) / "out.ipynb", Path(tmp) / "summary"
         jupytext.write(jupytext.read(notebook_source(name)), unexecuted)
-        kernel_env = {ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary), ENV_PROFILE: profile, ENV_KEY: key,
+        kernel_env = {ENV_CHAPTER: name, ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary),
+                      ENV_PROFILE: profile, ENV_KEY: key,
                       ALLOW_LARGE_ENV: "1" if allow_large else "0",
                       **({} if name in USES_EVERY_CORE else ONE_BLAS_THREAD),
                       **({RESULTS_ENV: str(Path(results).absolute())} if results is not None else {})}
@@ -438,6 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output-dir", default=None,
                         help="where executed notebooks go (default: the profile's book folder; never the published "
                              "book/executed except for --profile full without -p/--grid)")
+    parser.add_argument("--results-dir", default=None,
+                        help="the results cache to read and fill (default: the profile's: $REPRO_RESULTS_DIR or results/ "
+                             "for full, _build/quick/results for quick)")
     parser.add_argument("--force", action="store_true", help="execute even notebooks that are up to date")
     parser.add_argument("--jobs", type=int, default=1,
                         help="notebooks run side by side, each in its own process (0: one per usable core; chapters "
@@ -454,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ParameterError(f"--jobs must be an integer >= 1, or 0 for one per usable core; got {args.jobs}")
         check_cpu_features()  # $NUMBA_CPU_FEATURES, which every notebook's kernel inherits
         output_dir = check_output_dir(args.output_dir) if args.output_dir is not None else None
+        results_folder = check_output_dir(args.results_dir, "--results-dir") if args.results_dir is not None else None
         layout = profile_layout(args.profile, output_dir)
         if (args.grid or args.grid_spec) and \
                 layout.executed.resolve() == profile_layout(args.profile).executed.resolve():
@@ -469,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as err:
         print(f"[runner] error: {err}", file=sys.stderr)
         return 1
-    results = layout.results if args.profile != "full" else None
+    results = results_folder or (layout.results if args.profile != "full" else None)
     if args.profile == "quick" and output_dir is None:
         stage_book_sources(QUICK_DIR / "src")
     jobs = max(1, min(args.jobs or usable_cores(), len(runs)))
