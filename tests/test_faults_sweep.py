@@ -341,10 +341,13 @@ def test_unstorable_point_fails_once_with_its_key_and_the_others_finish(one_work
 
 
 def sleeps_then_dies_once(parameters: dict) -> dict:
-    """Point x=1 SIGKILLs its worker process after 1.5 s the first time it runs (marker file)."""
+    """Point x=1 SIGKILLs its worker process after 1.5 s the first time it runs (marker file, holding
+    the worker's address)."""
+    from distributed import get_worker
+
     marker = Path(os.environ[MARKS_ENV]) / f"died-{parameters['x']}"
     if parameters["x"] == 1 and not marker.exists():
-        marker.touch()
+        marker.write_text(get_worker().address)
         time.sleep(1.5)
         os.kill(os.getpid(), signal.SIGKILL)
     return {"x": np.array(parameters["x"])}
@@ -355,8 +358,9 @@ def test_killed_worker_is_reported_with_its_points_and_the_sweep_finishes(one_wo
     report = sweep.sweep([{"x": 1}], sleeps_then_dies_once, name="killed_watch", client=one_worker, progress=False,
                          watch=Watch(check_s=0.2, heartbeat_s=30, stall_s=60), log=messages.append)
     assert report.ok and report.computed == [{"x": 1}], [f.format() for f in report.failures]
-    lost = [m for m in messages if "left the cluster" in m]
-    assert len(lost) == 1, messages
+    killed = (Path(os.environ[MARKS_ENV]) / "died-1").read_text()
+    lost = [m for m in messages if f"worker {killed} " in m and "left the cluster" in m]
+    assert len(lost) == 1, messages  # the killed worker, once (its restarted successor has another address)
     assert "while holding [{'x': 1}]; Dask resubmits them to the other workers" in lost[0]
 
 
@@ -435,6 +439,8 @@ def test_lost_worker_is_named_with_the_points_it_held():
                         "[{'x': 1}]; Dask resubmits them to the other workers (a point that loses 3 workers fails "
                         "with KilledWorker)"]
     assert watcher.check(state({"B": ["k2", "k1"]}), {"k1", "k2"}, 3) == []  # said once
+    assert watcher.check(state({"A": [], "B": ["k2", "k1"]}), {"k1", "k2"}, 4) == []  # listed again while it closes
+    assert watcher.check(state({"B": ["k2", "k1"]}), {"k1", "k2"}, 5) == []  # and gone again: still said once
 
 
 def test_silent_worker_is_reported_once_after_heartbeat_s_then_when_it_responds_again():

@@ -114,6 +114,7 @@ class StallMonitor:
         self.previous: ClusterState | None = None
         self.heartbeats: dict[str, tuple[float, float]] = {}  # worker -> (last_seen, when first seen)
         self.silent: set[str] = set()  # reported as not responding
+        self.gone: set[str] = set()  # reported as left: once per address, even if the scheduler lists it again
 
     def due(self, now: float) -> bool:
         return now - self.last_check >= self.watch.check_s
@@ -139,7 +140,8 @@ class StallMonitor:
 
     def _lost(self, state: ClusterState, pending: set) -> list[str]:
         messages = []
-        for worker in sorted(set(self.previous.last_seen if self.previous else ()) - set(state.last_seen)):
+        for worker in sorted(set(self.previous.last_seen if self.previous else ()) - set(state.last_seen) - self.gone):
+            self.gone.add(worker)
             held = self._held(self.previous, worker, pending)
             text = f"[sweep] worker {self._label(worker, self.previous)} left the cluster (died, killed, disconnected)"
             messages.append(text + (f" while holding {points_text(held)}; Dask resubmits them to the other workers "
