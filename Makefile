@@ -61,20 +61,20 @@ book: setup
 	$(VENV)/bin/jupyter-book build . $(JB_FLAGS) && \
 	echo "[book] built _build/html/index.html in $$(( $$(date +%s) - start )) s"
 
-## The tests: every notebook in the quick profile, a book build, then pytest (unit tests and
-## the browser test of that build; screenshots in _build/quick/_build/screenshots). Everything
+## The tests: every notebook in the quick profile, a book build, then pytest on every core (pytest-xdist;
+## unit tests and the browser test of that build; screenshots in _build/quick/_build/screenshots). Everything
 ## the quick profile writes (executed notebooks, summary records, results) stays in _build/quick/,
 ## so make test never changes what make book publishes.
 test: setup browser
 	$(PY) -m lib.book.runner --profile quick --jobs 0
 	$(VENV)/bin/jupyter-book build _build/quick/src $(JB_FLAGS) --path-output _build/quick
-	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest tests
+	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest -n auto tests
 
 ## The training and kernel tests again with the CPU kernel compiled for a generic x86-64/ARM
 ## target (no AVX, no FMA): a test that holds only on this machine's CPU fails here first.
 GENERIC_CPU_TESTS := tests/test_training_fast.py tests/test_faults_kernel.py tests/test_determinism.py tests/test_sweep.py
 test-generic-cpu: setup
-	NUMBA_CPU_NAME=generic $(PY) -m pytest $(GENERIC_CPU_TESTS)
+	NUMBA_CPU_NAME=generic $(PY) -m pytest -n auto $(GENERIC_CPU_TESTS)
 
 ## A sweep on Dask (python -m lib.book.sweep_command): a LocalCluster on this machine unless SCHEDULER (or
 ## $$REPRO_DASK_SCHEDULER) names one; every point is cached, so a re-run resumes. E.g.

@@ -36,9 +36,9 @@ HOOK = Path(__file__).resolve().parent / "profiling"
 KIND_ORDER = ("training", "kernels (eNTK, ePNTK)", "eigendecompositions", "clustering", "M-PHATE",
               "statistics and resampling", "plotting", "JAX compilation", "numba compilation",
               "Dask start-up and transfer", "results cache", "imports", "start-up (other)",
-              "notebook code", "Dask worker (other)", "papermill (other)")
+              "notebook code", "Dask worker (other)", "papermill (other)", "runner (other)")
 OTHER_BY_ROLE = {"kernel": "notebook code", "dask worker": "Dask worker (other)",
-                 "runner (papermill)": "papermill (other)", "runner": "papermill (other)"}
+                 "runner (papermill)": "papermill (other)", "runner": "runner (other)"}
 
 
 def process_rows(folder: Path) -> list[dict]:
@@ -51,6 +51,8 @@ def chapter_kinds(records: list[dict]) -> dict[str, dict[str, float]]:
     imports stay "imports", the rest of it leaves "notebook code" for "start-up (other)"."""
     table: dict[str, dict[str, float]] = collections.defaultdict(lambda: collections.defaultdict(float))
     for record in records:
+        if record["role"] == "kernel" and record.get("before_first_cell_s") is None:
+            record = {**record, "role": "dask worker"}  # a kernel's spawned child (it never ran a cell)
         chapter = record["chapter"] or "(runner: planning)"
         kinds = dict(record["kinds_s"])
         other = kinds.pop("other", 0.0)
@@ -58,7 +60,8 @@ def chapter_kinds(records: list[dict]) -> dict[str, dict[str, float]]:
             start_up = min(other, max(0.0, record["before_first_cell_s"] - kinds.get("imports", 0.0)))
             table[chapter]["start-up (other)"] += start_up
             other -= start_up
-        table[chapter][OTHER_BY_ROLE.get(record["role"], "papermill (other)")] += other
+        if other:
+            table[chapter][OTHER_BY_ROLE.get(record["role"], "runner (other)")] += other
         for kind, seconds in kinds.items():
             table[chapter][kind] += seconds
     return {chapter: dict(kinds) for chapter, kinds in sorted(table.items())}

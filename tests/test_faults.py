@@ -339,15 +339,6 @@ def test_out_of_range_seed_in_a_notebook_fails_at_its_first_cell(tmp_path):
 # ------------------------------------------------------------------ 5. determinism
 
 
-def test_mphate_reruns_are_bit_identical():
-    from lib.analyses.mphate import embed_over_time
-
-    activity = np.random.default_rng(0).normal(size=(30, 36, 150)).cumsum(axis=0) * 0.01
-    first = embed_over_time(activity, interslice_knn=10)
-    second = embed_over_time(activity, interslice_knn=10)
-    np.testing.assert_array_equal(first, second)
-
-
 # ------------------------------------------------------------------ 6. regression checks name their cause
 
 

@@ -29,6 +29,9 @@ from lib.experiments.sweep_watch import ClusterState, StallMonitor, Watch, clust
 
 MARKS_ENV = "REPRO_SWEEP_FAULT_MARKS"
 PAIR = "lib.experiments.sweep_points:pair_final_losses"
+# an answer within this many seconds did not wait for Dask's default connect timeout (30 s); generous, since
+# the time includes the command's first imports on a machine that may be busy
+WITHIN_S = 20
 
 
 def run_cli(argv: list[str], capsys) -> tuple[int, list[str], float]:
@@ -55,13 +58,13 @@ def test_unreachable_scheduler_is_one_line_naming_it_and_exit_2_within_seconds(r
     assert len(err) == 1 and err[0].startswith("[sweep] error: no Dask scheduler answered at tcp://127.0.0.1:1 "
                                                "within 1 s"), err
     assert "(last attempt: " in err[0]  # refused, or timed out when the timeout ends during an attempt
-    assert seconds < 5
+    assert seconds < WITHIN_S
 
 
 def test_unreachable_scheduler_from_the_environment_is_named_too(results_tmp, capsys, monkeypatch):
     monkeypatch.setenv(sweep_cluster.SCHEDULER_ENV, "tcp://127.0.0.1:1")
     code, err, seconds = run_cli(["--function", PAIR, "--grid", "seed=0", "--connect-timeout", "1"], capsys)
-    assert code == 2 and len(err) == 1 and "tcp://127.0.0.1:1" in err[0] and seconds < 5
+    assert code == 2 and len(err) == 1 and "tcp://127.0.0.1:1" in err[0] and seconds < WITHIN_S
 
 
 def test_connect_reason_is_the_last_attempts_error():
@@ -170,7 +173,7 @@ def test_cli_errors_are_printed_on_one_line(capsys):
 def test_malformed_scheduler_address_is_one_line_and_exit_2(address, results_tmp, capsys):
     code, err, seconds = run_cli(["--function", PAIR, "--grid", "seed=0", "--scheduler", address], capsys)
     assert code == 2 and len(err) == 1 and f"scheduler address {address!r} is not valid" in err[0], err
-    assert seconds < 5
+    assert seconds < WITHIN_S
 
 
 def test_results_folder_that_cannot_be_written_is_one_line(tmp_path, capsys, monkeypatch):

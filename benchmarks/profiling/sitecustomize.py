@@ -29,6 +29,7 @@ def _start() -> None:
     import importlib._bootstrap as bootstrap
     import inspect
     import json
+    import multiprocessing
     import sys
     import threading
     import time
@@ -76,7 +77,10 @@ def _start() -> None:
         ("Dask start-up and transfer", "distributed.client", "Client.scatter"),
         ("Dask start-up and transfer", "distributed.protocol.serialize", "serialize"),
         ("Dask start-up and transfer", "distributed.protocol.serialize", "deserialize"),
-        ("results cache", "lib.core.results", "*"), ("results cache", "lib.core.cache_entry", "*"),
+        # the cache's own work (keys, reading, writing, locks), not ``cached``, whose computation is the caller's
+        *[("results cache", "lib.core.results", f) for f in ("load", "save", "metadata_of", "entry_dir", "code_digest",
+                                                             "provenance", "lock_for")],
+        ("results cache", "lib.core.cache_entry", "*"),
         ("imports", "importlib._bootstrap", "_find_and_load"),
     ]
     by_module: dict[str, list[tuple[str, str]]] = {"ipykernel.ipkernel": []}
@@ -153,10 +157,11 @@ def _start() -> None:
     def dump() -> None:
         """Write the totals so far, the CPU since the last event going to the kind active then."""
         state["chapter"] = os.environ.get("REPRO_CHAPTER") or state["chapter"]  # set by the runner per chapter
+        this_role = role()  # outside the lock: nothing that may import runs under it
         with lock:
             now, kinds = time.process_time(), dict(state["totals"])
             kinds[state["current"]] = kinds.get(state["current"], 0.0) + now - state["last"]
-            record = {"pid": state["pid"], "role": role(), "chapter": state["chapter"], "argv": sys.argv[:3],
+            record = {"pid": state["pid"], "role": this_role, "chapter": state["chapter"], "argv": sys.argv[:3],
                       "cpu_s": now, "kinds_s": kinds, "before_first_cell_s": state["first_cell_cpu"]}
         path = os.path.join(_FOLDER, f"{state['pid']}.json")
         with open(path + ".tmp", "w") as out:
@@ -164,13 +169,14 @@ def _start() -> None:
         os.replace(path + ".tmp", path)
 
     def role() -> str:
-        """What this process is in the build, from its command line and the modules it loaded."""
-        if any("ipykernel_launcher" in arg for arg in sys.argv):
-            return "kernel"
+        """What this process is in the build, from the modules it loaded and its command line (which a
+        process that multiprocessing spawns inherits from its parent)."""
         if "papermill" in sys.modules:
             return "runner (papermill)"
-        if "distributed.worker" in sys.modules:
+        if "distributed.worker" in sys.modules and multiprocessing.parent_process() is not None:
             return "dask worker"
+        if any("ipykernel_launcher" in arg for arg in sys.argv):
+            return "kernel"
         return "runner"
 
     def every_few_seconds() -> None:
