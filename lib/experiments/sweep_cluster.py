@@ -7,10 +7,18 @@ cluster, whose scheduler must answer, handshake included, within ``connect_timeo
 otherwise). Before a sweep submits anything, every worker must see this process's results folder
 (:func:`check_shared_results`) and all workers must compute under one set of computation
 conditions (:func:`worker_conditions`), since each writes cache entries under its own.
+
+With ``$REPRO_KEEP_LOCAL_CLUSTER=1`` (the runner sets it in every chapter's kernel) the local
+cluster outlives its ``with`` block and serves this process's next sweeps of the same size, as long
+as the environment its workers inherited is unchanged and all its workers are alive; otherwise it
+is closed and a new one started. A chapter with several sweeps then starts its worker processes
+(their imports, their compiled kernels) once instead of once per sweep. Every point computes the
+same numbers on a new or a kept worker: it is a pure function of its parameters, cached under them.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import re
@@ -22,6 +30,7 @@ from ..core import cache_key, results
 from .sweep_watch import check_seconds
 
 SCHEDULER_ENV = "REPRO_DASK_SCHEDULER"
+KEEP_ENV = "REPRO_KEEP_LOCAL_CLUSTER"
 CONNECT_TIMEOUT_S = 5.0  # an existing scheduler must answer within this
 
 
@@ -96,7 +105,7 @@ def dask_client(scheduler: str | None = None, n_workers: int | None = None,
     single-threaded processes, whose scheduler restarts or drops a worker that sent no heartbeat
     for ``worker_ttl_s`` (default: ``distributed.scheduler.worker-ttl``, 5 minutes unless
     configured; see :func:`lib.experiments.sweep_watch.drop_after_s`)."""
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
         raise ValueError(f"scheduler must be an address like tcp://host:8786, got {scheduler!r}")
@@ -112,19 +121,74 @@ def dask_client(scheduler: str | None = None, n_workers: int | None = None,
         return
     n_workers = local_worker_count() if n_workers is None else n_workers
     ttl = {} if worker_ttl_s is None else {"worker_ttl": check_seconds("worker_ttl_s", worker_ttl_s)}
+    if os.environ.get(KEEP_ENV) == "1":
+        with Client(kept_local_cluster(n_workers, ttl)) as client:
+            yield client
+        return
     # At the local cluster's teardown a worker process still releasing its libraries after 4 s is
     # killed, and the nanny logs a warning that is expected there; only then are its warnings quiet
     # (errors still show, and a failure inside the block leaves every message as it is).
     nanny_log = logging.getLogger("distributed.nanny")
     level = nanny_log.level
     try:
-        with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          scheduler_kwargs={"dashboard_address": "localhost:0", **ttl}) as cluster, \
-                Client(cluster) as client:
+        with new_local_cluster(n_workers, ttl) as cluster, Client(cluster) as client:
             yield client
             nanny_log.setLevel(logging.ERROR)
     finally:
         nanny_log.setLevel(level)
+
+
+def new_local_cluster(n_workers: int, ttl: dict):
+    """A ``LocalCluster`` of ``n_workers`` single-threaded worker processes, no dashboard;
+    ``ttl``: ``{"worker_ttl": seconds}`` or ``{}``."""
+    from dask.distributed import LocalCluster
+
+    return LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": "localhost:0", **ttl})
+
+
+@contextmanager
+def quiet_nanny() -> Iterator[None]:
+    """The nanny's warnings are quiet inside the block (a teardown's expected kill of a slow worker)."""
+    nanny_log = logging.getLogger("distributed.nanny")
+    level = nanny_log.level
+    nanny_log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        nanny_log.setLevel(level)
+
+
+_kept: dict[tuple, object] = {}  # at most one: (n_workers, ttl, environment) -> LocalCluster
+
+
+def _kept_key(n_workers: int, ttl: dict) -> tuple:
+    return n_workers, tuple(sorted(ttl.items())), tuple(sorted(os.environ.items()))
+
+
+def kept_local_cluster(n_workers: int, ttl: dict):
+    """This process's kept ``LocalCluster`` of ``n_workers`` workers (see the module docstring):
+    the one started before if it was started with the same size and ``ttl``, this process's
+    environment is still the one it was started under (read after the start: starting a cluster
+    sets a few variables here, e.g. ``OMP_NUM_THREADS``) and all its workers are alive; else a new
+    one (the old one closed)."""
+    cluster = _kept.get(_kept_key(n_workers, ttl))
+    if cluster is not None and cluster.status.name == "running" and \
+            len(cluster.scheduler_info.get("workers", {})) == n_workers:
+        return cluster
+    close_kept_cluster()
+    cluster = new_local_cluster(n_workers, ttl)
+    _kept[_kept_key(n_workers, ttl)] = cluster
+    return cluster
+
+
+@atexit.register
+def close_kept_cluster() -> None:
+    """Close this process's kept local cluster, if any (also at the process's exit)."""
+    while _kept:
+        _, cluster = _kept.popitem()
+        with quiet_nanny():
+            cluster.close()
 
 
 def _sees_file(name: str) -> bool:
