@@ -62,19 +62,22 @@ book: setup
 	echo "[book] built _build/html/index.html in $$(( $$(date +%s) - start )) s"
 
 ## The tests: every notebook in the quick profile, a book build, then pytest on every core (pytest-xdist;
-## unit tests and the browser test of that build; screenshots in _build/quick/_build/screenshots). Everything
+## unit tests and the browser test of that build; screenshots in _build/quick/_build/screenshots), then the
+## few tests marked "alone" (they stop or kill Dask workers) with the machine to themselves. Everything
 ## the quick profile writes (executed notebooks, summary records, results) stays in _build/quick/,
 ## so make test never changes what make book publishes.
 test: setup browser
 	$(PY) -m lib.book.runner --profile quick --jobs 0
 	$(VENV)/bin/jupyter-book build _build/quick/src $(JB_FLAGS) --path-output _build/quick
-	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest -n auto tests
+	REPRO_BOOK_HTML=_build/quick/_build/html $(PY) -m pytest -n auto -m "not alone" tests
+	$(PY) -m pytest -m alone tests
 
 ## The training and kernel tests again with the CPU kernel compiled for a generic x86-64/ARM
 ## target (no AVX, no FMA): a test that holds only on this machine's CPU fails here first.
 GENERIC_CPU_TESTS := tests/test_training_fast.py tests/test_faults_kernel.py tests/test_determinism.py tests/test_sweep.py
 test-generic-cpu: setup
-	NUMBA_CPU_NAME=generic $(PY) -m pytest -n auto $(GENERIC_CPU_TESTS)
+	NUMBA_CPU_NAME=generic $(PY) -m pytest -n auto -m "not alone" $(GENERIC_CPU_TESTS)
+	NUMBA_CPU_NAME=generic $(PY) -m pytest -m alone $(GENERIC_CPU_TESTS)
 
 ## A sweep on Dask (python -m lib.book.sweep_command): a LocalCluster on this machine unless SCHEDULER (or
 ## $$REPRO_DASK_SCHEDULER) names one; every point is cached, so a re-run resumes. E.g.

@@ -356,6 +356,7 @@ def sleeps_then_dies_once(parameters: dict) -> dict:
     return {"x": np.array(parameters["x"])}
 
 
+@pytest.mark.alone
 def test_killed_worker_is_reported_with_its_points_and_the_sweep_finishes(one_worker):
     messages = []
     report = sweep.sweep([{"x": 1}], sleeps_then_dies_once, name="killed_watch", client=one_worker, progress=False,
@@ -372,6 +373,7 @@ def naps(parameters: dict) -> dict:
     return {"x": np.array(parameters["x"])}
 
 
+@pytest.mark.alone
 def test_points_finishing_steadily_are_no_stall(one_worker):
     messages = []
     report = sweep.sweep([{"x": x} for x in range(6)], naps, name="steady", client=one_worker, progress=False,
@@ -388,6 +390,7 @@ def stops_itself_once(parameters: dict) -> dict:
     return {"x": np.array(parameters["x"])}
 
 
+@pytest.mark.alone
 def test_hung_worker_and_a_stalled_sweep_are_reported_and_nothing_is_stopped(one_worker):
     marker = Path(os.environ[MARKS_ENV]) / "stopped-pid"
     messages = []

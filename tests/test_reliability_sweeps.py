@@ -42,6 +42,7 @@ def no_cluster(*args, **kwargs):
 # --- a silent worker is dropped and its point resubmitted within the stated time -----------------
 
 
+@pytest.mark.alone
 def test_a_stopped_worker_is_dropped_and_its_point_resubmitted_within_the_stated_time(tmp_path, monkeypatch):
     monkeypatch.setenv("REPRO_RESULTS_DIR", str(tmp_path / "results"))
     marker, messages, resumed = tmp_path / "stopped-pid", [], []

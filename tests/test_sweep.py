@@ -83,6 +83,7 @@ def test_results_equal_serial_execution_bit_for_bit(client):
     assert report.cache_parameters[0] == check_pair_parameters(points[0])  # defaults are part of the key
 
 
+@pytest.mark.alone
 def test_worker_killed_mid_task_is_retried_and_every_point_finishes(client):
     points = [{"x": x} for x in range(4)]
     report = sweep.sweep(points, killed_on_first_attempt, name="killed", client=client, progress=False)
