@@ -87,7 +87,8 @@ def _start() -> None:
     for kind, module, attribute in kinds:
         by_module.setdefault(module, []).append((kind, attribute))
 
-    state = {"totals": {}, "last": time.process_time(), "current": "other", "chapter": os.environ.get("REPRO_CHAPTER"),
+    # "last": 0.0, so that the interpreter's start before this hook is charged too ("other")
+    state = {"totals": {}, "last": 0.0, "current": "other", "chapter": os.environ.get("REPRO_CHAPTER"),
              "first_cell_cpu": None, "pid": os.getpid()}
     local = threading.local()
     lock = threading.Lock()
@@ -195,7 +196,8 @@ def _start() -> None:
     def after_fork() -> None:
         nonlocal lock
         lock = threading.Lock()  # another thread may have held it at the fork
-        state.update(totals={}, last=time.process_time(), current="other", pid=os.getpid(), first_cell_cpu=None)
+        # a forked child's CPU time starts at 0
+        state.update(totals={}, last=0.0, current="other", pid=os.getpid(), first_cell_cpu=None)
         threading.Thread(target=every_few_seconds, daemon=True, name="build-profile").start()
     os.register_at_fork(after_in_child=after_fork)
 
