@@ -10,7 +10,7 @@ conditions (:func:`worker_conditions`), since each writes cache entries under it
 
 With ``$REPRO_KEEP_LOCAL_CLUSTER=1`` (the runner sets it in every chapter's kernel) the local
 cluster outlives its ``with`` block and serves this process's next sweeps of the same size, as long
-as the environment its workers inherited is unchanged and all its workers are alive; otherwise it
+as the environment its workers inherited is unchanged, it is running and it has all its workers; otherwise it
 is closed and a new one started. A chapter with several sweeps then starts its worker processes
 (their imports, their compiled kernels) once instead of once per sweep. Every point computes the
 same numbers on a new or a kept worker: it is a pure function of its parameters, cached under them.
@@ -104,7 +104,8 @@ def dask_client(scheduler: str | None = None, n_workers: int | None = None,
     :func:`connect`), else to a new ``LocalCluster`` of ``n_workers`` (default: one per core)
     single-threaded processes, whose scheduler restarts or drops a worker that sent no heartbeat
     for ``worker_ttl_s`` (default: ``distributed.scheduler.worker-ttl``, 5 minutes unless
-    configured; see :func:`lib.experiments.sweep_watch.drop_after_s`)."""
+    configured; see :func:`lib.experiments.sweep_watch.drop_after_s`). With ``$REPRO_KEEP_LOCAL_CLUSTER=1``
+    the local cluster is this process's kept one (:func:`kept_local_cluster`), left running after the block."""
     from dask.distributed import Client
 
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
