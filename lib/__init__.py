@@ -12,7 +12,8 @@ Four layers; a module imports only from its own layer or the ones above it in th
     ``kernel_reference`` (neural-tangents and timing references), ``validation`` (parameter
     checks), ``parallel``, ``cpu_target``, and ``results``, the on-disk cache with provenance that
     every layer writes through (its key, parameters and computation conditions, in ``cache_key``;
-    one entry's files, their checks and its lock, in ``cache_entry``).
+    the ``lib`` files an entry's computation can run, in ``code_closure``; one entry's files,
+    their checks and its lock, in ``cache_entry``).
 ``lib.experiments``
     What is run: ``schedules`` (the paper's schedules, standard/large pairs, the t=0 eNTK),
     ``smg`` (the linear validation problem), ``continuum`` (the rich-to-lazy init-scale sweep),

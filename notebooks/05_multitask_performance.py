@@ -77,9 +77,8 @@ from lib.analyses import claims, stats
 from lib.book import plot_performance, summary
 from lib.book.names import verdict_badge
 from lib.book.tables import reading_table
-from lib.core import results
 from lib.core.tasks import TaskEnvironment
-from lib.experiments.schedules import cached_schedule, schedule_parameters
+from lib.experiments.schedules import cached_schedule, schedule_wall_time_s
 from lib.experiments.sweep_points import cached_early_phase_blocks, cached_schedule_blocks
 
 env = TaskEnvironment(4, 3, 3)
@@ -92,9 +91,8 @@ for name in runs:
         assert np.array_equal(verdict_runs[name][key][:n_pairs] if key != "iterations" else verdict_runs[name][key],
                               value), f"{name} {key}: the first block differs from the figures' run"
 blocks = {name: [seeds[i:i + n_pairs] for i in range(0, len(seeds), n_pairs)] for name, (seeds, _) in verdict_plan.items()}
-wall = {name: sum(results.metadata_of("schedule", schedule_parameters(env, name, block, verdict_plan[name][1],
-                                                                      **choices))["wall_time_s"]
-                  for block in blocks[name]) for name in verdict_plan}
+wall = {name: sum(schedule_wall_time_s(env, name, block, verdict_plan[name][1], **choices) for block in blocks[name])
+        for name in verdict_plan}
 glue("perf_run_sizes", "; ".join(
     f"{name}: seeds {seeds[0]}-{seeds[-1]} in {len(blocks[name])} blocks of up to {n_pairs} pairs (the figures use "
     f"seeds {plan[name][0][0]}-{plan[name][0][-1]}), {n_it} iterations per phase, computed in {wall[name]:.0f} s "

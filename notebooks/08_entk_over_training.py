@@ -117,7 +117,6 @@ from lib.analyses import kernel_analysis as ka
 from lib.experiments import kernel_dynamics as kd
 from lib.book import plot_attribution, plot_entk_over_training
 from lib.book.tables import reading_table
-from lib.core import results
 from lib.analyses.entk_vectors import loglog_slope
 from lib.experiments.epntk_stream import node_count
 from lib.experiments.schedules import get_schedule
@@ -132,7 +131,7 @@ runs, wall, sizes = {}, {}, []
 for name, p in plan.items():
     run_arguments = (env, name, p.seeds, p.n_iterations, n_snapshots, p.phases, path_kernel, n_points, n_rows)
     runs[name] = kd.cached_kernel_dynamics(*run_arguments)
-    wall[name] = results.metadata_of("kernel_dynamics", kd.kernel_dynamics_parameters(*run_arguments))["wall_time_s"]
+    wall[name] = kd.kernel_dynamics_wall_time_s(*run_arguments)
     nodes = node_count(p.phases)
     sizes.append(f"{name} {len(p.seeds)} pairs of {p.n_iterations} iterations, the kernel at {nodes} nodes per network "
                  f"({p.n_iterations / nodes:.1f} iterations per node), computed in {wall[name]:.0f} s")

@@ -32,7 +32,7 @@ def make_entry(seed: int, code: str | None = None) -> Path:
     """A real cache entry for ``{"seed": seed}`` (under ``code`` if given: an entry of other code)."""
     with pytest.MonkeyPatch.context() as patch:
         if code is not None:
-            patch.setattr(results, "code_digest", lambda: code)
+            patch.setattr(results, "code_digest", lambda computed_by=None: code)
         results.cached("demo", {"seed": seed}, lambda: {"a": np.arange(4.0) + seed})
         return results.entry_dir("demo", {"seed": seed})
 

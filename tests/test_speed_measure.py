@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 from lib.analyses.stats import halving_comparison, halving_iteration  # noqa: E402
 from lib.core import cache_entry, results  # noqa: E402
 from lib.core.tasks import TaskEnvironment  # noqa: E402
-from lib.experiments.schedules import (cached_schedule, params_of, run_early_phases, run_schedule,  # noqa: E402
+from lib.experiments.schedules import (SCHEDULE_CODE, cached_schedule, params_of, run_early_phases, run_schedule,  # noqa: E402
                                        schedule_parameters)
 from lib.experiments.sweep_points import (EARLY_PHASE_CACHE, cached_early_phase_blocks,  # noqa: E402
                                           cached_schedule_blocks)
@@ -125,7 +125,7 @@ def test_early_phase_blocks_read_the_schedule_blocks_and_are_cached(results_tmp)
             got = early["LR"][key] if key == "iterations" else early["LR"][key][start:start + len(seeds)]
             np.testing.assert_array_equal(got, value, err_msg=key)
         key = schedule_parameters(ENV, "LR", seeds, 100, 8) | {"window": 20, "every": 5}
-        assert results.entry_dir(EARLY_PHASE_CACHE, key).exists()
+        assert results.entry_dir(EARLY_PHASE_CACHE, key, computed_by="lib.experiments.sweep_points").exists()
     again = cached_early_phase_blocks(ENV, plan, 0.2, 5, block_pairs=2, n_hidden=8)  # loaded, not recomputed
     np.testing.assert_array_equal(again["LR"]["finetune/loss_test"], early["LR"]["finetune/loss_test"])
     with pytest.raises(ValueError, match="window_fraction"):
@@ -136,8 +136,8 @@ def test_schedule_blocks_key_a_non_default_split_like_cached_schedule(results_tm
     """With every block already cached (by cached_schedule of the same split), the blocks are read:
     the same cache entries, no training and no cluster."""
     alone = cached_schedule(ENV, "LR", (0, 1), 100, 8, split="disjoint", large_scaling="layer1_only")
-    meta = results.entry_dir("schedule", schedule_parameters(ENV, "LR", (0, 1), 100, 8, "disjoint",
-                                                             "layer1_only")) / cache_entry.META_FILE
+    meta = results.entry_dir("schedule", schedule_parameters(ENV, "LR", (0, 1), 100, 8, "disjoint", "layer1_only"),
+                             computed_by=SCHEDULE_CODE) / cache_entry.META_FILE
     written = meta.stat().st_mtime_ns
     joined = cached_schedule_blocks(ENV, {"LR": ((0, 1), 100)}, block_pairs=2, n_hidden=8, progress=False,
                                     split="disjoint", large_scaling="layer1_only")

@@ -171,12 +171,13 @@ def test_schedule_blocks_are_the_notebooks_cache_entries_and_train_as_one_block_
     is read, not trained again; every block is the cache entry cached_schedule reads; the joined
     weights and losses equal those of all pairs trained as one block, bit for bit."""
     from lib.core.tasks import TaskEnvironment
-    from lib.experiments.schedules import cached_schedule, run_schedule, schedule_parameters
+    from lib.experiments.schedules import SCHEDULE_CODE, cached_schedule, run_schedule, schedule_parameters
     from lib.experiments.sweep_points import cached_schedule_blocks
 
     env = TaskEnvironment()
     notebook = cached_schedule(env, "LR", (0, 1), 100, n_hidden=16)
-    meta = results.entry_dir("schedule", schedule_parameters(env, "LR", (0, 1), 100, 16)) / cache_entry.META_FILE
+    meta = results.entry_dir("schedule", schedule_parameters(env, "LR", (0, 1), 100, 16),
+                             computed_by=SCHEDULE_CODE) / cache_entry.META_FILE
     written = meta.stat().st_mtime_ns
     plan = {"LR": ((0, 1, 2, 3, 4), 100), "ET": ((10, 11, 12), 100)}
     joined = cached_schedule_blocks(env, plan, block_pairs=2, n_hidden=16, client=client, progress=False)

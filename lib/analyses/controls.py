@@ -278,7 +278,7 @@ def cached_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, s
     parameters = dict(env=environment_key(env), seeds=list(seeds), n_hidden=n_hidden,
                       split=split, large_scaling=large_scaling, predictors=list(predictors), version=1)
     return results.cached("initial_structure", parameters, lambda: run_initial_structure(
-        env, seeds, n_hidden, split=split, large_scaling=large_scaling, predictors=tuple(predictors)))
+        env, seeds, n_hidden, split=split, large_scaling=large_scaling, predictors=tuple(predictors)), computed_by=__name__)
 
 
 def shares_explained(structure: dict, of: str, by: tuple[str, ...]) -> dict[str, np.ndarray]:

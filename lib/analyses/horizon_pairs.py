@@ -183,7 +183,8 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
         raise RuntimeError("pair horizon sweep points failed:\n" + "\n".join(f.format() for f in report.failures))
     runs = report.load()
     out = {name: np.concatenate([r[name] for r in runs], axis=1) for name in KERNEL_PREDICTORS + RIVAL_PREDICTORS}
-    out["wall_time_s"] = np.array(sum(results.metadata_of(report.name, key, conditions=report.conditions)
+    out["wall_time_s"] = np.array(sum(results.metadata_of(report.name, key, conditions=report.conditions,
+                                                          computed_by=report.computed_by)
                                       ["wall_time_s"] for key in report.cache_parameters))
     out["loss_test_summed"] = np.concatenate([r["loss_test_summed"] for r in runs])
     n_pairs = {s: len(seeds) for s, (seeds, _) in plan.items()}

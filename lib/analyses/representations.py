@@ -141,7 +141,7 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
 
     parameters = dict(env=environment_key(env), schedule=schedule, seeds=list(seeds),
                       n_iterations=n_iterations, n_hidden=n_hidden, training=DEFAULT_ENGINE.tag)
-    return results.cached("grouped_hidden", parameters, compute)
+    return results.cached("grouped_hidden", parameters, compute, computed_by=__name__)
 
 
 def split_groupings(env: TaskEnvironment, hidden_groups: np.ndarray) -> dict[str, np.ndarray]:
@@ -257,7 +257,7 @@ def cached_ari_curves(env: TaskEnvironment, recorded: dict[str, np.ndarray], key
     derived_key = {g: [np.asarray(labels).tolist(), np.asarray(parts).tolist()]
                    for g, (labels, parts) in (derived or {}).items()}
     return results.cached("ari_curves", {**key, "derived": derived_key, "version": 2},
-                          lambda: ari_curves(env, recorded["hidden_groups"], derived))
+                          lambda: ari_curves(env, recorded["hidden_groups"], derived), computed_by=__name__)
 
 
 def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dict) -> dict[str, np.ndarray]:
@@ -279,7 +279,7 @@ def cached_mphate(env: TaskEnvironment, hidden_groups_pair: np.ndarray, key: dic
                                   jobs, desc="M-PHATE")
         return {f"{init}/{g}": embedding for (init, g), embedding in zip(jobs, embeddings)}
 
-    return results.cached("mphate", {**key, "version": 1}, compute)
+    return results.cached("mphate", {**key, "version": 1}, compute, computed_by=__name__)
 
 
 def task_distance_ratios(env: TaskEnvironment, task_means: np.ndarray) -> dict[str, np.ndarray]:

@@ -98,7 +98,7 @@ def cached_scale_rates(env: TaskEnvironment, g: float, learning_rate: float, fit
            "n_iterations": int(n_iterations), "n_snapshots": int(n_snapshots), "n_hidden": int(n_hidden),
            "n_train": int(n_train), "engine": str(engine)}
     fit = results.cached("rival_continuum_rates", key, lambda: fit_scale_rates(
-        env, g, learning_rate, seeds, n_analysed, n_iterations, n_snapshots, n_hidden, n_train, engine))
+        env, g, learning_rate, seeds, n_analysed, n_iterations, n_snapshots, n_hidden, n_train, engine), computed_by=__name__)
     return {k: float(v) for k, v in fit.items()}
 
 

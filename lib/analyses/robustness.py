@@ -78,7 +78,7 @@ def robustness_runs(env: TaskEnvironment, plan: dict, n_hidden: int = 200,
         run = runs[schedule]
         key = dict(env=environment_key(env), seeds=list(seeds), n_hidden=n_hidden)
         sil = results.cached("pair_silhouettes", key,
-                             lambda: {"silhouette": pair_silhouettes(env, seeds, n_hidden)})["silhouette"]
+                             lambda: {"silhouette": pair_silhouettes(env, seeds, n_hidden)}, computed_by=__name__)["silhouette"]
         out[schedule] = {"silhouette": sil, "single": run["single/loss_test"][:, :, -1],
                          "finetune": run["finetune/loss_test"][:, :, -1], "single_train": run["single/loss_train"],
                          "finetune_train": run["finetune/loss_train"]}

@@ -33,8 +33,9 @@ ARRAYS_FILE, META_FILE = "arrays.npz", "meta.json"
 KEY_PATTERN = re.compile(r"[0-9a-f]{20}")  # lib.core.cache_key.entry_key
 TMP_PATTERN = re.compile(r"\.tmp-([0-9a-f]{20})-[0-9a-f]{8}")  # the temporary folder of results.save
 META_SCHEMA = {"name": "string", "parameters": "object", "code": "string", "sha256": "string", "wall_time_s": "number",
-               "created": "string", "arrays": "object", "provenance": "object", "conditions": "object"}  # as results.save writes
-OPTIONAL_META = frozenset({"conditions"})  # absent from entries written before it was recorded (never served: other keys)
+               "created": "string", "arrays": "object", "provenance": "object", "conditions": "object",
+               "computed_by": "array"}  # as results.save writes
+OPTIONAL_META = frozenset({"conditions", "computed_by"})  # absent from entries written before they were recorded
 LOCK_TIMEOUT_ENV, LOCK_TIMEOUT_S = "REPRO_LOCK_TIMEOUT", 2 * 3600.0  # a writer gives up waiting after this
 LOCK_WAIT_NOTICE = "[results] waiting for cache entry"  # the start of the line a waiting writer prints
 LOCK_NOTICE_AFTER_S, HOLDER_SUFFIX = 1.0, ".holder"  # wait this long silently; ``<key>.lock.holder`` names the holder

@@ -3,13 +3,22 @@
 ``cached(name, parameters, compute)`` returns the arrays of the entry
 ``<results>/<name>/<key>/`` if it exists, otherwise calls ``compute()``, writes the entry and
 returns the arrays. The key (:func:`lib.core.cache_key.entry_key`) is a hash of the parameters
-in a type-preserving encoding, of :func:`code_digest` (every ``.py`` file of ``lib/`` and the
-pinned ``requirements.txt``) and of the computation conditions (float width, Numba target, host
-CPU, numeric environment variables: :func:`lib.core.cache_key.computation_conditions`), so a
-result is only ever served to the code and conditions that computed it: after a code change
-the same parameters get a new entry, and the old one is neither served nor overwritten
-(``python -m lib.core.results prune`` removes entries of other code versions); a float64 run,
-a generic-CPU run and a host run each compute their own entries.
+in a type-preserving encoding, of :func:`code_digest` and of the computation conditions (float
+width, Numba target, host CPU, numeric environment variables:
+:func:`lib.core.cache_key.computation_conditions`), so a result is only ever served to the code
+and conditions that computed it: after a code change the same parameters get a new entry, and
+the old one is neither served nor overwritten (``python -m lib.core.results prune`` removes
+entries of other code versions); a float64 run, a generic-CPU run and a host run each compute
+their own entries.
+
+The code digest covers the pinned ``requirements.txt`` and the files of ``lib/`` the computation
+can run: ``computed_by`` names the module (or modules) whose code computes the entry, usually
+the caller's ``__name__``, and the digest is taken over that module, every ``lib`` module it
+imports, transitively, and the packages above them (:func:`lib.core.code_closure.module_closure`).
+Editing the book layer (plotting, labels, the runner), which no computation imports, therefore
+recomputes nothing; editing the training kernel recomputes every run that trains. Without
+``computed_by`` (a notebook or a script caching its own function) the digest covers every file
+of ``lib/``.
 
 An entry is a folder holding ``arrays.npz`` and ``meta.json`` (parameters, code digest,
 conditions, SHA-256 of the archive, wall time, provenance); its files, their checks and its lock
@@ -58,9 +67,9 @@ import numpy as np
 from .cache_entry import (ARRAYS_FILE, KEY_PATTERN, META_FILE, TMP_PATTERN, CacheError, EntryLock, describe_holder,
                           file_sha256, read_meta, verified_arrays)
 from .cache_key import canonical_json, computation_conditions, describe_conditions, entry_key
+from .code_closure import PACKAGE, closure_files
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-LIB_DIR = Path(__file__).resolve().parents[1]
 RESULTS_ENV = "REPRO_RESULTS_DIR"
 TRACKED_PACKAGES = ("jax", "jaxlib", "numpy", "scipy", "scikit-learn", "m-phate", "neural-tangents")
 SAVEZ_PARAMETERS = frozenset(name for name, p in inspect.signature(np.savez_compressed).parameters.items()
@@ -101,9 +110,25 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"parameter value {value!r} of type {type(value).__name__} is not JSON-serializable")
 
 
-def code_files() -> list[Path]:
-    """The files a result's validity depends on: every ``.py`` under ``lib/`` and ``requirements.txt``."""
-    return sorted(LIB_DIR.rglob("*.py")) + [REPO_ROOT / "requirements.txt"]
+ComputedBy = str | tuple[str, ...] | list[str] | None  # module names; None: all of lib
+
+
+def code_modules(computed_by: ComputedBy = None) -> tuple[str, ...]:
+    """``computed_by`` as the sorted tuple of module names an entry records (None: ``("lib",)``,
+    the whole library); :class:`ValueError` naming ``computed_by`` for anything else."""
+    if computed_by is None:
+        return (PACKAGE,)
+    names = (computed_by,) if isinstance(computed_by, str) else computed_by
+    if not isinstance(names, (tuple, list)) or not names or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"computed_by must be a module name or a non-empty list of them (e.g. __name__), got "
+                         f"{computed_by!r}")
+    return tuple(sorted(set(names)))
+
+
+def code_files(computed_by: ComputedBy = None) -> list[Path]:
+    """The files a result's validity depends on: those of ``lib/`` that ``computed_by`` can run
+    (:func:`lib.core.code_closure.closure_files`; None: every one) and ``requirements.txt``."""
+    return [*closure_files(code_modules(computed_by)), REPO_ROOT / "requirements.txt"]
 
 
 def digest_files(paths: list[Path], root: Path | None = None) -> str:
@@ -118,11 +143,16 @@ def digest_files(paths: list[Path], root: Path | None = None) -> str:
     return digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
-def code_digest() -> str:
-    """First 16 hex digits of :func:`digest_files` over :func:`code_files`, read once per process:
-    the digest of the code this process loaded (a process started after an edit sees the edit)."""
-    return digest_files(code_files())[:16]
+def code_digest(computed_by: ComputedBy = None) -> str:
+    """First 16 hex digits of :func:`digest_files` over :func:`code_files` of ``computed_by``, read
+    once per process: the digest of the code this process loaded (a process started after an edit
+    sees the edit)."""
+    return _modules_digest(code_modules(computed_by))
+
+
+@functools.lru_cache(maxsize=None)
+def _modules_digest(modules: tuple[str, ...]) -> str:
+    return digest_files(code_files(modules))[:16]
 
 
 @functools.lru_cache(maxsize=1)
@@ -149,13 +179,14 @@ def provenance() -> dict[str, Any]:
 
 
 def entry_dir(name: str, parameters: Mapping[str, Any], directory: Path | None = None, code: str | None = None,
-              conditions: Mapping[str, Any] | None = None) -> Path:
-    """Where the entry for ``parameters`` under the current (or given) code and this process's (or
-    the given) computation conditions (:func:`lib.core.cache_key.computation_conditions`) lives."""
+              conditions: Mapping[str, Any] | None = None, computed_by: ComputedBy = None) -> Path:
+    """Where the entry for ``parameters`` under the current code of ``computed_by`` (or the given
+    code digest) and this process's (or the given) computation conditions
+    (:func:`lib.core.cache_key.computation_conditions`) lives."""
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"result name must be a non-empty folder name without '/', got {name!r}")
     conditions = computation_conditions() if conditions is None else conditions
-    return (directory or results_dir()) / name / entry_key(parameters, code or code_digest(), conditions)
+    return (directory or results_dir()) / name / entry_key(parameters, code or code_digest(computed_by), conditions)
 
 
 def _is_folder(path: Path) -> bool:
@@ -186,11 +217,12 @@ def _writable_folder(folder: Path) -> Path:
 
 
 def load(name: str, parameters: Mapping[str, Any], directory: Path | None = None,
-         conditions: Mapping[str, Any] | None = None) -> dict[str, np.ndarray] | None:
-    """The cached arrays for ``parameters`` under the current code and this process's (or the given)
-    computation conditions, ``None`` if there is no entry; :class:`CacheError` if the entry is
-    broken or records another name, other parameters, code or conditions."""
-    code = code_digest()
+         conditions: Mapping[str, Any] | None = None, computed_by: ComputedBy = None) -> dict[str, np.ndarray] | None:
+    """The cached arrays for ``parameters`` under the current code of ``computed_by`` and this
+    process's (or the given) computation conditions, ``None`` if there is no entry;
+    :class:`CacheError` if the entry is broken or records another name, other parameters, code or
+    conditions."""
+    code = code_digest(computed_by)
     conditions = computation_conditions() if conditions is None else dict(conditions)
     folder = entry_dir(name, parameters, directory, code, conditions)
     if not _is_folder(folder):
@@ -233,7 +265,7 @@ def storable_array(key: object, value: object) -> np.ndarray:
 
 
 def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarray], wall_time_s: float,
-         directory: Path | None = None) -> Path:
+         directory: Path | None = None, computed_by: ComputedBy = None) -> Path:
     """Write an entry atomically (temporary folder, then one rename); refuse to overwrite one, and
     refuse (``ValueError`` naming the key) arrays that could not be read back (:func:`storable_array`)."""
     stored = {}
@@ -243,7 +275,8 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
         except ValueError as err:
             raise ValueError(f"cache entry {name!r}: array {key!r} {err}") from None
     arrays = stored
-    code, conditions = code_digest(), computation_conditions()
+    modules = code_modules(computed_by)
+    code, conditions = code_digest(modules), computation_conditions()
     folder = entry_dir(name, parameters, directory, code, conditions)
     if _is_folder(folder):
         raise CacheError(f"refusing to overwrite existing cache entry {folder}")
@@ -259,6 +292,7 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
             "name": name,
             "parameters": json.loads(canonical_json(parameters)),
             "code": code,
+            "computed_by": list(modules),
             "conditions": conditions,
             "sha256": file_sha256(tmp / ARRAYS_FILE),
             "wall_time_s": wall_time_s,
@@ -277,9 +311,10 @@ def save(name: str, parameters: Mapping[str, Any], arrays: Mapping[str, np.ndarr
 # ------------------------------------------------------------------ locks that say who holds them
 
 
-def lock_for(name: str, parameters: Mapping[str, Any], directory: Path | None = None) -> EntryLock:
+def lock_for(name: str, parameters: Mapping[str, Any], directory: Path | None = None,
+             computed_by: ComputedBy = None) -> EntryLock:
     """The inter-process lock serializing writers of one entry (a ``.lock`` file beside it)."""
-    folder = entry_dir(name, parameters, directory)
+    folder = entry_dir(name, parameters, directory, computed_by=computed_by)
     _writable_folder(folder.parent)
     lock_path = folder.parent / f"{folder.name}.lock"
     if lock_path.exists() and not lock_path.is_file():
@@ -289,29 +324,35 @@ def lock_for(name: str, parameters: Mapping[str, Any], directory: Path | None = 
 
 
 def cached(name: str, parameters: Mapping[str, Any], compute: Callable[[], Mapping[str, np.ndarray]],
-           directory: Path | None = None) -> dict[str, np.ndarray]:
+           directory: Path | None = None, computed_by: ComputedBy = None) -> dict[str, np.ndarray]:
     """Load the result of ``compute`` for ``parameters`` from disk, computing and saving it if absent.
+
+    ``computed_by``: the module (or modules) whose code ``compute`` runs, usually the caller's
+    ``__name__``; the entry is valid for the code of that module and every ``lib`` module it
+    imports (module docstring). None: for the code of all of ``lib/``.
 
     Two processes asking for the same missing entry: one computes, the other waits for the
     lock (at most :func:`lib.core.cache_entry.lock_timeout` seconds) and loads the finished entry."""
-    found = load(name, parameters, directory)
+    modules = code_modules(computed_by)
+    found = load(name, parameters, directory, computed_by=modules)
     if found is not None:
         return found
-    with lock_for(name, parameters, directory):
-        found = load(name, parameters, directory)
+    with lock_for(name, parameters, directory, modules):
+        found = load(name, parameters, directory, computed_by=modules)
         if found is not None:
             return found
         start = time.perf_counter()
         arrays = {k: np.asarray(v) for k, v in compute().items()}
-        save(name, parameters, arrays, time.perf_counter() - start, directory)
+        save(name, parameters, arrays, time.perf_counter() - start, directory, modules)
     return arrays
 
 
 def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None = None,
-                conditions: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                conditions: Mapping[str, Any] | None = None, computed_by: ComputedBy = None) -> dict[str, Any]:
     """The metadata (parameters, code digest, conditions, checksum, wall time, provenance) of a
-    cached result computed under this process's (or the given) computation conditions."""
-    folder = entry_dir(name, parameters, directory, conditions=conditions)
+    cached result of ``computed_by``'s current code, computed under this process's (or the given)
+    computation conditions."""
+    folder = entry_dir(name, parameters, directory, conditions=conditions, computed_by=computed_by)
     if not _is_folder(folder):
         raise CacheError(f"no cache entry {folder} for {name} with parameters {dict(parameters)} under the current "
                          "code; compute it first (lib.core.results.cached)")
@@ -321,10 +362,21 @@ def metadata_of(name: str, parameters: Mapping[str, Any], directory: Path | None
 # ------------------------------------------------------------------ maintenance: only ever real entries
 
 
-def classify(folder: Path, code: str) -> tuple[str, str]:
+def current_code(meta: Mapping[str, Any]) -> str | None:
+    """The code digest an entry with metadata ``meta`` would have if computed now: of the modules
+    it records in ``computed_by`` (all of ``lib/`` for an entry written before that was recorded);
+    None if one of them no longer exists."""
+    try:
+        return code_digest(meta.get("computed_by") or None)
+    except ValueError:
+        return None
+
+
+def classify(folder: Path) -> tuple[str, str]:
     """``(kind, reason)`` of a folder ``<results>/<name>/<folder>``: ``current`` or ``stale`` (an entry,
-    by name, files and :func:`lib.core.cache_entry.check_meta`, of this or other code), ``interrupted`` (a :func:`save`
-    folder of a killed writer) or ``skipped`` (anything else: never touched; the reason says why)."""
+    by name, files and :func:`lib.core.cache_entry.check_meta`, of this or other code: :func:`current_code`),
+    ``interrupted`` (a :func:`save` folder of a killed writer) or ``skipped`` (anything else: never
+    touched; the reason says why)."""
     try:
         if folder.is_symlink():
             return "skipped", "a symbolic link, which the cache never writes"
@@ -342,13 +394,13 @@ def classify(folder: Path, code: str) -> tuple[str, str]:
         return "interrupted", ""
     if meta["name"] != folder.parent.name:
         return "skipped", f"{folder / META_FILE} records name {meta['name']!r}, not {folder.parent.name!r}"
-    return ("current" if meta["code"] == code else "stale"), ""
+    return ("current" if meta["code"] == current_code(meta) else "stale"), ""
 
 
 def scan(directory: Path | None = None, report: bool = False) -> dict[str, list[Path]]:
     """Folders ``<results>/<name>/*`` by :func:`classify` kind (hidden ``<name>`` folders are not the
     cache's); with ``report``, one stderr line per skipped folder, naming it and the reason."""
-    root, code = directory or results_dir(), code_digest()
+    root = directory or results_dir()
     found: dict[str, list[Path]] = {"current": [], "stale": [], "interrupted": [], "skipped": []}
     if root.exists() and not root.is_dir():
         raise CacheError(f"results folder {root} is not a folder (check {RESULTS_ENV})")
@@ -356,7 +408,7 @@ def scan(directory: Path | None = None, report: bool = False) -> dict[str, list[
         try:
             folders = sorted(p for p in group.iterdir() if p.is_dir()) if group.is_dir() \
                 and not group.name.startswith(".") else []
-            kinds = [(folder, *classify(folder, code)) for folder in folders]
+            kinds = [(folder, *classify(folder)) for folder in folders]
         except OSError as err:
             kinds = [(group, "skipped", f"unreadable ({err})")]
         for folder, kind, reason in kinds:
@@ -382,7 +434,7 @@ def _remove(folder: Path, dry_run: bool) -> bool:
         print(f"[results] {folder}: being written by {describe_holder(lock.holder_path)}, left alone", file=sys.stderr)
         return False
     try:
-        kind, reason = classify(folder, code_digest())
+        kind, reason = classify(folder)
         if kind not in ("stale", "interrupted"):
             print(f"[results] {folder}: changed since the scan ({reason or kind}), left alone", file=sys.stderr)
             return False
@@ -414,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="python -m lib.core.results", description="Inspect or prune the results cache.")
     parser.add_argument("command", choices=["prune", "stale", "digest"],
                         help="prune: delete entries of other code versions and interrupted writes; "
-                             "stale: list them; digest: print the current code digest")
+                             "stale: list them; digest: print the current code digest of all of lib/ (an entry's "
+                             "digest covers the modules it records in computed_by)")
     parser.add_argument("--dry-run", action="store_true", help="prune: list what would be removed, remove nothing")
     try:
         args = parser.parse_args(argv)
@@ -431,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     verb = {"prune": "would remove" if args.dry_run else "removed", "stale": "stale"}[args.command]
     for path in paths:
         print(f"{verb}: {path}")
-    print(f"[results] {len(paths)} {verb} under {results_dir()} (current code {code_digest()})")
+    print(f"[results] {len(paths)} {verb} under {results_dir()} (current code of lib/ {code_digest()})")
     return 0
 
 

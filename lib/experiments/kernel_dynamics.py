@@ -396,7 +396,17 @@ def cached_kernel_dynamics(env: TaskEnvironment, schedule: str, seeds, n_iterati
                                    n_rows, n_hidden, split)
     return results.cached("kernel_dynamics", p, lambda: run_kernel_dynamics(
         env, schedule, p["seeds"], n_iterations=n_iterations, n_snapshots=n_snapshots, node_every=p["node_every"],
-        path_kernel=path_kernel, n_points=n_points, n_hidden=n_hidden, split=split, n_rows=n_rows))
+        path_kernel=path_kernel, n_points=n_points, n_hidden=n_hidden, split=split, n_rows=n_rows),
+        computed_by=__name__)
+
+
+def kernel_dynamics_wall_time_s(*arguments, **options) -> float:
+    """Seconds the cached :func:`cached_kernel_dynamics` with these arguments took to compute (its
+    entry's metadata; :class:`lib.core.cache_entry.CacheError` if it is not cached)."""
+    from ..core import results
+
+    return results.metadata_of("kernel_dynamics", kernel_dynamics_parameters(*arguments, **options),
+                               computed_by=__name__)["wall_time_s"]
 
 
 def cached_validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_every, n_iterations: int,
@@ -409,7 +419,7 @@ def cached_validation_runs(env: TaskEnvironment, schedule: str, seed: int, node_
                       n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points, n_rows=n_rows, version=2)
     return results.cached("epntk_validation", parameters, lambda: validation_runs(
         env, schedule, seed, phases, n_iterations=n_iterations, n_snapshots=n_snapshots, n_points=n_points,
-        n_rows=n_rows))
+        n_rows=n_rows), computed_by=__name__)
 
 
 def cached_convergence(env: TaskEnvironment, schedule: str, seed: int, n_halvings: int, n_iterations: int,
@@ -420,4 +430,4 @@ def cached_convergence(env: TaskEnvironment, schedule: str, seed: int, n_halving
     parameters = dict(env=environment_key(env), schedule=schedule, seed=seed, n_halvings=n_halvings,
                       n_iterations=n_iterations, n_rows=n_rows, version=1)
     return results.cached("epntk_convergence_multitask", parameters, lambda: epntk_convergence(
-        env, schedule, seed, n_halvings, n_iterations, n_rows=n_rows))
+        env, schedule, seed, n_halvings, n_iterations, n_rows=n_rows), computed_by=__name__)

@@ -307,6 +307,10 @@ def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations
                 large_scaling=check_choice("large_scaling", large_scaling, LARGE_SCALINGS), training=training)
 
 
+SCHEDULE_CODE = (__name__, "lib.experiments.sweep_points")  # the code of a "schedule" entry: cached_schedule here,
+# or lib.experiments.sweep_points.schedule_point, which writes the same entries (a name, not an import)
+
+
 def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
                     n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
                     engine: Engine | str = DEFAULT_ENGINE) -> dict[str, np.ndarray]:
@@ -316,7 +320,17 @@ def cached_schedule(env: TaskEnvironment, schedule: str, seeds, n_iterations: in
     parameters = schedule_parameters(env, schedule, seeds, n_iterations, n_hidden, split, large_scaling, engine)
     return results.cached("schedule", parameters, lambda: run_schedule(
         env, schedule, parameters["seeds"], parameters["n_iterations"], n_hidden, split=split,
-        large_scaling=large_scaling, engine=engine))
+        large_scaling=large_scaling, engine=engine), computed_by=SCHEDULE_CODE)
+
+
+def schedule_wall_time_s(*arguments, **options) -> float:
+    """Seconds the cached :func:`cached_schedule` with these arguments (those of
+    :func:`schedule_parameters`) took to compute (its entry's metadata;
+    :class:`lib.core.cache_entry.CacheError` if it is not cached)."""
+    from ..core import results
+
+    return results.metadata_of("schedule", schedule_parameters(*arguments, **options),
+                               computed_by=SCHEDULE_CODE)["wall_time_s"]
 
 
 def run_early_phases(env: TaskEnvironment, schedule: str, seeds, start_finetune: Params, window: int,

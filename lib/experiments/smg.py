@@ -313,7 +313,7 @@ def cached_run(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 25
     parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations,
                       record_every=record_every, init=init)
     arrays = results.cached("smg_run", parameters, lambda: _run_arrays(
-        run_smg(problem, seed, learning_rate, n_iterations, record_every, init=init)))
+        run_smg(problem, seed, learning_rate, n_iterations, record_every, init=init)), computed_by=__name__)
     run = SMGRun(arrays["times"], {"w1": arrays["w1"], "w2": arrays["w2"]}, arrays["loss"],
                  float(arrays["learning_rate"]))
     return problem, run
@@ -328,7 +328,8 @@ def cached_epntk(seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 
     parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations,
                       record_every=record_every)
     return problem, results.cached("smg_epntk", parameters,
-                                   lambda: epntk_path(problem, seed, learning_rate, n_iterations, record_every))
+                                   lambda: epntk_path(problem, seed, learning_rate, n_iterations, record_every),
+                                   computed_by=__name__)
 
 
 def half_times(problem: SMGProblem, run: SMGRun, n_modes: int = 3) -> np.ndarray:
@@ -385,4 +386,4 @@ def cached_epntk_convergence(seed: int, learning_rates, total_time: float) -> di
         return {"learning_rate": np.asarray(learning_rates), **{k: np.asarray([r[k] for r in rows]) for k in rows[0]}}
 
     parameters = dict(seed=seed, learning_rates=learning_rates, total_time=total_time)
-    return results.cached("smg_epntk_convergence", parameters, compute)
+    return results.cached("smg_epntk_convergence", parameters, compute, computed_by=__name__)

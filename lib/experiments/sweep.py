@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core import cache_entry, cache_key, results
+from ..core.code_closure import PACKAGE
 from ..core.validation import LARGE_RUN_HINT, allow_large_runs, large_runs
 from . import sweep_table
 from .sweep_cluster import (CONNECT_TIMEOUT_S, SweepError, check_shared_results, dask_client, one_line,
@@ -110,6 +111,7 @@ class SweepReport:
     failures: list[Failure] = field(default_factory=list)
     same_entry: list[tuple[dict, dict]] = field(default_factory=list)  # (point, earlier point of that entry)
     conditions: dict = field(default_factory=cache_key.new_process_conditions)  # the workers' (cache_key)
+    computed_by: tuple[str, ...] = (PACKAGE,)  # the modules whose code computes a point (results.cached)
 
     @property
     def ok(self) -> bool:
@@ -133,7 +135,8 @@ class SweepReport:
         A point that did not fail but cannot be read is an error: its result was cached under
         other code (``lib/`` edited while the sweep ran), and a None there would pass for a failure."""
         failed = self.failed_points()
-        loaded = [results.load(self.name, key, conditions=self.conditions) for key in self.cache_parameters]
+        loaded = [results.load(self.name, key, conditions=self.conditions, computed_by=self.computed_by)
+                  for key in self.cache_parameters]
         unreadable = [p for p, arrays in zip(self.points, loaded) if arrays is None and p not in failed]
         if unreadable:
             raise RuntimeError(f"{len(unreadable)} points of sweep {self.name!r} finished but cannot be read under the "
@@ -175,6 +178,18 @@ def resolve_function(spec: str | PointFunction) -> PointFunction:
     if not callable(function):
         raise ValueError(f"function {spec!r}: module {module_name!r} has no function {attribute!r}")
     return function
+
+
+def point_code(function: PointFunction) -> tuple[str, ...]:
+    """The modules whose code computes a point function's results (``computed_by`` of
+    :func:`lib.core.results.cached`): its own ``computed_by`` attribute if it has one (a point
+    that writes the same entries as another module's cached function names both), else its
+    module if that is part of ``lib``, else all of ``lib`` (a function of a notebook or a script)."""
+    declared = getattr(function, "computed_by", None)
+    if declared is not None:
+        return results.code_modules(declared)
+    module = getattr(function, "__module__", None) or ""
+    return (module,) if module.startswith(f"{PACKAGE}.") else (PACKAGE,)
 
 
 def function_name(function: PointFunction) -> str:
@@ -235,6 +250,7 @@ class Plan:
     target: Callable[[dict], Mapping[str, np.ndarray]]  # FunctionPoint, or a notebook run (lib.book.sweep_command)
     points: list[dict]
     cache_parameters: list[dict]
+    computed_by: tuple[str, ...] = (PACKAGE,)  # the modules whose code computes a point (point_code)
 
 
 SWEEP_LARGE_HINT = ("to run it anyway pass --allow-large to python -m lib.book.sweep_command (or allow_large=True "
@@ -265,15 +281,16 @@ def plan_function_sweep(points: list[dict], function: str | PointFunction, name:
                 keys.append(check(dict(point)) if check else dict(point))
             except ValueError as err:
                 raise ValueError(f"point {point}: {sweep_hint(str(err))}") from err
-    return Plan(name, FunctionPoint(function, allowed), list(points), keys)
+    return Plan(name, FunctionPoint(function, allowed), list(points), keys, point_code(resolved))
 
 
 # --- execution ----------------------------------------------------------------------------------
 
 
-def run_point(name: str, key: dict, point: dict, target: Callable[[dict], Mapping[str, np.ndarray]]) \
-        -> PointError | str | None:
-    """Worker side: compute one point through the results cache (under ``key``); None if this call
+def run_point(name: str, key: dict, point: dict, target: Callable[[dict], Mapping[str, np.ndarray]],
+              computed_by: tuple[str, ...] = (PACKAGE,)) -> PointError | str | None:
+    """Worker side: compute one point through the results cache (under ``key``, for the code of
+    ``computed_by``: :func:`point_code`); None if this call
     computed and wrote the entry, :data:`LOADED` if the cache already held it (another process
     wrote it after the sweep looked). A point that raises becomes a :class:`PointError` carrying ``point``
     and the formatted traceback. A result the cache cannot store is *returned* as a
@@ -286,7 +303,7 @@ def run_point(name: str, key: dict, point: dict, target: Callable[[dict], Mappin
         return storable_arrays(point, target(point))
 
     try:
-        results.cached(name, key, compute)
+        results.cached(name, key, compute, computed_by=computed_by)
     except UnstorableResult as err:
         return PointError(point, f"{type(err).__name__}: {err.detail()}", "")
     except Exception as err:  # reported with the point, other points go on
@@ -351,7 +368,7 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
     from tqdm import tqdm
 
     check_options(retries, n_workers, connect_timeout_s, watch, worker_ttl_s)
-    report = SweepReport(plan.name, plan.points, plan.cache_parameters)
+    report = SweepReport(plan.name, plan.points, plan.cache_parameters, computed_by=plan.computed_by)
     todo = partition(plan, report)
     if progress and report.same_entry:
         pairs = [f"{point} = {earlier}" for point, earlier in report.same_entry]
@@ -368,10 +385,12 @@ def run_plan(plan: Plan, scheduler: str | None = None, n_workers: int | None = N
         check_shared_results(client)
         conditions = worker_conditions(client, report.conditions)
         if conditions != report.conditions:  # workers of another environment or CPU: their entries
-            report = SweepReport(plan.name, plan.points, plan.cache_parameters, conditions=conditions)
+            report = SweepReport(plan.name, plan.points, plan.cache_parameters, conditions=conditions,
+                                 computed_by=plan.computed_by)
             todo = partition(plan, report)
         dropping = dropping_text(*scheduler_ttl(client))
-        futures = {client.submit(run_point, plan.name, key, point, plan.target, retries=retries, pure=False): point
+        futures = {client.submit(run_point, plan.name, key, point, plan.target, plan.computed_by, retries=retries,
+                                 pure=False): point
                    for point, key in todo}
         monitor = StallMonitor(watch or Watch(), {f.key: p for f, p in futures.items()}, time.monotonic(), dropping)
         bar = tqdm(total=len(futures), desc=f"sweep {plan.name}", unit="point", disable=not progress)
@@ -389,13 +408,13 @@ def partition(plan: Plan, report: SweepReport) -> list[tuple[dict, dict]]:
     entry as an earlier point, unreadable) and return the ``(point, key)`` pairs to compute."""
     todo, first = [], {}  # first: entry folder -> the first point of that entry
     for point, key in zip(plan.points, plan.cache_parameters):
-        entry = results.entry_dir(plan.name, key, conditions=report.conditions)
+        entry = results.entry_dir(plan.name, key, conditions=report.conditions, computed_by=plan.computed_by)
         if entry in first:
             report.same_entry.append((point, first[entry]))
             continue
         first[entry] = point
         try:
-            done = results.load(plan.name, key, conditions=report.conditions) is not None
+            done = results.load(plan.name, key, conditions=report.conditions, computed_by=plan.computed_by) is not None
         except cache_entry.CacheError as err:
             report.failures.append(Failure(point, f"CacheError: {err}", ""))
             continue

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .schedules import (SCHEDULES, cached_schedule, params_of, run_early_phases, run_pairs, run_schedule,
-                        schedule_parameters)
+from .schedules import (SCHEDULE_CODE, SCHEDULES, cached_schedule, params_of, run_early_phases, run_pairs,
+                        run_schedule, schedule_parameters)
 from ..core.engines import DEFAULT_ENGINE, Engine, engine_of_tag
 from ..core.tasks import TaskEnvironment
 from ..core.validation import check_choice, check_int, check_seed, check_seeds, check_size
@@ -106,6 +106,7 @@ def schedule_point(parameters: dict) -> dict[str, np.ndarray]:
 
 
 schedule_point.check_parameters = check_schedule_point
+schedule_point.computed_by = SCHEDULE_CODE  # its entries are cached_schedule's
 
 
 def cached_schedule_blocks(env: TaskEnvironment, plan: dict, block_pairs: int = 10, n_hidden: int = 200,
@@ -194,7 +195,7 @@ def cached_early_phase_blocks(env: TaskEnvironment, plan: dict, window_fraction:
                 return run_early_phases(env, schedule, block, params_of(full, "single/params_final"), window, every,
                                         n_hidden, split=split, large_scaling=large_scaling, engine=engine)
 
-            blocks.append(results.cached(EARLY_PHASE_CACHE, key, compute))
+            blocks.append(results.cached(EARLY_PHASE_CACHE, key, compute, computed_by=__name__))
         out[schedule] = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0] if k != "iterations"}
         out[schedule]["iterations"] = blocks[0]["iterations"]
     return out
