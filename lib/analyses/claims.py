@@ -43,7 +43,7 @@ from .claim_types import VERDICTS, Claim, Criterion, Judgement
 
 STABILITY_SEEDS = 20
 STABLE_AT = 19  # a resampling verdict is settled when at least this many of the seeds agree
-JUDGE_VERSION = 1  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
+JUDGE_VERSION = 2  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
 DIGEST_FILE = Path(__file__).with_name("claims_digest.json")
 REGISTRY_PARTS: tuple[dict[str, Claim], ...] = (PAPER_CLAIMS, HORIZON_RIVAL_CLAIMS)  # in the verdicts page's order
 
@@ -80,25 +80,25 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "", **
     (the keyword arguments its test takes, see :mod:`lib.analyses.claim_tests`).
 
     A sample smaller than the criterion's ``min_sample`` gives "not tested" with the reason. A
-    resampling test runs under seeds 0-19; unless at least 19 agree the verdict is "borderline"
-    with the count of the commonest one. ``qualification`` (a caveat a control found) turns
-    "reproduced" into "reproduced with qualification"; so does the test's own note (e.g. "sign
-    only")."""
+    resampling test runs under seeds 0-19 and reports the commonest outcome (verdict, and whether
+    it carries a note), with the number, interval and note of the first seed that gives it;
+    unless at least 19 seeds agree the verdict is "borderline" with the count of the commonest
+    one. ``qualification`` (a caveat a control found) turns "reproduced" into "reproduced with
+    qualification"; so does the test's own note (e.g. "sign only")."""
     c = criterion(claim, version)
     test = TESTS[c.test]
     if c.test in RANDOM_TESTS:
         outcomes = [test(**evidence, **c.settings, seed=seed) for seed in range(STABILITY_SEEDS)]
     else:
         outcomes = [test(**evidence, **c.settings)]
-    first: Outcome = outcomes[0]
+    first: Outcome = modal_outcome(outcomes)
     stability = ""
     verdict, note = first.verdict, first.note
     if len(outcomes) > 1:
-        counts = Counter((o.verdict, bool(o.note)) for o in outcomes)
-        (modal_verdict, modal_noted), k = counts.most_common(1)[0]
+        k = sum((o.verdict, bool(o.note)) == (first.verdict, bool(first.note)) for o in outcomes)
         stability = f"{k}/{STABILITY_SEEDS}"
         if k < STABLE_AT:
-            verdict, note = "borderline", f"{modal_verdict}{' (' + first.note + ')' if modal_noted and first.note else ''} " \
+            verdict, note = "borderline", f"{first.verdict}{' (' + first.note + ')' if first.note else ''} " \
                                           f"for {k} of {STABILITY_SEEDS} bootstrap seeds"
     if first.n and first.n < c.min_sample:
         verdict, note = "not tested", f"n = {first.n} is below the criterion's minimum sample of {c.min_sample}"
@@ -109,6 +109,14 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "", **
         raise AssertionError(f"test {c.test} gave {first}")  # tests give only OUTCOMES, with reasons for not tested
     assert verdict in VERDICTS and first.verdict in OUTCOMES
     return Judgement(claim, c.version, verdict, first.ours, first.interval, first.n, note, stability, c.text)
+
+
+def modal_outcome(outcomes: list[Outcome]) -> Outcome:
+    """The first of ``outcomes`` (one per resampling seed, in seed order) whose verdict, and
+    whether it carries a note, is the commonest; of equally common ones, the first seen."""
+    counts = Counter((o.verdict, bool(o.note)) for o in outcomes)
+    (verdict, noted), _ = counts.most_common(1)[0]
+    return next(o for o in outcomes if (o.verdict, bool(o.note)) == (verdict, noted))
 
 
 def criterion_record(claim: str, c: Criterion, statement: str = "") -> dict:
