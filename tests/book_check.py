@@ -163,6 +163,7 @@ document.querySelectorAll('td, th').forEach(cell => {
 // what a reader must not see in the page's text: warnings of the run and paths of the machine that built it
 const visible = document.body ? document.body.innerText : '';
 const warnings = (visible.match(/\b\w*Warning\b:[^\n]{0,60}/g) || []).slice(0, 3);
+const notices = (visible.match(/^\[(?:sweep|results|runner)\] [^\n]{0,60}/gm) || []).slice(0, 3);  // a tool's printout
 const paths = (visible.match(/(?<![\w.:\/~])\/(?:(?:home|root|tmp|work|usr|opt|var|Users|srv|mnt)\/[\w.\-\/]+|[\w.\-]+\/[\w.\-]+\/[\w.\-\/]*)/g) || []).slice(0, 3);
 
 // anything in the article that scrolls sideways at this window width (a table or a printout wider than the page)
@@ -177,7 +178,7 @@ const remote = performance.getEntriesByType('resource').map(r => r.name)
 return {images, figures, tracebacks, hasTracebackText: text.includes('Traceback (most recent call last)'),
         title: document.title, readyState: document.readyState, textLength: text.length,
         math: mathElements.length, untypeset, texErrors, rawTex, columnWidth, figureImages, wrapped, remote,
-        warnings, paths, wide};
+        warnings, notices, paths, wide};
 """
 
 
@@ -220,6 +221,8 @@ def page_problems(report: dict) -> list[str]:
         problems.append(f"table cell {value!r} wraps over {lines} lines")
     for text in report.get("warnings", []):
         problems.append(f"warning text in the page: {text!r}")
+    for text in report.get("notices", []):
+        problems.append(f"a tool's printout in the page: {text!r}")
     for path in report.get("paths", []):
         problems.append(f"absolute path in the page: {path!r}")
     for element, scroll, width, start in report.get("wide", []):

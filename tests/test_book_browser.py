@@ -114,7 +114,7 @@ def test_checker_reports_untypeset_math_small_figures_wrapped_numbers_and_networ
 @needs_browser
 def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path):
     """The checker fails a page that shows a warning of the run, an absolute path of the machine that built
-    it, a printout or a table wider than the page at the check's window width; each is reported once, and a
+    it, a tool's printout (a "[sweep] ..." line), a printout or a table wider than the page at the check's window width; each is reported once, and a
     page whose printout wraps and whose table fits passes."""
     (tmp_path / "book").mkdir()
     text = "<p>" + "some text " * 20 + "</p>"
@@ -124,6 +124,7 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
         "<div class='cell_output'><pre>/opt/venv/lib/python3.11/site-packages/numpy/lib/_nanfunctions_impl.py:1396: "
         "RuntimeWarning: All-NaN slice encountered</pre></div>"
         "<p>saved to /check/work/main/results/x.npz (see https://github.com/a/b/c, 3.1 it/s)</p>"
+        "<div class='cell_output'><pre>[sweep] schedule: 10 of 10 cache entries already cached</pre></div>"
         f"<div class='cell_output'><div class='output text_html' style='overflow-x: auto'><table><tr>{wide_row}"
         "</tr></table></div></div></article></body></html>")
     (tmp_path / "index.html").write_text(
@@ -140,4 +141,5 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
     assert sum("absolute path" in p for p in bad) == 2, problems  # not the URL or the rate
     assert sum("scrolls sideways" in p and "column 0 with a long header" in p for p in bad) == 1, problems
     assert sum("scrolls sideways" in p for p in bad) == 1, problems  # the outermost scrolling box only, once
+    assert sum("a tool's printout in the page: '[sweep] schedule: 10 of 10" in p for p in bad) == 1, problems
     assert not [p for p in problems if p.startswith("index.html")], problems

@@ -142,18 +142,24 @@ def test_a_chapter_whose_record_was_edited_is_not_up_to_date(tiny, tmp_path, cap
     assert page_outputs.verified(record)["rows"][0]["ours"] == 1
 
 
-# ---------------------------------------------------------------- lock waits
+# ---------------------------------------------------------------- lock waits and other run notices
 
 
-def test_lock_wait_lines_leave_the_page_and_other_stderr_stays():
-    cell = nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output(
-        "stream", name="stderr", text=f"{NOTICE}\nUserWarning: something is off\n")])
+def test_run_notices_leave_the_page_and_other_output_stays():
+    cached = "[sweep] schedule: 10 of 10 cache entries already cached"
+    slow = "[sweep] no point finished for 120 s; assigned to worker tcp://127.0.0.1:1 (name 0): [{'x': 1}]"
+    cell = nbformat.v4.new_code_cell("x", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text=f"{cached}\nr = 0.31 (n = 50)\n"),
+        nbformat.v4.new_output("stream", name="stderr", text=f"{NOTICE}\n{slow}\nUserWarning: something is off\n")])
     notebook = nbformat.v4.new_notebook(cells=[cell])
-    assert page_outputs.lock_wait_lines(notebook) == [NOTICE]
-    assert page_outputs.without_lock_waits(notebook).cells[0].outputs[0]["text"] == "UserWarning: something is off\n"
+    assert page_outputs.run_notices(notebook) == [cached, NOTICE, slow]
+    assert f"cell 0: run notice {cached!r}" in page_outputs.page_problems(notebook)
+    outputs = page_outputs.without_run_notices(notebook).cells[0].outputs
+    assert [o["text"] for o in outputs] == ["r = 0.31 (n = 50)\n", "UserWarning: something is off\n"]
     only = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output(
-        "stream", name="stderr", text=NOTICE + "\n")])])
-    assert page_outputs.without_lock_waits(only).cells[0].outputs == []
+        "stream", name="stderr", text=NOTICE + "\n"), nbformat.v4.new_output("stream", name="stdout", text=cached)])])
+    assert page_outputs.without_run_notices(only).cells[0].outputs == []
+    assert page_outputs.page_problems(only) == []
 
 
 def test_a_wait_for_another_process_is_logged_with_its_cause_and_not_published(tiny, tmp_path, capsys):

@@ -1,15 +1,17 @@
 """What a published page may show of a notebook's run: its results, not the run's progress or noise.
 
 A chapter shows tqdm progress bars on stderr while it runs (in Jupyter and in the runner's log), and
-a chapter that waits for a results-cache entry another process is computing says so on stderr
-(:data:`lib.core.cache_entry.LOCK_WAIT_NOTICE`); the executed notebook that the book renders keeps
-every other output. :func:`without_progress_bars` removes the bars, :func:`without_lock_waits` the
-wait lines (and only them; :func:`lock_wait_lines` lists them for the runner's log) from an executed
-notebook, :func:`without_widget_state` the saved state of live widgets (the page is static);
-anything else on stderr stays, and the book build fails on it (``nb_output_stderr: warn`` in
-``_config.yml`` with ``jupyter-book -W``), so a warning is fixed where it arises instead of being
-published. :func:`page_problems` lists what a reader must not see in an executed notebook's
-outputs: stderr, warning text, absolute paths.
+the tools it calls say how the run goes: the sweep engine how many points were already cached or
+which worker is slow, the results cache that it waits for an entry another process is computing
+(:data:`lib.core.cache_entry.LOCK_WAIT_NOTICE`). These *run notices* are lines starting with
+``[sweep]`` or ``[results]`` (:data:`RUN_NOTICE`), on stdout or stderr. The executed notebook that
+the book renders keeps every other output. :func:`without_progress_bars` removes the bars,
+:func:`without_run_notices` the notices (and only them; :func:`run_notices` lists them for the
+runner's log) from an executed notebook, :func:`without_widget_state` the saved state of live
+widgets (the page is static); anything else on stderr stays, and the book build fails on it
+(``nb_output_stderr: warn`` in ``_config.yml`` with ``jupyter-book -W``), so a warning is fixed where
+it arises instead of being published. :func:`page_problems` lists what a reader must not see in an
+executed notebook's outputs: stderr, run notices, warning text, absolute paths.
 
 Sphinx re-reads a page only when its file is newer than at the last build, so a page replaced by
 an older file (``cp -p``, rsync, a restore) would keep its old rendering. :func:`mark_if_changed`
@@ -43,6 +45,7 @@ PROGRESS_BAR = re.compile(r"^.*(\d+%\|.*\|\s*\d+(\.\d+)?[kMG]?/\d+(\.\d+)?[kMG]?
 # usual root ("/tmp/x"); not a URL ("https://a/b/c"), a ratio ("it/s") or a fraction ("1/2/3").
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~])/(?:(?:home|root|tmp|work|usr|opt|var|Users|srv|mnt)/[\w.\-/]+"
                            r"|[\w.\-]+/[\w.\-]+/[\w.\-/]*)")
+RUN_NOTICE = re.compile(r"^\[(sweep|results)\] ")  # how a run went, said by lib.experiments.sweep and lib.core.results
 HIDDEN_OUTPUTS = {"remove-cell", "remove-output"}  # cell tags whose outputs the book does not render
 WARNING_TEXT = re.compile(r"\b\w*Warning\b:|\bwarnings\.warn\b|^WARNING\b", re.MULTILINE)
 
@@ -57,20 +60,26 @@ def lock_wait_line(line: str) -> bool:
     return line.strip().startswith(LOCK_WAIT_NOTICE)
 
 
+def run_notice(line: str) -> bool:
+    """Whether ``line`` is a run notice of the sweep engine or the results cache (:data:`RUN_NOTICE`)."""
+    return bool(RUN_NOTICE.match(line.strip()))
+
+
 def _stderr_lines(text: str) -> list[str]:
-    """The non-blank lines of a stderr stream (tqdm separates a bar's states with carriage returns)."""
+    """The non-blank lines of a stream (tqdm separates a bar's states with carriage returns)."""
     return [part for line in text.split("\n") for part in line.split("\r") if part.strip()]
 
 
-def _without_lines(notebook: nbformat.NotebookNode, drop: Callable[[str], bool]) -> nbformat.NotebookNode:
-    """``notebook`` with the stderr lines for which ``drop`` is true removed (in place, and returned);
-    a stderr output left empty is dropped; every other output is kept as it is."""
+def _without_lines(notebook: nbformat.NotebookNode, drop: Callable[[str], bool],
+                   streams: tuple[str, ...] = ("stderr",)) -> nbformat.NotebookNode:
+    """``notebook`` with the lines of its ``streams`` outputs for which ``drop`` is true removed (in
+    place, and returned); a stream output left empty is dropped; every other output is kept as it is."""
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
         outputs = []
         for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+            if output.get("output_type") == "stream" and output.get("name") in streams:
                 output["text"] = "".join(f"{part}\n" for part in _stderr_lines(output["text"]) if not drop(part))
                 if not output["text"]:
                     continue
@@ -84,17 +93,17 @@ def without_progress_bars(notebook: nbformat.NotebookNode) -> nbformat.NotebookN
     return _without_lines(notebook, progress_line)
 
 
-def lock_wait_lines(notebook: nbformat.NotebookNode) -> list[str]:
-    """The lock-wait notices (:func:`lock_wait_line`) in ``notebook``'s stderr outputs, in cell order."""
+def run_notices(notebook: nbformat.NotebookNode) -> list[str]:
+    """The run notices (:func:`run_notice`) in ``notebook``'s stream outputs, in cell order."""
     return [line.strip() for cell in notebook.cells if cell.cell_type == "code" for output in cell.get("outputs", [])
-            if output.get("output_type") == "stream" and output.get("name") == "stderr"
-            for line in _stderr_lines(output["text"]) if lock_wait_line(line)]
+            if output.get("output_type") == "stream" for line in _stderr_lines(output["text"]) if run_notice(line)]
 
 
-def without_lock_waits(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """``notebook`` with the lock-wait notices removed from its stderr outputs (in place, and returned):
-    a wait is how the run went, not a result, and the page is the same whether it waited or not."""
-    return _without_lines(notebook, lock_wait_line)
+def without_run_notices(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``notebook`` with the run notices removed from its stream outputs (in place, and returned): a
+    notice says how the run went (what was cached, whom it waited for), not a result, and the page is
+    the same whichever way the run went."""
+    return _without_lines(notebook, run_notice, ("stdout", "stderr"))
 
 
 def without_widget_state(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -116,8 +125,8 @@ def _output_text(output: dict) -> str:
 
 def page_problems(notebook: nbformat.NotebookNode) -> list[str]:
     """What a reader must not see in the outputs ``notebook`` publishes (cells tagged
-    :data:`HIDDEN_OUTPUTS` are not rendered), one line each, cell index first: stderr output, error
-    outputs, warning text, absolute file paths."""
+    :data:`HIDDEN_OUTPUTS` are not rendered), one line each, cell index first: stderr output, run
+    notices on stdout, error outputs, warning text, absolute file paths."""
     found = []
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code" or HIDDEN_OUTPUTS & set(cell.get("metadata", {}).get("tags", [])):
@@ -127,6 +136,9 @@ def page_problems(notebook: nbformat.NotebookNode) -> list[str]:
             where = f"cell {index}"
             if output.get("output_type") == "stream" and output.get("name") == "stderr":
                 found.append(f"{where}: stderr output {text.strip()[:120]!r}")
+            elif output.get("output_type") == "stream":
+                found += [f"{where}: run notice {line.strip()[:120]!r}" for line in _stderr_lines(text)
+                          if run_notice(line)]
             elif output.get("output_type") == "error":
                 found.append(f"{where}: error {text[:120]!r}")
             else:

@@ -330,11 +330,17 @@ def remove_dead_runs(output_dir: Path, name: str) -> list[Path]:
     return removed
 
 
-def _report_lock_waits(name: str, notices: list[str]) -> None:
-    """Say in the runner's log that ``name`` waited for cache entries another process was computing."""
+def _report_run_notices(name: str, notices: list[str]) -> None:
+    """Put in the runner's log what ``name``'s tools said about how its run went (taken off the page):
+    what the sweeps found cached, slow workers, waits for cache entries another process computed."""
+    from .page_outputs import lock_wait_line
+
     for notice in notices:
-        print(f"[runner] {name} waited for a results-cache entry another process was computing and then used "
-              f"its result (not an error, and not shown on the page): {notice}", flush=True)
+        if lock_wait_line(notice):
+            print(f"[runner] {name} waited for a results-cache entry another process was computing and then used "
+                  f"its result (not an error, and not shown on the page): {notice}", flush=True)
+        else:
+            print(f"[runner] {name} (not shown on the page): {notice}", flush=True)
 
 
 def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, profile: str = "full",
@@ -347,7 +353,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
     import papermill
 
     from .kernel_manager import QuietKernelManager
-    from .page_outputs import (lock_wait_lines, mark_if_changed, record_digest, without_lock_waits,
+    from .page_outputs import (mark_if_changed, record_digest, run_notices, without_run_notices,
                                without_progress_bars, without_widget_state)
 
     check_paired(notebook_source(name))
@@ -391,8 +397,8 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
                 else:
                     os.environ[k] = v
         executed = nbformat.read(executed_tmp, as_version=4)
-        _report_lock_waits(name, lock_wait_lines(executed))
-        executed = without_widget_state(without_lock_waits(without_progress_bars(executed)))
+        _report_run_notices(name, run_notices(executed))
+        executed = without_widget_state(without_run_notices(without_progress_bars(executed)))
         records = sorted(staged_summary.glob("*.json")) if staged_summary.exists() else []
         if writes_summary(name) and not records:
             raise NotebookFailed(f"{name} ran but wrote no summary record; the previous output is untouched")
