@@ -28,10 +28,13 @@ rules, the execution of one notebook and the command line (each a section below)
 sources are in :mod:`lib.book.notebook_sources` and the parameter checks of the chapters
 themselves in :mod:`lib.book.chapter_parameters`.
 
-The executed notebook keeps every output of the run except its progress bars, its waits for
-results-cache entries that another process was computing (said in the runner's log instead) and
-saved widget state (:mod:`lib.book.page_outputs`); kernels run quietly
-(:class:`lib.book.kernel_manager.QuietKernelManager`).
+The executed notebook keeps every output of the run except its progress bars, the run notices of
+its tools (what a sweep found cached, waits for results-cache entries that another process was
+computing: said in the runner's log instead) and saved widget state (:mod:`lib.book.page_outputs`);
+kernels run quietly (:class:`lib.book.kernel_manager.QuietKernelManager`). Each executed notebook
+records its run (start, wall time, commit, machine) in its metadata, and after every run the runner
+writes the execution report page of each output folder from those records
+(:mod:`lib.book.execution_report`).
 A notebook whose source, parameters, ``lib/`` code, requirements and inputs (the summary records
 it reads) are unchanged is not re-executed, provided its summary record is the one that run wrote
 (:func:`lib.book.page_outputs.verified`); every executed notebook left in place whose content changed
@@ -75,6 +78,7 @@ from ..core.results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_
 from ..core.validation import ALLOW_LARGE_ENV
 from ..experiments.sweep_cluster import KEEP_ENV
 from .concurrent_runs import USES_EVERY_CORE, RunDied, run_all, usable_cores
+from .execution_report import run_provenance, write_report
 from .notebook_sources import (NOTEBOOK_DIR, NOTEBOOKS, PairMismatch, ParameterError, check_paired,
                                notebook_source, reads_summaries, writes_summary)
 from .run_parameters import (check_parameters, check_ranges, grid_points, parse_assignment, parse_grid,
@@ -382,6 +386,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
                       **({RESULTS_ENV: str(Path(results).absolute())} if results is not None else {})}
         saved_env = {k: os.environ.get(k) for k in kernel_env}
         os.environ.update(kernel_env)  # inherited by the kernel
+        started, clock = time.time(), time.perf_counter()
         try:
             papermill.execute_notebook(str(unexecuted), str(executed_tmp), parameters=parameters,
                                        kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=progress_bar,
@@ -396,6 +401,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
+        wall_time_s = time.perf_counter() - clock
         executed = nbformat.read(executed_tmp, as_version=4)
         _report_run_notices(name, run_notices(executed))
         executed = without_widget_state(without_run_notices(without_progress_bars(executed)))
@@ -404,7 +410,8 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
             raise NotebookFailed(f"{name} ran but wrote no summary record; the previous output is untouched")
         executed.metadata["repro"] = {"execution_key": key, "parameters": parameters, "profile": profile,
                                       "summary_sha256": {r.stem: record_digest(json.loads(r.read_text()))
-                                                         for r in records}}
+                                                         for r in records},
+                                      "run": run_provenance(started, wall_time_s)}
         nbformat.write(executed, executed_tmp)
         for record in records:  # the record first: an output without its record is re-run, never trusted
             os.replace(record, summary_dir / record.name)
@@ -501,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = max(1, min(args.jobs or usable_cores(), len(runs)))
     run_one = functools.partial(execute, force=args.force, profile=args.profile, results=results,
                                 allow_large=args.allow_large, **({} if jobs == 1 else {"progress_bar": False}))
-    start = time.perf_counter()
+    start, build_started = time.perf_counter(), time.time()
     times, errors = run_all(runs, run_one, jobs, report=lambda line: print(line, flush=True))
     for err in errors:
         known = isinstance(err, (ParameterError, NotebookFailed, PairMismatch, RunDied))
@@ -510,6 +517,8 @@ def main(argv: list[str] | None = None) -> int:
     if errors:
         return 2 if any(isinstance(err, (ParameterError, PairMismatch)) for err in errors) else 1
     print("[runner] time per notebook: " + ", ".join(f"{n} {s:.0f} s" for n, _, s in times), flush=True)
+    for folder in sorted({folder for _, _, folder in runs}):
+        print(f"[runner] execution report: {write_report(folder, NOTEBOOKS, build_started)}", flush=True)
     print(f"[runner] all notebooks executed in {time.perf_counter() - start:.1f} s", flush=True)
     return 0
 
