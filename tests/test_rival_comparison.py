@@ -22,11 +22,41 @@ def test_holm_every_cell_is_three_way_and_corrects_within_each_family():
         claim_tests.holm_every_cell([0.1], [0.1, 0.2], ["a"], 10)
 
 
+def test_an_undefined_declared_cell_caps_every_cell_claims_at_inconclusive():
+    cell = lambda p, reverse: claim_tests.holm_every_declared_cell(p, reverse, ["a", "b", "c", "d"], 10)
+    two_of_four = cell([0.001, np.nan, 0.01, np.nan], [0.9, np.nan, 0.9, np.nan])
+    assert claim_tests.holm_every_cell([0.001, np.nan, 0.01, np.nan], [0.9, np.nan, 0.9, np.nan],
+                                       list("abcd"), 10).verdict == "reproduced"  # v1's rule: undefined left out
+    assert two_of_four.verdict == "inconclusive" and "2 of 4 declared cells undefined" in two_of_four.ours
+    assert cell([0.001, 0.002, 0.003, 0.004], [0.9] * 4).verdict == "reproduced"  # every cell defined and holding
+    assert cell([0.001, np.nan, 0.9, 0.5], [0.9, np.nan, 0.001, 0.5]).verdict == "not reproduced"  # one against
+    assert cell([np.nan] * 4, [np.nan] * 4).verdict == "not tested"
+
+
+def test_a_kernel_is_judged_on_its_own_cells_not_pooled_with_another_quantity():
+    """The linearized network's significant cells made v1 of rival-side-kernel-vs-control
+    "reproduced" although no eNTK cell was; judged on the eNTK's own cells it is inconclusive."""
+    labels = ["eNTK a", "eNTK b", "linearized a", "linearized b"]
+    kernel_of = ["t=0 eNTK", "t=0 eNTK", "linearized at t=0", "linearized at t=0"]
+    p, p_reverse = [0.8, 0.9, 0.001, 0.002], [0.2, 0.1, 0.9, 0.9]
+    assert claim_tests.beats_or_beaten(p, p_reverse, labels, kernel_of, 10).verdict == "reproduced"
+    own = claim_tests.kernel_beats_control(p, p_reverse, labels, kernel_of, 10, kernel="t=0 eNTK")
+    assert own.verdict == "inconclusive" and "0 of 2 cells" in own.ours
+    wins = claim_tests.kernel_beats_control([0.001, 0.9, 0.9, 0.9], p_reverse, labels, kernel_of, 10,
+                                            kernel="t=0 eNTK")
+    assert wins.verdict == "reproduced" and "1 of 2 cells" in wins.ours
+    beaten = claim_tests.kernel_beats_control([0.9, 0.9, 0.001, 0.9], [0.001, 0.9, 0.9, 0.9], labels, kernel_of, 10,
+                                              kernel="t=0 eNTK")
+    assert beaten.verdict == "not reproduced"
+    with pytest.raises(ValueError, match="names none of the cells"):
+        claim_tests.kernel_beats_control(p, p_reverse, labels, kernel_of, 10, kernel="eNTK")
+
+
 def test_the_new_claims_are_declared_with_tests_the_registry_knows():
     for key in ("rival-side-similarity", "rival-side-order", "rival-side-kernel-vs-control", "rival-race-loss-shape",
                 "rival-multitask-family"):
-        c = claims.criterion(key)
-        assert c.test in claim_tests.TESTS and c.version == 1
+        c = claims.criterion(key, 1)
+        assert c.test in claim_tests.TESTS and claims.criterion(key).test in claim_tests.TESTS
     assert "POST HOC" in claims.criterion("rival-race-loss-shape").text
     j = claims.judge("rival-side-order", p=[0.001, 0.002, 0.003, 0.004], p_reverse=[0.9] * 4,
                      labels=["eNTK", "linearized", "targets", "size"], n=12)

@@ -269,3 +269,45 @@ HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
            "f > 0 of fine-tuning (rivals: sharing index, multitask training and test loss, loss slope at the same f)",
            "beats_or_beaten", 100, alpha=0.05),)),
 }
+
+
+# ---- later versions of the rival-theory claims (both verdicts shown; each version's reason says why)
+
+_LAST_IN_FORCE = "eaee7d1"  # the commit at which the first versions below were last in force
+_EVERY_DECLARED_CELL = ("POST HOC correction of the rule, declared after a review had seen version 1's verdicts: "
+                        "version 1 left a cell whose test is undefined out of the family, so 2 defined cells of 4 "
+                        "could give 'reproduced' for a claim about every cell; now an undefined declared cell caps "
+                        "the verdict at inconclusive")
+_V1_RULES = {"reproduced if every cell holds": "reproduced if every declared cell is defined and holds (an undefined "
+                                               "cell caps the verdict at inconclusive)",
+             "reproduced if all four hold": "reproduced if all four are defined and hold (an undefined test caps the "
+                                            "verdict at inconclusive)"}
+
+
+def _then(key: str, version: Criterion) -> None:
+    """Append ``version`` to claim ``key``'s criteria, recording that the one before it was last in
+    force at :data:`_LAST_IN_FORCE`."""
+    claim = HORIZON_RIVAL_CLAIMS[key]
+    *kept, previous = claim.criteria
+    HORIZON_RIVAL_CLAIMS[key] = claim._replace(criteria=(*kept, previous._replace(commit=_LAST_IN_FORCE), version))
+
+
+def _every_declared_cell(text: str) -> str:
+    """Version 1's ``text`` with its rule for 'reproduced' replaced by the one that counts undefined cells."""
+    rule = next(r for r in _V1_RULES if r in text)
+    return text.replace(rule, _V1_RULES[rule])
+
+
+for _key in ("rival-side-similarity", "rival-side-order", "rival-multitask-family", "rival-continuum-similarity"):
+    _then(_key, _c(2, _every_declared_cell(HORIZON_RIVAL_CLAIMS[_key].current.text), "holm_every_declared_cell", 8,
+                   reason=_EVERY_DECLARED_CELL, alpha=0.05))
+_then("rival-side-kernel-vs-control", _c(
+    2, "the t=0 eNTK's own cells: every initial scale x (a) task similarity (held-out networks, Fisher z of r) and (b) "
+       "route order (every network, rho); per cell the eNTK's score minus the targets control's, one-sided exact "
+       "sign-flip p both ways, Holm over these cells each way: reproduced if some cell is significant for the eNTK; "
+       "not reproduced only if none is and the eNTK is beaten by the control in some cell; inconclusive otherwise (the "
+       "linearized network's cells are shown beside it and do not count)", "kernel_beats_control", 8,
+    reason="POST HOC correction of the rule, declared after a review had seen version 1's cells: version 1 pooled the "
+           "t=0 eNTK's cells with the linearized network's and was 'reproduced' only through two cells of the "
+           "linearized network; a claim about the t=0 eNTK is now judged on the eNTK's own cells",
+    kernel="t=0 eNTK", alpha=0.05))

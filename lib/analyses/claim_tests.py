@@ -292,6 +292,32 @@ def holm_every_cell(p, p_reverse, labels, n: int, *, alpha: float = 0.05) -> Out
                                                           if undefined else ""), "", n)
 
 
+def holm_every_declared_cell(p, p_reverse, labels, n: int, *, alpha: float = 0.05) -> Outcome:
+    """:func:`holm_every_cell`, with every declared cell counted: a cell whose test is undefined
+    (non-finite ``p``) cannot hold, so "reproduced" needs every declared cell defined and holding;
+    with some cell undefined and none significantly against, the verdict is "inconclusive" (2
+    defined cells of 4 holding do not show that all 4 hold)."""
+    out = holm_every_cell(p, p_reverse, labels, n, alpha=alpha)
+    undefined = int(np.sum(~np.isfinite(np.asarray(p, float))))
+    if out.verdict == "reproduced" and undefined:
+        return out._replace(verdict="inconclusive", ours=f"{out.ours}; {undefined} of {len(list(labels))} declared "
+                                                         "cells undefined, so not every cell can be shown to hold")
+    return out
+
+
+def kernel_beats_control(p, p_reverse, labels, kernel_of, n: int, *, kernel: str, alpha: float = 0.05) -> Outcome:
+    """:func:`beats_or_beaten` on the cells of one kernel quantity only (``kernel_of[i] == kernel``),
+    Holm over those cells: a claim about ``kernel`` is judged on its own cells, never pooled with
+    another quantity's (e.g. the network linearized at t=0)."""
+    kernel_of = list(kernel_of)
+    if kernel not in kernel_of:
+        raise ValueError(f"kernel {kernel!r} names none of the cells (kernels: {sorted(set(kernel_of))})")
+    own = [i for i, k in enumerate(kernel_of) if k == kernel]
+    pick = lambda values: np.asarray(values, float).ravel()[own]
+    return beats_or_beaten(pick(p), pick(p_reverse), [list(labels)[i] for i in own], [kernel] * len(own), n,
+                           alpha=alpha)
+
+
 def null_discovery_share(discoveries, *, p: float, level: float = 0.95) -> Outcome:
     """The negative control of a corrected family of tests: ``discoveries`` (n,) the number of
     significant tests of the family in each of n runs on shuffled data (nan for a run in which no
@@ -313,5 +339,5 @@ def equals(value, *, expected) -> Outcome:
 TESTS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
     compare, between, all_hold, proportion, quantile_ratio, paired_difference, correlation,
     discriminating_proportion, correlation_if_testable, correlations_reach, any_significant, beats_or_beaten,
-    any_discovery, null_discovery_share, equals, holm_every_cell)}
+    any_discovery, null_discovery_share, equals, holm_every_cell, holm_every_declared_cell, kernel_beats_control)}
 RANDOM_TESTS = frozenset({"quantile_ratio", "paired_difference", "correlation"})

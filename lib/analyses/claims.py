@@ -111,6 +111,14 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "", **
     return Judgement(claim, c.version, verdict, first.ours, first.interval, first.n, note, stability, c.text)
 
 
+def judge_every_version(claim: str, **evidence: Any) -> tuple[Judgement, tuple[Judgement, ...]]:
+    """``(judgement under the criterion in force, judgements under every earlier version in order)``
+    of ``claim`` on the same ``evidence`` (for a claim whose versions all take the same evidence):
+    the verdicts page shows each version's verdict (:func:`lib.book.summary.claim_row`'s ``earlier``)."""
+    current = criterion(claim).version
+    return judge(claim, **evidence), tuple(judge(claim, version=v, **evidence) for v in range(1, current))
+
+
 def modal_outcome(outcomes: list[Outcome]) -> Outcome:
     """The first of ``outcomes`` (one per resampling seed, in seed order) whose verdict, and
     whether it carries a note, is the commonest; of equally common ones, the first seen."""
@@ -132,8 +140,9 @@ def criterion_record(claim: str, c: Criterion, statement: str = "") -> dict:
 
 def judge_digest() -> str:
     """Digest of the rules :func:`judge` applies (its code, :data:`STABILITY_SEEDS`, :data:`STABLE_AT`
-    and the code it calls; the registry's data left out)."""
-    return verdict_code.code_digest(judge, exclude=frozenset({f"{__name__}.CLAIMS"}))
+    and the code it calls); the registry's data and the table of claim tests left out (each
+    criterion's digest covers its own test's code, so adding a test changes no rule)."""
+    return verdict_code.code_digest(judge, exclude=frozenset({f"{__name__}.CLAIMS", f"{__name__}.TESTS"}))
 
 
 def digests(claims: dict[str, Claim] | None = None) -> dict[str, str]:
