@@ -41,27 +41,20 @@ from lib.book.chapter_parameters import check_reproduction_summary
 check_reproduction_summary(chapters)
 
 # %% tags=["hide-input"]
-import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue
-
-from lib.analyses.claims import VERDICTS
-from lib.book import summary
-from lib.book.names import VERDICT_SYMBOLS as SYMBOL
+from lib.book import summary, verdicts_page as page
 
 rows, parameters, profile = summary.load(chapters)
 verdicts = summary.claim_verdicts(rows, chapters)
 glue("summary_profile", profile, display=False)
-counts = pd.Series([v["verdict"] for v in verdicts]).value_counts()
 glue("count_claims", f"{len(verdicts)}", display=False)
 glue("count_changed", f"{sum(bool(v['earlier']) for v in verdicts)}", display=False)
-beyond = [v["section"].startswith("beyond the paper") for v in verdicts]
-paper_counts = pd.Series([v["verdict"] for v, b in zip(verdicts, beyond) if not b]).value_counts()
-beyond_counts = pd.Series([v["verdict"] for v, b in zip(verdicts, beyond) if b]).value_counts()
-glue("count_paper", f"{len(verdicts) - sum(beyond)}", display=False)
-glue("count_beyond", f"{sum(beyond)}", display=False)
-display(Markdown("\n".join(["| verdict | claims of the paper | claims beyond the paper |", "|---|---|---|"] + [
-    f"| {SYMBOL[v]} {v} | {int(paper_counts.get(v, 0))} | {int(beyond_counts.get(v, 0))} |" for v in VERDICTS])))
+glue("count_paper", f"{sum(not page.is_beyond(v) for v in verdicts)}", display=False)
+glue("count_beyond", f"{sum(page.is_beyond(v) for v in verdicts)}", display=False)
+for status, n in page.declaration_counts(verdicts).items():
+    glue(f"count_declared_{status.replace(' ', '_')}", f"{n}", display=False)
+display(Markdown(page.tally_table(verdicts)))
 
 # %% [markdown]
 # {glue:text}`count_paper` claims of the paper and {glue:text}`count_beyond` the book makes
@@ -71,18 +64,22 @@ display(Markdown("\n".join(["| verdict | claims of the paper | claims beyond the
 # whose verdicts do not count).
 #
 # **Criteria are declared, versioned and kept.** Every criterion lives in the claims registry
-# (`lib/analyses/claims.py`) with the quantity, the direction the claim expects, the
+# (`lib/analyses/claim_registry_*.py`) with the quantity, the direction the claim expects, the
 # statistical test, its threshold or margin and the smallest sample it accepts; verdicts are
 # computed only from it, and a test (`tests/test_claims_registry.py`) fails when a declared
 # criterion is changed without a new version. A criterion that was changed keeps its old
-# version: the entry then shows the verdict under every version, why it changed, and the
-# commit at which the old one was in force. Not every criterion was written before its data
-# existed: the first versions were written alongside the ten-pair results, and the current
-# versions of the 50-pair claims after those pairs had been trained (some of their numbers
-# are quoted in the reasons). Written before their numbers were computed were the speed
-# measure (version 3 of "large init acquires multitasking faster"), the paired test of large
-# init's eNTK and the expected signs of the continuum chapter. A changed criterion is a
-# reason to read both verdicts, not only the current one.
+# version: the entry then shows the verdict under every version and why it changed.
+#
+# **Not every criterion was written before its data.** Each entry says when its criterion was
+# declared relative to its numbers, with the commits, from an audit of the repository's
+# history (`lib/analyses/claim_provenance.py`): of the criterion versions shown here,
+# {glue:text}`count_declared_before_the_data` were declared before their numbers existed,
+# {glue:text}`count_declared_with_the_data` with them (in the same commit, or after part of
+# them was shown, so the order cannot be established) and
+# {glue:text}`count_declared_post_hoc` after their numbers had been shown (**post hoc**). The
+# tally above counts each claim under its latest version that is not post hoc; a claim whose
+# every version is post hoc is counted apart, in the last row. A post-hoc verdict is a
+# description of the data it was fitted to, not a test of the claim.
 #
 # Verdicts: **reproduced** (the criterion holds); **reproduced with qualification** (it
 # holds, but a control or a caveat changes what it means — named); **not reproduced** (the
@@ -93,74 +90,13 @@ display(Markdown("\n".join(["| verdict | claims of the paper | claims beyond the
 # tested** (with the reason).
 
 # %% tags=["hide-input"]
-def text(value) -> str:
-    return str(value).replace("\n", " ").strip()
-
-
-def verdict_text(verdict: str, qualification: str, stability: str = "") -> str:
-    out = f"{SYMBOL[verdict]} **{verdict}**"
-    if verdict == "borderline" and stability:
-        out += f" ({stability})"
-    return out + (f": {text(qualification)}" if qualification else "")
-
-
-def with_intervals(ours: str, interval: str) -> str:
-    """Each part of ``ours`` ("a x; b y") beside its own interval ("a [..]; b [..]") when both have
-    the same parts, else the two side by side."""
-    parts, bounds = text(ours).split("; "), text(interval).split("; ")
-    if not interval or len(parts) != len(bounds):
-        return text(ours) + (f" {text(interval)}" if interval else "")
-    out = []
-    for part, bound in zip(parts, bounds):
-        words, bound_words = part.split(" "), bound.split(" ")
-        shared = next((i for i, (a, b) in enumerate(zip(words, bound_words)) if a != b), len(bound_words))
-        out.append(" ".join(words + bound_words[shared:]))  # the label the two share, once
-    return "; ".join(out)
-
-
-def number_text(entry) -> str:
-    ours = with_intervals(entry["ours"], entry.get("interval", ""))
-    paper = text(entry["paper"])
-    extra = [f"n = {entry['n']}" if entry.get("n") else "",
-             f"same verdict under {entry['stability']} bootstrap seeds" if entry.get("stability") else ""]
-    extra = "; ".join(e for e in extra if e)
-    return f"paper: {paper or '–'} · ours: {ours or '–'}" + (f" ({extra})" if extra else "")
-
-
-def entry_lines(number: int, e: dict) -> list[str]:
-    where = e["section"] + (f", {e['figure']}" if e["figure"] else "")
-    lines = [f"(verdict-{e['claim']})=", f"{number}. **{text(e['text'])}** ({where})", "",
-             f"   {verdict_text(e['verdict'], e['qualification'], e.get('stability', ''))}", ""]
-    if e["criterion"]:
-        version = f" (version {e['version']})" if e["earlier"] else ""
-        lines += [f"   - *Criterion{version}:* {text(e['criterion'])}"]
-    if e["ours"] or e["paper"]:
-        lines += [f"   - {number_text(e)}"]
-    if e["control"]:
-        lines += [f"   - *Control:* {text(e['control'])}"]
-    if e["evidence"]:
-        lines += [f"   - *Evidence:* {e['evidence']}"]
-    for old in e["earlier"]:
-        lines += [f"   - *Earlier criterion, version {old['version']}* (in force at commit `{old['commit']}`): "
-                  f"{text(old['criterion'])} — {verdict_text(old['verdict'], old['qualification'], old['stability'])}"
-                  f" (ours: {text(old['ours'])}{' ' + text(old['interval']) if old['interval'] else ''}). "
-                  f"*Replaced because:* {text(old['replaced_because'])}"]
-    return lines + [""]
-
-
 for e in verdicts:  # for the introduction: each finding quotes its verdict, with its qualification, from here
     glue(f"verdict_{e['claim']}", e["verdict"] + (f" ({e['stability']})" if e["verdict"] == "borderline" else "")
-         + (f": {text(e['qualification'])}" if e["qualification"] else ""), display=False)
-    glue(f"ours_{e['claim']}", text(e["ours"]), display=False)
-    glue(f"ours_interval_{e['claim']}", with_intervals(e["ours"], e.get("interval", "")), display=False)
-
-number = 0
-for chapter in dict.fromkeys(e["chapter"] for e in verdicts):
-    lines = [f"**Judged in {{doc}}`{chapter}`**", ""]
-    for e in (e for e in verdicts if e["chapter"] == chapter):
-        number += 1
-        lines += entry_lines(number, e)
-    display(Markdown("\n".join(lines)))
+         + (f": {page.text(e['qualification'])}" if e["qualification"] else ""), display=False)
+    glue(f"ours_{e['claim']}", page.text(e["ours"]), display=False)
+    glue(f"ours_interval_{e['claim']}", page.with_intervals(e["ours"], e.get("interval", "")), display=False)
+for block in page.chapter_blocks(verdicts):
+    display(Markdown(block))
 
 # %% [markdown]
 # ## Other numbers of this build
@@ -170,34 +106,7 @@ for chapter in dict.fromkeys(e["chapter"] for e in verdicts):
 
 # %% tags=["hide-input"]
 BEYOND = ("08_entk_over_training", "10_rich_lazy_continuum")
-
-
-HOLDS = {None: "", True: "\u2714 holds", False: "\u2718 does not hold"}
-
-
-def number_line(r) -> str:
-    """One number of a chapter as a list item: the quantity, our value, the paper's and the criterion."""
-    details = [f"paper: {text(r['paper'])}" if text(r["paper"]) else "",
-               f"criterion: {text(r['criterion'])}" if text(r["criterion"]) else ""]
-    details = "; ".join(d for d in details if d)
-    holds = HOLDS[r["agrees"]]
-    return (f"- **{text(r['quantity'])}**: {text(r['ours']) or '–'}" + (f" — {holds}" if holds else "")
-            + (f" ({details})" if details else ""))
-
-
-def number_cards(records) -> Markdown:
-    """The records grouped by chapter, one collapsible block per chapter (open), one list item per number."""
-    blocks = []
-    for chapter in dict.fromkeys(r["chapter"] for r in records):
-        mine = [r for r in records if r["chapter"] == chapter]
-        held = [r["agrees"] for r in mine if r["agrees"] is not None]
-        title = f"{chapter}: {len(mine)} numbers" + (f", {sum(held)} of {len(held)} criteria hold" if held else "")
-        blocks += [f":::{{dropdown}} {title}", ":open:", "", f"From {{doc}}`{chapter}`.", "",
-                   *[number_line(r) for r in mine], ":::", ""]
-    return Markdown("\n".join(blocks))
-
-
-display(number_cards([r for r in rows if not r.get("claim") and r["chapter"] not in BEYOND]))
+display(Markdown(page.number_cards([r for r in rows if not r.get("claim") and r["chapter"] not in BEYOND])))
 
 # %% [markdown]
 # ## Beyond the paper
@@ -208,11 +117,10 @@ display(number_cards([r for r in rows if not r.get("claim") and r["chapter"] not
 # our number.
 
 # %% tags=["hide-input"]
-display(number_cards([r for r in rows if r["chapter"] in BEYOND]))
+display(Markdown(page.number_cards([r for r in rows if r["chapter"] in BEYOND])))
 
 # %% [markdown]
 # ## Parameters of this build
 
 # %% tags=["hide-input"]
-display(Markdown("\n".join(line for c, p in parameters.items() for line in (
-    f":::{{dropdown}} {c}", "", *[f"- `{k}` = `{v}`" for k, v in p.items()], ":::", ""))))
+display(Markdown(page.parameter_blocks(parameters)))

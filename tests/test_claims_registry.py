@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from lib.analyses import claim_tests, claims, verdict_code
+from lib.analyses import claim_provenance, claim_tests, claims, verdict_code
 from lib.analyses.multiple_testing import bh_adjusted, holm_adjusted
 
 
@@ -72,9 +72,26 @@ def test_registry_structure_is_checked():
         "not accepted by": runs._replace(criteria=(runs.criteria[0]._replace(settings={"margin": 1}),)),
         "either criteria or": runs._replace(untested="why"),
     }
+    known = claim_provenance.PROVENANCE["perf-runs@v1"]
     for message, claim in bad.items():
         with pytest.raises(ValueError, match=message.split()[0]):
-            claims.check_registry({"x": claim})
+            claims.check_registry({"x": claim}, {f"x@v{c.version}": known for c in claim.criteria})
+
+
+def test_every_criterion_version_has_its_provenance():
+    """When each version was declared relative to its data is recorded for every version, none blank."""
+    claims.check_registry()
+    provenance = dict(claim_provenance.PROVENANCE)
+    assert provenance["perf-lr-single@v2"].status == "post hoc" and provenance["perf-runs@v2"].status == "post hoc"
+    del provenance["perf-runs@v2"]
+    with pytest.raises(ValueError, match=r"no provenance for \['perf-runs@v2'\]"):
+        claims.check_registry(provenance=provenance)
+    provenance["perf-runs@v2"] = claim_provenance.PROVENANCE["perf-runs@v2"]._replace(declared="")
+    with pytest.raises(ValueError, match=r"no declaring commit or a status .* for \['perf-runs@v2'\]"):
+        claims.check_registry(provenance=provenance)
+    provenance["perf-runs@v3"] = provenance.pop("perf-runs@v2")
+    with pytest.raises(ValueError, match=r"versions that do not exist \['perf-runs@v3'\]"):
+        claims.check_registry(provenance=provenance)
 
 
 def test_judge_uses_the_declared_criterion_and_names_bad_input():

@@ -1,4 +1,8 @@
-"""The claims registry: every claim the book judges, with its criterion declared before the data.
+"""The claims registry: every claim the book judges, with its versioned criteria.
+
+When each criterion version was declared relative to its data (before it, with it, or post hoc)
+is recorded for every version in :mod:`lib.analyses.claim_provenance` and checked by
+:func:`check_registry`; the verdicts page shows it beside each verdict.
 
 Each claim (:class:`lib.analyses.claim_types.Claim`) is one claim of the paper (Pyle et al.,
 arXiv 2307.07575; Sections 3-5 and the appendix figures) or one the book makes beyond it, with
@@ -175,12 +179,25 @@ def check_digests(committed: dict[str, str], claims: dict[str, Claim] | None = N
             f"{added} (a new version: add its digest, python -m lib.analyses.claims --digest)")
 
 
-def check_registry(claims: dict[str, Claim] | None = None) -> None:
+def check_registry(claims: dict[str, Claim] | None = None, provenance: dict | None = None) -> None:
     """Structural checks: versions 1..n in order, known tests, settings the test accepts, a reason for every
-    version after the first, untested claims without criteria."""
+    version after the first, untested claims without criteria, and the provenance of every version
+    (:data:`lib.analyses.claim_provenance.PROVENANCE`: its declaring commit and a known status; no
+    entry for a version that does not exist)."""
     import inspect
 
-    for key, claim in (CLAIMS if claims is None else claims).items():
+    from .claim_provenance import PROVENANCE, STATUSES
+
+    claims = CLAIMS if claims is None else claims
+    provenance = PROVENANCE if provenance is None else provenance
+    versions = {f"{key}@v{c.version}" for key, claim in claims.items() for c in claim.criteria}
+    missing, extra = sorted(versions - set(provenance)), sorted(set(provenance) - versions)
+    blank = sorted(k for k, p in provenance.items() if not p.declared or p.status not in STATUSES)
+    if missing or extra or blank:
+        raise ValueError(f"claim provenance out of step with the registry: no provenance for {missing}, provenance "
+                         f"of versions that do not exist {extra}, no declaring commit or a status not in "
+                         f"{STATUSES} for {blank} (lib/analyses/claim_provenance.py)")
+    for key, claim in claims.items():
         if bool(claim.criteria) == bool(claim.untested):
             raise ValueError(f"claim {key!r} needs either criteria or an 'untested' reason, not both or neither")
         for i, c in enumerate(claim.criteria, start=1):

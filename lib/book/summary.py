@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..analyses.claim_provenance import PROVENANCE
 from ..analyses.claims import CLAIMS, VERDICTS, Judgement, criterion
 from ..core.results import _jsonable, results_dir
 from .page_outputs import record_digest, verified
@@ -166,7 +167,13 @@ def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
     the claim's section, figure and text; a claim no chapter tests is "not tested" with the reason
     the registry gives, and a claim whose chapter is not among ``chapters`` is "not tested" (not
     in this build). A chapter that ran but recorded no row, or two rows, for one of its claims is
-    an error naming them: every claim gets exactly one verdict."""
+    an error naming them: every claim gets exactly one verdict.
+
+    Each entry, and each of its ``earlier`` versions, carries the version's provenance
+    (:data:`lib.analyses.claim_provenance.PROVENANCE`: ``declared``, ``data_shown``, ``status``,
+    ``history``).
+    ``counted_verdict`` and ``counted_version`` are those of the latest version that is not post
+    hoc, the one the tallies count (None when every version is post hoc)."""
     recorded: dict[str, list[dict]] = {}
     for r in rows:
         if r.get("claim"):
@@ -193,5 +200,26 @@ def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
                       "evidence": "", "criterion": claim.current.text if claim.criteria else "", "interval": "",
                       "version": claim.current.version if claim.criteria else "", "stability": "", "n": "",
                       "earlier": []}
-        out.append(entry)
+        out.append(with_provenance(entry))
     return out
+
+
+def _provenance(claim: str, version: Any) -> dict:
+    """A version's provenance as entry fields (``history``: what the repository's history shows)."""
+    found = PROVENANCE.get(f"{claim}@v{version}")
+    if found is None:
+        return {"declared": "", "data_shown": "", "status": "", "history": ""}
+    return {"declared": found.declared, "data_shown": found.data_shown, "status": found.status,
+            "history": found.evidence}
+
+
+def with_provenance(entry: dict) -> dict:
+    """``entry`` (of :func:`claim_verdicts`) with each version's provenance and the counted verdict:
+    that of the latest version not declared post hoc (None if every version is post hoc)."""
+    entry = {**entry, **_provenance(entry["claim"], entry["version"]),
+             "earlier": [{**old, **_provenance(entry["claim"], old["version"])} for old in entry["earlier"]]}
+    versions = [*entry["earlier"], entry]  # oldest first
+    counted = [v for v in versions if v["status"] != "post hoc"]
+    entry["counted_verdict"] = counted[-1]["verdict"] if counted else None
+    entry["counted_version"] = counted[-1]["version"] if counted else None
+    return entry

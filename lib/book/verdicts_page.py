@@ -1,0 +1,166 @@
+"""The verdicts page as Markdown: the tally, one entry per claim and the other numbers of a build.
+
+Fed by :func:`lib.book.summary.claim_verdicts` (entries) and :func:`lib.book.summary.load` (rows);
+chapter 07 displays what these functions return. An entry gives the verdict, the criterion it was
+judged by, our number beside the paper's, the control, the evidence, and when the criterion was
+declared relative to its data (:mod:`lib.analyses.claim_provenance`); a changed criterion shows
+every earlier version's verdict. The tally counts each claim under its latest version that is not
+post hoc, and counts apart the claims whose every version is post hoc.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..analyses.claims import VERDICTS
+from .names import VERDICT_SYMBOLS
+
+HOLDS = {None: "", True: "\u2714 holds", False: "\u2718 does not hold"}
+POST_HOC_ONLY = "post hoc only"  # the tally's column for claims whose every version is post hoc
+DECLARED_WORDS = {"before the data": "declared before its numbers existed",
+                  "with the data": "declared with its numbers (the same commit, or after part of them was shown)",
+                  "post hoc": "POST HOC: declared after its numbers had been shown"}
+
+
+def text(value: Any) -> str:
+    """``value`` as one line of text."""
+    return str(value).replace("\n", " ").strip()
+
+
+def verdict_text(verdict: str, qualification: str, stability: str = "") -> str:
+    """The verdict with its symbol, in bold, the seed count of a borderline one and the qualification."""
+    out = f"{VERDICT_SYMBOLS[verdict]} **{verdict}**"
+    if verdict == "borderline" and stability:
+        out += f" ({stability})"
+    return out + (f": {text(qualification)}" if qualification else "")
+
+
+def with_intervals(ours: str, interval: str) -> str:
+    """Each part of ``ours`` ("a x; b y") beside its own interval ("a [..]; b [..]") when both have
+    the same parts, else the two side by side."""
+    parts, bounds = text(ours).split("; "), text(interval).split("; ")
+    if not interval or len(parts) != len(bounds):
+        return text(ours) + (f" {text(interval)}" if interval else "")
+    out = []
+    for part, bound in zip(parts, bounds):
+        words, bound_words = part.split(" "), bound.split(" ")
+        shared = next((i for i, (a, b) in enumerate(zip(words, bound_words)) if a != b), len(bound_words))
+        out.append(" ".join(words + bound_words[shared:]))  # the label the two share, once
+    return "; ".join(out)
+
+
+def number_text(entry: dict) -> str:
+    """"paper: .. · ours: .. (n = .., same verdict under k/20 bootstrap seeds)"."""
+    ours = with_intervals(entry["ours"], entry.get("interval", ""))
+    paper = text(entry["paper"])
+    extra = [f"n = {entry['n']}" if entry.get("n") else "",
+             f"same verdict under {entry['stability']} bootstrap seeds" if entry.get("stability") else ""]
+    extra = "; ".join(e for e in extra if e)
+    return f"paper: {paper or '–'} · ours: {ours or '–'}" + (f" ({extra})" if extra else "")
+
+
+def declared_text(version: dict) -> str:
+    """When a criterion version was declared relative to its data, with the commits; "" if unknown."""
+    if not version.get("status"):
+        return ""
+    shown = version.get("data_shown", "")
+    when = f"at {version['declared']}" + (f"; its numbers first shown at {shown}" if shown and shown != "after" else "")
+    return f"{DECLARED_WORDS[version['status']]} ({when})"
+
+
+def entry_lines(number: int, e: dict) -> list[str]:
+    """The numbered Markdown list item of one claim entry (a target ``verdict-<claim>`` above it)."""
+    where = e["section"] + (f", {e['figure']}" if e["figure"] else "")
+    lines = [f"(verdict-{e['claim']})=", f"{number}. **{text(e['text'])}** ({where})", "",
+             f"   {verdict_text(e['verdict'], e['qualification'], e.get('stability', ''))}", ""]
+    if e.get("status") == "post hoc" and e.get("counted_version") is not None:
+        lines += [f"   *Counted in the tally under version {e['counted_version']}, the latest declared before its "
+                  f"numbers:* {verdict_text(e['counted_verdict'], '')}", ""]
+    elif e.get("status") == "post hoc":
+        lines += ["   *Not counted in the tally: every version of this criterion is post hoc.*", ""]
+    if e["criterion"]:
+        version = f" (version {e['version']})" if e["earlier"] else ""
+        lines += [f"   - *Criterion{version}:* {text(e['criterion'])}"]
+        if declared_text(e):
+            lines += [f"   - *Declared:* {declared_text(e)}"]
+    if e["ours"] or e["paper"]:
+        lines += [f"   - {number_text(e)}"]
+    if e["control"]:
+        lines += [f"   - *Control:* {text(e['control'])}"]
+    if e["evidence"]:
+        lines += [f"   - *Evidence:* {e['evidence']}"]
+    for old in e["earlier"]:
+        declared = declared_text(old)
+        in_force = f", last in force at commit `{old['commit']}`" if old.get("commit") else ""
+        lines += [f"   - *Earlier criterion, version {old['version']}*" + (f" ({declared}{in_force})" if declared
+                                                                              or in_force else "")
+                  + f": {text(old['criterion'])} — {verdict_text(old['verdict'], old['qualification'], old['stability'])}"
+                  f" (ours: {text(old['ours'])}{' ' + text(old['interval']) if old['interval'] else ''}). "
+                  f"*Replaced because:* {text(old['replaced_because'])}"]
+    return lines + [""]
+
+
+def chapter_blocks(verdicts: list[dict]) -> list[str]:
+    """One Markdown block per judging chapter: its title line and its numbered entries (numbering
+    runs on across chapters)."""
+    blocks, number = [], 0
+    for chapter in dict.fromkeys(e["chapter"] for e in verdicts):
+        lines = [f"**Judged in {{doc}}`{chapter}`**", ""]
+        for e in (e for e in verdicts if e["chapter"] == chapter):
+            number += 1
+            lines += entry_lines(number, e)
+        blocks.append("\n".join(lines))
+    return blocks
+
+
+def is_beyond(entry: dict) -> bool:
+    """Whether a claim is the book's own (beyond the paper) rather than the paper's."""
+    return entry["section"].startswith("beyond the paper")
+
+
+def tally_table(verdicts: list[dict]) -> str:
+    """The tally as a Markdown table: per verdict, the claims of the paper and beyond it counted
+    under their latest version not declared post hoc, and a last row for the claims whose every
+    version is post hoc (counted apart)."""
+    def count(verdict: str | None, beyond: bool) -> int:
+        return sum(e["counted_verdict"] == verdict for e in verdicts if is_beyond(e) == beyond)
+
+    lines = ["| verdict | claims of the paper | claims beyond the paper |", "|---|---|---|"]
+    lines += [f"| {VERDICT_SYMBOLS[v]} {v} | {count(v, False)} | {count(v, True)} |" for v in VERDICTS]
+    lines += [f"| {POST_HOC_ONLY} (not counted) | {count(None, False)} | {count(None, True)} |"]
+    return "\n".join(lines)
+
+
+def declaration_counts(verdicts: list[dict]) -> dict[str, int]:
+    """How many criterion versions of the entries (current and earlier) were declared before, with
+    and after (post hoc) their data."""
+    versions = [v for e in verdicts for v in (*e["earlier"], e) if v.get("status")]
+    return {status: sum(v["status"] == status for v in versions) for status in DECLARED_WORDS}
+
+
+def number_line(r: dict) -> str:
+    """One number of a chapter as a list item: the quantity, our value, the paper's and the criterion."""
+    details = [f"paper: {text(r['paper'])}" if text(r["paper"]) else "",
+               f"criterion: {text(r['criterion'])}" if text(r["criterion"]) else ""]
+    details = "; ".join(d for d in details if d)
+    holds = HOLDS[r["agrees"]]
+    return (f"- **{text(r['quantity'])}**: {text(r['ours']) or '–'}" + (f" — {holds}" if holds else "")
+            + (f" ({details})" if details else ""))
+
+
+def number_cards(records: list[dict]) -> str:
+    """The records grouped by chapter, one collapsible block per chapter (open), one list item per number."""
+    blocks = []
+    for chapter in dict.fromkeys(r["chapter"] for r in records):
+        mine = [r for r in records if r["chapter"] == chapter]
+        held = [r["agrees"] for r in mine if r["agrees"] is not None]
+        title = f"{chapter}: {len(mine)} numbers" + (f", {sum(held)} of {len(held)} criteria hold" if held else "")
+        blocks += [f":::{{dropdown}} {title}", ":open:", "", f"From {{doc}}`{chapter}`.", "",
+                   *[number_line(r) for r in mine], ":::", ""]
+    return "\n".join(blocks)
+
+
+def parameter_blocks(parameters: dict[str, dict]) -> str:
+    """Each chapter's parameters of this build in a collapsible block."""
+    return "\n".join(line for c, p in parameters.items() for line in (
+        f":::{{dropdown}} {c}", "", *[f"- `{k}` = `{v}`" for k, v in p.items()], ":::", ""))

@@ -1,0 +1,58 @@
+"""The verdicts page (lib/book/verdicts_page.py) and the counted verdict of lib.book.summary: a
+version declared after its numbers were seen is labelled post hoc and does not count in the tally;
+the claim counts under its latest version declared before them."""
+
+from lib.book import summary, verdicts_page as page
+
+
+def version(number: int, verdict: str, **extra) -> dict:
+    return {"version": number, "verdict": verdict, "qualification": "", "stability": "", "ours": "0.9",
+            "interval": "", "criterion": f"criterion v{number}", "commit": "", "replaced_because": "why", **extra}
+
+
+def entry(claim: str, current: dict, earlier: list[dict], section: str = "Sec 5") -> dict:
+    return summary.with_provenance({"claim": claim, "section": section, "figure": "", "text": f"claim {claim}",
+                                    "chapter": "05_multitask_performance", "paper": "", "control": "",
+                                    "evidence": "", "n": 50, **current, "earlier": earlier})
+
+
+def test_a_post_hoc_version_does_not_count_the_latest_version_before_it_does():
+    # perf-lr-single: v1 (80%, declared with its data) reproduced; v2 (95%, post hoc) not reproduced
+    lr = entry("perf-lr-single", version(2, "not reproduced"), [version(1, "reproduced")])
+    assert (lr["status"], lr["earlier"][0]["status"]) == ("post hoc", "with the data")
+    assert (lr["counted_verdict"], lr["counted_version"]) == ("reproduced", 1)
+    # rival-race-loss-shape: its only version is post hoc
+    shape = entry("rival-race-loss-shape", version(1, "reproduced"), [], "beyond the paper (from Saxe et al.)")
+    assert shape["counted_verdict"] is None
+    # perf-multitask-speed v3 was declared before its data: it counts as it is
+    speed = entry("perf-multitask-speed", version(3, "inconclusive"), [version(1, "reproduced"),
+                                                                       version(2, "not reproduced")])
+    assert (speed["counted_verdict"], speed["status"]) == ("inconclusive", "before the data")
+    table = page.tally_table([lr, shape, speed])
+    assert "| \u2714 reproduced | 1 | 0 |" in table  # perf-lr-single under v1, not the post-hoc v2
+    assert "| \u2718 not reproduced | 0 | 0 |" in table
+    assert "| post hoc only (not counted) | 0 | 1 |" in table
+    assert page.declaration_counts([lr, shape, speed]) == {"before the data": 1, "with the data": 2, "post hoc": 3}
+
+
+def test_an_entry_says_when_each_version_was_declared_and_never_shows_a_blank_commit():
+    lr = entry("perf-lr-single", version(2, "not reproduced"), [version(1, "reproduced")])
+    lines = "\n".join(page.entry_lines(7, lr))
+    assert "*Counted in the tally under version 1, the latest declared before its numbers:*" in lines
+    assert "- *Declared:* POST HOC: declared after its numbers had been shown (at e033172" in lines
+    assert "its numbers first shown at 4980257" in lines
+    assert "*Earlier criterion, version 1* (declared with its numbers" in lines
+    assert "commit ``" not in lines and "last in force" not in lines  # v1 records no commit: nothing blank shown
+    old = entry("perf-lr-single", version(2, "not reproduced"), [version(1, "reproduced", commit="25a8566")])
+    assert "last in force at commit `25a8566`" in "\n".join(page.entry_lines(7, old))
+    shape = entry("rival-race-loss-shape", version(1, "reproduced"), [], "beyond the paper")
+    assert "   *Not counted in the tally: every version of this criterion is post hoc.*" in page.entry_lines(1, shape)
+
+
+def test_chapter_blocks_number_the_entries_across_chapters():
+    a = entry("perf-runs", version(2, "reproduced"), [version(1, "not reproduced")])
+    b = {**entry("corr-et", version(2, "reproduced"), [version(1, "reproduced")]), "chapter": "06_correlation_analysis"}
+    blocks = page.chapter_blocks([a, b])
+    assert blocks[0].startswith("**Judged in {doc}`05_multitask_performance`**") and "\n1. **claim perf-runs**" in blocks[0]
+    assert "\n2. **claim corr-et**" in blocks[1]
+    assert page.with_intervals("a 0.1; b 0.2", "a [0, 1]; b [0, 2]") == "a 0.1 [0, 1]; b 0.2 [0, 2]"
