@@ -1,5 +1,8 @@
-"""The expected sign of every t=0 predictor x outcome correlation of the continuum chapter,
-declared before the within-scale correlations were computed.
+"""The expected sign of every t=0 predictor x outcome correlation of the continuum chapter.
+
+Declared (commit 390230a) after the within-scale correlations of 81 of the 90 cells had been
+shown for the short continuum (commit 44d9a72): post hoc for its networks; declared before the
+converged continuum's correlations existed (first computed at 82cdd12), on other networks.
 
 +1: a larger predictor should go with a larger outcome; -1: with a smaller one; 0: no
 directional expectation. Every cell is tested two-sided (so an effect of the unexpected sign
