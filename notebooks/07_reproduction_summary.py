@@ -55,6 +55,7 @@ glue("count_beyond", f"{sum(page.is_beyond(v) for v in verdicts)}", display=Fals
 for status, n in page.declaration_counts(verdicts).items():
     glue(f"count_declared_{status.replace(' ', '_')}", f"{n}", display=False)
 display(Markdown(page.tally_table(verdicts)))
+display(Markdown(page.claim_index(verdicts)))
 
 # %% [markdown]
 # {glue:text}`count_paper` claims of the paper and {glue:text}`count_beyond` the book makes

@@ -56,3 +56,22 @@ def test_chapter_blocks_number_the_entries_across_chapters():
     assert blocks[0].startswith("**Judged in {doc}`05_multitask_performance`**") and "\n1. **claim perf-runs**" in blocks[0]
     assert "\n2. **claim corr-et**" in blocks[1]
     assert page.with_intervals("a 0.1; b 0.2", "a [0, 1]; b [0, 2]") == "a 0.1 [0, 1]; b 0.2 [0, 2]"
+
+
+def test_the_claim_index_gives_each_claim_its_counted_verdict_and_a_link_under_its_chapter_title():
+    lr = entry("perf-lr-single", version(2, "not reproduced"), [version(1, "reproduced")])
+    speed = entry("perf-multitask-speed", version(3, "inconclusive"), [version(1, "reproduced"),
+                                                                       version(2, "not reproduced")])
+    shape = {**entry("rival-race-loss-shape", version(1, "reproduced"), [], "beyond the paper"),
+             "chapter": "13_rival_theories"}
+    index = page.claim_index([lr, speed, shape]).splitlines()
+    assert index[0] == "**Single-task learning, then multitask fine-tuning**"
+    assert index[2] == ("- \u2714 reproduced (version 2, post hoc: not reproduced): "
+                        "{ref}`claim perf-lr-single <verdict-perf-lr-single>`")
+    assert index[3] == (f"- {page.VERDICT_SYMBOLS['inconclusive']} inconclusive: "
+                        "{ref}`claim perf-multitask-speed <verdict-perf-multitask-speed>`")
+    assert index[5] == "**Beyond the paper: two rival theories on the same network**"
+    assert index[7] == "- post hoc only (not counted): {ref}`claim rival-race-loss-shape <verdict-rival-race-loss-shape>`"
+    cards = page.number_cards([{"chapter": "03_epntk", "quantity": "q", "ours": 1, "paper": "", "criterion": "",
+                                "agrees": True}])
+    assert cards.startswith(":::{dropdown} The path-integrated eNTK (ePNTK): 1 numbers, 1 of 1 criteria hold")

@@ -102,6 +102,14 @@ def check_cell_source(name: str) -> str:
     return cells[index + 1].source if index + 1 < len(cells) else ""
 
 
+def chapter_title(name: str) -> str:
+    """The title of chapter ``name``: the first level-1 Markdown heading of its source."""
+    for line in notebook_source(name).read_text().splitlines():
+        if line.startswith("# # "):
+            return line[4:].strip()
+    raise ParameterError(f"notebooks/{name}.py has no level-1 heading ('# # Title' in a Markdown cell)")
+
+
 def reads_summaries(name: str) -> bool:
     return "summary.load(" in notebook_source(name).read_text()
 

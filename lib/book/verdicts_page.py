@@ -14,6 +14,7 @@ from typing import Any
 
 from ..analyses.claims import VERDICTS
 from .names import VERDICT_SYMBOLS
+from .notebook_sources import chapter_title
 
 HOLDS = {None: "", True: "\u2714 holds", False: "\u2718 does not hold"}
 POST_HOC_ONLY = "post hoc only"  # the tally's column for claims whose every version is post hoc
@@ -113,6 +114,22 @@ def chapter_blocks(verdicts: list[dict]) -> list[str]:
     return blocks
 
 
+def claim_index(verdicts: list[dict]) -> str:
+    """Every claim in one line, grouped by the chapter that judges it: the counted verdict, the
+    claim (a link to its entry) and, where it differs, the verdict of the version in force."""
+    lines = []
+    for chapter in dict.fromkeys(e["chapter"] for e in verdicts):
+        lines += [f"**{chapter_title(chapter)}**", ""]
+        for e in (e for e in verdicts if e["chapter"] == chapter):
+            counted = e["counted_verdict"]
+            shown = f"{VERDICT_SYMBOLS[counted]} {counted}" if counted else f"{POST_HOC_ONLY} (not counted)"
+            latest = f" (version {e['version']}, post hoc: {e['verdict']})" if counted and counted != e["verdict"] \
+                else ""
+            lines.append(f"- {shown}{latest}: {{ref}}`{text(e['text'])} <verdict-{e['claim']}>`")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def is_beyond(entry: dict) -> bool:
     """Whether a claim is the book's own (beyond the paper) rather than the paper's."""
     return entry["section"].startswith("beyond the paper")
@@ -154,7 +171,8 @@ def number_cards(records: list[dict]) -> str:
     for chapter in dict.fromkeys(r["chapter"] for r in records):
         mine = [r for r in records if r["chapter"] == chapter]
         held = [r["agrees"] for r in mine if r["agrees"] is not None]
-        title = f"{chapter}: {len(mine)} numbers" + (f", {sum(held)} of {len(held)} criteria hold" if held else "")
+        title = f"{chapter_title(chapter)}: {len(mine)} numbers" + (f", {sum(held)} of {len(held)} criteria hold"
+                                                                     if held else "")
         blocks += [f":::{{dropdown}} {title}", ":open:", "", f"From {{doc}}`{chapter}`.", "",
                    *[number_line(r) for r in mine], ":::", ""]
     return "\n".join(blocks)
@@ -163,4 +181,4 @@ def number_cards(records: list[dict]) -> str:
 def parameter_blocks(parameters: dict[str, dict]) -> str:
     """Each chapter's parameters of this build in a collapsible block."""
     return "\n".join(line for c, p in parameters.items() for line in (
-        f":::{{dropdown}} {c}", "", *[f"- `{k}` = `{v}`" for k, v in p.items()], ":::", ""))
+        f":::{{dropdown}} {chapter_title(c)}", "", *[f"- `{k}` = `{v}`" for k, v in p.items()], ":::", ""))
