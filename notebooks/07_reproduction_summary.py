@@ -50,17 +50,20 @@ verdicts = summary.claim_verdicts(rows, chapters)
 glue("summary_profile", profile, display=False)
 glue("count_claims", f"{len(verdicts)}", display=False)
 glue("count_changed", f"{sum(bool(v['earlier']) for v in verdicts)}", display=False)
-glue("count_paper", f"{sum(not page.is_beyond(v) for v in verdicts)}", display=False)
-glue("count_beyond", f"{sum(page.is_beyond(v) for v in verdicts)}", display=False)
+for kind, n in zip(("paper", "discussion", "related", "beyond"), page.kind_counts(verdicts).values()):
+    glue(f"count_{kind}", f"{n}", display=False)
 for status, n in page.declaration_counts(verdicts).items():
     glue(f"count_declared_{status.replace(' ', '_')}", f"{n}", display=False)
 display(Markdown(page.tally_table(verdicts)))
 display(Markdown(page.claim_index(verdicts)))
 
 # %% [markdown]
-# {glue:text}`count_paper` claims of the paper and {glue:text}`count_beyond` the book makes
-# beyond it (applying the paper's tools where the paper did not); {glue:text}`count_changed` of them had their criterion
-# changed, and show the verdict under each version. All entries come from one build profile,
+# {glue:text}`count_paper` claims of the paper's results, {glue:text}`count_discussion`
+# speculations of its Discussion, {glue:text}`count_related` claim of a related paper judged on
+# its own network, and {glue:text}`count_beyond` claims the book makes beyond the paper
+# (applying the paper's tools where the paper did not), each counted in its own column;
+# {glue:text}`count_changed` of them had their criterion changed, and show the verdict under
+# each version. All entries come from one build profile,
 # {glue:text}`summary_profile` (`full` is the paper scale; `quick` is the small test build,
 # whose verdicts do not count).
 #

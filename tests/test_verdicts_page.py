@@ -29,9 +29,11 @@ def test_a_post_hoc_version_does_not_count_the_latest_version_before_it_does():
                                                                        version(2, "not reproduced")])
     assert (speed["counted_verdict"], speed["status"]) == ("inconclusive", "before the data")
     table = page.tally_table([lr, shape, speed])
-    assert "| \u2714 reproduced | 1 | 0 |" in table  # perf-lr-single under v1, not the post-hoc v2
-    assert "| \u2718 not reproduced | 0 | 0 |" in table
-    assert "| post hoc only (not counted) | 0 | 1 |" in table
+    assert table.splitlines()[0] == ("| verdict | the paper's results | the paper's Discussion | related papers' claims "
+                                     "| beyond the paper |")
+    assert "| \u2714 reproduced | 1 | 0 | 0 | 0 |" in table  # perf-lr-single under v1, not the post-hoc v2
+    assert "| \u2718 not reproduced | 0 | 0 | 0 | 0 |" in table
+    assert "| post hoc only (not counted) | 0 | 0 | 0 | 1 |" in table
     assert page.declaration_counts([lr, shape, speed]) == {"before the data": 1, "with the data": 2, "post hoc": 3}
 
 
@@ -75,3 +77,10 @@ def test_the_claim_index_gives_each_claim_its_counted_verdict_and_a_link_under_i
     cards = page.number_cards([{"chapter": "03_epntk", "quantity": "q", "ours": 1, "paper": "", "criterion": "",
                                 "agrees": True}])
     assert cards.startswith(":::{dropdown} The path-integrated eNTK (ePNTK): 1 numbers, 1 of 1 criteria hold")
+
+
+def test_the_discussion_and_related_papers_are_counted_apart_from_the_papers_results():
+    kinds = [page.claim_kind({"section": s}) for s in ("Sec 5.2, 6", "App A.6.1", "Sec 6 (Discussion)",
+                                                       "van Rossem & Saxe 2024, Sec 4", "beyond the paper (x)")]
+    assert kinds == ["the paper's results", "the paper's results", "the paper's Discussion", "related papers' claims",
+                     "beyond the paper"]

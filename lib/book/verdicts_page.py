@@ -130,22 +130,39 @@ def claim_index(verdicts: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def is_beyond(entry: dict) -> bool:
-    """Whether a claim is the book's own (beyond the paper) rather than the paper's."""
-    return entry["section"].startswith("beyond the paper")
+KINDS = ("the paper's results", "the paper's Discussion", "related papers' claims", "beyond the paper")
+
+
+def claim_kind(entry: dict) -> str:
+    """Which of :data:`KINDS` a claim is, from where it is made: a result of the paper (its
+    Sections and appendix), a speculation of its Discussion, a claim of a related paper (e.g. van
+    Rossem & Saxe's), or the book's own."""
+    section = entry["section"]
+    if section.startswith("beyond the paper"):
+        return KINDS[3]
+    if "(Discussion)" in section:
+        return KINDS[1]
+    return KINDS[0] if section.startswith(("Sec", "App")) else KINDS[2]
+
+
+def kind_counts(verdicts: list[dict]) -> dict[str, int]:
+    """How many claims of each of :data:`KINDS`."""
+    return {kind: sum(claim_kind(e) == kind for e in verdicts) for kind in KINDS}
 
 
 def tally_table(verdicts: list[dict]) -> str:
-    """The tally as a Markdown table: per verdict, the claims of the paper and beyond it counted
+    """The tally as a Markdown table: per verdict, the claims of each of :data:`KINDS` counted
     under their latest version not declared post hoc, and a last row for the claims whose every
     version is post hoc (counted apart)."""
-    def count(verdict: str | None, beyond: bool) -> int:
-        return sum(e["counted_verdict"] == verdict for e in verdicts if is_beyond(e) == beyond)
+    def count(verdict: str | None, kind: str) -> int:
+        return sum(e["counted_verdict"] == verdict for e in verdicts if claim_kind(e) == kind)
 
-    lines = ["| verdict | claims of the paper | claims beyond the paper |", "|---|---|---|"]
-    lines += [f"| {VERDICT_SYMBOLS[v]} {v} | {count(v, False)} | {count(v, True)} |" for v in VERDICTS]
-    lines += [f"| {POST_HOC_ONLY} (not counted) | {count(None, False)} | {count(None, True)} |"]
-    return "\n".join(lines)
+    def row(label: str, verdict: str | None) -> str:
+        return f"| {label} | " + " | ".join(str(count(verdict, kind)) for kind in KINDS) + " |"
+
+    lines = ["| verdict | " + " | ".join(KINDS) + " |", "|---" * (len(KINDS) + 1) + "|"]
+    lines += [row(f"{VERDICT_SYMBOLS[v]} {v}", v) for v in VERDICTS]
+    return "\n".join(lines + [row(f"{POST_HOC_ONLY} (not counted)", None)])
 
 
 def declaration_counts(verdicts: list[dict]) -> dict[str, int]:
