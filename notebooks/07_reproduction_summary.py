@@ -54,6 +54,7 @@ for kind, n in zip(("paper", "discussion", "related", "beyond"), page.kind_count
     glue(f"count_{kind}", f"{n}", display=False)
 for status, n in page.declaration_counts(verdicts).items():
     glue(f"count_declared_{status.replace(' ', '_')}", f"{n}", display=False)
+glue("tally_sentence", page.tally_sentence(verdicts), display=False)  # the introduction's first screen
 display(Markdown(page.tally_table(verdicts)))
 display(Markdown(page.claim_index(verdicts)))
 

@@ -34,6 +34,9 @@ def test_a_post_hoc_version_does_not_count_the_latest_version_before_it_does():
     assert "| \u2714 reproduced | 1 | 0 | 0 | 0 |" in table  # perf-lr-single under v1, not the post-hoc v2
     assert "| \u2718 not reproduced | 0 | 0 | 0 | 0 |" in table
     assert "| post hoc only (not counted) | 0 | 0 | 0 | 1 |" in table
+    assert page.tally_sentence([lr, shape, speed]) == (
+        "the paper's results (2 claims): 1 reproduced, 1 inconclusive; beyond the paper (1 claim): 1 post hoc only "
+        "(not counted).")
     assert page.declaration_counts([lr, shape, speed]) == {"before the data": 1, "with the data": 2, "post hoc": 3}
 
 

@@ -165,6 +165,20 @@ def tally_table(verdicts: list[dict]) -> str:
     return "\n".join(lines + [row(f"{POST_HOC_ONLY} (not counted)", None)])
 
 
+def tally_sentence(verdicts: list[dict]) -> str:
+    """The tally in one sentence per kind of claim, counted as :func:`tally_table` counts them
+    (verdicts that no claim of a kind got are left out)."""
+    parts = []
+    for kind in KINDS:
+        mine = [e for e in verdicts if claim_kind(e) == kind]
+        if not mine:
+            continue
+        counts = [(v, sum(e["counted_verdict"] == v for e in mine)) for v in (*VERDICTS, None)]
+        words = ", ".join(f"{n} {v or POST_HOC_ONLY + ' (not counted)'}" for v, n in counts if n)
+        parts.append(f"{kind} ({len(mine)} claim{'' if len(mine) == 1 else 's'}): {words}")
+    return "; ".join(parts) + "."
+
+
 def declaration_counts(verdicts: list[dict]) -> dict[str, int]:
     """How many criterion versions of the entries (current and earlier) were declared before, with
     and after (post hoc) their data."""
