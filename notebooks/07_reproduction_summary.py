@@ -96,8 +96,7 @@ display(Markdown(page.claim_index(verdicts)))
 
 # %% tags=["hide-input"]
 for e in verdicts:  # for the introduction: each finding quotes its verdict, with its qualification, from here
-    glue(f"verdict_{e['claim']}", e["verdict"] + (f" ({e['stability']})" if e["verdict"] == "borderline" else "")
-         + (f": {page.text(e['qualification'])}" if e["qualification"] else ""), display=False)
+    glue(f"verdict_{e['claim']}", page.quoted_verdict(e), display=False)
     glue(f"ours_{e['claim']}", page.text(e["ours"]), display=False)
     glue(f"ours_interval_{e['claim']}", page.with_intervals(e["ours"], e.get("interval", "")), display=False)
 for block in page.chapter_blocks(verdicts):

@@ -87,3 +87,14 @@ def test_the_discussion_and_related_papers_are_counted_apart_from_the_papers_res
                                                        "van Rossem & Saxe 2024, Sec 4", "beyond the paper (x)")]
     assert kinds == ["the paper's results", "the paper's results", "the paper's Discussion", "related papers' claims",
                      "beyond the paper"]
+
+
+def test_the_introduction_quotes_a_post_hoc_verdict_with_the_one_it_is_counted_under():
+    lr = entry("perf-lr-single", version(2, "not reproduced"), [version(1, "reproduced")])
+    assert page.quoted_verdict(lr) == ("not reproduced (a post-hoc criterion; counted in the tally under version 1, "
+                                       "declared before its numbers: reproduced)")
+    shape = entry("rival-race-loss-shape", version(1, "reproduced", qualification="sign only"), [], "beyond the paper")
+    assert page.quoted_verdict(shape) == "reproduced: sign only (a post-hoc criterion; not counted in the tally)"
+    speed = entry("perf-multitask-speed", version(3, "borderline", stability="15/20"), [version(1, "reproduced"),
+                                                                                       version(2, "not reproduced")])
+    assert page.quoted_verdict(speed) == "borderline (15/20)"

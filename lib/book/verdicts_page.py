@@ -101,6 +101,21 @@ def entry_lines(number: int, e: dict) -> list[str]:
     return lines + [""]
 
 
+def quoted_verdict(e: dict) -> str:
+    """A claim's verdict as the introduction quotes it: the verdict in force (the seed count of a
+    borderline one, the qualification) and, when its criterion is post hoc, the verdict it is
+    counted under (that of the latest version declared before its numbers) or that it is not
+    counted."""
+    out = e["verdict"] + (f" ({e['stability']})" if e["verdict"] == "borderline" else "") \
+        + (f": {text(e['qualification'])}" if e["qualification"] else "")
+    if e.get("status") != "post hoc":
+        return out
+    if e.get("counted_verdict") is None:
+        return f"{out} (a post-hoc criterion; not counted in the tally)"
+    return (f"{out} (a post-hoc criterion; counted in the tally under version {e['counted_version']}, declared "
+            f"before its numbers: {e['counted_verdict']})")
+
+
 def chapter_blocks(verdicts: list[dict]) -> list[str]:
     """One Markdown block per judging chapter: its title line and its numbered entries (numbering
     runs on across chapters)."""
