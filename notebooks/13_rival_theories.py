@@ -550,15 +550,13 @@ family = rc.family_p_values({"rival-two-point-task-pairs": (int(np.sum(held_r > 
                              "rival-race-structure": (int(small["out_first"].sum()), int(small["out_first"].size))},
                             {"rival-race-order": small["rho_race"][finite_race],
                              "rival-race-beats-size": small["rho_race"][finite_race] - small["rho_size"][finite_race]})
-cell_evidence = lambda cells: dict(p=cells["p"], p_reverse=cells["p_reverse"], labels=list(cells["labels"]),
-                                   n=int(cells["n"].min()))
 versioned = {  # every version of these criteria is judged on the same evidence; the page shows each verdict
-    "rival-side-similarity": claims.judge_every_version("rival-side-similarity", **cell_evidence(sim_cells)),
+    "rival-side-similarity": claims.judge_every_version("rival-side-similarity", **rival_report.cell_evidence(sim_cells)),
     "rival-continuum-similarity": claims.judge_every_version("rival-continuum-similarity",
-                                                             **cell_evidence(cont_cells)),
-    "rival-side-order": claims.judge_every_version("rival-side-order", **cell_evidence(order_cells)),
+                                                             **rival_report.cell_evidence(cont_cells)),
+    "rival-side-order": claims.judge_every_version("rival-side-order", **rival_report.cell_evidence(order_cells)),
     "rival-side-kernel-vs-control": claims.judge_every_version("rival-side-kernel-vs-control",
-                                                               **cell_evidence(control_cells),
+                                                               **rival_report.cell_evidence(control_cells),
                                                                kernel_of=control_cells["kernel_of"]),
     "rival-multitask-family": claims.judge_every_version(
         "rival-multitask-family", p=family["p"], p_reverse=family["p_reverse"], labels=list(family["labels"]),
@@ -600,10 +598,8 @@ glue("rv_cont_verdicts", f"On chapter 13's own networks ({n_hidden} hidden units
      f"**{judgements['rival-continuum-similarity'].verdict}** ({judgements['rival-continuum-similarity'].ours}). "
      "Best mean r per scale on the continuum's networks (any predictor, the t = 0 distance baseline included): "
      + rival_report.best_per_scale(cont_scores, cont_scales) + ".", display=False)
-glue("rv_verdicts", "\n".join(f"- **{claims.CLAIMS[k].text}**: {j.verdict} ({j.ours}"
-                              + (f"; {j.interval}" if j.interval else "") + ")"
-                              + "".join(f"; version {e.version}: {e.verdict}" for e in earlier.get(k, ()))
-                              for k, j in judgements.items()), display=False)
+glue("rv_verdicts", rival_report.verdict_lines(judgements, earlier, {k: claims.CLAIMS[k].text for k in judgements}),
+     display=False)
 answer = (f"On its own network the two-point theory predicts the final representational distance with a median "
           f"error of {np.median(tp_summary['final_rel_error']):.0%} ({judgements['rival-two-point-own-ground'].verdict}), "
           f"and the race's reduction matches its gated network within {race_check['max_error']:.1%}. On the multitask "

@@ -84,3 +84,19 @@ def test_across_scales_table_is_empty_without_two_finite_networks_and_refuses_ba
         rr.across_scales_table(bad, ("two-point theory",))
     with pytest.raises(ValueError, match=r"pooled must be a dict of \(n, T\) arrays, got list"):
         rr.across_scales_table([], ("two-point theory",))
+
+
+def test_cell_evidence_and_verdict_lines_are_what_chapter_13_judges_and_prints():
+    from lib.analyses.claims import Judgement
+    from lib.book import rival_report
+
+    cells = {"p": np.array([0.01, np.nan]), "p_reverse": np.array([0.9, np.nan]), "labels": ("a", "b"),
+             "n": np.array([12, 9])}
+    assert rival_report.cell_evidence(cells) == {"p": cells["p"], "p_reverse": cells["p_reverse"],
+                                                 "labels": ["a", "b"], "n": 9}
+    now = Judgement("x", 2, "inconclusive", "0 of 3 cells", "", 9, "", "", "c2")
+    old = Judgement("x", 1, "reproduced", "2 of 6 cells", "", 9, "", "", "c1")
+    shape = Judgement("y", 1, "not reproduced", "-0.19", "[-0.3, -0.1]", 12, "", "20/20", "c")
+    assert rival_report.verdict_lines({"x": now, "y": shape}, {"x": (old,)}, {"x": "Claim x", "y": "Claim y"}) == (
+        "- **Claim x**: inconclusive (0 of 3 cells); version 1: reproduced\n"
+        "- **Claim y**: not reproduced (-0.19; [-0.3, -0.1])")

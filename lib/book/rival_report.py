@@ -130,3 +130,21 @@ def across_scales_table(pooled: dict, names: Sequence[str],
             r, how = rival_continuum.pooled_log_r(values, observed), "log, log"
         rows.append({"predictor": name, "pooled r": r, "scale": how})
     return pd.DataFrame(rows, columns=columns).set_index("predictor"), int(finite.sum())
+
+
+def cell_evidence(cells: dict) -> dict:
+    """The evidence a Holm-over-cells claim is judged on, from :func:`scale_cells` or
+    :func:`joined_cells` output: one-sided ``p`` and ``p_reverse`` per cell, the cells' labels and
+    the smallest number of networks of any cell (``n``)."""
+    return dict(p=cells["p"], p_reverse=cells["p_reverse"], labels=list(cells["labels"]), n=int(np.min(cells["n"])))
+
+
+def verdict_lines(judgements: dict, earlier: dict, claim_texts: dict[str, str]) -> str:
+    """One Markdown list item per judged claim: the claim's text, its verdict with our number and
+    interval, and each earlier criterion version's verdict (``earlier``: claim -> judgements)."""
+    lines = []
+    for key, j in judgements.items():
+        number = f"{j.ours}; {j.interval}" if j.interval else j.ours
+        older = "".join(f"; version {e.version}: {e.verdict}" for e in earlier.get(key, ()))
+        lines.append(f"- **{claim_texts[key]}**: {j.verdict} ({number}){older}")
+    return "\n".join(lines)
