@@ -59,7 +59,9 @@
 # | `split` | train/test sampling of the main analysis | `"iid"`, `"disjoint"` |
 # | `large_scaling` | large init of the main analysis: x10 on both layers or on layer 1 only | `"both_layers"`, `"layer1_only"` |
 # | `compare_choices` | also compute the table with the other split and the other large-init scaling | bool |
-# | `n_verdict_pairs` | pairs per schedule behind the verdicts: the performance chapter's pairs at the paper's counts, read from the cache (the first `n_pairs` are this page's) | integer >= `n_pairs` |
+# | `n_verdict_pairs` | pairs per schedule behind the verdicts (the discovery block): the performance chapter's pairs at the paper's counts, read from the cache (the first `n_pairs` are this page's) | integer >= `n_pairs` |
+# | `replication_first_seeds` | first seed per schedule of the replication block, judged by the same criteria | dict `{"ET": int, "LR": int}`, seeds disjoint from the discovery block's |
+# | `n_replication_pairs` | pairs per schedule of the replication block | integer in [2, 200] |
 # :::
 
 # %% tags=["parameters"]
@@ -71,15 +73,19 @@ split = "iid"
 large_scaling = "both_layers"
 compare_choices = True
 n_verdict_pairs = 50
+replication_first_seeds = {"ET": 1000, "LR": 1100}
+n_replication_pairs = 50
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_correlation_analysis
 
-plan, verdict_plan = check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, split, large_scaling,
-                                                compare_choices, n_verdict_pairs)
+plan, verdict_plan, replication_plan = check_correlation_analysis(
+    n_pairs, first_seeds, iterations, n_resamples, split, large_scaling, compare_choices, n_verdict_pairs,
+    replication_first_seeds, n_replication_pairs)
 run_parameters = dict(n_pairs=n_pairs, first_seeds=first_seeds, iterations=iterations, n_resamples=n_resamples,
                       split=split, large_scaling=large_scaling, compare_choices=compare_choices,
-                      n_verdict_pairs=n_verdict_pairs)
+                      n_verdict_pairs=n_verdict_pairs, replication_first_seeds=replication_first_seeds,
+                      n_replication_pairs=n_replication_pairs)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
@@ -88,8 +94,8 @@ import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.analyses import controls, multiple_testing
-from lib.book import plot_representations
+from lib.analyses import controls, correlation_verdicts
+from lib.book import correlation_report, plot_representations
 from lib.experiments.paper import PAPER_CORRELATIONS
 from lib.analyses import stats
 from lib.book import summary
@@ -111,14 +117,7 @@ structure = {name: controls.cached_initial_structure(env, seeds, predictors=pred
              for name, (seeds, _) in plan.items()}
 
 
-def inputs_for(runs, structure, predictors):
-    """schedule -> silhouettes of each predictor and final test losses (P, 2) per phase."""
-    return {name: {**{p: structure[name][f"silhouette/{p}"] for p in predictors},
-                   "single": run["single/loss_test"][:, :, -1], "finetune": run["finetune/loss_test"][:, :, -1]}
-            for name, run in runs.items()}
-
-
-tables = {variant: pd.DataFrame(stats.correlation_table(inputs_for(runs, structure, [f"entk_{variant}"]),
+tables = {variant: pd.DataFrame(stats.correlation_table(correlation_verdicts.network_inputs(runs, structure, [f"entk_{variant}"]),
                                                         n_resamples, predictor=f"entk_{variant}"))
           for variant in variants}
 silhouette_summary = pd.DataFrame(
@@ -132,22 +131,6 @@ reading_table(silhouette_summary)
 # The mean $t=0$ silhouette of each eNTK variant per schedule and init, over the pairs of this page.
 
 
-# %% tags=["remove-cell"]
-def formatted(table):
-    out = pd.DataFrame({"correlation": [f"{q} loss, {'single task' if ph == 'single' else 'fine-tuning'}, {sc}"
-                                        for q, ph, sc in zip(table["quantity"], table["phase"], table["schedule"])]},
-                       index=table.index)
-    out["n_networks"], out["paper_r"] = table["n_networks"], table["paper_r"]
-    out["our r [95% CI]"] = [f"{r:+.3f} [{lo:+.2f}, {hi:+.2f}]" for r, lo, hi in
-                             zip(table["r"], table["ci_low"], table["ci_high"])]
-    out["label-only r"] = table["r_label"].map("{:+.3f}".format)
-    out["within std / large"] = [f"{a:+.2f} / {b:+.2f}" for a, b in
-                                 zip(table["r_within_standard"], table["r_within_large"])]
-    out["permutation p"] = table["p_within_permutation"].map("{:.3f}".format)
-    out["paper_r"] = out["paper_r"].map("{:+.3f}".format)
-    return out.rename(columns={"paper_r": "paper r", "n_networks": "networks"})
-
-
 # %% [markdown]
 # (tab-corr-authors)=
 # ## The paper's correlations, reproduced (authors' eNTK variant)
@@ -157,13 +140,13 @@ authors = tables[headline]  # the table the verdicts use
 if headline != "authors":
     display(Markdown("With `split='disjoint'` the authors' variant does not exist (472 test patterns): the principled "
                      "variant is shown."))
-reading_table(formatted(authors))
+reading_table(correlation_report.correlation_view(authors))
 
 # %% [markdown]
 # ## The same with the principled eNTK variant
 
 # %% tags=["hide-input"]
-reading_table(formatted(tables["principled"]))
+reading_table(correlation_report.correlation_view(tables["principled"]))
 
 # %% tags=["hide-input"]
 rel = authors[authors["quantity"] == "relative"]
@@ -218,75 +201,28 @@ glue("corr_et_finetune_label", f"{et_finetune.r_label:+.3f}", display=False)
 # otherwise it is *borderline*, with the count.
 
 # %% tags=["hide-input", "remove-stderr"]
-from lib.analyses import claims
-from lib.experiments.sweep_points import cached_schedule_blocks
+from lib.analyses import claims, replication
 
-verdict_runs = cached_schedule_blocks(env, verdict_plan, n_pairs, **choices)
-verdict_structure = {name: controls.cached_initial_structure(env, seeds, predictors=[f"entk_{v}" for v in variants],
-                                                             **choices)
-                     for name, (seeds, _) in verdict_plan.items()}
-verdict_inputs = {v: inputs_for(verdict_runs, verdict_structure, [f"entk_{v}"]) for v in variants}
-verdict_tables = {v: pd.DataFrame(stats.correlation_table(verdict_inputs[v], n_resamples, predictor=f"entk_{v}"))
-                  for v in variants}
-
-
-def correlation_parts(inputs, variant, quantity, schedules, phases=("single", "finetune")):
-    """name -> (silhouettes (P, 2), loss (P, 2), paper r) of the schedules pooled, for claim_tests.correlation."""
-    parts = {}
-    for phase in phases:
-        sil = np.concatenate([inputs[s][f"entk_{variant}"] for s in schedules])
-        loss = np.concatenate([inputs[s][phase] for s in schedules])
-        y = stats.relative_to_partner(loss) if quantity == "relative" else loss
-        label = "+".join(schedules) if len(schedules) > 1 else schedules[0]
-        parts[f"{phase} {label}" if quantity == "raw" else phase] = (
-            sil, y, PAPER_CORRELATIONS[(quantity, phase, "combined" if len(schedules) > 1 else schedules[0])])
-    return parts
-
-
-SCHEDULES = {"ET": ["ET"], "LR": ["LR"], "combined": ["ET", "LR"]}
-CORR_CLAIMS = {"corr-et": "ET", "corr-lr": "LR", "corr-combined": "combined"}
-
-
-def label_caveat(table, quantity, schedules):
-    """The qualification when the init label alone gives (within 0.1) the same r as the silhouette."""
-    rows = table[(table.quantity == quantity) & table.schedule.isin(schedules)]
-    return "the init label alone gives the same r" if float(np.abs(rows.r - rows.r_label).max()) < 0.1 else ""
-
-
-verdict_judgements = {}  # (claim, variant) -> the registry's judgement; the headline variant's is the verdict
-for variant in variants:
-    for claim, schedule in CORR_CLAIMS.items():
-        verdict_judgements[(claim, variant)] = claims.judge(
-            claim, parts=correlation_parts(verdict_inputs[variant], variant, "relative", SCHEDULES[schedule]),
-            qualification=label_caveat(verdict_tables[variant], "relative", [schedule]))
-    raw_parts = {}
-    for schedule in ("combined", "ET", "LR"):
-        raw_parts |= correlation_parts(verdict_inputs[variant], variant, "raw", SCHEDULES[schedule])
-    verdict_judgements[("corr-raw", variant)] = claims.judge(
-        "corr-raw", parts=raw_parts, qualification=label_caveat(verdict_tables[variant], "raw", ["ET", "LR", "combined"]))
-verdict_view = pd.DataFrame([{"verdict": verdict_badge(j.verdict) + (f" ({j.qualification})" if j.qualification else ""),
-                              "claim": claims.CLAIMS[claim].text, "eNTK variant": variant, "our r": j.ours,
-                              "95% interval": j.interval, "same verdict under (bootstrap seeds)": j.stability}
-                             for (claim, variant), j in verdict_judgements.items()])
+discovery = correlation_verdicts.correlation_block(env, verdict_plan, variants, n_resamples, n_pairs, **choices)
+judged = {v: correlation_verdicts.judge_correlations(discovery.inputs[v], f"entk_{v}", discovery.tables[v])
+          for v in variants}
 glue("corr_n_verdict", f"{n_verdict_pairs}", display=False)
-reading_table(verdict_view)
+reading_table(correlation_report.verdict_view({(f"discovery block, {v} variant", claim): j.current
+                                               for v in variants for claim, j in judged[v].items()}))
 
 # %% tags=["hide-input"]
-holm = {v: multiple_testing.holm_adjusted(t["p_within_permutation"]) for v, t in verdict_tables.items()}
-holm_significant = {v: {phase: bool((holm[v][(verdict_tables[v].phase == phase).to_numpy()] <= 0.05).any())
-                        for phase in ("single", "finetune")} for v in variants}
-full_view = formatted(verdict_tables[headline])
-full_view["Holm-adjusted p"] = [f"{p:.3f}" for p in holm[headline]]
-for (claim, variant), j in verdict_judgements.items():
-    if variant == headline and claim in CORR_CLAIMS:
-        glue(f"corr_v_{claim}", j.ours.replace("single", "single-task").replace("finetune", "fine-tuning"),
+holm, holm_significant = correlation_verdicts.holm_significant(discovery.tables[headline])
+full_view = correlation_report.correlation_view(discovery.tables[headline])
+full_view["Holm-adjusted p"] = [f"{p:.3f}" for p in holm]
+for claim, j in judged[headline].items():
+    if claim in correlation_verdicts.RELATIVE_CLAIMS:
+        glue(f"corr_v_{claim}", j.current.ours.replace("single", "single-task").replace("finetune", "fine-tuning"),
              display=False)
-        glue(f"corr_v_{claim}_ci", j.interval, display=False)
-        glue(f"corr_v_{claim}_verdict", j.verdict + (f" ({j.qualification})" if j.qualification else ""),
-             display=False)
-glue("corr_n_holm", f"{len(holm[headline])}", display=False)
-glue("corr_holm_single", "yes" if holm_significant[headline]["single"] else "no", display=False)
-glue("corr_holm_finetune", "yes" if holm_significant[headline]["finetune"] else "no", display=False)
+        glue(f"corr_v_{claim}_ci", j.current.interval, display=False)
+        glue(f"corr_v_{claim}_verdict", correlation_report.verdict_text(j.current), display=False)
+glue("corr_n_holm", f"{len(holm)}", display=False)
+glue("corr_holm_single", "yes" if holm_significant["single"] else "no", display=False)
+glue("corr_holm_finetune", "yes" if holm_significant["finetune"] else "no", display=False)
 reading_table(full_view)
 
 # %% [markdown]
@@ -304,6 +240,41 @@ reading_table(full_view)
 # Single-task: {glue:text}`corr_holm_single`; fine-tuning: {glue:text}`corr_holm_finetune`.
 # A "no" is an absence of evidence at this sample, not evidence that there is no association.
 #
+#
+# (tab-corr-replication)=
+# ## Does the verdict replicate on networks it never saw?
+#
+# The criteria in force were written after the discovery block's numbers had been shown (the
+# verdicts page says so per version). So every claim is judged a second time, by the same
+# criterion, on a *replication block*: {glue:text}`corr_replication_block`, trained at the same
+# counts and never shown before the criteria were fixed ({mod}`lib.analyses.replication` records
+# the declaration). A verdict *replicates* only when both blocks give it; the verdicts page counts
+# a claim whose blocks disagree as "does not replicate". The declaration also fixes the precision
+# a verdict needs — a 95% interval on $r$ no wider than $\pm${glue:text}`corr_declared_half_width`
+# — and the last column says whether a block of this size reaches it and, if not, how many pairs
+# would. ET single-task / fine-tuning on the replication block: {glue:text}`corr_replication_et`
+# (discovery block {glue:text}`corr_v_corr-et`).
+
+# %% tags=["hide-input", "remove-stderr"]
+replication_block = correlation_verdicts.correlation_block(env, replication_plan, [headline], n_resamples, n_pairs,
+                                                           **choices)
+replicated = correlation_verdicts.judge_correlations(replication_block.inputs[headline], f"entk_{headline}",
+                                                     replication_block.tables[headline])
+discovery_in_force = {claim: j.current for claim, j in judged[headline].items()} | {
+    "corr-predicts": correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs)}
+replicated_in_force = {claim: j.current for claim, j in replicated.items()} | {
+    "corr-predicts": correlation_verdicts.judge_predicts(replication_block.tables[headline], n_replication_pairs)}
+precision = {claim: replication.precision_note(
+    max(correlation_report.widest_half_width(discovery.tables[headline], claim),
+        correlation_report.widest_half_width(replication_block.tables[headline], claim)),
+    min(n_verdict_pairs, n_replication_pairs), replication.DECLARED[claim]) for claim in judged[headline]}
+glue("corr_replication_block", correlation_report.block_words(replication_plan), display=False)
+glue("corr_declared_half_width", f"{replication.CORRELATION_SAMPLE.half_width:.2f}", display=False)
+glue("corr_replication_et", replicated["corr-et"].current.ours.replace("single", "single-task")
+     .replace("finetune", "fine-tuning") + f" ({correlation_report.verdict_text(replicated['corr-et'].current)})",
+     display=False)
+reading_table(correlation_report.replication_view(discovery_in_force, replicated_in_force, precision))
+#
 # (tab-corr-rivals)=
 # ## Rival predictors
 #
@@ -314,16 +285,10 @@ reading_table(full_view)
 
 # %% tags=["hide-input"]
 RIVALS = tuple(predictors)
-rivals = pd.DataFrame(stats.rival_correlations(inputs_for(runs, structure, RIVALS), list(RIVALS), n_resamples))
+rivals = pd.DataFrame(stats.rival_correlations(correlation_verdicts.network_inputs(runs, structure, RIVALS), list(RIVALS), n_resamples))
 rivals["predictor"] = rivals["predictor"].map(lambda p: controls.LOADING_PREDICTOR_NAMES.get(p, p))
 rivals["correlation"] = rivals["quantity"] + " " + rivals["phase"] + " " + rivals["schedule"]
-
-
-def rival_cell(r, p):
-    return "–" if np.isnan(r) else f"{r:+.3f}" + ("*" if p < 0.05 else "")
-
-
-rivals["cell"] = [rival_cell(r, p) for r, p in zip(rivals["r"], rivals["p_within_permutation"])]
+rivals["cell"] = [correlation_report.rival_cell(r, p) for r, p in zip(rivals["r"], rivals["p_within_permutation"])]
 order = [controls.LOADING_PREDICTOR_NAMES[p] for p in RIVALS] + ["init label"]
 rival_table = rivals.pivot(index="predictor", columns="correlation", values="cell").loc[order]
 rival_table = rival_table[[c for c in rivals["correlation"].unique()]]
@@ -388,7 +353,7 @@ if compare_choices:
         variant_structure = {name: controls.cached_initial_structure(env, seeds, predictors=VARIANT_PREDICTORS, **changed)
                              for name, (seeds, _) in plan.items()}
         columns[f"{choice}={value}"] = (variant_runs, variant_structure)
-choice_tables = {title: pd.DataFrame(stats.correlation_table(inputs_for(r, s, ["entk_principled"]), n_resamples,
+choice_tables = {title: pd.DataFrame(stats.correlation_table(correlation_verdicts.network_inputs(r, s, ["entk_principled"]), n_resamples,
                                                              predictor="entk_principled"))
                  for title, (r, s) in columns.items()}
 first = next(iter(choice_tables.values()))
@@ -432,59 +397,25 @@ reading_table(pd.DataFrame(performance_rows))
 # shows whether the performance effects themselves survive each change.
 
 # %% tags=["remove-cell"]
-E = summary.evidence
-rows_by = {(r.quantity, r.phase, r.schedule): r for r in authors.itertuples()}
-rival_rows = {(r.predictor, r.quantity, r.phase, r.schedule): r for r in rivals.itertuples()}
-
-
-def correlation_claim_row(claim, schedule, quantity="relative"):
-    pair = [rows_by[(quantity, phase, schedule)] for phase in ("single", "finetune")]
-    inside = all(r.ci_low <= r.paper_r <= r.ci_high for r in pair)
-    old = claims.judge(claim, version=1, conditions={claims.criterion(claim, 1).settings["names"][0]: inside},
-                       ours=f"{pair[0].r:+.3f} / {pair[1].r:+.3f} ({n_pairs} pairs)")
-    j = verdict_judgements[(claim, headline)]
-    control_r = [rival_rows[(controls.LOADING_PREDICTOR_NAMES["output_error"], quantity, r.phase, schedule)].r for r in pair]
-    labels = verdict_tables[headline]
-    labels = labels[(labels.quantity == quantity) & (labels.schedule == schedule)]
-    return summary.claim_row(
-        f"r(silhouette, {quantity} final test loss), {schedule}: single-task / fine-tuning ({j.n} pairs, "
-        f"{headline} variant)", f"{pair[0].paper_r:+.3f} / {pair[1].paper_r:+.3f}", j,
-        control="init label: " + " / ".join(f"{v:+.3f}" for v in labels.r_label) + f"; ε·σ' silhouette ({n_pairs} pairs): "
-                f"{control_r[0]:+.3f} / {control_r[1]:+.3f}",
-        evidence=E("tab-corr-verdicts", "verdict table"), earlier=[old])
-
-
-raw = authors[authors.quantity == "raw"]
-raw_sign = bool((np.sign(raw.r) == np.sign(raw.paper_r)).all())
-raw_inside = int(((raw.paper_r >= raw.ci_low) & (raw.paper_r <= raw.ci_high)).sum())
-raw_names = claims.criterion("corr-raw", 1).settings["names"]
-raw_old = claims.judge("corr-raw", version=1, conditions={raw_names[0]: raw_sign, raw_names[1]: raw_inside >= len(raw) / 2},
-                       ours=" / ".join(f"{r.r:+.2f}" for r in raw.itertuples()) + f" ({n_pairs} pairs)")
-raw_judgement = verdict_judgements[("corr-raw", headline)]
-within = authors["p_within_permutation"] < 0.05
-predicts_old = claims.judge("corr-predicts", version=1, value=float(within.mean()))
-predicts_names = claims.criterion("corr-predicts").settings["names"]
-predicts = claims.judge("corr-predicts", conditions={predicts_names[0]: holm_significant[headline]["single"],
-                                                      predicts_names[1]: holm_significant[headline]["finetune"]},
-                        ours=f"smallest Holm-adjusted p: single-task "
-                             f"{holm[headline][(verdict_tables[headline].phase == 'single').to_numpy()].min():.3f}, "
-                             f"fine-tuning {holm[headline][(verdict_tables[headline].phase == 'finetune').to_numpy()].min():.3f}",
-                        n=n_verdict_pairs)
-rows_out = [
-    correlation_claim_row("corr-et", "ET"),
-    correlation_claim_row("corr-lr", "LR"),
-    correlation_claim_row("corr-combined", "combined"),
-    summary.claim_row(f"r(silhouette, raw final test loss): combined / ET / LR, single-task | fine-tuning "
-                      f"({raw_judgement.n} pairs per schedule)",
-                      " / ".join(f"{r.paper_r:+.2f}" for r in raw.itertuples()), raw_judgement,
-                      control="init label: " + " / ".join(
-                          f"{r.r_label:+.2f}" for r in verdict_tables[headline][verdict_tables[headline].quantity == "raw"].itertuples()),
-                      evidence=E("tab-corr-verdicts", "verdict table"), earlier=[raw_old]),
+rival_r = {(r.predictor, r.quantity, r.phase, r.schedule): r.r for r in rivals.itertuples()}
+block_text = correlation_report.block_words(replication_plan)
+rows_out = [correlation_report.correlation_claim_row(
+    claim, judged[headline][claim], correlation_verdicts.judge_version_1(claim, authors, n_pairs),
+    discovery_table=discovery.tables[headline], n_first_pairs=n_pairs, headline=headline,
+    first_pairs_rivals={} if claim == "corr-raw" else {
+        phase: rival_r[(controls.LOADING_PREDICTOR_NAMES["output_error"], "relative", phase,
+                        correlation_verdicts.RELATIVE_CLAIMS[claim])] for phase in correlation_verdicts.PHASES},
+    replication=replicated[claim].current, replication_block=block_text, precision=precision[claim])
+    for claim in judged[headline]]
+rows_out += [
     summary.claim_row("silhouette carries information beyond the init (within-init permutation, Holm-corrected)",
-                      "predicts generalization after both phases", predicts,
+                      "predicts generalization after both phases", discovery_in_force["corr-predicts"],
                       control=f"silhouettes shuffled within each init; ε·σ' silhouette within {eps_gap:.3f} of the "
                               f"eNTK's r ({n_pairs} pairs)",
-                      evidence=E("tab-corr-verdicts", "verdict table"), earlier=[predicts_old]),
+                      evidence=summary.evidence("tab-corr-verdicts", "verdict table"),
+                      earlier=[claims.judge("corr-predicts", version=1,
+                                            value=float((authors["p_within_permutation"] < 0.05).mean()))],
+                      replication=replicated_in_force["corr-predicts"], replication_block=block_text),
     summary.row("largest |r(silhouette) - r(init label)| over the relative-loss correlations", "- (not reported)",
                 f"{gap:.3f}", None, "how much the silhouette adds beyond knowing the init"),
 ]

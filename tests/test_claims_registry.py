@@ -167,11 +167,11 @@ def test_a_verdict_that_moves_with_the_bootstrap_seed_is_borderline():
             break
     else:
         pytest.fail("no seed-dependent example found")
-    j = claims.judge("entk-large", a=a, b=b)
+    j = claims.judge("entk-large", version=2, a=a, b=b)
     assert j.verdict == "borderline" and "bootstrap seeds" in j.qualification
     k = int(j.stability.split("/")[0])
     assert 10 <= k < claims.STABLE_AT
-    stable = claims.judge("entk-large", a=b + 1.0 + rng.normal(0, 0.01, 30), b=b)
+    stable = claims.judge("entk-large", version=2, a=b + 1.0 + rng.normal(0, 0.01, 30), b=b)
     assert (stable.verdict, stable.stability) == ("reproduced", "20/20")
 
 
@@ -186,7 +186,7 @@ def test_the_reported_verdict_is_the_one_most_seeds_give_not_seed_0s(monkeypatch
         return Outcome("reproduced", f"seed {seed}", "[1, 2]", len(a))
 
     monkeypatch.setitem(claims.TESTS, "paired_difference", seed_0_dissents)
-    j = claims.judge("entk-large", a=np.ones(30), b=np.zeros(30))
+    j = claims.judge("entk-large", version=2, a=np.ones(30), b=np.zeros(30))
     assert (j.verdict, j.stability, j.ours, j.interval) == ("reproduced", "19/20", "seed 1", "[1, 2]")
     both = [claims.modal_outcome([Outcome(v, str(i), "", 3) for i, v in enumerate(order)]).ours
             for order in (("a", "b", "b"), ("a", "b", "a"), ("b", "a"))]
@@ -287,3 +287,26 @@ def test_code_text_ignores_docstrings_and_comments_but_not_code():
 
     assert verdict_code.code_text(f).replace("name='f'", "") == verdict_code.code_text(g).replace("name='g'", "")
     assert verdict_code.code_text(g).replace("name='g'", "") != verdict_code.code_text(h).replace("name='h'", "")
+
+
+def test_a_declared_control_that_passes_the_same_criterion_qualifies_the_verdict():
+    """entk-large v3 declares the kernel-free control: when the control's paired contrast passes
+    the criterion too, "reproduced" becomes "reproduced with qualification", naming the control;
+    a control that fails leaves "reproduced"; a missing or unknown control is refused before any
+    test runs. Without the rule (judge ignoring controls) the first assertion fails."""
+    rng = np.random.default_rng(0)
+    b = rng.normal(0.0, 0.05, 30)
+    a = b + 0.3 + rng.normal(0, 0.05, 30)  # the eNTK: standard clearly above large
+    name = claims.criterion("entk-large").controls[0]
+    same = claims.judge("entk-large", a=a, b=b, controls={name: {"a": a + 0.01, "b": b}})
+    assert same.verdict == "reproduced with qualification"
+    assert name in same.qualification and "passes the same criterion" in same.qualification
+    differs = claims.judge("entk-large", a=a, b=b, controls={name: {"a": b, "b": b + 0.3}})
+    assert (differs.verdict, differs.qualification) == ("reproduced", "")
+    assert claims.judge("entk-large", version=2, a=a, b=b).verdict == "reproduced"  # version 2 declares no control
+    with pytest.raises(ValueError, match=r"controls must give evidence for exactly the declared controls of "
+                                         r"'entk-large' version 3"):
+        claims.judge("entk-large", a=a, b=b)
+    with pytest.raises(ValueError, match=r"got \['other'\]"):
+        claims.judge("entk-large", version=2, a=a, b=b, controls={"other": {"a": a, "b": b}})
+

@@ -23,7 +23,9 @@ class Criterion(NamedTuple):
     number; test: a key of :data:`lib.analyses.claim_tests.TESTS`; settings: its declared
     thresholds and margins; min_sample: the smallest sample (pairs or networks) the test accepts
     (1 where the evidence is not a sample); reason: why this version replaced the previous one;
-    commit: the commit in which this version was last in force (history, not part of the digest)."""
+    commit: the commit in which this version was last in force (history, not part of the digest);
+    controls: the declared controls, each the name of a quantity that :func:`lib.analyses.claims.judge`
+    must be given and judges by this same criterion (a control that passes it qualifies the verdict)."""
 
     version: int
     text: str
@@ -32,6 +34,7 @@ class Criterion(NamedTuple):
     min_sample: int = 1
     reason: str = ""
     commit: str = ""
+    controls: tuple[str, ...] = ()
 
 
 class Claim(NamedTuple):
@@ -68,10 +71,10 @@ class Judgement(NamedTuple):
 
 
 def declared(version: int, text: str, test: str, min_sample: int = 1, reason: str = "", commit: str = "",
-             **settings: Any) -> Criterion:
+             controls: tuple[str, ...] = (), **settings: Any) -> Criterion:
     """A :class:`Criterion` with the test's ``settings`` given as keyword arguments (the registry's
     short form; the registry modules import it as ``_c``)."""
-    return Criterion(version, text, test, settings, min_sample, reason, commit)
+    return Criterion(version, text, test, settings, min_sample, reason, commit, tuple(controls))
 
 
 def all_hold(version: int, *names: str, **kw: Any) -> Criterion:

@@ -47,7 +47,7 @@ from .claim_types import VERDICTS, Claim, Criterion, Judgement
 
 STABILITY_SEEDS = 20
 STABLE_AT = 19  # a resampling verdict is settled when at least this many of the seeds agree
-JUDGE_VERSION = 2  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
+JUDGE_VERSION = 3  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
 DIGEST_FILE = Path(__file__).with_name("claims_digest.json")
 REGISTRY_PARTS: tuple[dict[str, Claim], ...] = (PAPER_CLAIMS, HORIZON_RIVAL_CLAIMS)  # in the verdicts page's order
 
@@ -79,7 +79,8 @@ def criterion(claim: str, version: int | None = None) -> Criterion:
     return next(c for c in versions if c.version == version)
 
 
-def judge(claim: str, *, version: int | None = None, qualification: str = "", **evidence: Any) -> Judgement:
+def judge(claim: str, *, version: int | None = None, qualification: str = "",
+          controls: dict[str, dict] | None = None, **evidence: Any) -> Judgement:
     """The verdict of ``claim``'s criterion (in force, or ``version``) on the measured ``evidence``
     (the keyword arguments its test takes, see :mod:`lib.analyses.claim_tests`).
 
@@ -88,24 +89,31 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "", **
     it carries a note), with the number, interval and note of the first seed that gives it;
     unless at least 19 seeds agree the verdict is "borderline" with the count of the commonest
     one. ``qualification`` (a caveat a control found) turns "reproduced" into "reproduced with
-    qualification"; so does the test's own note (e.g. "sign only")."""
+    qualification"; so does the test's own note (e.g. "sign only").
+
+    ``controls``: control name -> the same keyword arguments measured on that control, one entry
+    for each of the criterion's declared ``controls`` (no more, no fewer; ValueError otherwise,
+    before any test runs). Each control is judged by the same criterion, and when the claim is
+    reproduced and a control's commonest outcome is reproduced too, the verdict is "reproduced
+    with qualification", naming the control and its number: the criterion cannot tell the
+    claim's quantity from the control."""
     c = criterion(claim, version)
-    test = TESTS[c.test]
-    if c.test in RANDOM_TESTS:
-        outcomes = [test(**evidence, **c.settings, seed=seed) for seed in range(STABILITY_SEEDS)]
-    else:
-        outcomes = [test(**evidence, **c.settings)]
-    first: Outcome = modal_outcome(outcomes)
-    stability = ""
+    given = dict(controls or {})
+    if set(given) != set(c.controls):
+        raise ValueError(f"controls must give evidence for exactly the declared controls of {claim!r} version "
+                         f"{c.version}: {list(c.controls)}, got {sorted(given)}")
+    first, stability = _resampled_outcome(c, evidence)
     verdict, note = first.verdict, first.note
-    if len(outcomes) > 1:
-        k = sum((o.verdict, bool(o.note)) == (first.verdict, bool(first.note)) for o in outcomes)
-        stability = f"{k}/{STABILITY_SEEDS}"
-        if k < STABLE_AT:
-            verdict, note = "borderline", f"{first.verdict}{' (' + first.note + ')' if first.note else ''} " \
-                                          f"for {k} of {STABILITY_SEEDS} bootstrap seeds"
+    if stability and int(stability.split("/")[0]) < STABLE_AT:
+        verdict, note = "borderline", f"{first.verdict}{' (' + first.note + ')' if first.note else ''} " \
+                                      f"for {stability.split('/')[0]} of {STABILITY_SEEDS} bootstrap seeds"
     if first.n and first.n < c.min_sample:
         verdict, note = "not tested", f"n = {first.n} is below the criterion's minimum sample of {c.min_sample}"
+    if verdict == "reproduced":
+        passed = [f"the declared control ({name}) passes the same criterion ({control.ours})"
+                  for name, control in ((name, _resampled_outcome(c, given[name])[0]) for name in c.controls)
+                  if control.verdict == "reproduced"]
+        qualification = "; ".join(s for s in (qualification, *passed) if s)
     if verdict == "reproduced" and (note or qualification):
         verdict = "reproduced with qualification"
         note = "; ".join(s for s in (note, qualification) if s)
@@ -115,10 +123,23 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "", **
     return Judgement(claim, c.version, verdict, first.ours, first.interval, first.n, note, stability, c.text)
 
 
+def _resampled_outcome(c: Criterion, evidence: dict) -> tuple[Outcome, str]:
+    """(the commonest outcome of ``c``'s test on ``evidence`` over the resampling seeds, "k/20": how
+    many seeds give it; "" for a test that does not resample)."""
+    test = TESTS[c.test]
+    if c.test not in RANDOM_TESTS:
+        return test(**evidence, **c.settings), ""
+    outcomes = [test(**evidence, **c.settings, seed=seed) for seed in range(STABILITY_SEEDS)]
+    first = modal_outcome(outcomes)
+    k = sum((o.verdict, bool(o.note)) == (first.verdict, bool(first.note)) for o in outcomes)
+    return first, f"{k}/{STABILITY_SEEDS}"
+
+
 def judge_every_version(claim: str, **evidence: Any) -> tuple[Judgement, tuple[Judgement, ...]]:
     """``(judgement under the criterion in force, judgements under every earlier version in order)``
-    of ``claim`` on the same ``evidence`` (for a claim whose versions all take the same evidence):
-    the verdicts page shows each version's verdict (:func:`lib.book.summary.claim_row`'s ``earlier``)."""
+    of ``claim`` on the same ``evidence`` (for a claim whose versions all take the same evidence
+    and declare no control): the verdicts page shows each version's verdict
+    (:func:`lib.book.summary.claim_row`'s ``earlier``)."""
     current = criterion(claim).version
     return judge(claim, **evidence), tuple(judge(claim, version=v, **evidence) for v in range(1, current))
 
@@ -139,7 +160,8 @@ def criterion_record(claim: str, c: Criterion, statement: str = "") -> dict:
     return {"claim": claim, "version": c.version, "text": c.text, "test": c.test,
             "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(c.settings.items())},
             "min_sample": c.min_sample, "reason": c.reason, "statement": statement,
-            "test_code": verdict_code.code_digest(TESTS[c.test]) if c.test in TESTS else ""}
+            "test_code": verdict_code.code_digest(TESTS[c.test]) if c.test in TESTS else ""} \
+        | ({"controls": list(c.controls)} if c.controls else {})  # versions without controls keep their digest
 
 
 def judge_digest() -> str:

@@ -153,8 +153,12 @@ def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iteration
 
 
 def check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, split, large_scaling, compare_choices,
-                               n_verdict_pairs) -> tuple[Plan, Plan]:
-    """Chapter 06; returns (the figures' plan, the verdicts' plan), each schedule -> (seeds, n_iterations)."""
+                               n_verdict_pairs, replication_first_seeds, n_replication_pairs) -> tuple[Plan, Plan, Plan]:
+    """Chapter 06; returns (the figures' plan, the verdicts' discovery plan, their replication plan),
+    each schedule -> (seeds, n_iterations); the replication block's seeds must be disjoint from the
+    discovery block's (:func:`lib.analyses.replication.check_disjoint`)."""
+    from ..analyses.replication import check_disjoint
+
     plan = check_schedule_plan(n_pairs, first_seeds, iterations)
     check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
     check_choice("split", split, SPLITS)
@@ -162,10 +166,17 @@ def check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, sp
     check_choice("compare_choices", compare_choices, (True, False))
     check_size("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs, sane_maximum=200)
     verdict_plan = check_schedule_plan(n_verdict_pairs, first_seeds, iterations, n_pairs_name="n_verdict_pairs")
-    check_memory(f"n_resamples x the {4 * n_verdict_pairs} networks of the pooled verdict correlations (4 "
-                 f"n_verdict_pairs), 64 bytes each (lib.book.parameter_checks.correlation_report_bytes)",
-                 correlation_report_bytes(4 * n_verdict_pairs, n_resamples))
-    return plan, verdict_plan
+    check_size("n_replication_pairs", n_replication_pairs, minimum=2, sane_maximum=200)
+    replication_plan = check_schedule_plan(n_replication_pairs, replication_first_seeds, iterations,
+                                           n_pairs_name="n_replication_pairs",
+                                           first_seeds_name="replication_first_seeds")
+    check_disjoint({s: seeds for s, (seeds, _) in verdict_plan.items()},
+                   {s: seeds for s, (seeds, _) in replication_plan.items()})
+    check_memory(f"n_resamples x the {4 * max(n_verdict_pairs, n_replication_pairs)} networks of the pooled verdict "
+                 f"correlations (4 n_verdict_pairs or 4 n_replication_pairs), 64 bytes each "
+                 f"(lib.book.parameter_checks.correlation_report_bytes)",
+                 correlation_report_bytes(4 * max(n_verdict_pairs, n_replication_pairs), n_resamples))
+    return plan, verdict_plan, replication_plan
 
 
 # --- 07: the reproduction summary -----------------------------------------------------------------

@@ -82,6 +82,7 @@ VERDICT_SYMBOLS: dict[str, str] = {
     "borderline": "\u26a0",                     # warning sign
     "not discriminating": "\u2248",             # almost equal to
     "not tested": "\u2013",                     # en dash
+    "does not replicate": "\u2260",             # not equal to: the two blocks of networks disagree
 }
 
 NAMES: dict[str, str] = {**HORIZON_PREDICTORS, **PREDICTORS, **OUTCOMES, **VARIANTS, **COMPARISON, **COLUMNS}

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..analyses.claim_provenance import PROVENANCE
 from ..analyses.claims import CLAIMS, VERDICTS, Judgement, criterion
+from ..analyses.replication import REPLICATES, replication_status
 from ..core.results import _jsonable, results_dir
 from .page_outputs import record_digest, verified
 
@@ -56,15 +57,23 @@ def _judgement_fields(j: Judgement) -> dict:
 
 
 def claim_row(quantity: str, paper: Any, judgement: Judgement, *, control: str, evidence: str,
-              earlier: tuple[Judgement, ...] | list[Judgement] = ()) -> dict:
+              earlier: tuple[Judgement, ...] | list[Judgement] = (), replication: Judgement | None = None,
+              replication_block: str = "", precision: str = "") -> dict:
     """The row of a claim of the registry (:data:`lib.analyses.claims.CLAIMS`): ``judgement`` from
     :func:`lib.analyses.claims.judge` under the criterion in force, and ``earlier``: the judgements of
     every earlier version of that criterion (the verdicts page shows them beside the current one),
-    ``control``: what could have failed the claim, ``evidence``: a reference from :func:`evidence`."""
+    ``control``: what could have failed the claim, ``evidence``: a reference from :func:`evidence`.
+
+    ``replication``: the same criterion's judgement on the claim's replication block
+    (:mod:`lib.analyses.replication`), whose seeds ``replication_block`` names; ``precision``: the
+    sentence of :func:`lib.analyses.replication.precision_note`. The row records whether the
+    verdict replicates."""
     c = criterion(judgement.claim)
     if judgement.version != c.version:
         raise ValueError(f"judgement of {judgement.claim!r} must use the criterion in force (version {c.version}), "
                          f"got version {judgement.version}")
+    if replication is not None and not replication_block:
+        raise ValueError(f"replication_block must name the seeds of {judgement.claim!r}'s replication block")
     versions = [j.version for j in earlier]
     if any(j.claim != judgement.claim for j in earlier) or versions != list(range(1, c.version)):
         raise ValueError(f"earlier must hold the judgements of {judgement.claim!r} under versions "
@@ -76,7 +85,10 @@ def claim_row(quantity: str, paper: Any, judgement: Judgement, *, control: str, 
             **_judgement_fields(judgement), "control": control, "evidence": evidence,
             "earlier": [_judgement_fields(j) | {"commit": history[j.version].commit,
                                                 "replaced_because": history[j.version + 1].reason}
-                        for j in earlier]}
+                        for j in earlier],
+            "replication": None if replication is None else {
+                **_judgement_fields(replication), "block": replication_block, "precision": precision,
+                "status": replication_status(judgement, replication)}}
 
 
 def evidence(label: str, text: str) -> str:
@@ -194,12 +206,13 @@ def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
             entry |= {k: r.get(k, "") for k in ("verdict", "qualification", "paper", "ours", "control", "evidence",
                                                  "criterion", "interval", "version", "stability", "n")}
             entry["earlier"] = r.get("earlier", [])
+            entry["replication"] = r.get("replication")
         else:
             reason = claim.untested or f"{claim.chapter} is not part of this build"
             entry |= {"verdict": "not tested", "qualification": reason, "paper": "", "ours": "", "control": "",
                       "evidence": "", "criterion": claim.current.text if claim.criteria else "", "interval": "",
                       "version": claim.current.version if claim.criteria else "", "stability": "", "n": "",
-                      "earlier": []}
+                      "earlier": [], "replication": None}
         out.append(with_provenance(entry))
     return out
 
@@ -214,10 +227,20 @@ def _provenance(claim: str, version: Any) -> dict:
 
 
 def with_provenance(entry: dict) -> dict:
-    """``entry`` (of :func:`claim_verdicts`) with each version's provenance and the counted verdict:
-    that of the latest version not declared post hoc (None if every version is post hoc)."""
+    """``entry`` (of :func:`claim_verdicts`) with each version's provenance and the counted verdict.
+
+    With a replication block, the criterion in force was declared before that block's networks
+    existed, so it is the one counted: its verdict when both blocks give it, else "does not
+    replicate" (:data:`lib.analyses.replication.DOES_NOT_REPLICATE`). Without one, the counted
+    verdict is that of the latest version not declared post hoc (None if every version is)."""
     entry = {**entry, **_provenance(entry["claim"], entry["version"]),
              "earlier": [{**old, **_provenance(entry["claim"], old["version"])} for old in entry["earlier"]]}
+    entry.setdefault("replication", None)
+    if entry["replication"] is not None:
+        status = entry["replication"]["status"]
+        entry["counted_verdict"] = entry["verdict"] if status == REPLICATES else status
+        entry["counted_version"] = entry["version"]
+        return entry
     versions = [*entry["earlier"], entry]  # oldest first
     counted = [v for v in versions if v["status"] != "post hoc"]
     entry["counted_verdict"] = counted[-1]["verdict"] if counted else None

@@ -4,8 +4,11 @@ Fed by :func:`lib.book.summary.claim_verdicts` (entries) and :func:`lib.book.sum
 chapter 07 displays what these functions return. An entry gives the verdict, the criterion it was
 judged by, our number beside the paper's, the control, the evidence, and when the criterion was
 declared relative to its data (:mod:`lib.analyses.claim_provenance`); a changed criterion shows
-every earlier version's verdict. The tally counts each claim under its latest version that is not
-post hoc, and counts apart the claims whose every version is post hoc.
+every earlier version's verdict, and a claim with a replication block (:mod:`lib.analyses.replication`)
+that block's verdict and whether it agrees. The tally counts a claim with a replication block under
+the criterion in force (declared before that block existed): its verdict when both blocks give it,
+"does not replicate" otherwise; every other claim under its latest version that is not post hoc,
+and counts apart the claims whose every version is post hoc.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analyses.claims import VERDICTS
+from ..analyses.replication import DOES_NOT_REPLICATE
 from .names import VERDICT_SYMBOLS
 from .notebook_sources import chapter_title
 
@@ -74,7 +78,9 @@ def entry_lines(number: int, e: dict) -> list[str]:
     where = e["section"] + (f", {e['figure']}" if e["figure"] else "")
     lines = [f"(verdict-{e['claim']})=", f"{number}. **{text(e['text'])}** ({where})", "",
              f"   {verdict_text(e['verdict'], e['qualification'], e.get('stability', ''))}", ""]
-    if e.get("status") == "post hoc" and e.get("counted_version") is not None:
+    if e.get("replication"):
+        pass  # its replication line says how it counts
+    elif e.get("status") == "post hoc" and e.get("counted_version") is not None:
         lines += [f"   *Counted in the tally under version {e['counted_version']}, the latest declared before its "
                   f"numbers:* {verdict_text(e['counted_verdict'], '')}", ""]
     elif e.get("status") == "post hoc":
@@ -86,6 +92,8 @@ def entry_lines(number: int, e: dict) -> list[str]:
             lines += [f"   - *Declared:* {declared_text(e)}"]
     if e["ours"] or e["paper"]:
         lines += [f"   - {number_text(e)}"]
+    if e.get("replication"):
+        lines += [f"   - {replication_text(e)}"]
     if e["control"]:
         lines += [f"   - *Control:* {text(e['control'])}"]
     if e["evidence"]:
@@ -101,6 +109,18 @@ def entry_lines(number: int, e: dict) -> list[str]:
     return lines + [""]
 
 
+def replication_text(e: dict) -> str:
+    """The replication block's line of an entry: whether the verdict replicates, the block's
+    verdict and numbers, its seeds and the precision both blocks reached."""
+    r = e["replication"]
+    mark = "\u2714 replicates" if r["status"] != DOES_NOT_REPLICATE else f"{VERDICT_SYMBOLS[DOES_NOT_REPLICATE]} " \
+                                                                          f"**{DOES_NOT_REPLICATE}**"
+    return (f"*Replication block* ({text(r['block'])}; the criterion in force was declared before these networks "
+            f"were trained): {mark} — {verdict_text(r['verdict'], r['qualification'], r['stability'])} "
+            f"(ours: {with_intervals(r['ours'], r['interval'])}; n = {r['n']})"
+            + (f". *Precision:* {text(r['precision'])}" if r.get("precision") else ""))
+
+
 def quoted_verdict(e: dict) -> str:
     """A claim's verdict as the introduction quotes it: the verdict in force (the seed count of a
     borderline one, the qualification) and, when its criterion is post hoc, the verdict it is
@@ -108,6 +128,10 @@ def quoted_verdict(e: dict) -> str:
     counted."""
     out = e["verdict"] + (f" ({e['stability']})" if e["verdict"] == "borderline" else "") \
         + (f": {text(e['qualification'])}" if e["qualification"] else "")
+    if e.get("replication"):
+        r = e["replication"]
+        return (f"{out} on the discovery block; {r['verdict']} on the replication block ({text(r['block'])}): "
+                f"{'replicates' if r['status'] != DOES_NOT_REPLICATE else DOES_NOT_REPLICATE}")
     if e.get("status") != "post hoc":
         return out
     if e.get("counted_verdict") is None:
@@ -138,8 +162,12 @@ def claim_index(verdicts: list[dict]) -> str:
         for e in (e for e in verdicts if e["chapter"] == chapter):
             counted = e["counted_verdict"]
             shown = f"{VERDICT_SYMBOLS[counted]} {counted}" if counted else f"{POST_HOC_ONLY} (not counted)"
-            latest = f" (version {e['version']}, post hoc: {e['verdict']})" if counted and counted != e["verdict"] \
-                else ""
+            if e.get("replication"):
+                latest = f" (discovery block: {e['verdict']}; replication block: {e['replication']['verdict']})"
+            elif counted and counted != e["verdict"]:
+                latest = f" (version {e['version']}, post hoc: {e['verdict']})"
+            else:
+                latest = ""
             lines.append(f"- {shown}{latest}: {{ref}}`{text(e['text'])} <verdict-{e['claim']}>`")
         lines.append("")
     return "\n".join(lines)
@@ -176,7 +204,7 @@ def tally_table(verdicts: list[dict]) -> str:
         return f"| {label} | " + " | ".join(str(count(verdict, kind)) for kind in KINDS) + " |"
 
     lines = ["| verdict | " + " | ".join(KINDS) + " |", "|---" * (len(KINDS) + 1) + "|"]
-    lines += [row(f"{VERDICT_SYMBOLS[v]} {v}", v) for v in VERDICTS]
+    lines += [row(f"{VERDICT_SYMBOLS[v]} {v}", v) for v in (*VERDICTS, DOES_NOT_REPLICATE)]
     return "\n".join(lines + [row(f"{POST_HOC_ONLY} (not counted)", None)])
 
 
@@ -188,7 +216,7 @@ def tally_sentence(verdicts: list[dict]) -> str:
         mine = [e for e in verdicts if claim_kind(e) == kind]
         if not mine:
             continue
-        counts = [(v, sum(e["counted_verdict"] == v for e in mine)) for v in (*VERDICTS, None)]
+        counts = [(v, sum(e["counted_verdict"] == v for e in mine)) for v in (*VERDICTS, DOES_NOT_REPLICATE, None)]
         words = ", ".join(f"{n} {v or POST_HOC_ONLY + ' (not counted)'}" for v, n in counts if n)
         parts.append(f"{kind} ({len(mine)} claim{'' if len(mine) == 1 else 's'}): {words}")
     return "; ".join(parts) + "."

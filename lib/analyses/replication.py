@@ -1,0 +1,100 @@
+"""Replication blocks: the declared precision and samples of the headline claims, and when a verdict replicates.
+
+A headline claim is judged on two disjoint blocks of networks by the same criterion: the
+*discovery* block (the one the chapter shows, whose numbers the criterion's later versions may
+have seen) and a *replication* block of seeds that no chapter uses, declared here before it was
+trained, so that every criterion in force is pre-registered for it. A verdict *replicates* only
+when both blocks give it (:func:`replication_status`); otherwise the page says "does not
+replicate" and shows both.
+
+Each declaration also states the precision the verdict needs (the half-width of the 95%
+interval of r) and the sample each block has. Where the block cannot buy that precision, the
+page says so and how many pairs would (:func:`pairs_for_half_width`, scaled from the interval
+the discovery block gave: the pair bootstrap's half-width falls as one over the square root of
+the number of pairs).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from ..core.validation import check_int, check_positive_float
+from .claim_types import Judgement
+
+
+class SampleDeclaration(NamedTuple):
+    """The declared sample of a group of claims.
+
+    half_width: the 95% interval half-width on r that the verdict needs (unitless);
+    discovery_first_seeds, replication_first_seeds: schedule -> the first seed of that block
+    (seeds run consecutively from it); n_pairs: standard/large pairs per schedule in each block;
+    declared: when this declaration was written (before the replication block was trained);
+    why: the reason for the precision."""
+
+    half_width: float
+    discovery_first_seeds: dict[str, int]
+    replication_first_seeds: dict[str, int]
+    n_pairs: int
+    declared: str
+    why: str
+
+
+CORRELATION_SAMPLE = SampleDeclaration(
+    half_width=0.15,
+    discovery_first_seeds={"ET": 0, "LR": 100},
+    replication_first_seeds={"ET": 1000, "LR": 1100},
+    n_pairs=50,
+    declared="2026-11-27, before any network of seeds 1000-1049 (ET) or 1100-1149 (LR) was trained",
+    why="a half-width of 0.15 separates an r of -0.3 (our discovery estimate of the ET single-task r is about "
+        "-0.34) from 0 and from the paper's -0.88 with room; the build's budget buys 50 pairs per schedule in each "
+        "block")
+DECLARED: dict[str, SampleDeclaration] = {claim: CORRELATION_SAMPLE
+                                          for claim in ("corr-et", "corr-lr", "corr-combined", "corr-raw",
+                                                        "corr-predicts")}
+REPLICATES, DOES_NOT_REPLICATE = "replicates", "does not replicate"
+
+
+def block_seeds(first_seeds: dict[str, int], n_pairs: int) -> dict[str, range]:
+    """schedule -> the seeds of a block: ``n_pairs`` consecutive seeds from each first seed."""
+    check_int("n_pairs", n_pairs, minimum=1)
+    return {schedule: range(first, first + n_pairs) for schedule, first in first_seeds.items()}
+
+
+def check_disjoint(discovery: dict[str, range], replication: dict[str, range]) -> None:
+    """ValueError naming the seeds that the two blocks share (over all schedules: the same seed
+    draws the same weights and data whichever schedule trains it)."""
+    shared = sorted(set().union(*map(set, discovery.values())) & set().union(*map(set, replication.values())))
+    if shared:
+        raise ValueError(f"the replication block must use seeds disjoint from the discovery block; both use "
+                         f"{shared[:10]}{' ...' if len(shared) > 10 else ''} (change replication_first_seeds)")
+
+
+def replication_status(discovery: Judgement, replication: Judgement) -> str:
+    """:data:`REPLICATES` when the two blocks give the same verdict under the same criterion
+    version, else :data:`DOES_NOT_REPLICATE`; ValueError for judgements of different claims or
+    versions."""
+    if (discovery.claim, discovery.version) != (replication.claim, replication.version):
+        raise ValueError(f"the two blocks must be judged by the same claim and version, got "
+                         f"{discovery.claim}@v{discovery.version} and {replication.claim}@v{replication.version}")
+    return REPLICATES if discovery.verdict == replication.verdict else DOES_NOT_REPLICATE
+
+
+def pairs_for_half_width(observed_half_width: float, n_pairs: int, target_half_width: float) -> int:
+    """Pairs per schedule at which an interval of ``observed_half_width`` at ``n_pairs`` pairs
+    would shrink to ``target_half_width``: ``ceil(n_pairs * (observed / target)**2)``."""
+    check_positive_float("observed_half_width", observed_half_width)
+    check_int("n_pairs", n_pairs, minimum=1)
+    check_positive_float("target_half_width", target_half_width)
+    return math.ceil(n_pairs * (observed_half_width / target_half_width) ** 2)
+
+
+def precision_note(observed_half_width: float, n_pairs: int, declaration: SampleDeclaration) -> str:
+    """One sentence: the widest 95% half-width a block gave against the declared one, and, when
+    it is wider, the pairs per schedule that the declared precision needs."""
+    text = (f"widest 95% interval half-width {observed_half_width:.2f} at {n_pairs} pairs per schedule; declared "
+            f"{declaration.half_width:.2f}")
+    if observed_half_width <= declaration.half_width:
+        return text + " (reached)"
+    needed = pairs_for_half_width(observed_half_width, n_pairs, declaration.half_width)
+    return text + f", which needs about {needed} pairs per schedule (not in the build's budget)"

@@ -1,0 +1,114 @@
+"""Chapter 06's tables and summary rows: the correlation claims as the reader sees them.
+
+The verdicts themselves come from :mod:`lib.analyses.correlation_verdicts` (through
+:func:`lib.analyses.claims.judge`); this module turns a block's correlation table
+(:func:`lib.analyses.stats.correlation_table`) and its judgements into reader tables and the
+rows of :func:`lib.book.summary.claim_row`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..analyses import claims
+from ..analyses.correlation_verdicts import PHASES, RAW_GROUPS, RELATIVE_CLAIMS, ClaimJudgements
+from . import summary
+from .names import verdict_badge
+
+PHASE_WORDS = {"single": "single task", "finetune": "fine-tuning"}
+
+
+def correlation_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The reader's table of a correlation table: one row per correlation with its networks, the
+    paper's r, ours with its 95% interval, the label-only r, the within-init r's and the
+    within-init permutation p."""
+    out = pd.DataFrame({"correlation": [f"{q} loss, {PHASE_WORDS[ph]}, {sc}" for q, ph, sc in
+                                        zip(table["quantity"], table["phase"], table["schedule"])]},
+                       index=table.index)
+    out["networks"] = table["n_networks"]
+    out["paper r"] = table["paper_r"].map("{:+.3f}".format)
+    out["our r [95% CI]"] = [f"{r:+.3f} [{lo:+.2f}, {hi:+.2f}]" for r, lo, hi in
+                             zip(table["r"], table["ci_low"], table["ci_high"])]
+    out["label-only r"] = table["r_label"].map("{:+.3f}".format)
+    out["within std / large"] = [f"{a:+.2f} / {b:+.2f}" for a, b in
+                                 zip(table["r_within_standard"], table["r_within_large"])]
+    out["permutation p"] = table["p_within_permutation"].map("{:.3f}".format)
+    return out
+
+
+def rival_cell(r: float, p: float) -> str:
+    """A rival predictor's cell: r with an asterisk when the within-init permutation p < 0.05;
+    "–" where r is undefined (a predictor equal for both networks of every pair)."""
+    return "–" if np.isnan(r) else f"{r:+.3f}" + ("*" if p < 0.05 else "")
+
+
+def verdict_text(j: claims.Judgement) -> str:
+    """A judgement's verdict with its qualification, as one line of reader text."""
+    return j.verdict + (f" ({j.qualification})" if j.qualification else "")
+
+
+def verdict_view(judged: dict[tuple[str, str], claims.Judgement]) -> pd.DataFrame:
+    """One row per (block or variant label, claim) -> judgement: the verdict, the claim, our r's
+    with their intervals and the bootstrap seeds giving that verdict."""
+    return pd.DataFrame([{"verdict": verdict_badge(j.verdict) + (f" ({j.qualification})" if j.qualification else ""),
+                          "claim": claims.CLAIMS[claim].text, "networks": label, "our r": j.ours,
+                          "95% interval": j.interval, "same verdict under (bootstrap seeds)": j.stability}
+                         for (label, claim), j in judged.items()])
+
+
+def widest_half_width(table: pd.DataFrame, claim: str) -> float:
+    """The widest half-width of the 95% intervals of the correlations ``claim`` judges in ``table``."""
+    quantity, groups = ("raw", list(RAW_GROUPS)) if claim == "corr-raw" else ("relative", [RELATIVE_CLAIMS[claim]])
+    rows = table[(table.quantity == quantity) & table.schedule.isin(groups)]
+    return float(((rows.ci_high - rows.ci_low) / 2).max())
+
+
+def correlation_claim_row(claim: str, judged: ClaimJudgements, version_1: claims.Judgement, *,
+                          discovery_table: pd.DataFrame, first_pairs_rivals: dict[str, float], n_first_pairs: int,
+                          headline: str, replication: claims.Judgement, replication_block: str,
+                          precision: str) -> dict:
+    """The summary row of a correlation claim (``corr-raw`` or a key of
+    :data:`lib.analyses.correlation_verdicts.RELATIVE_CLAIMS`): the verdict in force on the
+    discovery block, versions 1 and 2, the replication block's judgement, and as its control the
+    init label's r's (discovery block) and the ε·σ' silhouette's r's on the first
+    ``n_first_pairs`` pairs (``first_pairs_rivals``: phase -> r; empty for corr-raw)."""
+    if claim == "corr-raw":
+        rows = discovery_table[discovery_table.quantity == "raw"]
+        quantity = (f"r(silhouette, raw final test loss): combined / ET / LR, single-task | fine-tuning "
+                    f"({judged.current.n} pairs per schedule)")
+        control = "init label: " + " / ".join(f"{r:+.2f}" for r in rows.r_label)
+        paper = " / ".join(f"{r:+.2f}" for r in rows.paper_r)
+    else:
+        schedule = RELATIVE_CLAIMS[claim]
+        rows = discovery_table[(discovery_table.quantity == "relative") & (discovery_table.schedule == schedule)]
+        rows = rows.set_index("phase").loc[list(PHASES)]
+        quantity = (f"r(silhouette, relative final test loss), {schedule}: single-task / fine-tuning "
+                    f"({judged.current.n} pairs, {headline} variant)")
+        control = ("init label: " + " / ".join(f"{v:+.3f}" for v in rows.r_label)
+                   + f"; ε·σ' silhouette ({n_first_pairs} pairs): "
+                   + " / ".join(f"{first_pairs_rivals[phase]:+.3f}" for phase in PHASES))
+        paper = " / ".join(f"{r:+.3f}" for r in rows.paper_r)
+    return summary.claim_row(quantity, paper, judged.current, control=control,
+                             evidence=summary.evidence("tab-corr-verdicts", "verdict table"),
+                             earlier=[version_1, judged.version_2], replication=replication,
+                             replication_block=replication_block, precision=precision)
+
+
+def block_words(plan: dict) -> str:
+    """The seeds of a block as reader text: "ET seeds 1000-1049, LR seeds 1100-1149"."""
+    return ", ".join(f"{schedule} seeds {seeds[0]}-{seeds[-1]}" for schedule, (seeds, _) in plan.items())
+
+
+def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[str, claims.Judgement],
+                     precision: dict[str, str]) -> pd.DataFrame:
+    """One row per claim: its verdict and numbers on each block, whether the verdict replicates
+    (:func:`lib.analyses.replication.replication_status`) and the precision note (claim -> text)."""
+    from ..analyses.replication import replication_status
+
+    return pd.DataFrame([{"claim": claims.CLAIMS[claim].text,
+                          "discovery block": f"{verdict_text(j)}: {j.ours}",
+                          "replication block": f"{verdict_text(replicated[claim])}: {replicated[claim].ours}",
+                          "replicates?": replication_status(j, replicated[claim]),
+                          "precision": precision.get(claim, "")}
+                         for claim, j in discovery.items()])

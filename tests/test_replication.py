@@ -1,0 +1,142 @@
+"""Replication blocks (lib/analyses/replication.py), the correlation claims judged on a block
+(lib/analyses/correlation_verdicts.py) and how a replication block is counted and shown
+(lib/book/summary.py, lib/book/verdicts_page.py)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.analyses import claims, correlation_verdicts as cv, replication, stats
+from lib.analyses.claim_types import Judgement
+from lib.book import correlation_report, summary, verdicts_page as page
+
+
+def judgement(verdict: str, claim: str = "corr-et", version: int = 3, ours: str = "single -0.300") -> Judgement:
+    return Judgement(claim, version, verdict, ours, "single [-0.50, -0.10]", 50, "", "20/20", "criterion")
+
+
+def test_a_verdict_replicates_only_when_both_blocks_give_it():
+    assert replication.replication_status(judgement("reproduced"), judgement("reproduced")) == replication.REPLICATES
+    for other in ("reproduced with qualification", "not reproduced", "borderline"):
+        assert replication.replication_status(judgement("reproduced"), judgement(other)) == \
+            replication.DOES_NOT_REPLICATE
+    with pytest.raises(ValueError, match="same claim and version"):
+        replication.replication_status(judgement("reproduced"), judgement("reproduced", version=2))
+
+
+def test_pairs_for_a_declared_precision_scale_as_one_over_root_n():
+    assert replication.pairs_for_half_width(0.30, 50, 0.15) == 200
+    assert replication.pairs_for_half_width(0.15, 50, 0.15) == 50
+    assert replication.pairs_for_half_width(0.31, 50, 0.15) == 214  # ceil(50 * (0.31 / 0.15)**2 = 213.6)
+    note = replication.precision_note(0.29, 50, replication.CORRELATION_SAMPLE)
+    assert note == ("widest 95% interval half-width 0.29 at 50 pairs per schedule; declared 0.15, which needs about "
+                    "187 pairs per schedule (not in the build's budget)")
+    assert replication.precision_note(0.1, 50, replication.CORRELATION_SAMPLE).endswith("(reached)")
+    with pytest.raises(ValueError, match="target_half_width"):
+        replication.pairs_for_half_width(0.3, 50, 0.0)
+
+
+def test_the_replication_block_must_be_disjoint_from_the_discovery_block():
+    declared = replication.CORRELATION_SAMPLE
+    discovery = replication.block_seeds(declared.discovery_first_seeds, declared.n_pairs)
+    replication.check_disjoint(discovery, replication.block_seeds(declared.replication_first_seeds, declared.n_pairs))
+    with pytest.raises(ValueError, match=r"both use \[40, 41, .*replication_first_seeds"):
+        replication.check_disjoint(discovery, replication.block_seeds({"ET": 140, "LR": 40}, 10))
+
+
+def test_the_chapter_refuses_an_overlapping_replication_block_before_any_work():
+    from lib.book.chapter_parameters import check_correlation_analysis
+
+    args = (10, {"ET": 0, "LR": 100}, {"ET": 10000, "LR": 2500}, 10000, "iid", "both_layers", True, 50)
+    plans = check_correlation_analysis(*args, {"ET": 1000, "LR": 1100}, 50)
+    assert list(plans[2]["ET"][0]) == list(range(1000, 1050))
+    with pytest.raises(ValueError, match="disjoint from the discovery block"):
+        check_correlation_analysis(*args, {"ET": 120, "LR": 1100}, 50)
+    with pytest.raises(ValueError, match="n_replication_pairs"):
+        check_correlation_analysis(*args, {"ET": 1000, "LR": 1100}, 1)
+
+
+def synthetic_inputs(n_pairs: int, within: float, seed: int = 0, offset: float = 0.3) -> dict:
+    """schedule -> inputs where the standard init ends better after single-task training and worse
+    after fine-tuning (the paper's signs) and the silhouette
+    is the init label plus ``within`` times the network's own loss deviation plus noise."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for schedule in ("ET", "LR"):
+        loss = np.stack([rng.normal(1.0, 0.1, n_pairs), rng.normal(1.0, 0.1, n_pairs) + offset], axis=1)
+        silhouette = stats.init_label(n_pairs) * 0.5 - within * (loss - loss.mean()) + rng.normal(0, 0.01, loss.shape)
+        out[schedule] = {"entk_authors": silhouette, "single": loss, "finetune": -loss}
+    return out
+
+
+def test_the_init_label_control_qualifies_a_correlation_that_the_label_alone_gives():
+    inputs = synthetic_inputs(60, within=0.0)
+    parts = cv.claim_parts(inputs, "entk_authors", "corr-et", label_only=True)
+    assert set(parts) == {"single", "finetune"}
+    np.testing.assert_array_equal(parts["single"][0], stats.init_label(60))
+    raw = cv.claim_parts(inputs, "entk_authors", "corr-raw")
+    assert list(raw) == ["single ET+LR", "finetune ET+LR", "single ET", "finetune ET", "single LR", "finetune LR"]
+    table = pd.DataFrame(stats.correlation_table(inputs, 500, predictor="entk_authors"))
+    judged = cv.judge_correlations(inputs, "entk_authors", table)
+    et = judged["corr-et"]
+    assert et.current.version == claims.criterion("corr-et").version and et.version_2.version == 2
+    assert et.current.verdict == "reproduced with qualification"
+    assert "declared control (init label alone) passes the same criterion" in et.current.qualification
+    assert "the init label alone gives the same r" in et.version_2.qualification  # version 2's own rule
+    # no init wins consistently, the silhouette tracks each network's own loss: the label fails its control
+    informative = synthetic_inputs(60, within=5.0, offset=0.0)
+    table = pd.DataFrame(stats.correlation_table(informative, 500, predictor="entk_authors"))
+    alone = cv.judge_correlations(informative, "entk_authors", table)["corr-et"].current
+    assert alone.verdict.startswith("reproduced") and "init label" not in alone.qualification
+
+
+def test_version_1_is_judged_on_the_first_pairs_table():
+    inputs = synthetic_inputs(10, within=0.0)
+    table = pd.DataFrame(stats.correlation_table(inputs, 500, predictor="entk_authors"))
+    j = cv.judge_version_1("corr-et", table, 10)
+    assert j.version == 1 and j.ours.endswith("(10 pairs)") and j.verdict in ("reproduced", "not reproduced")
+    raw = cv.judge_version_1("corr-raw", table, 10)
+    assert raw.ours.count(" / ") == 5
+
+
+def entry(current_verdict: str, replicated_verdict: str | None) -> dict:
+    current = judgement(current_verdict)
+    row = summary.claim_row("q", "-0.881 / 0.973", current, control="label", evidence="",
+                            earlier=[judgement("reproduced", version=1), judgement("reproduced", version=2)],
+                            replication=None if replicated_verdict is None else judgement(replicated_verdict),
+                            replication_block="ET seeds 1000-1049, LR seeds 1100-1149",
+                            precision="widest 95% interval half-width 0.29")
+    return summary.with_provenance({"claim": "corr-et", "section": "Sec 5.2", "figure": "", "text": "claim",
+                                    "chapter": "06_correlation_analysis", **row})
+
+
+def test_a_claim_with_a_replication_block_counts_under_the_version_in_force_only_if_it_replicates():
+    same = entry("reproduced", "reproduced")
+    assert (same["counted_verdict"], same["counted_version"]) == ("reproduced", 3)  # v3 is post hoc, yet counts
+    differs = entry("reproduced", "not reproduced")
+    assert differs["counted_verdict"] == replication.DOES_NOT_REPLICATE
+    without = entry("reproduced", None)
+    assert without["counted_version"] == 1  # no replication block: the latest version before its data (v1)
+    table = page.tally_table([same, differs, without])
+    assert "| \u2260 does not replicate | 1 | 0 | 0 | 0 |" in table
+    assert "| \u2714 reproduced | 2 | 0 | 0 | 0 |" in table
+    lines = "\n".join(page.entry_lines(1, differs))
+    assert "*Replication block* (ET seeds 1000-1049, LR seeds 1100-1149;" in lines
+    assert "**does not replicate**" in lines and "\u2718 **not reproduced**" in lines
+    assert "*Precision:* widest 95% interval half-width 0.29" in lines
+    assert "Counted in the tally under version" not in lines
+    assert "replication block: not reproduced" in page.claim_index([differs])
+    assert page.quoted_verdict(differs).endswith("not reproduced on the replication block (ET seeds 1000-1049, LR "
+                                                 "seeds 1100-1149): does not replicate")
+    with pytest.raises(ValueError, match="replication_block must name"):
+        summary.claim_row("q", "", judgement("reproduced"), control="", evidence="",
+                          earlier=[judgement("reproduced", version=1), judgement("reproduced", version=2)],
+                          replication=judgement("reproduced"))
+
+
+def test_the_replication_table_names_both_blocks_and_the_status():
+    view = correlation_report.replication_view({"corr-et": judgement("reproduced")},
+                                               {"corr-et": judgement("not reproduced", ours="single -0.100")},
+                                               {"corr-et": "precision"})
+    assert view.iloc[0]["replicates?"] == "does not replicate"
+    assert view.iloc[0]["replication block"] == "not reproduced: single -0.100"
