@@ -541,31 +541,31 @@ PROVENANCE: dict[str, Provenance] = {
         'before the data',
         'as above'),
     'corr-et@v3': Provenance(
-        'the commit adding judge v3, 2026-11-27',
+        'dba69fd, 2026-11-27 10:32',
         'the discovery block\'s label-only r\'s shown since 8964a51; the replication block not yet trained',
         'post hoc',
         'declared after the discovery block\'s numbers, before the replication block (seeds 1000-1049 ET, '
         '1100-1149 LR) existed: pre-registered for that block only'),
     'corr-lr@v3': Provenance(
-        'the commit adding judge v3, 2026-11-27',
+        'dba69fd, 2026-11-27 10:32',
         'the discovery block\'s label-only r\'s shown since 8964a51; the replication block not yet trained',
         'post hoc',
         'declared after the discovery block\'s numbers, before the replication block (seeds 1000-1049 ET, '
         '1100-1149 LR) existed: pre-registered for that block only'),
     'corr-combined@v3': Provenance(
-        'the commit adding judge v3, 2026-11-27',
+        'dba69fd, 2026-11-27 10:32',
         'the discovery block\'s label-only r\'s shown since 8964a51; the replication block not yet trained',
         'post hoc',
         'declared after the discovery block\'s numbers, before the replication block (seeds 1000-1049 ET, '
         '1100-1149 LR) existed: pre-registered for that block only'),
     'corr-raw@v3': Provenance(
-        'the commit adding judge v3, 2026-11-27',
+        'dba69fd, 2026-11-27 10:32',
         'the discovery block\'s label-only r\'s shown since 8964a51; the replication block not yet trained',
         'post hoc',
         'declared after the discovery block\'s numbers, before the replication block (seeds 1000-1049 ET, '
         '1100-1149 LR) existed: pre-registered for that block only'),
     'entk-large@v3': Provenance(
-        'the commit adding judge v3, 2026-11-27',
+        'dba69fd, 2026-11-27 10:32',
         'the control\'s contrast (+0.116 against the eNTK\'s +0.112) shown in chapter 04 before',
         'post hoc',
         'the issue review quoted both contrasts; the control is now declared and judged by the same criterion'),

@@ -45,7 +45,7 @@ CORRELATION_SAMPLE = SampleDeclaration(
     discovery_first_seeds={"ET": 0, "LR": 100},
     replication_first_seeds={"ET": 1000, "LR": 1100},
     n_pairs=50,
-    declared="2026-11-27, before any network of seeds 1000-1049 (ET) or 1100-1149 (LR) was trained",
+    declared="dba69fd (2026-11-27 10:32), before any network of seeds 1000-1049 (ET) or 1100-1149 (LR) was trained",
     why="a half-width of 0.15 separates an r of -0.3 (our discovery estimate of the ET single-task r is about "
         "-0.34) from 0 and from the paper's -0.88 with room; the build's budget buys 50 pairs per schedule in each "
         "block")
