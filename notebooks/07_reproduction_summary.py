@@ -50,6 +50,9 @@ verdicts = summary.claim_verdicts(rows, chapters)
 glue("summary_profile", profile, display=False)
 glue("count_claims", f"{len(verdicts)}", display=False)
 glue("count_changed", f"{sum(bool(v['earlier']) for v in verdicts)}", display=False)
+with_replication, replicating = page.replication_counts(verdicts)
+glue("count_with_replication", f"{with_replication}", display=False)
+glue("count_replicates", f"{replicating}", display=False)
 for kind, n in zip(("paper", "discussion", "related", "beyond"), page.kind_counts(verdicts).values()):
     glue(f"count_{kind}", f"{n}", display=False)
 for status, n in page.declaration_counts(verdicts).items():
@@ -86,6 +89,14 @@ display(Markdown(page.claim_index(verdicts)))
 # every version is post hoc is counted apart, in the last row. A post-hoc verdict is a
 # description of the data it was fitted to, not a test of the claim.
 #
+# **Replication blocks.** The headline correlation claims are judged twice by the criterion in
+# force: on the discovery block the chapter shows and on a replication block of seeds that no
+# other chapter uses, declared (with the precision the verdict needs) before its networks were
+# trained (`lib/analyses/replication.py`). For that block every criterion in force was written
+# before the data, so such a claim counts under it: with its verdict when both blocks give it,
+# as **does not replicate** when they differ. {glue:text}`count_replicates` of the
+# {glue:text}`count_with_replication` claims with a replication block replicate.
+#
 # Verdicts: **reproduced** (the criterion holds); **reproduced with qualification** (it
 # holds, but a control or a caveat changes what it means — named); **not reproduced** (the
 # criterion fails); **inconclusive** (the interval straddles the criterion's threshold: more
@@ -97,6 +108,9 @@ display(Markdown(page.claim_index(verdicts)))
 # %% tags=["hide-input"]
 for e in verdicts:  # for the introduction: each finding quotes its verdict, with its qualification, from here
     glue(f"verdict_{e['claim']}", page.quoted_verdict(e), display=False)
+    if e.get("replication"):
+        glue(f"replication_{e['claim']}", page.with_intervals(e["replication"]["ours"], e["replication"]["interval"]),
+             display=False)
     glue(f"ours_{e['claim']}", page.text(e["ours"]), display=False)
     glue(f"ours_interval_{e['claim']}", page.with_intervals(e["ours"], e.get("interval", "")), display=False)
 for block in page.chapter_blocks(verdicts):

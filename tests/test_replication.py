@@ -81,7 +81,7 @@ def test_the_init_label_control_qualifies_a_correlation_that_the_label_alone_giv
     et = judged["corr-et"]
     assert et.current.version == claims.criterion("corr-et").version and et.version_2.version == 2
     assert et.current.verdict == "reproduced with qualification"
-    assert "declared control (init label alone) passes the same criterion" in et.current.qualification
+    assert "declared control, init label alone, passes the same criterion" in et.current.qualification
     assert "the init label alone gives the same r" in et.version_2.qualification  # version 2's own rule
     # no init wins consistently, the silhouette tracks each network's own loss: the label fails its control
     informative = synthetic_inputs(60, within=5.0, offset=0.0)
@@ -126,6 +126,7 @@ def test_a_claim_with_a_replication_block_counts_under_the_version_in_force_only
     assert "*Precision:* widest 95% interval half-width 0.29" in lines
     assert "Counted in the tally under version" not in lines
     assert "replication block: not reproduced" in page.claim_index([differs])
+    assert page.replication_counts([same, differs, without]) == (2, 1)
     assert page.quoted_verdict(differs).endswith("not reproduced on the replication block (ET seeds 1000-1049, LR "
                                                  "seeds 1100-1149): does not replicate")
     with pytest.raises(ValueError, match="replication_block must name"):
@@ -140,3 +141,16 @@ def test_the_replication_table_names_both_blocks_and_the_status():
                                                {"corr-et": "precision"})
     assert view.iloc[0]["replicates?"] == "does not replicate"
     assert view.iloc[0]["replication block"] == "not reproduced: single -0.100"
+
+
+def test_no_significant_within_init_test_is_inconclusive_not_a_refutation():
+    """corr-predicts v3 (all_discovered): version 2 read "nothing significant" as "not reproduced"."""
+    names = claims.criterion("corr-predicts").settings["names"]
+    none = {names[0]: False, names[1]: False}
+    assert claims.judge("corr-predicts", conditions=none, n=50).verdict == "inconclusive"
+    assert claims.judge("corr-predicts", version=2, conditions=none, n=50).verdict == "not reproduced"
+    assert claims.judge("corr-predicts", conditions={names[0]: True, names[1]: True}, n=50).verdict == "reproduced"
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame({"phase": ["single", "finetune"] * 3, "p_within_permutation": rng.uniform(0.3, 0.9, 6)})
+    assert cv.judge_predicts(table, 50).verdict == "inconclusive"
+    assert cv.judge_predicts(table, 50, version=2).verdict == "not reproduced"

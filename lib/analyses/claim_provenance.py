@@ -569,4 +569,11 @@ PROVENANCE: dict[str, Provenance] = {
         'the control\'s contrast (+0.116 against the eNTK\'s +0.112) shown in chapter 04 before',
         'post hoc',
         'the issue review quoted both contrasts; the control is now declared and judged by the same criterion'),
+    'corr-predicts@v3': Provenance(
+        'this commit, 2026-11-27 10:40',
+        'the discovery block\'s Holm-adjusted p\'s shown since the 50-pair chapter; the replication block not yet '
+        'seen',
+        'post hoc',
+        'declared after the discovery block\'s numbers, before the replication block\'s were shown: pre-registered '
+        'for that block only'),
 }

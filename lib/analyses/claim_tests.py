@@ -73,6 +73,15 @@ def all_hold(conditions: dict[str, bool], *, names: tuple[str, ...], ours: str =
                    n=int(n))
 
 
+def all_discovered(conditions: dict[str, bool], *, names: tuple[str, ...], ours: str = "", n: int = 0) -> Outcome:
+    """Every named significance statement holds (each a corrected test that found the effect):
+    reproduced; otherwise inconclusive, never "not reproduced" — a test that finds nothing is an
+    absence of evidence, and only a test of the reverse could refute the claim. Arguments as
+    :func:`all_hold`."""
+    held = all_hold(conditions, names=names, ours=ours, n=n)
+    return held._replace(verdict="reproduced" if held.verdict == "reproduced" else "inconclusive")
+
+
 def proportion(k: int, n: int, *, p: float, claim_above: bool = True, level: float = 0.95) -> Outcome:
     """Share k/n of networks (pairs) for which a statement holds, with its exact (Clopper-Pearson)
     interval at ``level``, against the share ``p`` the claim implies (above it, or below it)."""
@@ -337,7 +346,7 @@ def equals(value, *, expected) -> Outcome:
 
 
 TESTS: dict[str, Callable[..., Outcome]] = {f.__name__: f for f in (
-    compare, between, all_hold, proportion, quantile_ratio, paired_difference, correlation,
+    compare, between, all_hold, all_discovered, proportion, quantile_ratio, paired_difference, correlation,
     discriminating_proportion, correlation_if_testable, correlations_reach, any_significant, beats_or_beaten,
     any_discovery, null_discovery_share, equals, holm_every_cell, holm_every_declared_cell, kernel_beats_control)}
 RANDOM_TESTS = frozenset({"quantile_ratio", "paired_difference", "correlation"})

@@ -110,7 +110,7 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     if first.n and first.n < c.min_sample:
         verdict, note = "not tested", f"n = {first.n} is below the criterion's minimum sample of {c.min_sample}"
     if verdict == "reproduced":
-        passed = [f"the declared control ({name}) passes the same criterion ({control.ours})"
+        passed = [f"the declared control, {name}, passes the same criterion ({control.ours})"
                   for name, control in ((name, _resampled_outcome(c, given[name])[0]) for name in c.controls)
                   if control.verdict == "reproduced"]
         qualification = "; ".join(s for s in (qualification, *passed) if s)

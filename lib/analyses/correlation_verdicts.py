@@ -159,12 +159,13 @@ def holm_significant(table: pd.DataFrame, level: float = 0.05) -> tuple[np.ndarr
     return adjusted, {phase: bool((adjusted[(table.phase == phase).to_numpy()] <= level).any()) for phase in PHASES}
 
 
-def judge_predicts(table: pd.DataFrame, n_pairs: int) -> claims.Judgement:
-    """``corr-predicts`` in force on one block's ``table``: a within-init association significant
-    after Holm correction in each phase."""
+def judge_predicts(table: pd.DataFrame, n_pairs: int, version: int | None = None) -> claims.Judgement:
+    """``corr-predicts`` (in force, or ``version`` >= 2) on one block's ``table``: a within-init
+    association significant after Holm correction in each phase."""
     adjusted, significant = holm_significant(table)
-    names = claims.criterion("corr-predicts").settings["names"]
+    names = claims.criterion("corr-predicts", version).settings["names"]
     smallest = {phase: adjusted[(table.phase == phase).to_numpy()].min() for phase in PHASES}
-    return claims.judge("corr-predicts", conditions={names[0]: significant["single"], names[1]: significant["finetune"]},
+    return claims.judge("corr-predicts", version=version,
+                        conditions={names[0]: significant["single"], names[1]: significant["finetune"]},
                         ours=f"smallest Holm-adjusted p: single-task {smallest['single']:.3f}, fine-tuning "
                              f"{smallest['finetune']:.3f}", n=n_pairs)

@@ -121,6 +121,12 @@ def replication_text(e: dict) -> str:
             + (f". *Precision:* {text(r['precision'])}" if r.get("precision") else ""))
 
 
+def replication_counts(verdicts: list[dict]) -> tuple[int, int]:
+    """(claims with a replication block, those of them whose verdict replicates)."""
+    blocks = [e["replication"] for e in verdicts if e.get("replication")]
+    return len(blocks), sum(r["status"] != DOES_NOT_REPLICATE for r in blocks)
+
+
 def quoted_verdict(e: dict) -> str:
     """A claim's verdict as the introduction quotes it: the verdict in force (the seed count of a
     borderline one, the qualification) and, when its criterion is post hoc, the verdict it is
