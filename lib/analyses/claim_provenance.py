@@ -570,7 +570,7 @@ PROVENANCE: dict[str, Provenance] = {
         'post hoc',
         'the issue review quoted both contrasts; the control is now declared and judged by the same criterion'),
     'corr-predicts@v3': Provenance(
-        'this commit, 2026-11-27 10:40',
+        '8313a6e, 2026-11-27 10:40',
         'the discovery block\'s Holm-adjusted p\'s shown since the 50-pair chapter; the replication block not yet '
         'seen',
         'post hoc',
