@@ -264,10 +264,9 @@ discovery_in_force = {claim: j.current for claim, j in judged[headline].items()}
     "corr-predicts": correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs)}
 replicated_in_force = {claim: j.current for claim, j in replicated.items()} | {
     "corr-predicts": correlation_verdicts.judge_predicts(replication_block.tables[headline], n_replication_pairs)}
-precision = {claim: replication.precision_note(
-    max(correlation_report.widest_half_width(discovery.tables[headline], claim),
-        correlation_report.widest_half_width(replication_block.tables[headline], claim)),
-    min(n_verdict_pairs, n_replication_pairs), replication.DECLARED[claim]) for claim in judged[headline]}
+precision = {claim: correlation_report.precision_text(
+    [discovery.tables[headline], replication_block.tables[headline]], claim, min(n_verdict_pairs, n_replication_pairs),
+    replication.DECLARED[claim], claims.criterion(claim).settings["margin_z"]) for claim in judged[headline]}
 glue("corr_replication_block", correlation_report.block_words(replication_plan), display=False)
 glue("corr_declared_half_width", f"{replication.CORRELATION_SAMPLE.half_width:.2f}", display=False)
 glue("corr_replication_et", replicated["corr-et"].current.ours.replace("single", "single-task")

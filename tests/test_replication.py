@@ -154,3 +154,17 @@ def test_no_significant_within_init_test_is_inconclusive_not_a_refutation():
     table = pd.DataFrame({"phase": ["single", "finetune"] * 3, "p_within_permutation": rng.uniform(0.3, 0.9, 6)})
     assert cv.judge_predicts(table, 50).verdict == "inconclusive"
     assert cv.judge_predicts(table, 50, version=2).verdict == "not reproduced"
+
+
+def test_the_precision_text_says_at_which_sample_equivalence_becomes_decidable():
+    table = pd.DataFrame({"quantity": ["relative"] * 2, "phase": ["single", "finetune"], "schedule": ["ET"] * 2,
+                          "ci_low": [-0.65, 0.90], "ci_high": [-0.06, 0.98]})
+    assert correlation_report.widest_half_width(table, "corr-et") == pytest.approx(0.295)
+    z90 = max(np.arctanh(-0.06) - np.arctanh(-0.65), np.arctanh(0.98) - np.arctanh(0.90)) / 2 * 1.6448536 / 1.9599640
+    assert correlation_report.widest_z_half_width_90(table, "corr-et") == pytest.approx(z90, rel=1e-6)
+    text = correlation_report.precision_text([table], "corr-et", 50, replication.CORRELATION_SAMPLE, 0.3)
+    assert text.startswith("widest 95% interval half-width 0.30 at 50 pairs per schedule; declared 0.15")
+    assert text.endswith(f"about {replication.pairs_for_half_width(z90, 50, 0.3)} pairs per schedule")
+    narrow = table.assign(ci_low=[-0.40, 0.93], ci_high=[-0.30, 0.95])
+    assert correlation_report.precision_text([narrow], "corr-et", 50, replication.CORRELATION_SAMPLE, 0.3).endswith(
+        "is decidable at this sample")

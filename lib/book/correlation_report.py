@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ..analyses import claims
+from ..analyses.replication import SampleDeclaration, pairs_for_half_width, precision_note
+from ..analyses.rival_comparison import fisher_z
 from ..analyses.correlation_verdicts import PHASES, RAW_GROUPS, RELATIVE_CLAIMS, ClaimJudgements
 from . import summary
 from .names import verdict_badge
@@ -57,11 +59,39 @@ def verdict_view(judged: dict[tuple[str, str], claims.Judgement]) -> pd.DataFram
                          for (label, claim), j in judged.items()])
 
 
+Z_90_PER_95 = 1.6448536269514722 / 1.959963984540054  # a 90% half-width from a 95% one (normal quantiles)
+
+
+def _judged_rows(table: pd.DataFrame, claim: str) -> pd.DataFrame:
+    quantity, groups = ("raw", list(RAW_GROUPS)) if claim == "corr-raw" else ("relative", [RELATIVE_CLAIMS[claim]])
+    return table[(table.quantity == quantity) & table.schedule.isin(groups)]
+
+
 def widest_half_width(table: pd.DataFrame, claim: str) -> float:
     """The widest half-width of the 95% intervals of the correlations ``claim`` judges in ``table``."""
-    quantity, groups = ("raw", list(RAW_GROUPS)) if claim == "corr-raw" else ("relative", [RELATIVE_CLAIMS[claim]])
-    rows = table[(table.quantity == quantity) & table.schedule.isin(groups)]
+    rows = _judged_rows(table, claim)
     return float(((rows.ci_high - rows.ci_low) / 2).max())
+
+
+def widest_z_half_width_90(table: pd.DataFrame, claim: str) -> float:
+    """The widest 90% half-width in Fisher z of those correlations, from their 95% intervals
+    (half the width in z, times the ratio of the normal quantiles): the width the criterion's
+    equivalence test (TOST, 90% interval) works with."""
+    rows = _judged_rows(table, claim)
+    return float(((fisher_z(rows.ci_high.to_numpy()) - fisher_z(rows.ci_low.to_numpy())) / 2).max() * Z_90_PER_95)
+
+
+def precision_text(tables: list[pd.DataFrame], claim: str, n_pairs: int, declaration: SampleDeclaration,
+                   margin_z: float) -> str:
+    """What the blocks' ``tables`` (``n_pairs`` pairs per schedule each) resolve for ``claim``: the
+    declared precision of r (:func:`lib.analyses.replication.precision_note`) and the sample at
+    which the criterion's equivalence test with margin ``margin_z`` (in Fisher z) can pass."""
+    note = precision_note(max(widest_half_width(t, claim) for t in tables), n_pairs, declaration)
+    z_half = max(widest_z_half_width_90(t, claim) for t in tables)
+    if z_half < margin_z:
+        return note + f"; equivalence with the paper's r (±{margin_z} in Fisher z) is decidable at this sample"
+    return note + (f"; equivalence with the paper's r (±{margin_z} in Fisher z) needs a 90% half-width below the margin "
+                   f"(widest {z_half:.2f}): about {pairs_for_half_width(z_half, n_pairs, margin_z)} pairs per schedule")
 
 
 def correlation_claim_row(claim: str, judged: ClaimJudgements, version_1: claims.Judgement, *,
