@@ -58,14 +58,18 @@ first_seeds = {"ET": 0, "LR": 100}
 iterations = {"ET": 10000, "LR": 2500}
 split = "iid"
 large_scaling = "both_layers"
+replication_first_seeds = {"ET": 1000, "LR": 1100}
+n_replication_pairs = 50
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_multitask_performance
 
-plan, verdict_plan = check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split,
-                                                 large_scaling)
+plan, verdict_plan, replication_plan = check_multitask_performance(
+    n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling, replication_first_seeds,
+    n_replication_pairs)
 run_parameters = dict(n_pairs=n_pairs, n_verdict_pairs=n_verdict_pairs, first_seeds=first_seeds,
-                      iterations=iterations, split=split, large_scaling=large_scaling)
+                      iterations=iterations, split=split, large_scaling=large_scaling,
+                      replication_first_seeds=replication_first_seeds, n_replication_pairs=n_replication_pairs)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
@@ -73,8 +77,8 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib.analyses import claims, stats
-from lib.book import plot_performance, summary
+from lib.analyses import claims, performance_verdicts, replication, stats
+from lib.book import correlation_report, plot_performance, replication_report, summary
 from lib.book.names import verdict_badge
 from lib.book.tables import reading_table
 from lib.core.tasks import TaskEnvironment
@@ -196,18 +200,14 @@ reading_table(shown)
 # {glue:text}`perf_n_pairs` pairs one by one.
 
 # %% tags=["hide-input"]
-final = {name: run["single/loss_test"][:, :, -1] for name, run in verdict_runs.items()}  # (P, 2) per schedule
-et_final = final["ET"]
-n_et = len(et_final)
-overtaken = int((et_final[:, 0] < et_final[:, 1]).sum())
-et_its = verdict_runs["ET"]["iterations"]
-tenth = int(np.argmin(np.abs(et_its - et_its[-1] / 10)))  # the snapshot nearest 10% of the phase
-et_early = verdict_runs["ET"]["single/loss_test"][:, :, tenth]
-pattern = int(((et_early[:, 1] < et_early[:, 0]) & (et_final[:, 0] < et_final[:, 1])).sum())
+counts = performance_verdicts.single_task_counts(verdict_runs["ET"]["iterations"],
+                                                verdict_runs["ET"]["single/loss_test"])
+n_et, overtaken, pattern = counts.n, counts.overtaken, counts.pattern
+et_final = verdict_runs["ET"]["single/loss_test"][:, :, -1]  # (P, 2)
 q05, q95 = np.quantile(et_final[:, 0], [0.05, 0.95])
 pair_table = pd.DataFrame([
     {"ET pairs (single-task)": "standard init ends lower", "pairs": f"{overtaken}/{n_et}"},
-    {"ET pairs (single-task)": f"large lower at iteration {et_its[tenth]} and standard lower at the end",
+    {"ET pairs (single-task)": f"large lower at iteration {counts.early_iteration} and standard lower at the end",
      "pairs": f"{pattern}/{n_et}"},
     {"ET pairs (single-task)": "final test loss of standard init: 95th / 5th percentile",
      "pairs": f"{q95:.1f} / {q05:.1f} = {q95 / q05:.1f}x"},
@@ -334,7 +334,8 @@ start_ratio = float(np.median(np.concatenate([r["finetune/loss_test"][:, 1, 0] /
 start_note = f"large init starts fine-tuning at {start_ratio:.2f}x standard's test loss (median over pairs)" \
     if start_ratio < 0.8 else ""
 
-et_single = claims.judge("perf-et-single", k=pattern, n=n_et)
+in_force = performance_verdicts.judge_single_task(counts)
+et_single, runs_claim, scale = (in_force[c] for c in performance_verdicts.SINGLE_TASK_CLAIMS)
 et_single_old = [claims.judge("perf-et-single", version=1, conditions={
     "mean difference favours large in the first 10%": et_s["early_large_better"],
     "standard lower at end in most pairs": et_s["pairs_standard_better_at_end"] > n_pairs / 2},
@@ -350,9 +351,7 @@ speed_old = [claims.judge("perf-multitask-speed", version=1,
              claims.judge("perf-multitask-speed", version=2,
                           value=(et_f["pairs_large_faster"] + lr_f["pairs_large_faster"]) / n10,
                           qualification=start_note)]
-runs_claim = claims.judge("perf-runs", k=overtaken, n=n_et)
 runs_old = [claims.judge("perf-runs", version=1, value=et_s["pairs_standard_better_at_end"] / n_pairs)]
-scale = claims.judge("perf-scale", values=et_final[:, 0])
 scale_old = [claims.judge("perf-scale", version=1, value=float(final10[:, 0].max() / final10[:, 0].min()))]
 lr_single = claims.judge("perf-lr-single", value=lr_s["share_standard_better"])
 lr_single_old = [claims.judge("perf-lr-single", version=1, value=lr_s["share_standard_better"])]
@@ -419,12 +418,38 @@ verdict_table = pd.DataFrame([{"claim": claims.CLAIMS[j.claim].text
 # %% tags=["hide-input"]
 reading_table(verdict_table[["verdict", "claim", "ours", "interval", "criterion"]])
 
+# %% [markdown]
+# (tab-perf-replication)=
+# ### Do the pair counts replicate on networks the verdicts never saw?
+#
+# The three claims counted over every ET pair are judged again, by the same criteria, on a
+# replication block of {glue:text}`perf_replication_pairs` new pairs per schedule
+# ({glue:text}`perf_replication_block`), trained at the same counts; the correlation chapter
+# uses the same block. The block and the precision each share needs (a 95% interval no wider
+# than $\pm${glue:text}`perf_declared_half_width`) were declared before any performance number of
+# these networks was computed ({mod}`lib.analyses.replication`). A verdict replicates only when
+# both blocks give it; the verdicts page counts a claim whose blocks disagree as "does not
+# replicate".
+
+# %% tags=["hide-input", "remove-stderr"]
+replication_runs = cached_schedule_blocks(env, replication_plan, block_pairs=n_pairs, progress=False, **choices)
+replication_counts = performance_verdicts.single_task_counts(replication_runs["ET"]["iterations"],
+                                                             replication_runs["ET"]["single/loss_test"])
+replicated = performance_verdicts.judge_single_task(replication_counts)
+precision = performance_verdicts.precision_notes([counts, replication_counts])
+glue("perf_replication_pairs", f"{n_replication_pairs}", display=False)
+glue("perf_replication_block", correlation_report.block_words({"ET": replication_plan["ET"]}), display=False)
+glue("perf_declared_half_width", f"{replication.PERFORMANCE_SAMPLE.half_width:.2f}", display=False)
+reading_table(replication_report.replication_view(in_force, replicated, precision))
+
 # %% tags=["remove-cell"]
 P = f"{n_verdict_pairs} pairs per schedule"
 rows_out = [
     summary.claim_row(f"Fig 10, ET single-task: pairs in which large init is lower at 10% of the phase and standard "
                       f"init at its end ({P})", "yes", et_single, control="per pair (same draw, same data)",
-                      evidence=E("tab-perf-pairs", "pairs table"), earlier=et_single_old),
+                      evidence=E("tab-perf-pairs", "pairs table"), earlier=et_single_old,
+                      replication=replicated["perf-et-single"], replication_block=correlation_report.block_words({"ET": replication_plan["ET"]}),
+                      precision=precision.get("perf-et-single", "")),
     summary.claim_row("Fig 10, ET fine-tuning: large init better throughout", "clear and sustained", et_finetune,
                       control="paired differences", evidence=E("fig-perf-et", "Fig 10 (ET)")),
     summary.claim_row(f"large init acquires multitasking faster: pairs in which large init's fine-tuning test loss "
@@ -433,10 +458,14 @@ rows_out = [
                       evidence=E("tab-perf-speed", "halving times"), earlier=speed_old),
     summary.claim_row(f"Fig 17: ET pairs in which standard init ends the single-task phase below large init ({P})",
                       "every trial", runs_claim, control="per pair, no averaging",
-                      evidence=E("tab-perf-pairs", "pairs table"), earlier=runs_old),
+                      evidence=E("tab-perf-pairs", "pairs table"), earlier=runs_old,
+                      replication=replicated["perf-runs"], replication_block=correlation_report.block_words({"ET": replication_plan["ET"]}),
+                      precision=precision.get("perf-runs", "")),
     summary.claim_row(f"Fig 17: spread of final single-task test loss over ET pairs, standard init ({P})",
                       "over an order of magnitude", scale, control="a quantile ratio (does not grow with the pairs)",
-                      evidence=E("tab-perf-pairs", "pairs table"), earlier=scale_old),
+                      evidence=E("tab-perf-pairs", "pairs table"), earlier=scale_old,
+                      replication=replicated["perf-scale"], replication_block=correlation_report.block_words({"ET": replication_plan["ET"]}),
+                      precision=precision.get("perf-scale", "")),
     summary.claim_row("Fig 18, LR single-task: standard init better (transient removed)", "yes", lr_single,
                       control="paired differences", evidence=E("fig-perf-lr", "Fig 18"), earlier=lr_single_old),
     summary.claim_row("Fig 18, LR fine-tuning: large init better throughout", "yes", lr_finetune,

@@ -95,7 +95,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 from lib.analyses import controls, correlation_verdicts
-from lib.book import correlation_report, plot_representations
+from lib.book import correlation_report, plot_representations, replication_report
 from lib.experiments.paper import PAPER_CORRELATIONS
 from lib.analyses import stats
 from lib.book import summary
@@ -219,7 +219,7 @@ for claim, j in judged[headline].items():
         glue(f"corr_v_{claim}", j.current.ours.replace("single", "single-task").replace("finetune", "fine-tuning"),
              display=False)
         glue(f"corr_v_{claim}_ci", j.current.interval, display=False)
-        glue(f"corr_v_{claim}_verdict", correlation_report.verdict_text(j.current), display=False)
+        glue(f"corr_v_{claim}_verdict", replication_report.verdict_text(j.current), display=False)
 glue("corr_n_holm", f"{len(holm)}", display=False)
 glue("corr_holm_single", "yes" if holm_significant["single"] else "no", display=False)
 glue("corr_holm_finetune", "yes" if holm_significant["finetune"] else "no", display=False)
@@ -270,9 +270,9 @@ precision = {claim: correlation_report.precision_text(
 glue("corr_replication_block", correlation_report.block_words(replication_plan), display=False)
 glue("corr_declared_half_width", f"{replication.CORRELATION_SAMPLE.half_width:.2f}", display=False)
 glue("corr_replication_et", replicated["corr-et"].current.ours.replace("single", "single-task")
-     .replace("finetune", "fine-tuning") + f" ({correlation_report.verdict_text(replicated['corr-et'].current)})",
+     .replace("finetune", "fine-tuning") + f" ({replication_report.verdict_text(replicated['corr-et'].current)})",
      display=False)
-reading_table(correlation_report.replication_view(discovery_in_force, replicated_in_force, precision))
+reading_table(replication_report.replication_view(discovery_in_force, replicated_in_force, precision))
 #
 # (tab-corr-rivals)=
 # ## Rival predictors

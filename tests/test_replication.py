@@ -8,7 +8,7 @@ import pytest
 
 from lib.analyses import claims, correlation_verdicts as cv, replication, stats
 from lib.analyses.claim_types import Judgement
-from lib.book import correlation_report, summary, verdicts_page as page
+from lib.book import correlation_report, replication_report, summary, verdicts_page as page
 
 
 def judgement(verdict: str, claim: str = "corr-et", version: int = 3, ours: str = "single -0.300") -> Judgement:
@@ -136,7 +136,7 @@ def test_a_claim_with_a_replication_block_counts_under_the_version_in_force_only
 
 
 def test_the_replication_table_names_both_blocks_and_the_status():
-    view = correlation_report.replication_view({"corr-et": judgement("reproduced")},
+    view = replication_report.replication_view({"corr-et": judgement("reproduced")},
                                                {"corr-et": judgement("not reproduced", ours="single -0.100")},
                                                {"corr-et": "precision"})
     assert view.iloc[0]["replicates?"] == "does not replicate"
@@ -168,3 +168,22 @@ def test_the_precision_text_says_at_which_sample_equivalence_becomes_decidable()
     narrow = table.assign(ci_low=[-0.40, 0.93], ci_high=[-0.30, 0.95])
     assert correlation_report.precision_text([narrow], "corr-et", 50, replication.CORRELATION_SAMPLE, 0.3).endswith(
         "is decidable at this sample")
+
+
+def test_single_task_counts_and_their_precision():
+    from lib.analyses import performance_verdicts as pv
+
+    iterations = np.arange(0, 1001, 100)
+    loss = np.ones((4, 2, 11))
+    loss[:, 1, 1] = 0.5  # large init lower at iteration 100 (10% of the phase) in every pair
+    loss[:, 0, -1] = [0.1, 0.1, 0.1, 2.0]  # standard ends lower in three pairs
+    counts = pv.single_task_counts(iterations, loss)
+    assert (counts.n, counts.overtaken, counts.pattern, counts.early_iteration) == (4, 3, 3, 100)
+    np.testing.assert_array_equal(counts.final_standard, [0.1, 0.1, 0.1, 2.0])
+    with pytest.raises(ValueError, match="loss_test must have shape"):
+        pv.single_task_counts(iterations, loss[:, :, :5])
+    from scipy.stats import binomtest
+    ci = binomtest(3, 4).proportion_ci(0.95, method="exact")
+    assert pv.share_half_width(3, 4) == pytest.approx((ci.high - ci.low) / 2)
+    notes = pv.precision_notes([counts, counts._replace(overtaken=4, pattern=4)])
+    assert notes["perf-runs"].startswith(f"widest 95% interval half-width {pv.share_half_width(3, 4):.2f} at 4 pairs")

@@ -141,24 +141,38 @@ def check_multitask_representations(architecture, schedule, n_iterations, n_entk
                  shuffle_null_bytes(STRUCTURE_PATTERNS, n_groups, n_permutations))
 
 
-def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split,
-                                large_scaling) -> tuple[Plan, Plan]:
-    """Chapter 05; returns (the figures' plan, the verdicts' plan), each schedule -> (seeds, n_iterations)."""
+def check_replication_plan(verdict_plan: Plan, replication_first_seeds, n_replication_pairs, iterations) -> Plan:
+    """The replication block's plan (chapters 05 and 06): ``n_replication_pairs`` pairs per
+    schedule from ``replication_first_seeds``, at the verdicts' ``iterations``, with seeds
+    disjoint from the discovery block's (``verdict_plan``; :func:`lib.analyses.replication.check_disjoint`)."""
+    from ..analyses.replication import check_disjoint
+
+    check_size("n_replication_pairs", n_replication_pairs, minimum=2, sane_maximum=200)
+    replication_plan = check_schedule_plan(n_replication_pairs, replication_first_seeds, iterations,
+                                           n_pairs_name="n_replication_pairs",
+                                           first_seeds_name="replication_first_seeds")
+    check_disjoint({s: seeds for s, (seeds, _) in verdict_plan.items()},
+                   {s: seeds for s, (seeds, _) in replication_plan.items()})
+    return replication_plan
+
+
+def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling,
+                                replication_first_seeds, n_replication_pairs) -> tuple[Plan, Plan, Plan]:
+    """Chapter 05; returns (the figures' plan, the verdicts' discovery plan, their replication plan),
+    each schedule -> (seeds, n_iterations)."""
     plan = check_schedule_plan(n_pairs, first_seeds, iterations)
     check_int("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs)
     verdict_plan = check_schedule_plan(n_verdict_pairs, first_seeds, iterations, n_pairs_name="n_verdict_pairs")
     check_choice("split", split, SPLITS)
     check_choice("large_scaling", large_scaling, LARGE_SCALINGS)
-    return plan, verdict_plan
+    return plan, verdict_plan, check_replication_plan(verdict_plan, replication_first_seeds, n_replication_pairs,
+                                                      iterations)
 
 
 def check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, split, large_scaling, compare_choices,
                                n_verdict_pairs, replication_first_seeds, n_replication_pairs) -> tuple[Plan, Plan, Plan]:
     """Chapter 06; returns (the figures' plan, the verdicts' discovery plan, their replication plan),
-    each schedule -> (seeds, n_iterations); the replication block's seeds must be disjoint from the
-    discovery block's (:func:`lib.analyses.replication.check_disjoint`)."""
-    from ..analyses.replication import check_disjoint
-
+    each schedule -> (seeds, n_iterations)."""
     plan = check_schedule_plan(n_pairs, first_seeds, iterations)
     check_size("n_resamples", n_resamples, minimum=100, sane_maximum=1_000_000)
     check_choice("split", split, SPLITS)
@@ -166,12 +180,7 @@ def check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, sp
     check_choice("compare_choices", compare_choices, (True, False))
     check_size("n_verdict_pairs", n_verdict_pairs, minimum=n_pairs, sane_maximum=200)
     verdict_plan = check_schedule_plan(n_verdict_pairs, first_seeds, iterations, n_pairs_name="n_verdict_pairs")
-    check_size("n_replication_pairs", n_replication_pairs, minimum=2, sane_maximum=200)
-    replication_plan = check_schedule_plan(n_replication_pairs, replication_first_seeds, iterations,
-                                           n_pairs_name="n_replication_pairs",
-                                           first_seeds_name="replication_first_seeds")
-    check_disjoint({s: seeds for s, (seeds, _) in verdict_plan.items()},
-                   {s: seeds for s, (seeds, _) in replication_plan.items()})
+    replication_plan = check_replication_plan(verdict_plan, replication_first_seeds, n_replication_pairs, iterations)
     check_memory(f"n_resamples x the {4 * max(n_verdict_pairs, n_replication_pairs)} networks of the pooled verdict "
                  f"correlations (4 n_verdict_pairs or 4 n_replication_pairs), 64 bytes each "
                  f"(lib.book.parameter_checks.correlation_report_bytes)",

@@ -45,11 +45,6 @@ def rival_cell(r: float, p: float) -> str:
     return "–" if np.isnan(r) else f"{r:+.3f}" + ("*" if p < 0.05 else "")
 
 
-def verdict_text(j: claims.Judgement) -> str:
-    """A judgement's verdict with its qualification, as one line of reader text."""
-    return j.verdict + (f" ({j.qualification})" if j.qualification else "")
-
-
 def verdict_view(judged: dict[tuple[str, str], claims.Judgement]) -> pd.DataFrame:
     """One row per (block or variant label, claim) -> judgement: the verdict, the claim, our r's
     with their intervals and the bootstrap seeds giving that verdict."""
@@ -129,16 +124,3 @@ def block_words(plan: dict) -> str:
     """The seeds of a block as reader text: "ET seeds 1000-1049, LR seeds 1100-1149"."""
     return ", ".join(f"{schedule} seeds {seeds[0]}-{seeds[-1]}" for schedule, (seeds, _) in plan.items())
 
-
-def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[str, claims.Judgement],
-                     precision: dict[str, str]) -> pd.DataFrame:
-    """One row per claim: its verdict and numbers on each block, whether the verdict replicates
-    (:func:`lib.analyses.replication.replication_status`) and the precision note (claim -> text)."""
-    from ..analyses.replication import replication_status
-
-    return pd.DataFrame([{"claim": claims.CLAIMS[claim].text,
-                          "discovery block": f"{verdict_text(j)}: {j.ours}",
-                          "replication block": f"{verdict_text(replicated[claim])}: {replicated[claim].ours}",
-                          "replicates?": replication_status(j, replicated[claim]),
-                          "precision": precision.get(claim, "")}
-                         for claim, j in discovery.items()])

@@ -1,0 +1,31 @@
+"""The replication table a chapter shows: each claim's verdict on its discovery and its replication block.
+
+The judgements come from :func:`lib.analyses.claims.judge` on each block
+(:mod:`lib.analyses.replication` declares the blocks); whether a verdict replicates is
+:func:`lib.analyses.replication.replication_status`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..analyses import claims
+from ..analyses.replication import replication_status
+
+
+def verdict_text(j: claims.Judgement) -> str:
+    """A judgement's verdict with its qualification, as one line of reader text."""
+    return j.verdict + (f" ({j.qualification})" if j.qualification else "")
+
+
+def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[str, claims.Judgement],
+                     precision: dict[str, str]) -> pd.DataFrame:
+    """One row per claim of ``discovery`` (claim -> judgement): its verdict and numbers on each
+    block, whether the verdict replicates and the precision note (claim -> text; "–" where none
+    is declared)."""
+    return pd.DataFrame([{"claim": claims.CLAIMS[claim].text,
+                          "discovery block": f"{verdict_text(j)}: {j.ours}",
+                          "replication block": f"{verdict_text(replicated[claim])}: {replicated[claim].ours}",
+                          "replicates?": replication_status(j, replicated[claim]),
+                          "precision": precision.get(claim) or "–"}
+                         for claim, j in discovery.items()])
