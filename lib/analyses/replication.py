@@ -51,7 +51,7 @@ CORRELATION_SAMPLE = SampleDeclaration(
         "block")
 PERFORMANCE_SAMPLE = CORRELATION_SAMPLE._replace(
     half_width=0.1,
-    declared="the commit after 84a1127 (2026-11-27 10:50): after chapter 06 had trained the replication block, "
+    declared="d8f8b9e (2026-11-27): after chapter 06 had trained the replication block, "
              "before any performance number of its networks was computed or shown",
     why="a share of pairs known to within 0.1 (95% interval) separates the paper's 'every trial' from 90%; the same "
         "blocks as the correlations (one set of trained networks)")
