@@ -2,8 +2,9 @@
 pages that do not load, missing figures or captions, tracebacks, math left as raw TeX (MathJax
 must come from the book itself: any request leaving the local server is reported), figure
 images with fewer pixels than the text column is wide, distorted, or scaled down so far that their
-text is unreadable (figures follow lib.book.plot_style: 2x PNGs, smallest text MIN_FONT_PT), and table
-cells that wrap a number.
+text is unreadable (figures follow lib.book.plot_style: 2x PNGs, smallest text MIN_FONT_PT), table
+cells that wrap a number or show a missing value raw ("nan"), and the project's process wording
+("(issue 25: ...)", a blank "commit ``") in reader text.
 
 Used by ``test_book_browser.py``; also runnable by hand:
 
@@ -160,10 +161,16 @@ document.querySelectorAll('td, th').forEach(cell => {
   if (lines > 1) wrapped.push([value, lines]);
 });
 
+// a table cell that shows a missing value raw instead of a dash or a word
+const rawMissing = Array.from(document.querySelectorAll('td, th')).map(c => c.innerText.trim())
+  .filter(v => /^(nan|NaN|None|<NA>|NaT|inf|-inf)$/.test(v)).slice(0, 3);
+
 // what a reader must not see in the page's text: warnings of the run and paths of the machine that built it
 const visible = document.body ? document.body.innerText : '';
 const warnings = (visible.match(/\b\w*Warning\b:[^\n]{0,60}/g) || []).slice(0, 3);
 const notices = (visible.match(/^\[(?:sweep|results|runner)\] [^\n]{0,60}/gm) || []).slice(0, 3);  // a tool's printout
+// the project's own process leaking into reader text: issue numbers, review labels, blank commits
+const process = (visible.match(/\(issue \d+[^)]{0,40}\)|\bthe rigor issue\b|commit ``|in force at commit\s*(?:[.,;)]|$)/gm) || []).slice(0, 3);
 const paths = (visible.match(/(?<![\w.:\/~])\/(?:(?:home|root|tmp|work|usr|opt|var|Users|srv|mnt)\/[\w.\-\/]+|[\w.\-]+\/[\w.\-]+\/[\w.\-\/]*)/g) || []).slice(0, 3);
 
 // anything in the article that scrolls sideways at this window width (a table or a printout wider than the page)
@@ -178,7 +185,7 @@ const remote = performance.getEntriesByType('resource').map(r => r.name)
 return {images, figures, tracebacks, hasTracebackText: text.includes('Traceback (most recent call last)'),
         title: document.title, readyState: document.readyState, textLength: text.length,
         math: mathElements.length, untypeset, texErrors, rawTex, columnWidth, figureImages, wrapped, remote,
-        warnings, notices, paths, wide};
+        warnings, notices, process, rawMissing, paths, wide};
 """
 
 
@@ -223,6 +230,10 @@ def page_problems(report: dict) -> list[str]:
         problems.append(f"warning text in the page: {text!r}")
     for text in report.get("notices", []):
         problems.append(f"a tool's printout in the page: {text!r}")
+    for text in report.get("process", []):
+        problems.append(f"process wording in reader text: {text!r}")
+    for value in report.get("rawMissing", []):
+        problems.append(f"a table cell shows a missing value as {value!r} (show a dash or a word, the reason in a note)")
     for path in report.get("paths", []):
         problems.append(f"absolute path in the page: {path!r}")
     for element, scroll, width, start in report.get("wide", []):

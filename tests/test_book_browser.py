@@ -114,7 +114,8 @@ def test_checker_reports_untypeset_math_small_figures_wrapped_numbers_and_networ
 @needs_browser
 def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path):
     """The checker fails a page that shows a warning of the run, an absolute path of the machine that built
-    it, a tool's printout (a "[sweep] ..." line), a printout or a table wider than the page at the check's window width; each is reported once, and a
+    it, a tool's printout (a "[sweep] ..." line), process wording ("(issue 25: ...)", a blank commit), a
+    table cell reading "nan", a printout or a table wider than the page at the check's window width; each is reported once, and a
     page whose printout wraps and whose table fits passes."""
     (tmp_path / "book").mkdir()
     text = "<p>" + "some text " * 20 + "</p>"
@@ -125,6 +126,8 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
         "RuntimeWarning: All-NaN slice encountered</pre></div>"
         "<p>saved to /check/work/main/results/x.npz (see https://github.com/a/b/c, 3.1 it/s)</p>"
         "<div class='cell_output'><pre>[sweep] schedule: 10 of 10 cache entries already cached</pre></div>"
+        "<p>a criterion (issue 25: the horizon), in force at commit ``.</p>"
+        "<div class='cell_output'><table><tr><td>onset</td><td>nan</td><td>NaN</td></tr></table></div>"
         f"<div class='cell_output'><div class='output text_html' style='overflow-x: auto'><table><tr>{wide_row}"
         "</tr></table></div></div></article></body></html>")
     (tmp_path / "index.html").write_text(
@@ -142,4 +145,8 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
     assert sum("scrolls sideways" in p and "column 0 with a long header" in p for p in bad) == 1, problems
     assert sum("scrolls sideways" in p for p in bad) == 1, problems  # the outermost scrolling box only, once
     assert sum("a tool's printout in the page: '[sweep] schedule: 10 of 10" in p for p in bad) == 1, problems
+    assert sum("process wording in reader text: '(issue 25: the horizon)'" in p for p in bad) == 1, problems
+    assert sum("process wording in reader text: 'commit ``'" in p for p in bad) == 1, problems
+    assert sum("a table cell shows a missing value as 'nan'" in p for p in bad) == 1, problems
+    assert sum("a table cell shows a missing value as 'NaN'" in p for p in bad) == 1, problems
     assert not [p for p in problems if p.startswith("index.html")], problems

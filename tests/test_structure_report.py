@@ -132,3 +132,5 @@ def test_ari_rows_and_onsets():
     row = report.ari_rows({"x": curves[report.ONSET_CURVES[0]]}, iterations)[0]
     assert row["standard: end"] == "0.90 ± 0.00" and row["large: peak (iteration)"] == "0.90 (30)"
     assert row["standard: first ≥ 0.5"] == "15"
+    flat = report.ari_rows({"x": np.full((2, 2, 4), 0.1)}, iterations)[0]
+    assert flat["standard: first ≥ 0.5"] == "never"  # not a raw "nan" cell

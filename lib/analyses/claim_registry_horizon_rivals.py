@@ -115,7 +115,7 @@ HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
                                       "output-pool ARI reaches 0.5 strictly before their input-pool ARI does (never = "
                                       "after every time) above 1/2, exact 95% interval", "proportion", 8, p=0.5,
                                       claim_above=True),)),
-    "rival-side-similarity": Claim("beyond the paper (issue 25: both theories beside the t=0 eNTK)", "",
+    "rival-side-similarity": Claim("beyond the paper (both theories beside the t=0 eNTK)", "",
                                    "Within every initial scale, the two-point theory predicts the learned task "
                                    "similarity better than the t=0 eNTK, the network linearized at t=0 and the "
                                    "targets control", _RIVALS, (_c(1, _SIDE_CELLS.format(
@@ -129,7 +129,7 @@ HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
                                        "the small-weight-limit eNTK, lib.analyses.controls.small_weight_entk: "
                                        "targets, task units and biases only)", cells="3 scales x 3 rivals"),
                                        "holm_every_cell", 8, alpha=0.05),)),
-    "rival-side-order": Claim("beyond the paper (issue 25: both theories beside the t=0 eNTK)", "",
+    "rival-side-order": Claim("beyond the paper (both theories beside the t=0 eNTK)", "",
                               "At small initial weights, the neural race predicts the route learning order better "
                               "than the t=0 eNTK, the network linearized at t=0, the targets control and route "
                               "size", _RIVALS, (_c(1, _SIDE_CELLS.format(
@@ -141,7 +141,7 @@ HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
                                   "control (route times under gradient flow with the small-weight-limit NTK, "
                                   "closed form) and route size", cells="4 rivals"),
                                   "holm_every_cell", 8, alpha=0.05),)),
-    "rival-side-kernel-vs-control": Claim("beyond the paper (issue 25: the control any kernel prediction must beat)",
+    "rival-side-kernel-vs-control": Claim("beyond the paper (the control any kernel prediction must beat)",
                                           "", "The t=0 eNTK predicts something the multitask network learns better "
                                           "than the targets control (the small-weight-limit kernel, no weights)",
                                           _RIVALS, (_c(1, "cells: every initial scale x (a) task similarity "
@@ -168,7 +168,7 @@ HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
                                        "95% interval over networks), not reproduced if the interval lies below 0",
                                        "paired_difference", 8, claim_above=True, n_resamples=_BOOTSTRAP,
                                        fmt="+.2f"),)),
-    "rival-multitask-family": Claim("beyond the paper (the rigor issue: correction across a chapter's claims)", "",
+    "rival-multitask-family": Claim("beyond the paper (a correction across a chapter's claims)", "",
                                     "The chapter's four claims on the multitask network hold together, corrected for "
                                     "multiplicity", _RIVALS,
                                     (_c(1, "the four claims rival-two-point-task-pairs, rival-race-order, "
@@ -178,7 +178,7 @@ HORIZON_RIVAL_CLAIMS: dict[str, Claim] = {
                                         "four each way: reproduced if all four hold, not reproduced if some is "
                                         "significantly the other way, inconclusive otherwise (each claim's own "
                                         "uncorrected verdict stays shown)", "holm_every_cell", 8, alpha=0.05),)),
-    "rival-continuum-similarity": Claim("beyond the paper (issue 25: the two-point theory on the continuum's networks)",
+    "rival-continuum-similarity": Claim("beyond the paper (the two-point theory on the continuum's networks)",
                                         "", "Within every initial scale of the converged continuum, the two-point "
                                         "theory predicts the learned task similarity better than the t=0 eNTK, the "
                                         "network linearized at t=0 and the targets control", _RIVALS,

@@ -238,7 +238,8 @@ def partition_agreement(env: TaskEnvironment, derived: dict, derived_control: di
 
 def ari_rows(ari: dict[str, np.ndarray], iterations: np.ndarray) -> list[dict]:
     """Per ARI comparison (title -> (P, 2, S)): per init the final ARI (mean ± population sd over
-    pairs), the mean curve's peak and its iteration, and the mean curve's first iteration >= 0.5."""
+    pairs), the mean curve's peak and its iteration, and the mean curve's first iteration >= 0.5
+    ("never" when it stays below)."""
     rows = []
     for title, v in ari.items():
         mean = v.mean(axis=0)  # (2, S)
@@ -246,7 +247,8 @@ def ari_rows(ari: dict[str, np.ndarray], iterations: np.ndarray) -> list[dict]:
         for i, init in enumerate(INIT_NAMES):
             row[f"{init}: end"] = f"{v[:, i, -1].mean():.2f} ± {v[:, i, -1].std():.2f}"
             row[f"{init}: peak (iteration)"] = f"{mean[i].max():.2f} ({iterations[np.argmax(mean[i])]})"
-            row[f"{init}: first ≥ 0.5"] = f"{rep.onset(iterations, mean[i]):.0f}"
+            first = rep.onset(iterations, mean[i])
+            row[f"{init}: first ≥ 0.5"] = "never" if np.isnan(first) else f"{first:.0f}"
         rows.append(row)
     return rows
 
