@@ -28,6 +28,17 @@
 # * **ET** ("extended time"): learning rate 0.01 for both inits, 10,000 iterations per phase;
 # * **LR** ("learning-rate tuned"): 0.03 for standard and 0.01 for large init, 2,500 iterations.
 #
+# :::{admonition} The answer
+# :class: tip
+# Large init ends fine-tuning lower: ET **{glue:text}`perf_et_finetune_verdict`**, LR
+# **{glue:text}`perf_lr_finetune_verdict`**. Standard init ends single-task training lower in
+# {glue:text}`perf_runs_ours` of the ET pairs, against the paper's "every trial":
+# **{glue:text}`perf_runs_verdict`**; on a replication block of new pairs,
+# {glue:text}`perf_runs_replication`. Whether large init also learns multitasking faster from its own
+# start: **{glue:text}`perf_speed_verdict`** ({ref}`details <tab-perf-speed>`; every verdict:
+# {ref}`the end of this chapter <tab-perf-replication>`).
+# :::
+#
 # Each schedule uses its own fresh seeds. By default the test sets are 500 patterns drawn
 # i.i.d. like the training sets (the authors' scheme, so they overlap with them) and the
 # large init scales both layers x10; both are parameters. Losses are summed squared errors
@@ -437,6 +448,10 @@ replication_counts = performance_verdicts.single_task_counts(replication_runs["E
                                                              replication_runs["ET"]["single/loss_test"])
 replicated = performance_verdicts.judge_single_task(replication_counts)
 precision = performance_verdicts.precision_notes([counts, replication_counts])
+for claim, j in replicated.items():
+    glue(f"perf_{claim.removeprefix('perf-').replace('-', '_')}_replication",
+         f"{j.ours}: {replication_report.verdict_text(j)} ({replication.replication_status(in_force[claim], j)})",
+         display=False)
 glue("perf_replication_pairs", f"{n_replication_pairs}", display=False)
 glue("perf_replication_block", correlation_report.block_words({"ET": replication_plan["ET"]}), display=False)
 glue("perf_declared_half_width", f"{replication.PERFORMANCE_SAMPLE.half_width:.2f}", display=False)

@@ -25,6 +25,16 @@
 # loss relative to its partner: $r = -0.881$ after single-task training and $r = 0.973$
 # after multitask fine-tuning (ET schedule), with LR-schedule, pooled and raw-loss variants.
 #
+# :::{admonition} The answer
+# :class: tip
+# On {glue:text}`corr_n_verdict` ET pairs, single-task / fine-tuning: {glue:text}`corr_v_corr-et`
+# (paper $-0.881$ / $0.973$): **{glue:text}`corr_v_corr-et_verdict`**. On a replication block of
+# new pairs: {glue:text}`corr_replication_et`. Within one init, does any association survive a
+# correction for the number of tests? Single-task {glue:text}`corr_holm_single`, fine-tuning
+# {glue:text}`corr_holm_finetune` ({ref}`the verdicts <tab-corr-verdicts>`,
+# {ref}`the replication <tab-corr-replication>`).
+# :::
+#
 # A caution the paper does not discuss. Within a pair the relative losses are $+d$ and $-d$,
 # and standard-init networks have much higher silhouettes than large-init ones. Any
 # variable that merely separates the two inits then correlates with relative loss
