@@ -115,7 +115,7 @@ from myst_nb import glue
 from lib.analyses import attribution, claims
 from lib.analyses import kernel_analysis as ka
 from lib.experiments import kernel_dynamics as kd
-from lib.book import plot_attribution, plot_entk_over_training
+from lib.book import entk_findings as findings, plot_attribution, plot_entk_over_training
 from lib.book.tables import reading_table
 from lib.analyses.entk_vectors import loglog_slope
 from lib.experiments.epntk_stream import node_count
@@ -378,20 +378,15 @@ plt.show()
 
 
 # %% tags=["remove-cell"]
-def count_range(counts) -> str:
-    """'a' or 'a to b': the range of pair counts over the thresholds."""
-    return f"{counts.min()}" if counts.min() == counts.max() else f"{counts.min()} to {counts.max()}"
-
-
-SLUGS = dict(zip(attribution.WINDOW_MEASURES, ("align", "overlap", "path")))
+SLUGS = dict(zip(attribution.WINDOW_MEASURES, findings.WINDOW_SLUGS))
 for (name, label), times in crossings.items():
     key = f"kd_cross_{name}_{SLUGS[label]}"
     never = np.isnan(times).sum(axis=1)  # (T, 2 inits)
     order = attribution.crossing_order(times[..., 1], times[..., 0])  # (T, 3): large first, same, standard first
     glue(f"{key}_never", ", ".join(f"{t:g}: {a}/{b}" for t, (a, b) in zip(attribution.THRESHOLDS, never)),
          display=False)
-    glue(f"{key}_large_first", count_range(order[:, 0]), display=False)
-    glue(f"{key}_standard_first", count_range(order[:, 2]), display=False)
+    glue(f"{key}_large_first", findings.count_range(order[:, 0]), display=False)
+    glue(f"{key}_standard_first", findings.count_range(order[:, 2]), display=False)
     glue(f"{key}_depends", "yes" if dependence[(name, label)]["never_changes"] else "no", display=False)
 glue("kd_cross_pairs", f"{n_pairs}", display=False)
 
@@ -479,11 +474,9 @@ glue("kd_n_pairs", f"{n_pairs}", display=False)
 reading_table(sharing[[c for c in sharing if not c.startswith("_")]])
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: signed share of the learned change of the test outputs (top; negative: the category pushes against the change) and share of the magnitude sum |C| (bottom; dashes: the categories' share of the patterns) per category of training patterns, at the end of training; mean over pairs with 95% t-intervals, standard (blue) and large (orange) init. 'other tasks': the three categories of other tasks together.", "name": "fig-kd-attribution"}} tags=["hide-input"]
-interval_of = lambda name, init, kind: shared.loc[[(name, init, c) for c in CATEGORIES],
-                                                  [f"_{kind}", f"_{kind}_low", f"_{kind}_high"]].to_numpy()
 plot_attribution.plot_signed_attribution(
-    {name: {"signed": np.stack([interval_of(name, init, "signed") for init in INITS]),
-            "abs": np.stack([interval_of(name, init, "abs") for init in INITS]),
+    {name: {"signed": np.stack([findings.category_intervals(shared, name, init, "signed", CATEGORIES) for init in INITS]),
+            "abs": np.stack([findings.category_intervals(shared, name, init, "abs", CATEGORIES) for init in INITS]),
             "fraction": shared.loc[[(name, INITS[0], c) for c in CATEGORIES], "_fraction"].to_numpy()}
      for name in runs}, [*kd.SHARING_CATEGORIES, "other tasks"])
 plt.tight_layout()
@@ -550,9 +543,8 @@ reading_table(representation[[c for c in representation if not c.startswith("_")
 # ("unresolved").
 
 # %% tags=["hide-input"]
-METRIC_NAMES = {"rsa": "RSA", "ari3": "ARI (3 clusters)", "ari4": "ARI (4 clusters)"}
 contrasts = attribution.representation_contrasts(agreement)
-contrasts["metric"] = contrasts["metric"].map(METRIC_NAMES)
+contrasts["metric"] = contrasts["metric"].map(findings.METRIC_NAMES)
 contrast_of = contrasts.set_index(["schedule", "init", "metric", "contrast"])
 reading_table(contrasts[[c for c in contrasts if not c.startswith("_")]])
 
@@ -579,51 +571,6 @@ plt.show()
 # ## What we found
 
 # %% tags=["remove-cell"]
-def signed(name, init, category):
-    """(mean, low, high) of a category's signed share over pairs (test inputs, end of training)."""
-    return tuple(shared.loc[(name, init, category), ["_signed", "_signed_low", "_signed_high"]])
-
-
-def magnitude(name, init, category):
-    return shared.loc[(name, init, category), "_abs"]
-
-
-def ci(interval, fmt="+.2f"):
-    """'m [lo, hi]' of a (mean, low, high) interval."""
-    return attribution.interval_text(*interval, fmt)
-
-
-def window_text(name, init, slug="align"):
-    """'at iteration N (x% of training)' or 'never during training' (median over pairs)."""
-    r = window[(window.schedule == name) & (window.init == init)].iloc[
-        ["align", "overlap", "path"].index(slug)]
-    return "never during training" if np.isnan(r["_median"]) else f"at iteration {r['_median']:.0f} ({r['_fraction']:.0%})"
-
-
-def rsa_of(name, init, predictor):
-    return representation[(representation.schedule == name) & (representation.init == init)
-                          & (representation.predictor == predictor)]["_rsa"].iloc[0]
-
-
-def contrast(name, init, metric, a, b):
-    """(mean, low, high) of the paired difference a - b of a metric (a, b: predictor names)."""
-    return tuple(contrast_of.loc[(name, init, METRIC_NAMES[metric], f"{a} − {b}"), ["_mean", "_low", "_high"]])
-
-
-def negated(interval):
-    """The interval (mean, low, high) of minus the quantity."""
-    return -interval[0], -interval[2], -interval[1]
-
-
-def same_task_difference(name, key):
-    """(mean, low, high): large minus standard init of the same task's share (``key``: sharing_abs or
-    sharing_signed), paired by pair, test inputs, end of training."""
-    values = runs[name][key][:, :, -1, 1, 0]  # (P, 2 inits)
-    return ka.paired_interval(values[:, 1] - values[:, 0])
-
-
-EPNTK, ENTK0, CONTROL = "final ePNTK, training-pattern side", "t=0 eNTK, training-pattern side", \
-    "hidden layer at t=0 (control)"
 first_order_judgement = claims.judge("epntk-multitask", value=euler_max)
 first_order = bool((last_orders > 0.8).all() and (last_orders < 1.2).all())
 glue("kd_find_order_reading", "the first order of a forward-Euler sum: the error is the sum's, at the paper's "
@@ -637,79 +584,12 @@ glue("kd_find_threshold_low", f"{attribution.THRESHOLDS[0]:g}", display=False)
 glue("kd_find_threshold_high", f"{attribution.THRESHOLDS[-1]:g}", display=False)
 
 
-def listed(items, empty="none"):
-    """The items joined by '; ', or ``empty``."""
-    return "; ".join(items) if items else empty
-
-
-def other_tasks_reading(name, init):
-    """What the signed share of other tasks' patterns says (test inputs, end of training)."""
-    _, low, high = signed(name, init, attribution.OTHER_TASKS)
-    return ("they push against the learned change overall (signed share below 0)" if high < 0 else
-            "they make most of it (signed share above 0.5)" if low > 0.5 else
-            "they make part of it (signed share above 0)" if low > 0 else "their net part is not resolved")
-
-
-def sharing_reading(d_abs, d_signed):
-    """What the large-minus-standard differences of the same task's share say, by magnitude and signed."""
-    agree = attribution.direction(d_abs), attribution.direction(d_signed)
-    if agree == ("above 0", "above 0"):
-        return "both larger for large init, as separated representations would have it"
-    if set(agree) == {"above 0", "below 0"}:
-        return ("the two measures point in opposite directions, so the kernel shows no consistent "
-                "shared-versus-separated contrast")
-    return "not resolved by both measures"
-
-
-def glue_window(name):
-    """The time-window findings of schedule ``name``."""
-    for init in INITS:
-        for slug in ("align", "overlap", "path"):
-            glue(f"kd_find_window_{slug}_{name}_{init}", window_text(name, init, slug), display=False)
-    depends = [label for (schedule, label), d in dependence.items() if schedule == name and d["never_changes"]]
-    glue(f"kd_find_depends_{name}", listed(depends, "none of the three"), display=False)
-    standard_first = sum(int(attribution.crossing_order(times[..., 1], times[..., 0])[:, 2].sum())
-                         for (schedule, _), times in crossings.items() if schedule == name)
-    glue(f"kd_find_standard_first_{name}", f"{standard_first}", display=False)
-
-
-def glue_sharing(name):
-    """The sharing findings of schedule ``name`` (test inputs, end of training)."""
-    for init in INITS:
-        glue(f"kd_find_other_abs_{name}_{init}", f"{magnitude(name, init, attribution.OTHER_TASKS):.0%}",
-             display=False)
-        glue(f"kd_find_other_signed_{name}_{init}", ci(signed(name, init, attribution.OTHER_TASKS)), display=False)
-        glue(f"kd_find_same_signed_{name}_{init}", ci(signed(name, init, "same task")), display=False)
-        glue(f"kd_find_other_reading_{name}_{init}", other_tasks_reading(name, init), display=False)
-        for kind, fmt in (("by category", ".1f"), ("by training pattern", ".0f")):
-            glue(f"kd_find_cancel_{kind.split()[-1]}_{name}_{init}",
-                 f"{cancelled.loc[(name, init, kind), '_median']:{fmt}}", display=False)
-    d_abs, d_signed = same_task_difference(name, "sharing_abs"), same_task_difference(name, "sharing_signed")
-    glue(f"kd_find_same_difference_abs_{name}", ci(d_abs), display=False)
-    glue(f"kd_find_same_difference_signed_{name}", ci(d_signed), display=False)
-    glue(f"kd_find_sharing_reading_{name}", sharing_reading(d_abs, d_signed), display=False)
-
-
-def glue_representation(name):
-    """The representation findings of schedule ``name``: agreement with the trained hidden layer."""
-    for init in INITS:
-        for key, predictor in (("epntk", EPNTK), ("entk0", ENTK0), ("control", CONTROL)):
-            glue(f"kd_find_rsa_{key}_{name}_{init}", f"{rsa_of(name, init, predictor):.2f}", display=False)
-        for metric in METRIC_NAMES:
-            gain = contrast(name, init, metric, EPNTK, ENTK0)
-            glue(f"kd_find_gain_{metric}_{name}_{init}", ci(gain), display=False)
-            glue(f"kd_find_gain_direction_{metric}_{name}_{init}", attribution.direction(gain), display=False)
-        against = {m: [contrast(name, init, m, kernel, CONTROL) for kernel in (EPNTK, ENTK0)] for m in METRIC_NAMES}
-        resolved = [m for m, pair in against.items() if all(attribution.direction(c) == "below 0" for c in pair)]
-        ahead = [m for m, pair in against.items() if all(c[0] < 0 for c in pair) and m not in resolved]
-        glue(f"kd_find_control_resolved_{name}_{init}", listed([METRIC_NAMES[m] for m in resolved]), display=False)
-        glue(f"kd_find_control_mean_{name}_{init}", listed([METRIC_NAMES[m] for m in ahead]), display=False)
-
-
 for name in runs:
-    glue_window(name)
-    glue_sharing(name)
-    glue_representation(name)
+    same_task = {key: runs[name][key][:, :, -1, 1, 0] for key in ("sharing_abs", "sharing_signed")}  # (P, 2 inits)
+    for key, text in {**findings.window_findings(window, dependence, crossings, name),
+                      **findings.sharing_findings(shared, cancelled, same_task, name),
+                      **findings.representation_findings(representation, contrast_of, name)}.items():
+        glue(key, text, display=False)
 
 
 # %% [markdown]
@@ -840,12 +720,6 @@ E = summary.evidence
 DESCRIPTIVE = "descriptive, no registry claim: mean over pairs (95% t-interval)"
 
 
-def several(intervals, fmt="+.2f"):
-    """(ours, interval) texts of several (mean, low, high) intervals joined by ' / '."""
-    return (" / ".join(f"{m:{fmt}}" for m, _, _ in intervals),
-            " / ".join(f"[{lo:{fmt}}, {hi:{fmt}}]" for _, lo, hi in intervals))
-
-
 rows = [
     summary.claim_row(
         f"paper's first-order ePNTK (every-step eNTK sum), multitask network: largest relative error in "
@@ -868,24 +742,28 @@ for name in runs:
              for kind in ("signed", "abs")}
     rows += [
         summary.row(f"signed share of the learned change of test outputs from other tasks' patterns, {name} "
-                    "(standard / large init)", "-", several(other["signed"])[0], None, DESCRIPTIVE,
-                    several(other["signed"])[1]),
+                    "(standard / large init)", "-", findings.interval_pair(other["signed"])[0], None, DESCRIPTIVE,
+                    findings.interval_pair(other["signed"])[1]),
         summary.row(f"share of sum |contribution| to the learned change of test outputs from other tasks' patterns, "
-                    f"{name} (standard / large init)", "-", several(other["abs"], ".2f")[0], None, DESCRIPTIVE,
-                    several(other["abs"], ".2f")[1]),
+                    f"{name} (standard / large init)", "-", findings.interval_pair(other["abs"], ".2f")[0], None, DESCRIPTIVE,
+                    findings.interval_pair(other["abs"], ".2f")[1]),
         summary.row(f"cancellation factor sum |C| / |dy| by category, {name}: median over networks (standard / large)",
                     "-", " / ".join(f"{cancelled.loc[(name, init, 'by category'), '_median']:.1f}" for init in INITS),
                     None, "descriptive: 1 = no cancellation"),
     ]
-    ours, interval = several([same_task_difference(name, "sharing_abs"), same_task_difference(name, "sharing_signed")])
+    ours, interval = findings.interval_pair([findings.same_task_difference(runs[name][key][:, :, -1, 1, 0])
+                                             for key in ("sharing_abs", "sharing_signed")])
     rows.append(summary.row(f"same task's share of the learned change of test outputs, large minus standard init, "
                             f"{name} (by magnitude / signed)", "large init separated, standard shared (Sec 4)", ours,
                             None, PAIRED, interval))
     for init in INITS:
-        ours, interval = several([contrast(name, init, m, EPNTK, ENTK0) for m in METRIC_NAMES])
+        ours, interval = findings.interval_pair([findings.contrast(contrast_of, name, init, m, findings.EPNTK,
+                                                                   findings.ENTK0) for m in findings.METRIC_NAMES])
         rows.append(summary.row(f"agreement with the trained hidden layer, final ePNTK minus t=0 eNTK, {name}, {init} "
                                 "init (RSA / ARI 3 clusters / ARI 4 clusters)", "-", ours, None, PAIRED, interval))
-    ours, interval = several([negated(contrast(name, "large", "rsa", kernel, CONTROL)) for kernel in (EPNTK, ENTK0)])
+    ours, interval = findings.interval_pair([findings.negated(findings.contrast(contrast_of, name, "large", "rsa", kernel,
+                                                                                findings.CONTROL))
+                                             for kernel in (findings.EPNTK, findings.ENTK0)])
     rows.append(summary.row(f"agreement with the trained hidden layer (RSA), untrained hidden layer minus final ePNTK "
                             f"/ minus t=0 eNTK, {name}, large init", "-", ours, None, PAIRED, interval))
 summary.record("08_entk_over_training", dict(architecture=architecture, n_pairs=n_pairs, iterations=iterations,

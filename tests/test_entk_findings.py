@@ -1,0 +1,67 @@
+"""Chapter 08's findings as reader text (lib/book/entk_findings.py): each reading rule on the
+intervals that decide it, and the findings of small tables in the chapter's layout."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.analyses import attribution
+from lib.book import entk_findings as f
+
+
+def test_the_reading_of_other_tasks_share_follows_its_interval():
+    assert f.other_tasks_reading((-0.3, -0.5, -0.1)).startswith("they push against")
+    assert f.other_tasks_reading((0.7, 0.6, 0.8)).startswith("they make most of it")
+    assert f.other_tasks_reading((0.3, 0.1, 0.6)).startswith("they make part of it")
+    assert f.other_tasks_reading((0.1, -0.1, 0.3)) == "their net part is not resolved"
+
+
+def test_the_sharing_reading_needs_both_measures():
+    up, down, unresolved = (0.2, 0.1, 0.3), (-0.2, -0.3, -0.1), (0.0, -0.1, 0.1)
+    assert f.sharing_reading(up, up).startswith("both larger for large init")
+    assert f.sharing_reading(up, down).startswith("the two measures point in opposite directions")
+    assert f.sharing_reading(up, unresolved) == "not resolved by both measures"
+
+
+def test_small_texts():
+    assert f.count_range(np.array([3, 3])) == "3" and f.count_range(np.array([1, 4, 2])) == "1 to 4"
+    assert f.negated((0.2, 0.1, 0.3)) == (-0.2, -0.3, -0.1)
+    assert f.interval_pair([(0.2, 0.1, 0.3), (-0.1, -0.2, 0.0)]) == ("+0.20 / -0.10", "[+0.10, +0.30] / [-0.20, +0.00]")
+    assert f.listed([]) == "none" and f.listed(["a", "b"]) == "a; b"
+    differences = np.array([[0.1, 0.3], [0.2, 0.3], [0.0, 0.3]])
+    mean, low, high = f.same_task_difference(differences)
+    assert mean == pytest.approx(0.2) and low < mean < high
+
+
+def window_table(median: float) -> pd.DataFrame:
+    return pd.DataFrame([{"schedule": "ET", "init": init, "_median": median, "_fraction": 0.25}
+                         for init in ("standard", "large") for _ in f.WINDOW_SLUGS])
+
+
+def test_window_findings_say_never_for_a_window_that_does_not_close():
+    crossings = {("ET", "a"): np.zeros((5, 2, 2)), ("LR", "a"): np.zeros((5, 2, 2))}
+    out = f.window_findings(window_table(2500.0), {("ET", "a"): {"never_changes": True}}, crossings, "ET")
+    assert out["kd_find_window_align_ET_standard"] == "at iteration 2500 (25%)"
+    assert out["kd_find_depends_ET"] == "a" and out["kd_find_standard_first_ET"] == "0"
+    never = f.window_findings(window_table(np.nan), {("ET", "a"): {"never_changes": False}}, crossings, "ET")
+    assert never["kd_find_window_path_ET_large"] == "never during training"
+    assert never["kd_find_depends_ET"] == "none of the three"
+
+
+def test_sharing_findings_read_the_tables_by_schedule_init_and_category():
+    rows = []
+    for init in ("standard", "large"):
+        for category, value in (("same task", 0.6), (attribution.OTHER_TASKS, 0.4)):
+            rows.append({"schedule": "ET", "init": init, "training patterns": category, "_signed": value,
+                         "_signed_low": value - 0.1, "_signed_high": value + 0.1, "_abs": value / 2})
+    shared = pd.DataFrame(rows).set_index(["schedule", "init", "training patterns"])
+    cancelled = pd.DataFrame([{"schedule": "ET", "init": init, "kind": kind, "_median": 2.0}
+                              for init in ("standard", "large") for kind in ("by category", "by training pattern")]
+                             ).set_index(["schedule", "init", "kind"])
+    same = {"sharing_abs": np.array([[0.1, 0.3], [0.2, 0.4], [0.1, 0.35]]),
+            "sharing_signed": np.array([[0.3, 0.1], [0.4, 0.2], [0.35, 0.1]])}
+    out = f.sharing_findings(shared, cancelled, same, "ET")
+    assert out["kd_find_other_abs_ET_large"] == "20%"
+    assert out["kd_find_other_reading_ET_standard"] == "they make part of it (signed share above 0)"
+    assert out["kd_find_cancel_category_ET_standard"] == "2.0" and out["kd_find_cancel_pattern_ET_large"] == "2"
+    assert out["kd_find_sharing_reading_ET"].startswith("the two measures point in opposite directions")
