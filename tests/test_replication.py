@@ -127,6 +127,9 @@ def test_a_claim_with_a_replication_block_counts_under_the_version_in_force_only
     assert "Counted in the tally under version" not in lines
     assert "replication block: not reproduced" in page.claim_index([differs])
     assert page.replication_counts([same, differs, without]) == (2, 1)
+    assert page.tally_sentence([same, differs, without]) == \
+        "the paper's results (3 claims): 2 reproduced, 1 does not replicate."
+    assert "2 do not replicate" in page.tally_sentence([same, differs, differs])
     assert page.quoted_verdict(differs).endswith("not reproduced on the replication block (ET seeds 1000-1049, LR "
                                                  "seeds 1100-1149): does not replicate")
     with pytest.raises(ValueError, match="replication_block must name"):

@@ -214,6 +214,13 @@ def tally_table(verdicts: list[dict]) -> str:
     return "\n".join(lines + [row(f"{POST_HOC_ONLY} (not counted)", None)])
 
 
+def _counted_words(verdict: str | None, n: int) -> str:
+    """How the tally sentence names ``n`` claims counted under ``verdict`` (None: post hoc only)."""
+    if verdict is None:
+        return POST_HOC_ONLY + " (not counted)"
+    return "do not replicate" if verdict == DOES_NOT_REPLICATE and n != 1 else verdict
+
+
 def tally_sentence(verdicts: list[dict]) -> str:
     """The tally in one sentence per kind of claim, counted as :func:`tally_table` counts them
     (verdicts that no claim of a kind got are left out)."""
@@ -223,7 +230,7 @@ def tally_sentence(verdicts: list[dict]) -> str:
         if not mine:
             continue
         counts = [(v, sum(e["counted_verdict"] == v for e in mine)) for v in (*VERDICTS, DOES_NOT_REPLICATE, None)]
-        words = ", ".join(f"{n} {v or POST_HOC_ONLY + ' (not counted)'}" for v, n in counts if n)
+        words = ", ".join(f"{n} {_counted_words(v, n)}" for v, n in counts if n)
         parts.append(f"{kind} ({len(mine)} claim{'' if len(mine) == 1 else 's'}): {words}")
     return "; ".join(parts) + "."
 
