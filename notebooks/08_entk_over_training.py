@@ -32,6 +32,21 @@
 # it, not predict it; the $t=0$ eNTK and the untrained hidden layer, known before training,
 # are the predictors it is compared with.
 #
+# :::{admonition} The answer
+# :class: tip
+# The paper's every-step eNTK sum misses the multitask network's learned change by up to
+# {glue:text}`ch08_first_order_max_error` (verdict: **{glue:text}`kd_find_verdict`**). In ET
+# training the eNTK's alignment with its $t=0$ value first falls below {glue:text}`kd_threshold`
+# {glue:text}`kd_find_window_align_ET_standard` for standard and
+# {glue:text}`kd_find_window_align_ET_large` for large init. Large minus standard init, the same
+# task's share of the learned change is {glue:text}`kd_find_same_difference_abs_ET` by magnitude
+# and {glue:text}`kd_find_same_difference_signed_ET` signed: {glue:text}`kd_find_sharing_reading_ET`.
+# The final ePNTK, computed from the same run, agrees with the trained hidden layer at RSA
+# {glue:text}`kd_find_rsa_epntk_ET_standard` / {glue:text}`kd_find_rsa_epntk_ET_large` (standard
+# / large), the untrained hidden layer at {glue:text}`kd_find_rsa_control_ET_standard` /
+# {glue:text}`kd_find_rsa_control_ET_large` ({ref}`every finding <kd-findings>`).
+# :::
+#
 # **How it is computed.** The ePNTK $P_k(x_n, x_m; t) = -\eta \sum_{s<t} K_k(x_n, x_m; \theta_s)$
 # is accumulated inside the training scan (`lib.experiments.epntk_stream.stream_epntk`): the memory
 # holds two $K \times N \times M$ arrays however long the run, and at each of the recorded
@@ -568,6 +583,7 @@ plot_entk_over_training.plot_task_similarity_matrices(panels, [f"{k} ({env.task_
 plt.show()
 
 # %% [markdown]
+# (kd-findings)=
 # ## What we found
 
 # %% tags=["remove-cell"]

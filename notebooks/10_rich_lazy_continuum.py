@@ -50,6 +50,15 @@
 # counts, 2,500 per phase, at learning rates chosen per scale on held-out networks as for the short run). Conclusions about the continuum are drawn from the converged run;
 # the short run shows how many of them a short run would have got right.
 #
+# :::{admonition} The answer
+# :class: tip
+# Within a scale of the converged continuum, the paper's predictor (authors' eNTK silhouette)
+# against the final single-task test loss has r = {glue:text}`cont_sil_within`; across the
+# continuum r = {glue:text}`cont_sil_across`. The within-scale winners are, for the single-task
+# test loss, **{glue:text}`cont_win_loss`** and, for fine-tuning speed, **{glue:text}`cont_win_ft`**
+# ({ref}`the within-scale table <cont-within>`). {glue:text}`conv_gap_sentence`
+# :::
+#
 # :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
