@@ -9,7 +9,7 @@ the names the chapter gives them:
   window measure, in the order of :data:`WINDOW_SLUGS`; ``_median`` iteration and ``_fraction``);
 * ``shared``: :func:`lib.analyses.attribution.attribution_table` indexed by (schedule, init,
   training-pattern category) with the signed share ``_signed`` (``_signed_low``, ``_signed_high``:
-  its 95% interval over pairs) and the share of sum |contribution| ``_abs``;
+  its 95% interval over pairs) and the share of the summed absolute contributions ``_abs``;
 * ``cancelled``: :func:`lib.analyses.attribution.cancellation_table` indexed by (schedule, init,
   kind) with the ``_median`` cancellation factor;
 * ``representation``: one row per schedule, init and predictor with its ``_rsa``;
