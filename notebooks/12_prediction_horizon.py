@@ -41,6 +41,7 @@
 # | `pair_block` | pairs per cached block of the schedule runs (the performance chapter's `n_pairs`, so its cache entries are read) | integer in [1, `pair_n_pairs`] |
 # | `pair_fractions` | fractions f of the single-task phase at which the pairs are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations |
 # | `finetune_fractions` | fractions f of fine-tuning at which the continuum's networks are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations of fine-tuning |
+# | `pair_replication_first_seeds` | first seed per schedule of the pairs' replication block (`pair_n_pairs` pairs, the replication block of chapters 05 and 06), judged by the same criteria | dict `{"ET": int, "LR": int}`, seeds disjoint from the pairs' |
 # :::
 
 # %% tags=["parameters"]
@@ -62,14 +63,15 @@ pair_n_pairs = 50
 pair_block = 10
 pair_fractions = [0.0, 0.1]
 finetune_fractions = [0.0, 0.01]
+pair_replication_first_seeds = {"ET": 1000, "LR": 1100}
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_prediction_horizon
 
-pair_plan = check_prediction_horizon(converged_scales, converged_seeds, first_block, converged_iterations,
-                                     lr_candidates, n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions,
-                                     converged_only, n_resamples, pair_first_seeds, pair_iterations, pair_n_pairs,
-                                     pair_block, pair_fractions, finetune_fractions)
+pair_plan, pair_replication_plan = check_prediction_horizon(
+    converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
+    lr_choice_iterations, n_train, n_hidden, fractions, converged_only, n_resamples, pair_first_seeds, pair_iterations,
+    pair_n_pairs, pair_block, pair_fractions, finetune_fractions, pair_replication_first_seeds)
 
 # %% [markdown]
 # ## Design
@@ -415,24 +417,12 @@ glue("hz_ft_text", " ".join(
 # thresholds.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs (pair_n_pairs per schedule) observed at the fractions pair_fractions of their single-task phase (t = 0 and 10% in the book); |r| of each predictor with each outcome and its Fisher 95% band, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); kernel quantities solid, trivial rivals dashed; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups.", "name": "fig-horizon-pairs"}} tags=["hide-input"]
-from lib.analyses import horizon_pairs
-from lib.core.tasks import TaskEnvironment
-from lib.experiments.sweep_points import cached_schedule_blocks
+from lib.book import horizon_pair_block
 
-pair_env = TaskEnvironment()
-pair_runs = cached_schedule_blocks(pair_env, pair_plan, block_pairs=pair_block, progress=False)
-pair_snaps = horizon_pairs.pair_horizon_sweep(pair_plan, pair_fractions, progress=False)
-pair_retrace = horizon_pairs.pair_retrace(pair_snaps, pair_runs)
-if not pair_retrace < 1e-4:
-    raise RuntimeError(f"retrained pair snapshots' test loss differs from the schedule runs' by {pair_retrace:.2g} "
-                       "(relative), more than float32 agreement allows")
-outcomes_by_schedule = {s: horizon_pairs.pair_outcomes(pair_env, pair_runs[s]) for s in pair_plan}
-pair_out = {o: np.concatenate([outcomes_by_schedule[s][o] for s in pair_plan]) for o in OUTCOMES}
-pair_groups = pair_snaps["group"]
-pair_values = np.stack([pair_snaps[p] for p in PREDICTORS])  # (P, F, N)
-pair_per_group = [int(np.sum(pair_groups == g)) for g in dict.fromkeys(pair_groups)]
-pair_curves = {o: horizon.accuracy_curves(pair_values, pair_out[o], pair_groups, pair_fractions, THRESHOLD,
-                                          n_resamples, seed=i) for i, o in enumerate(OUTCOMES)}
+pairs = horizon_pair_block.pair_block(pair_plan, pair_fractions, pair_block, PREDICTORS, KERNELS, OUTCOMES, THRESHOLD,
+                                      n_resamples)
+pair_snaps, pair_retrace, pair_out, pair_groups, pair_values, pair_per_group, pair_curves = (
+    pairs.snapshots, pairs.retrace, pairs.outcomes, pairs.groups, pairs.values, pairs.per_group, pairs.curves)
 fig = plot_horizon.plot_horizon(pair_curves, PREDICTORS, KERNELS, pair_fractions, THRESHOLD, groups="groups")
 plt.show()
 
@@ -463,7 +453,7 @@ glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.from
 
 # %% tags=["hide-input"]
 pair_table = hr.within_table(pair_curves, PREDICTORS, pair_fractions)
-pair_findings = hr.rival_findings(hr.labelled_rival_cells(pair_values, KERNELS, pair_out, pair_groups, pair_fractions))
+pair_findings = pairs.findings
 pair_tests, pair_reverse, pair_partial_p, pair_kernel_of, pair_labels = (
     pair_findings[k] for k in ("p", "p_reverse", "p_partial", "kernel_of", "labels"))
 pair_reverse_holm, pair_winners, pair_beaten, pair_adds = (
@@ -486,6 +476,35 @@ glue("hz_pairs_control_text", control_text(pair_control_found), display=False)
 pair_group_table, pair_group_text = per_group_table(pair_values, pair_out, pair_groups, pair_fractions, pair_curves)
 glue("hz_pairs_per_group_text", pair_group_text, display=False)
 display(reading_table(hr.per_group_long(pair_group_table)))
+
+# %% [markdown]
+# (hz-pairs-replication)=
+# ### Do the pairs' verdicts replicate?
+#
+# The five claims on the pairs are judged again, by the same criteria, on the replication block
+# of chapters 05 and 06 ({glue:text}`hz_pairs_replication_block`), observed at the same
+# fractions. Its snapshots were computed only after the block, and the precision its verdicts
+# need (a pooled within-group interval no wider than $\pm${glue:text}`hz_pairs_declared_half_width`
+# in Fisher z), had been declared ({mod}`lib.analyses.replication`). A verdict replicates only
+# when both blocks give it.
+
+# %% tags=["hide-input", "remove-stderr"]
+from lib.analyses import replication
+from lib.book import correlation_report, replication_report
+
+replicated_pairs = horizon_pair_block.pair_block(pair_replication_plan, pair_fractions, pair_block, PREDICTORS, KERNELS,
+                                                 OUTCOMES, THRESHOLD, n_resamples)
+replicated_pair_judgements = horizon_pair_block.judge_pair_block(replicated_pairs, PREDICTORS, KERNELS, OUTCOMES,
+                                                                 pair_fractions, EARLY)
+pair_precision_text = replication.precision_note(
+    max(replication.pooled_fisher_half_width(b.per_group) for b in (pairs, replicated_pairs)), pair_n_pairs,
+    replication.HORIZON_PAIRS_SAMPLE)
+pair_replication_words = correlation_report.block_words(pair_replication_plan)
+glue("hz_pairs_replication_block", pair_replication_words, display=False)
+glue("hz_pairs_declared_half_width", f"{replication.HORIZON_PAIRS_SAMPLE.half_width:.2f}", display=False)
+reading_table(replication_report.replication_view(
+    {k: j for k, j in pair_judgements.items() if k in replication.HORIZON_PAIR_CLAIMS}, replicated_pair_judgements,
+    {k: pair_precision_text for k in replication.HORIZON_PAIR_CLAIMS}))
 
 # %% [markdown]
 # (hz-verdicts)=
@@ -531,19 +550,7 @@ judgements = {
     "horizon-kernel-adds": claims.judge("horizon-kernel-adds", p=partial_p,
                                         labels=[" / ".join(label) for label in labels], n=int(use.sum())),
 }
-pair_cells = lambda names, outcomes: hr.window_cells(pair_curves, PREDICTORS, names, outcomes, pair_fractions,
-                                                      EARLY)
-pair_n = int(pair_values.shape[2])
-pair_windows = {"horizon-pairs-kernel-window": pair_cells(KERNELS, OUTCOMES),
-                "horizon-pairs-representation-window": pair_cells(["sharing"], ["sharing_final"]),
-                "horizon-pairs-loss-window": pair_cells(["loss_test"], ["loss_single_test"])}
-pair_judgements = {key: claims.judge(key, r=r, labels=cell_labels, n_per_group=pair_per_group)
-                   for key, (r, cell_labels) in pair_windows.items()}
-pair_judgements["horizon-pairs-kernel-beats-rivals"] = claims.judge(
-    "horizon-pairs-kernel-beats-rivals", p=pair_tests, p_reverse=pair_reverse,
-    labels=[" / ".join(label) for label in pair_labels], kernel_of=pair_kernel_of, n=pair_n)
-pair_judgements["horizon-pairs-kernel-adds"] = claims.judge(
-    "horizon-pairs-kernel-adds", p=pair_partial_p, labels=[" / ".join(label) for label in pair_labels], n=pair_n)
+pair_judgements = horizon_pair_block.judge_pair_block(pairs, PREDICTORS, KERNELS, OUTCOMES, pair_fractions, EARLY)
 judgements["horizon-kernel-adds-control"] = claims.judge("horizon-kernel-adds-control", discoveries=control_found)
 pair_judgements["horizon-pairs-kernel-adds-control"] = claims.judge("horizon-pairs-kernel-adds-control",
                                                                     discoveries=pair_control_found)
@@ -643,21 +650,31 @@ rows += [summary.claim_row("within-scale |r| of an eNTK quantity observed at f <
 rows += [summary.claim_row("the paper's pairs: within-group |r| of an eNTK quantity at f <= 10% with an outcome",
                            "a time window of prediction (Discussion)", pair_judgements["horizon-pairs-kernel-window"],
                            control="the same criterion for the trivial rivals (next rows)",
-                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure")),
+                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure"),
+                           replication=replicated_pair_judgements["horizon-pairs-kernel-window"],
+                           replication_block=pair_replication_words, precision=pair_precision_text),
          summary.claim_row("the paper's pairs: within-group |r| of the sharing index at f <= 10% with its final value",
                            "", pair_judgements["horizon-pairs-representation-window"], control="",
-                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure")),
+                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure"),
+                           replication=replicated_pair_judgements["horizon-pairs-representation-window"],
+                           replication_block=pair_replication_words, precision=pair_precision_text),
          summary.claim_row("the paper's pairs: within-group |r| of the test loss at f <= 10% with the final test loss",
                            "", pair_judgements["horizon-pairs-loss-window"], control="",
-                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure")),
+                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure"),
+                           replication=replicated_pair_judgements["horizon-pairs-loss-window"],
+                           replication_block=pair_replication_words, precision=pair_precision_text),
          summary.claim_row("the paper's pairs: a kernel quantity predicts better than every trivial rival at the same "
                            "f", "", pair_judgements["horizon-pairs-kernel-beats-rivals"],
                            control="the reverse test (a rival beats the kernel quantity)",
-                           evidence=summary.evidence("hz-pairs-table", "pairs' table")),
+                           evidence=summary.evidence("hz-pairs-table", "pairs' table"),
+                           replication=replicated_pair_judgements["horizon-pairs-kernel-beats-rivals"],
+                           replication_block=pair_replication_words, precision=pair_precision_text),
          summary.claim_row("the paper's pairs: partial r of a kernel quantity with an outcome given all trivial rivals",
                            "", pair_judgements["horizon-pairs-kernel-adds"], control="Holm over every kernel quantity, "
                            "outcome and fraction; the same test on within-group shuffled outcomes (next row): "
-                           + control_text(pair_control_found), evidence=summary.evidence("hz-pairs-table", "pairs' table")),
+                           + control_text(pair_control_found), evidence=summary.evidence("hz-pairs-table", "pairs' table"),
+                           replication=replicated_pair_judgements["horizon-pairs-kernel-adds"],
+                           replication_block=pair_replication_words, precision=pair_precision_text),
          summary.claim_row("the paper's pairs, control: the partial-correlation test on within-group shuffled outcomes "
                            "finds little", "", pair_judgements["horizon-pairs-kernel-adds-control"],
                            control="negative control of the row above",
@@ -669,5 +686,5 @@ _ = summary.record("12_prediction_horizon",
                         fractions=fractions, converged_only=converged_only, n_resamples=n_resamples,
                         pair_first_seeds=pair_first_seeds, pair_iterations=pair_iterations, pair_n_pairs=pair_n_pairs,
                         pair_block=pair_block, pair_fractions=pair_fractions,
-                        finetune_fractions=finetune_fractions),
+                        finetune_fractions=finetune_fractions, pair_replication_first_seeds=pair_replication_first_seeds),
                    rows)

@@ -55,7 +55,17 @@ PERFORMANCE_SAMPLE = CORRELATION_SAMPLE._replace(
              "before any performance number of its networks was computed or shown",
     why="a share of pairs known to within 0.1 (95% interval) separates the paper's 'every trial' from 90%; the same "
         "blocks as the correlations (one set of trained networks)")
+HORIZON_PAIRS_SAMPLE = CORRELATION_SAMPLE._replace(
+    half_width=0.15,
+    declared="the commit after d14b3d2 (2026-11-27): before any horizon snapshot of the replication block's networks "
+             "was computed",
+    why="the horizon criteria judge within-group r's against |r| = 0.3 with their intervals; the same blocks of pairs "
+        "as chapters 05 and 06. A half-width of 0.15 tells an |r| of 0.3 from 0; the pooled within-group Fisher "
+        "interval of 200 networks is about 0.14")
+HORIZON_PAIR_CLAIMS = ("horizon-pairs-kernel-window", "horizon-pairs-representation-window",
+                       "horizon-pairs-loss-window", "horizon-pairs-kernel-beats-rivals", "horizon-pairs-kernel-adds")
 DECLARED: dict[str, SampleDeclaration] = {
+    **{claim: HORIZON_PAIRS_SAMPLE for claim in HORIZON_PAIR_CLAIMS},
     **{claim: CORRELATION_SAMPLE for claim in ("corr-et", "corr-lr", "corr-combined", "corr-raw", "corr-predicts")},
     **{claim: PERFORMANCE_SAMPLE for claim in ("perf-et-single", "perf-runs")}}  # perf-scale: replicated, its
 # verdict reads only the side of 10x its interval lies on, so no precision is declared for it
@@ -68,13 +78,14 @@ def block_seeds(first_seeds: dict[str, int], n_pairs: int) -> dict[str, range]:
     return {schedule: range(first, first + n_pairs) for schedule, first in first_seeds.items()}
 
 
-def check_disjoint(discovery: dict[str, range], replication: dict[str, range]) -> None:
+def check_disjoint(discovery: dict[str, range], replication: dict[str, range],
+                   parameter: str = "replication_first_seeds") -> None:
     """ValueError naming the seeds that the two blocks share (over all schedules: the same seed
-    draws the same weights and data whichever schedule trains it)."""
+    draws the same weights and data whichever schedule trains it) and the ``parameter`` to change."""
     shared = sorted(set().union(*map(set, discovery.values())) & set().union(*map(set, replication.values())))
     if shared:
         raise ValueError(f"the replication block must use seeds disjoint from the discovery block; both use "
-                         f"{shared[:10]}{' ...' if len(shared) > 10 else ''} (change replication_first_seeds)")
+                         f"{shared[:10]}{' ...' if len(shared) > 10 else ''} (change {parameter})")
 
 
 def replication_status(discovery: Judgement, replication: Judgement) -> str:
@@ -105,3 +116,14 @@ def precision_note(observed_half_width: float, n_pairs: int, declaration: Sample
         return text + " (reached)"
     needed = pairs_for_half_width(observed_half_width, n_pairs, declaration.half_width)
     return text + f", which needs about {needed} pairs per schedule (not in the build's budget)"
+
+
+def pooled_fisher_half_width(per_group: list[int], level: float = 0.95) -> float:
+    """Half-width, in Fisher z (about r near 0), of the interval of a pooled within-group r over
+    groups of ``per_group`` networks: ``z_(1+level)/2 / sqrt(sum(n - 3))``."""
+    from scipy.stats import norm
+
+    dof = sum(int(n) - 3 for n in per_group)
+    if dof < 1:
+        raise ValueError(f"per_group must leave at least one degree of freedom (sum of n - 3 >= 1), got {per_group}")
+    return float(norm.ppf((1 + level) / 2) / math.sqrt(dof))

@@ -33,7 +33,8 @@ from .chapter_parameters_beyond import (CONFIRMATORY_FIRST_SEED,  # noqa: F401 (
                                         check_live_explorer, check_prediction_horizon, check_rich_lazy_continuum,
                                         check_rival_theories)
 from .parameter_checks import (G_RANGE, LR_MAXIMUM, Plan,  # noqa: F401 (G_RANGE, LR_MAXIMUM: re-exported)
-                               STRUCTURE_PATTERNS, check_schedule_plan, correlation_report_bytes, shuffle_null_bytes)
+                               STRUCTURE_PATTERNS, check_replication_plan, check_schedule_plan,
+                               correlation_report_bytes, shuffle_null_bytes)
 
 
 # --- 00, 01: the quickstart and the one-step eNTK -------------------------------------------------
@@ -139,21 +140,6 @@ def check_multitask_representations(architecture, schedule, n_iterations, n_entk
                  f"{STRUCTURE_PATTERNS} patterns x (8 + 9 x {n_groups} groups) bytes "
                  f"(lib.book.parameter_checks.shuffle_null_bytes; n_permutations={n_permutations})",
                  shuffle_null_bytes(STRUCTURE_PATTERNS, n_groups, n_permutations))
-
-
-def check_replication_plan(verdict_plan: Plan, replication_first_seeds, n_replication_pairs, iterations) -> Plan:
-    """The replication block's plan (chapters 05 and 06): ``n_replication_pairs`` pairs per
-    schedule from ``replication_first_seeds``, at the verdicts' ``iterations``, with seeds
-    disjoint from the discovery block's (``verdict_plan``; :func:`lib.analyses.replication.check_disjoint`)."""
-    from ..analyses.replication import check_disjoint
-
-    check_size("n_replication_pairs", n_replication_pairs, minimum=2, sane_maximum=200)
-    replication_plan = check_schedule_plan(n_replication_pairs, replication_first_seeds, iterations,
-                                           n_pairs_name="n_replication_pairs",
-                                           first_seeds_name="replication_first_seeds")
-    check_disjoint({s: seeds for s, (seeds, _) in verdict_plan.items()},
-                   {s: seeds for s, (seeds, _) in replication_plan.items()})
-    return replication_plan
 
 
 def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling,

@@ -22,7 +22,7 @@ from ..core.validation import (check_int, check_learning_rate, check_memory, che
                                check_seeds, check_size, check_workload)
 from .parameter_checks import (G_RANGE, Plan, bootstrap_interval_bytes, check_continuum_training,
                                check_converged_continuum, check_converged_runs, check_phase_lengths,
-                               check_schedule_plan, correlation_report_bytes)
+                               check_replication_plan, check_schedule_plan, correlation_report_bytes)
 
 
 # --- 10: the rich-lazy continuum ------------------------------------------------------------------
@@ -120,12 +120,14 @@ def check_live_explorer(g, seed, schedule, architecture, n_iterations, n_train) 
 def check_prediction_horizon(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                              n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions, converged_only,
                              n_resamples, pair_first_seeds, pair_iterations, pair_n_pairs, pair_block,
-                             pair_fractions, finetune_fractions) -> Plan:
+                             pair_fractions, finetune_fractions, pair_replication_first_seeds) -> tuple[Plan, Plan]:
     """Chapter 12: the converged continuum's parameters (as chapter 10's, whose cached runs it reads),
     the fractions of the single-task phase and the bootstrap size; the paper's pairs (as chapter 05's
     verdict pairs, whose cached runs it reads in chapter 05's blocks of ``pair_block`` pairs) and the
     fractions at which they are observed; the fractions of fine-tuning at which the continuum's networks
-    are observed. Returns the pairs' plan, schedule -> (seeds, n_iterations)."""
+    are observed; the pairs' replication block (``pair_n_pairs`` pairs per schedule from
+    ``pair_replication_first_seeds``, disjoint from the pairs). Returns (the pairs' plan, their
+    replication block's plan), each schedule -> (seeds, n_iterations)."""
     from ..experiments.horizon_snapshots import snapshot_iterations
 
     check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
@@ -155,10 +157,12 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
         raise ValueError(f"pair_fractions must start at 0 (t=0), got {pair_fractions!r}")
     for n_iterations in pair_iterations.values():
         snapshot_iterations(pair_fractions, n_iterations, "pair_fractions")
-    check_workload("the pairs' horizon kernels, 2 schedules x 2 x pair_n_pairs networks x len(pair_fractions) "
-                   "snapshots, each two eNTKs on 500 x 500 inputs and 9 eigendecompositions (the defaults: 400)",
-                   4 * pair_n_pairs * len(pair_fractions), 4_000)
-    return pair_plan
+    check_workload("the pairs' horizon kernels, 2 blocks (the pairs and their replication) x 2 schedules x 2 x "
+                   "pair_n_pairs networks x len(pair_fractions) snapshots, each two eNTKs on 500 x 500 inputs and 9 "
+                   "eigendecompositions (the defaults: 800)", 8 * pair_n_pairs * len(pair_fractions), 8_000)
+    replication_plan = check_replication_plan(pair_plan, pair_replication_first_seeds, pair_n_pairs, pair_iterations,
+                                              "pair_replication_first_seeds", "pair_n_pairs")
+    return pair_plan, replication_plan
 
 
 # --- 13: the rival theories ---------------------------------------------------------------------

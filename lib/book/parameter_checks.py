@@ -123,3 +123,20 @@ def check_converged_continuum(converged_scales, converged_seeds, first_block, co
     check_size("lr_choice_iterations", lr_choice_iterations, minimum=10, sane_maximum=100_000)
     check_continuum_training(lr_candidates, n_lr_seeds, n_train, n_hidden, n_train_name, n_hidden_name)
     check_choice("converged_only", converged_only, (True, False))
+
+
+def check_replication_plan(verdict_plan: Plan, replication_first_seeds, n_replication_pairs, iterations,
+                           first_seeds_name: str = "replication_first_seeds",
+                           n_pairs_name: str = "n_replication_pairs") -> Plan:
+    """The replication block's plan (chapters 05, 06 and 12): ``n_replication_pairs`` pairs per
+    schedule from ``replication_first_seeds``, at the verdicts' ``iterations``, with seeds
+    disjoint from the discovery block's (``verdict_plan``; :func:`lib.analyses.replication.check_disjoint`).
+    ``first_seeds_name``, ``n_pairs_name``: the chapter's names of the two parameters, for the messages."""
+    from ..analyses.replication import check_disjoint
+
+    check_size(n_pairs_name, n_replication_pairs, minimum=2, sane_maximum=200)
+    replication_plan = check_schedule_plan(n_replication_pairs, replication_first_seeds, iterations,
+                                           n_pairs_name=n_pairs_name, first_seeds_name=first_seeds_name)
+    check_disjoint({s: seeds for s, (seeds, _) in verdict_plan.items()},
+                   {s: seeds for s, (seeds, _) in replication_plan.items()}, first_seeds_name)
+    return replication_plan
