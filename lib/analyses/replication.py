@@ -57,7 +57,7 @@ PERFORMANCE_SAMPLE = CORRELATION_SAMPLE._replace(
         "blocks as the correlations (one set of trained networks)")
 HORIZON_PAIRS_SAMPLE = CORRELATION_SAMPLE._replace(
     half_width=0.15,
-    declared="the commit after d14b3d2 (2026-11-27): before any horizon snapshot of the replication block's networks "
+    declared="a57f4f7 (2026-11-27): before any horizon snapshot of the replication block's networks "
              "was computed",
     why="the horizon criteria judge within-group r's against |r| = 0.3 with their intervals; the same blocks of pairs "
         "as chapters 05 and 06. A half-width of 0.15 tells an |r| of 0.3 from 0; the pooled within-group Fisher "
