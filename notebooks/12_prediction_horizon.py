@@ -492,6 +492,7 @@ display(reading_table(hr.per_group_long(pair_group_table)))
 from lib.analyses import replication
 from lib.book import correlation_report, replication_report
 
+pair_judgements = horizon_pair_block.judge_pair_block(pairs, PREDICTORS, KERNELS, OUTCOMES, pair_fractions, EARLY)
 replicated_pairs = horizon_pair_block.pair_block(pair_replication_plan, pair_fractions, pair_block, PREDICTORS, KERNELS,
                                                  OUTCOMES, THRESHOLD, n_resamples)
 replicated_pair_judgements = horizon_pair_block.judge_pair_block(replicated_pairs, PREDICTORS, KERNELS, OUTCOMES,
@@ -550,7 +551,6 @@ judgements = {
     "horizon-kernel-adds": claims.judge("horizon-kernel-adds", p=partial_p,
                                         labels=[" / ".join(label) for label in labels], n=int(use.sum())),
 }
-pair_judgements = horizon_pair_block.judge_pair_block(pairs, PREDICTORS, KERNELS, OUTCOMES, pair_fractions, EARLY)
 judgements["horizon-kernel-adds-control"] = claims.judge("horizon-kernel-adds-control", discoveries=control_found)
 pair_judgements["horizon-pairs-kernel-adds-control"] = claims.judge("horizon-pairs-kernel-adds-control",
                                                                     discoveries=pair_control_found)
