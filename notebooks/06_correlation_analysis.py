@@ -284,7 +284,8 @@ glue("corr_replication_et", replicated["corr-et"].current.ours.replace("single",
      .replace("finetune", "fine-tuning") + f" ({replication_report.verdict_text(replicated['corr-et'].current)})",
      display=False)
 reading_table(replication_report.replication_view(discovery_in_force, replicated_in_force, precision))
-#
+
+# %% [markdown]
 # (tab-corr-rivals)=
 # ## Rival predictors
 #
