@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from lib.analyses.claims import VERDICTS
+from lib.analyses.replication import DOES_NOT_REPLICATE
 from lib.analyses.expected_signs import OUTCOME_NAMES, PREDICTOR_NAMES
 from lib.book import names
 from lib.book.tables import NOT_APPLICABLE, long_view, reading_table
@@ -15,7 +16,7 @@ def test_every_predictor_outcome_variant_and_verdict_has_a_name():
     for key in (*PREDICTOR_NAMES, *OUTCOME_NAMES, *ENTK_VARIANTS):
         name = names.reader_name(key)
         assert name and "_" not in name, key
-    assert set(names.VERDICT_SYMBOLS) == set(VERDICTS)
+    assert set(names.VERDICT_SYMBOLS) == {*VERDICTS, DOES_NOT_REPLICATE}  # the verdicts, and the tally's replication row
     assert names.verdict_badge("not reproduced").endswith(" not reproduced")
     assert len(set(names.PREDICTORS.values())) == len(names.PREDICTORS)  # no two predictors read the same
 
