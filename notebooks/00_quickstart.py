@@ -53,6 +53,8 @@ from lib.book.chapter_parameters import check_quickstart
 check_quickstart(seed, schedule, n_iterations, n_hidden, entk_variant)
 
 # %% tags=["hide-input"]
+from functools import partial
+
 import matplotlib.pyplot as plt
 import numpy as np
 from myst_nb import glue
@@ -61,7 +63,8 @@ from lib.analyses import entk_vectors
 from lib.book import plot_performance, plot_representations
 from lib.core import results
 from lib.core.engines import DEFAULT_ENGINE
-from lib.experiments.schedules import entk_at_init, run_pairs
+from lib.analyses.initial_loadings import leading_loadings_at_init
+from lib.experiments.schedules import run_pairs
 from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
@@ -70,7 +73,7 @@ run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations
 pair = results.cached(
     "quickstart_pair",
     run_parameters,
-    lambda: run_pairs(env, schedule, [seed], n_iterations=n_iterations, n_hidden=n_hidden),
+    partial(run_pairs, env, schedule, [seed], n_iterations=n_iterations, n_hidden=n_hidden),
 )
 final_test = pair["loss_test"][0, :, -1]
 glue("quickstart_final_test_standard", float(final_test[0]), display=False)
@@ -100,16 +103,9 @@ plt.show()
 # of 12-cluster k-means on these loadings is the paper's predictor of later performance.
 
 # %% mystnb={"figure": {"caption": "Paper Fig 15 in miniature (one pair): leading vector of each output unit's eNTK at t=0 (columns), over the training patterns sorted by the stimulus unit their task routes (rows), for standard and large init. Titles give the silhouette score of 12-cluster k-means on the loadings.", "name": "fig-quickstart-entk"}} tags=["hide-input"]
-method = "principled" if entk_variant == "principled" else "authors"
 entk_parameters = {**run_parameters, "entk_variant": entk_variant}
-
-
-def leading_loadings():
-    return {init: entk_vectors.leading_vectors(entk_at_init(env, pair, 0, init, entk_variant), method)
-            for init in ("standard", "large")}
-
-
-loadings = results.cached("quickstart_entk_loadings", entk_parameters, leading_loadings)
+loadings = results.cached("quickstart_entk_loadings", entk_parameters,
+                          partial(leading_loadings_at_init, env, pair, 0, entk_variant))
 train_set = env.encode(pair["stimulus_train"][0], pair["tasks_train"][0])
 order = np.argsort(env.relevant_input_unit(train_set), kind="stable")
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))

@@ -695,8 +695,7 @@ if show_swapped_architecture:
                                       control="the main architecture's order",
                                       evidence=E("fig-ari-swapped", "swapped-architecture ARI")))
 else:  # nothing measured: the registry's criterion is recorded as not tested, with the reason
-    swapped = claims.Judgement("swapped", claims.criterion("swapped").version, "not tested", "not computed", "", 0,
-                               "show_swapped_architecture is False", "", claims.criterion("swapped").text)
+    swapped = claims.not_judged("swapped", "show_swapped_architecture is False")
     rows_out.append(summary.claim_row("swapped architecture", "pattern unchanged", swapped,
                                       control="the main architecture's order",
                                       evidence=E("fig-ari", "ARI figure")))

@@ -310,3 +310,13 @@ def test_a_declared_control_that_passes_the_same_criterion_qualifies_the_verdict
     with pytest.raises(ValueError, match=r"got \['other'\]"):
         claims.judge("entk-large", version=2, a=a, b=b, controls={"other": {"a": a, "b": b}})
 
+
+
+def test_a_claim_whose_evidence_was_not_measured_is_not_tested_with_its_reason():
+    j = claims.not_judged("swapped", "show_swapped_architecture is False")
+    assert (j.verdict, j.qualification, j.version) == ("not tested", "show_swapped_architecture is False",
+                                                        claims.criterion("swapped").version)
+    with pytest.raises(ValueError, match="reason must say why"):
+        claims.not_judged("swapped", "")
+    with pytest.raises(ValueError, match="claim must be one of"):
+        claims.not_judged("no-such-claim", "x")

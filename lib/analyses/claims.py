@@ -135,6 +135,15 @@ def _resampled_outcome(c: Criterion, evidence: dict) -> tuple[Outcome, str]:
     return first, f"{k}/{STABILITY_SEEDS}"
 
 
+def not_judged(claim: str, reason: str) -> Judgement:
+    """The "not tested" judgement of ``claim``'s criterion in force when its evidence was not
+    measured in this run (e.g. a chapter option turned it off), with the ``reason``."""
+    if not reason:
+        raise ValueError(f"reason must say why {claim!r} was not judged")
+    c = criterion(claim)
+    return Judgement(claim, c.version, "not tested", "not computed", "", 0, reason, "", c.text)
+
+
 def judge_every_version(claim: str, **evidence: Any) -> tuple[Judgement, tuple[Judgement, ...]]:
     """``(judgement under the criterion in force, judgements under every earlier version in order)``
     of ``claim`` on the same ``evidence`` (for a claim whose versions all take the same evidence
