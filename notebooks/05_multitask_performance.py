@@ -450,8 +450,7 @@ replicated = performance_verdicts.judge_single_task(replication_counts)
 precision = performance_verdicts.precision_notes([counts, replication_counts])
 for claim, j in replicated.items():
     glue(f"perf_{claim.removeprefix('perf-').replace('-', '_')}_replication",
-         f"{j.ours}: {replication_report.verdict_text(j)} ({replication.replication_status(in_force[claim], j)})",
-         display=False)
+         replication_report.replication_words(in_force[claim], j), display=False)
 glue("perf_replication_pairs", f"{n_replication_pairs}", display=False)
 glue("perf_replication_block", correlation_report.block_words({"ET": replication_plan["ET"]}), display=False)
 glue("perf_declared_half_width", f"{replication.PERFORMANCE_SAMPLE.half_width:.2f}", display=False)

@@ -280,9 +280,8 @@ precision = {claim: correlation_report.precision_text(
     replication.DECLARED[claim], claims.criterion(claim).settings["margin_z"]) for claim in judged[headline]}
 glue("corr_replication_block", correlation_report.block_words(replication_plan), display=False)
 glue("corr_declared_half_width", f"{replication.CORRELATION_SAMPLE.half_width:.2f}", display=False)
-glue("corr_replication_et", replicated["corr-et"].current.ours.replace("single", "single-task")
-     .replace("finetune", "fine-tuning") + f" ({replication_report.verdict_text(replicated['corr-et'].current)})",
-     display=False)
+glue("corr_replication_et", replication_report.replication_words(judged[headline]["corr-et"].current,
+                                                                 replicated["corr-et"].current), display=False)
 reading_table(replication_report.replication_view(discovery_in_force, replicated_in_force, precision))
 
 # %% [markdown]

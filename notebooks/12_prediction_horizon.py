@@ -497,9 +497,7 @@ replicated_pairs = horizon_pair_block.pair_block(pair_replication_plan, pair_fra
                                                  OUTCOMES, THRESHOLD, n_resamples)
 replicated_pair_judgements = horizon_pair_block.judge_pair_block(replicated_pairs, PREDICTORS, KERNELS, OUTCOMES,
                                                                  pair_fractions, EARLY)
-pair_precision_text = replication.precision_note(
-    max(replication.pooled_fisher_half_width(b.per_group) for b in (pairs, replicated_pairs)), pair_n_pairs,
-    replication.HORIZON_PAIRS_SAMPLE)
+pair_precision_text = horizon_pair_block.precision_text([pairs, replicated_pairs], pair_n_pairs)
 pair_replication_words = correlation_report.block_words(pair_replication_plan)
 glue("hz_pairs_replication_block", pair_replication_words, display=False)
 glue("hz_pairs_declared_half_width", f"{replication.HORIZON_PAIRS_SAMPLE.half_width:.2f}", display=False)

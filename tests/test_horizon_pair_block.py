@@ -38,3 +38,11 @@ def test_the_five_pair_claims_are_judged_by_the_criteria_in_force():
     noise = hpb.judge_pair_block(block(0.0, seed=1), PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, horizon.EARLY_FRACTION)
     assert noise["horizon-pairs-kernel-window"].verdict != "reproduced"
     assert noise["horizon-pairs-loss-window"].verdict != "reproduced"
+
+
+def test_the_pairs_precision_is_the_widest_pooled_interval_of_the_blocks():
+    from lib.analyses import replication
+
+    wide, narrow = block(0.0, n_per_group=10), block(0.0, n_per_group=50)
+    text = hpb.precision_text([narrow, wide], 10)
+    assert text.startswith(f"widest 95% interval half-width {replication.pooled_fisher_half_width([10] * 4):.2f} at 10")

@@ -190,3 +190,8 @@ def test_single_task_counts_and_their_precision():
     assert pv.share_half_width(3, 4) == pytest.approx((ci.high - ci.low) / 2)
     notes = pv.precision_notes([counts, counts._replace(overtaken=4, pattern=4)])
     assert notes["perf-runs"].startswith(f"widest 95% interval half-width {pv.share_half_width(3, 4):.2f} at 4 pairs")
+
+
+def test_the_chapters_quote_a_replication_block_in_one_form():
+    assert replication_report.replication_words(judgement("reproduced"), judgement("not reproduced", ours="single -0.1")) \
+        == "single -0.1: not reproduced (does not replicate)"

@@ -109,12 +109,18 @@ def claim_parts(inputs: Mapping[str, dict], predictor: str, claim: str, label_on
     return correlation_parts(inputs, predictor, "relative", RELATIVE_CLAIMS[claim], label_only)
 
 
+def judged_rows(table: pd.DataFrame, claim: str) -> pd.DataFrame:
+    """The rows of a correlation table (:func:`lib.analyses.stats.correlation_table`) that ``claim``
+    (``corr-raw`` or a key of :data:`RELATIVE_CLAIMS`) judges."""
+    quantity, groups = ("raw", list(RAW_GROUPS)) if claim == "corr-raw" else ("relative", [RELATIVE_CLAIMS[claim]])
+    return table[(table.quantity == quantity) & table.schedule.isin(groups)]
+
+
 def label_rule_note(table: pd.DataFrame, claim: str) -> str:
     """Version 2's qualification: "the init label alone gives the same r" when, for every row of
     ``table`` (:func:`lib.analyses.stats.correlation_table`) that ``claim`` judges, the label's r is
     within :data:`LABEL_RULE_GAP` of the silhouette's; else ""."""
-    quantity, groups = ("raw", list(RAW_GROUPS)) if claim == "corr-raw" else ("relative", [RELATIVE_CLAIMS[claim]])
-    rows = table[(table.quantity == quantity) & table.schedule.isin(groups)]
+    rows = judged_rows(table, claim)
     return "the init label alone gives the same r" if float(np.abs(rows.r - rows.r_label).max()) < LABEL_RULE_GAP \
         else ""
 

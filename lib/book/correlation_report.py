@@ -14,7 +14,7 @@ import pandas as pd
 from ..analyses import claims
 from ..analyses.replication import SampleDeclaration, pairs_for_half_width, precision_note
 from ..analyses.rival_comparison import fisher_z
-from ..analyses.correlation_verdicts import PHASES, RAW_GROUPS, RELATIVE_CLAIMS, ClaimJudgements
+from ..analyses.correlation_verdicts import PHASES, RELATIVE_CLAIMS, ClaimJudgements, judged_rows
 from . import summary
 from .names import verdict_badge
 
@@ -57,14 +57,9 @@ def verdict_view(judged: dict[tuple[str, str], claims.Judgement]) -> pd.DataFram
 Z_90_PER_95 = 1.6448536269514722 / 1.959963984540054  # a 90% half-width from a 95% one (normal quantiles)
 
 
-def _judged_rows(table: pd.DataFrame, claim: str) -> pd.DataFrame:
-    quantity, groups = ("raw", list(RAW_GROUPS)) if claim == "corr-raw" else ("relative", [RELATIVE_CLAIMS[claim]])
-    return table[(table.quantity == quantity) & table.schedule.isin(groups)]
-
-
 def widest_half_width(table: pd.DataFrame, claim: str) -> float:
     """The widest half-width of the 95% intervals of the correlations ``claim`` judges in ``table``."""
-    rows = _judged_rows(table, claim)
+    rows = judged_rows(table, claim)
     return float(((rows.ci_high - rows.ci_low) / 2).max())
 
 
@@ -72,7 +67,7 @@ def widest_z_half_width_90(table: pd.DataFrame, claim: str) -> float:
     """The widest 90% half-width in Fisher z of those correlations, from their 95% intervals
     (half the width in z, times the ratio of the normal quantiles): the width the criterion's
     equivalence test (TOST, 90% interval) works with."""
-    rows = _judged_rows(table, claim)
+    rows = judged_rows(table, claim)
     return float(((fisher_z(rows.ci_high.to_numpy()) - fisher_z(rows.ci_low.to_numpy())) / 2).max() * Z_90_PER_95)
 
 

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..analyses import claims, horizon, horizon_pairs
+from ..analyses.replication import HORIZON_PAIRS_SAMPLE, pooled_fisher_half_width, precision_note
 from ..core.tasks import TaskEnvironment
 from ..experiments.sweep_points import cached_schedule_blocks
 from . import horizon_report as hr
@@ -88,3 +89,9 @@ def judge_pair_block(block: PairBlock, predictors: list[str], kernels: list[str]
     out["horizon-pairs-kernel-adds"] = claims.judge("horizon-pairs-kernel-adds", p=f["p_partial"], labels=cell_labels,
                                                     n=n)
     return out
+
+
+def precision_text(blocks: list[PairBlock], n_pairs: int) -> str:
+    """:func:`lib.analyses.replication.precision_note` of the pair claims: the widest pooled
+    within-group Fisher half-width over the ``blocks`` against the declared one."""
+    return precision_note(max(pooled_fisher_half_width(b.per_group) for b in blocks), n_pairs, HORIZON_PAIRS_SAMPLE)

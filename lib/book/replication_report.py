@@ -29,3 +29,8 @@ def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[st
                           "replicates?": replication_status(j, replicated[claim]),
                           "precision": precision.get(claim) or "–"}
                          for claim, j in discovery.items()])
+
+
+def replication_words(discovery: claims.Judgement, replicated: claims.Judgement) -> str:
+    """The replication block's result as the chapters quote it: "numbers: verdict (replicates)"."""
+    return f"{replicated.ours}: {verdict_text(replicated)} ({replication_status(discovery, replicated)})"
