@@ -101,6 +101,7 @@ lab: setup
 
 benchmark: setup
 	$(PY) benchmarks/entk_speed.py
+	$(PY) benchmarks/leading_vector_speed.py
 	$(PY) benchmarks/train_speed.py
 	$(PY) benchmarks/sweep_speed.py
 	$(PY) benchmarks/blas_threads.py

@@ -30,10 +30,60 @@ def test_authors_vector_weights_columns():
 
 def test_authors_vector_is_first_unsorted_eigenvector():
     matrix = np.diag([1.0, 5.0, 3.0])  # eig returns eigenvalue 1 first: not the leading one
-    np.testing.assert_allclose(np.abs(entk_vectors.leading_vector(matrix, "authors")), [1, 0, 0])
+    np.testing.assert_allclose(np.abs(entk_vectors.leading_vector(matrix, "authors")), [1, 0, 0], atol=1e-12)
     np.testing.assert_allclose(np.abs(entk_vectors.leading_vector(matrix, "principled")), [0, 1, 0])
     with pytest.raises(ValueError, match="square"):
         entk_vectors.leading_vector(np.ones((3, 4)), "authors")
+
+
+def _column_zero_of_eig(matrix: np.ndarray) -> np.ndarray:
+    """The authors' choice, computed as they compute it: real part of np.linalg.eig's first column."""
+    return entk_vectors._fix_sign(np.real(np.linalg.eig(matrix)[1][:, 0]))
+
+
+def _first_eigenvector(matrix: np.ndarray) -> np.ndarray:
+    return entk_vectors._fix_sign(entk_vectors.first_eigenvector(matrix))
+
+
+@pytest.fixture(scope="module")
+def paper_entks() -> np.ndarray:
+    """(36, 500, 500) authors'-variant t=0 eNTKs (test x train) of two standard/large pairs, 9 outputs each."""
+    from lib.core.tasks import TaskEnvironment
+    from lib.experiments.schedules import entk_at_init, initial_pairs
+
+    env = TaskEnvironment()
+    pairs = initial_pairs(env, [0, 1])
+    return np.concatenate([np.asarray(entk_at_init(env, pairs, p, init, "authors"), np.float64)
+                           for p in range(2) for init in ("standard", "large")])
+
+
+def test_first_eigenvector_is_column_zero_of_eig_on_the_paper_entks(paper_entks):
+    """The fast route (eigenvalues, then inverse iteration) chooses the vector np.linalg.eig returns
+    first, on the eNTKs the book computes it for: real and complex first eigenvalues, duplicated patterns."""
+    complex_first = 0
+    for matrix in paper_entks:
+        transposed = matrix.T
+        complex_first += np.linalg.eigvals(transposed)[0].imag != 0
+        np.testing.assert_allclose(_first_eigenvector(transposed), _column_zero_of_eig(transposed), atol=1e-10)
+    assert complex_first > 0  # the complex normalization (largest component real) was exercised
+
+
+def test_first_eigenvector_is_column_zero_of_eig_on_random_matrices():
+    rng = np.random.default_rng(3)
+    for n in (2, 5, 60, 200):
+        for _ in range(5):
+            matrix = rng.normal(size=(n, n))
+            np.testing.assert_allclose(_first_eigenvector(matrix), _column_zero_of_eig(matrix), atol=1e-9)
+
+
+def test_first_eigenvector_leaves_an_ill_defined_choice_to_eig():
+    """A repeated first eigenvalue has a plane of eigenvectors: inverse iteration would return some
+    vector of it, eig returns its own; the full decomposition decides (SEPARATION). So it does for a
+    complex eigenvector whose largest components tie in modulus but differ, and for a zero matrix."""
+    repeated = np.diag([2.0, 2.0, 1.0]) + np.triu(np.full((3, 3), 1e-3), 1)
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])
+    for matrix in (repeated, rotation, np.zeros((4, 4)), np.eye(3)):
+        np.testing.assert_allclose(_first_eigenvector(matrix), _column_zero_of_eig(matrix), atol=1e-12)
 
 
 def test_leading_vectors_stack_per_output():
