@@ -28,7 +28,11 @@
 # does any kernel quantity predict better than, or add to, the representation and the
 # losses one can observe at the same moment?**
 #
-# **Answer.** {glue:text}`hz_answer`
+# :::{admonition} The answer
+# :class: tip
+# {glue:text}`hz_answer_box`
+# ({ref}`the verdicts <hz-verdicts>`)
+# :::
 #
 # :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
@@ -509,6 +513,8 @@ reading_table(replication_report.replication_view(
 # (hz-verdicts)=
 # ## Verdicts
 #
+# **In detail.** {glue:text}`hz_answer`
+#
 # The claims of this chapter, each judged by the criterion the registry declared before the
 # numbers existed, except the two marked as added after the numbers were seen (the verdicts
 # page lists them with the others):
@@ -530,7 +536,7 @@ reading_table(replication_report.replication_view(
 # ones); the per-scale view above shows this for the strongest cells only.
 
 # %% tags=["remove-cell"]
-from lib.book import summary
+from lib.book import horizon_answer, rival_report, summary
 
 n_per_group = per_scale
 cells = lambda names, outcomes: hr.window_cells(curves, PREDICTORS, names, outcomes, fractions, EARLY)
@@ -563,54 +569,17 @@ ft_judgements["horizon-finetune-kernel-beats-rivals"] = claims.judge(
     labels=[" / ".join(label) for label in ft_labels], kernel_of=ft_kernel_of, n=int(use.sum()))
 beats_v1 = claims.judge("horizon-kernel-beats-rivals", version=1, p=tests,
                         labels=[" / ".join(label) for label in labels], n=int(use.sum()))
-verdict_line = lambda k, j: (f"- **{claims.CLAIMS[k].text}** (criterion v{j.version}): {j.verdict} ({j.ours}"
-                             + (f"; {j.interval})" if j.interval else ")"))
-glue("hz_verdicts", "\n".join([verdict_line(k, j) for k, j in judgements.items()]
-                              + [verdict_line("horizon-kernel-beats-rivals", beats_v1)]
-                              + [verdict_line(k, j) for k, j in ft_judgements.items()]
-                              + [verdict_line(k, j) for k, j in pair_judgements.items()]), display=False)
+glue("hz_verdicts", rival_report.verdict_lines(
+    {**judgements, **ft_judgements, **pair_judgements}, {"horizon-kernel-beats-rivals": [beats_v1]},
+    {k: claims.CLAIMS[k].text for k in {**judgements, **ft_judgements, **pair_judgements}}), display=False)
 kernel_first = min(min(c["earliest_sure"][:len(KERNELS)]) for c in curves.values())
 rival_first = min(min(c["earliest_sure"][len(KERNELS):]) for c in curves.values())
-by_when = lambda f, who: (f"{who} from {hr.fraction_label(f)} of the single-task phase" if np.isfinite(f)
-                          else f"{who} at no fraction up to {100 * max(fractions):g}%")
-answer = (f"Within init scales, an outcome is predicted with |r| beyond {THRESHOLD:g} (its uncorrected 95% "
-          f"interval wholly beyond it) {by_when(rival_first, 'by the representation or losses observed so far')}, and "
-          f"{by_when(kernel_first, 'by a kernel quantity')}; judged with the correction for the "
-          f"{len(kernel_r)} early cells, the kernel's window is "
-          f"{judgements['horizon-kernel-window'].verdict}. ")
-BEATS = {"reproduced": f"A kernel quantity predicts better than every trivial rival in {len(winners)} of "
-                       f"{len(tests)} comparisons (after Holm's correction)",
-         "not reproduced": "No kernel quantity predicts better than the representation and losses observed at the "
-                           "same moment, and for every kernel quantity some rival predicts better",
-         "inconclusive": "No kernel quantity predicts significantly better than the representation and losses "
-                         "observed at the same moment, and the rivals are not shown to predict better than every "
-                         "kernel quantity (inconclusive)",
-         "not tested": "Too few networks to judge whether a kernel quantity predicts better than the rivals",
-         "borderline": "Whether a kernel quantity predicts better than the rivals is borderline"}
-answer += BEATS[judgements["horizon-kernel-beats-rivals"].verdict]
-n_partial = int(np.isfinite(partial_p).sum())
-answer += ("." if n_partial == 0 else
-           f"; in an exploratory test added after a review, a kernel quantity adds information to all the rivals "
-           f"together in {len(adds)} of {n_partial} cells." if adds else
-           "; in an exploratory test added after a review, no kernel quantity adds information to all the rivals "
-           "together in any cell after the correction.")
-PAIR_BEATS = {"reproduced": f"a kernel quantity beats every rival in {len(pair_winners)} of {len(pair_tests)} cells",
-              "not reproduced": "no kernel quantity beats the rivals, and every one is beaten by some rival",
-              "inconclusive": "no kernel quantity beats the rivals, and not every one is shown beaten (inconclusive)",
-              "not tested": "too few networks to compare kernel and rivals", "borderline": "kernel against rivals is "
-              "borderline"}
-answer += (f" Observed during fine-tuning (at {' and '.join(hr.fraction_label(f) for f in finetune_fractions)} of it), a kernel "
-           f"quantity's window for the fine-tuning outcomes is {ft_judgements['horizon-finetune-kernel-window'].verdict}, "
-           f"and whether it beats the rivals there is {ft_judgements['horizon-finetune-kernel-beats-rivals'].verdict}.")
-answer += (f" On the paper's standard/large pairs, observed at {' and '.join(hr.fraction_label(f) for f in pair_fractions)} "
-           f"of their single-task phase, within schedule and init: the kernel's early window is "
-           f"{pair_judgements['horizon-pairs-kernel-window'].verdict} "
-           f"({pair_judgements['horizon-pairs-kernel-window'].ours}); the representation's is "
-           f"{pair_judgements['horizon-pairs-representation-window'].verdict} and the test loss's "
-           f"{pair_judgements['horizon-pairs-loss-window'].verdict}; "
-           f"{PAIR_BEATS[pair_judgements['horizon-pairs-kernel-beats-rivals'].verdict]}; a kernel quantity adds "
-           f"information to all the rivals in {len(pair_adds)} of {int(np.isfinite(pair_partial_p).sum())} cells.")
-glue("hz_answer", answer, display=False)
+glue("hz_answer_box", horizon_answer.answer_box(THRESHOLD, rival_first, kernel_first, fractions, judgements,
+                                                pair_judgements, replicated_pair_judgements), display=False)
+glue("hz_answer", horizon_answer.answer_details(
+    THRESHOLD, rival_first, kernel_first, fractions, len(kernel_r), judgements, len(winners), len(tests), len(adds),
+    int(np.isfinite(partial_p).sum()), finetune_fractions, ft_judgements, pair_fractions, pair_judgements,
+    len(pair_winners), len(pair_tests), len(pair_adds), int(np.isfinite(pair_partial_p).sum())), display=False)
 
 rows = [summary.claim_row("within-scale |r| of an eNTK quantity at f <= 10% with an outcome", "a time window of "
                           "prediction (Discussion)", judgements["horizon-kernel-window"],

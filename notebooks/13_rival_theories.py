@@ -35,7 +35,11 @@
 # the paper's sigmoid multitask network: (a) the learned task similarity, (b) the order and
 # times of route learning, (c) the single-task loss.
 #
-# **Answer.** {glue:text}`rv_answer`
+# :::{admonition} The answer
+# :class: tip
+# {glue:text}`rv_answer_box`
+# ({ref}`the verdicts <rv-verdicts>`)
+# :::
 #
 # :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
@@ -464,6 +468,8 @@ reading_table(across)
 # (rv-verdicts)=
 # ## Verdicts
 #
+# **In detail.** {glue:text}`rv_answer`
+#
 # Each claim judged by the criterion in force in the claims registry. The first version of
 # every criterion was declared before the confirmatory networks were trained, except the race's
 # loss shape and the correction across the chapter's claims (post hoc, so labelled) and the
@@ -503,7 +509,7 @@ reading_table(across)
 # race (on its own time) cannot predict at all.
 
 # %% tags=["remove-cell"]
-from lib.book import summary
+from lib.book import rival_answer, summary
 
 own = claims.criterion("rival-two-point-own-ground").settings["names"]
 conditions = {own[0]: bool(np.median(tp_summary["final_rel_error"]) <= 0.2),
@@ -603,27 +609,10 @@ glue("rv_cont_verdicts", f"On chapter 13's own networks ({n_hidden} hidden units
      + rival_report.best_per_scale(cont_scores, cont_scales) + ".", display=False)
 glue("rv_verdicts", rival_report.verdict_lines(judgements, earlier, {k: claims.CLAIMS[k].text for k in judgements}),
      display=False)
-answer = (f"On its own network the two-point theory predicts the final representational distance with a median "
-          f"error of {np.median(tp_summary['final_rel_error']):.0%} ({judgements['rival-two-point-own-ground'].verdict}), "
-          f"and the race's reduction matches its gated network within {race_check['max_error']:.1%}. On the multitask "
-          f"network, the two-point theory's task-pair prediction reaches r > 0.5 in "
-          f"{int(np.sum(held_r > 0.5))} of {held_r.size} held-out networks "
-          f"({judgements['rival-two-point-task-pairs'].verdict}); the race's route order has mean rho "
-          f"{np.nanmean(small['rho_race']):+.2f} ({judgements['rival-race-order'].verdict}), against "
-          f"{np.nanmean(small['rho_size']):+.2f} for route size alone ({judgements['rival-race-beats-size'].verdict} "
-          f"that the race does better) and {np.nanmean(small['rho_route_only']):+.2f} for a race without sharing; "
-          f"output-pool grouping came first in {int(small['out_first'].sum())} of "
-          f"{small['out_first'].size} networks ({judgements['rival-race-structure'].verdict}); the hidden "
-          f"layer's input-pool ARI reached 0.5 in {int(np.isfinite(small['t_in']).sum())} and its "
-          f"output-pool ARI in {int(np.isfinite(small['t_out']).sum())} of them. Corrected together (Holm over the "
-          f"four), these four claims are {judgements['rival-multitask-family'].verdict}. Side by side with the t=0 eNTK, "
-          f"the network linearized at t=0 and the targets control on the same networks, the two-point theory's "
-          f"advantage on task similarity is {judgements['rival-side-similarity'].verdict} (on the continuum's "
-          f"converged networks: {judgements['rival-continuum-similarity'].verdict}), the race's on route order "
-          f"{judgements['rival-side-order'].verdict}, and the t=0 eNTK's over the targets control "
-          f"{judgements['rival-side-kernel-vs-control'].verdict}; the race's loss shape (post hoc) is "
-          f"{judgements['rival-race-loss-shape'].verdict}.")
-glue("rv_answer", answer, display=False)
+answer_inputs = (judgements, float(np.median(tp_summary["final_rel_error"])), float(race_check["max_error"]), held_r,
+                 small)
+glue("rv_answer_box", rival_answer.answer_box(*answer_inputs), display=False)
+glue("rv_answer", rival_answer.answer_details(*answer_inputs), display=False)
 
 rows = [summary.claim_row("final distance and plateau of the two-point network (held-out seeds)", "van Rossem & Saxe "
                           "Fig 3", judgements["rival-two-point-own-ground"], control="rates fitted on other seeds",
