@@ -89,7 +89,9 @@ sweep: setup
 	$(PY) -m lib.book.sweep_command $${FUNCTION:+--function "$$FUNCTION"} $${NOTEBOOK:+--notebook "$$NOTEBOOK" --output-dir "sweeps/$$NOTEBOOK"} --grid-spec "$$GRID" $${WORKERS:+--workers "$$WORKERS"} $${SCHEDULER:+--scheduler "$$SCHEDULER"} $${TABLE:+--table "$$TABLE"}
 
 ## JupyterLab on notebooks/ in the project's environment: the percent .py sources open as notebooks and
-## stay paired (jupytext); the kernel reads and fills the same results cache as make book. LAB_ARGS adds
+## stay paired (jupytext; the paired .ipynb files are hidden from the file browser, so each chapter is
+## listed once); jupyterlab_myst renders the chapters' MyST markup (admonitions, dropdowns, roles); the
+## kernel reads and fills the same results cache as make book. LAB_ARGS adds
 ## options, split at spaces, e.g. make lab LAB_ARGS="--no-browser" [LAB_PORT=8888] (as root, e.g. in a
 ## container, Jupyter needs --allow-root, which is added).
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -97,6 +99,7 @@ lab: setup
 	@mkdir -p $(dir $(LAB_SETTINGS))
 	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $(LAB_SETTINGS)
 	set -f; $(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --ServerApp.port="$$LAB_PORT" \
+	  --ContentsManager.hide_globs='["__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", "*.ipynb"]' \
 	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) $$LAB_ARGS
 
 benchmark: setup

@@ -4,6 +4,7 @@ without errors, reusing the results cache and never touching what the book publi
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -116,6 +117,21 @@ def test_make_lab_serves_the_percent_sources_as_paired_notebooks(lab_server):
     cells = opened["content"]["cells"]
     assert any("parameters" in cell["metadata"].get("tags", []) for cell in cells)
     assert opened["content"]["metadata"]["jupytext"]["formats"] == "ipynb,py:percent"
+    assert not {name for name in names if name.endswith(".ipynb")}  # each chapter listed once: its .py
     kernels = _get(f"{base}/api/kernelspecs", token)
     # the environment's own kernel: jupyter_client starts "python" with the server's interpreter (.venv's)
     assert kernels["kernelspecs"]["python3"]["spec"]["argv"][:3] == ["python", "-m", "ipykernel_launcher"]
+
+
+def test_make_lab_renders_myst_with_the_jupyterlab_myst_extension(lab_server):
+    """JupyterLab's page configuration loads the pinned jupyterlab-myst extension (it replaces the
+    Markdown renderer, so admonitions, dropdowns and roles render instead of showing as raw text)."""
+    base, token = lab_server
+    request = urllib.request.Request(f"{base}/lab", headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        page = response.read().decode()
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page,
+                                  re.S).group(1))
+    extensions = {extension["name"] for extension in config["federated_extensions"]}
+    assert "jupyterlab-myst" in extensions
+    assert not any(name.startswith("jupyterlab-myst") for name in config.get("disabledExtensions", []))
