@@ -134,10 +134,10 @@ import pandas as pd
 from myst_nb import glue
 from scipy.stats import binomtest
 
-from lib.book import plot_continuum
+from lib.book import continuum_report, plot_continuum
 from lib.book.names import OUTCOMES, PREDICTORS, reader_name
 from lib.book.tables import reading_table
-from lib.analyses import continuum_sweeps, robustness, within_scale
+from lib.analyses import continuum_facts, continuum_sweeps, robustness, within_scale
 from lib.analyses import stats
 from lib.analyses.expected_signs import expected_signs
 from lib.core.tasks import TaskEnvironment
@@ -205,59 +205,24 @@ plt.show()
 
 
 # %% tags=["hide-input"]
-def subset(scaling, kind):
-    rows = (nets["scaling"] == scaling) & (nets["lr_kind"] == kind)
-    return {c: v[rows] for c, v in nets.items()}
-
-
-subsets = {(s, k): subset(s, k) for s in scales for k in ("paper", "tuned")}
+subsets = {(s, k): continuum_facts.networks_of(nets, s, k) for s in scales for k in ("paper", "tuned")}
 SETTINGS = {("both", "paper"): "short, both layers, lr 0.01", ("both", "tuned"): "short, both layers, tuned lr",
             ("hidden", "paper"): "short, hidden layer, lr 0.01", ("hidden", "tuned"): "short, hidden layer, tuned lr",
             ("both", "converged"): "converged, both layers, tuned lr"}
 subsets[("both", "converged")] = conv_nets
 
 
-def transition(networks):
-    """Per-scale medians and the transition facts of one setting (midpoints as points). The gap to
-    the linearization counts only where the linearization stayed finite in >= 90% of the networks
-    of every scale (``gap_defined``); else its facts are nan."""
-    gs, gap = continuum_sweeps.medians_by_scale(networks, "linearization_gap")
-    _, dist = continuum_sweeps.medians_by_scale(networks, "kernel_distance")
-    _, loss = continuum_sweeps.medians_by_scale(networks, "loss_single_test")
-    finite = np.array([np.mean(np.isfinite(networks["linearization_gap"][networks["g"] == g])) for g in gs])
-    defined = bool(np.all(finite >= 0.9))
-    return {"gs": gs, "gap": gap, "dist": dist, "loss": loss, "gap_finite": finite, "gap_defined": defined,
-            "mid_gap": continuum_sweeps.transition_midpoint(gs, gap) if defined else float("nan"),
-            "mid_dist": continuum_sweeps.transition_midpoint(gs, dist),
-            "best_g": gs[np.nanargmin(loss)], "converged": float(np.mean(networks["converged"]))}
-
-
-facts = {key: transition(subsets[key]) for key in (("both", "paper"), ("both", "tuned"), ("both", "converged"))}
+facts = {key: continuum_facts.transition_facts(subsets[key]) for key in (("both", "paper"), ("both", "tuned"), ("both", "converged"))}
 cf = facts[("both", "converged")]
 mid = {name: within_scale.midpoint_interval(conv_nets["g"], conv_nets[name],
                                             continuum_sweeps.transition_midpoint, n_resamples)
        for name in ("kernel_distance", "linearization_gap")}
-settled = {phase: float(np.mean(conv_nets[f"settle_{phase}"] < 0.01)) for phase in ("single", "finetune")}
+settled = {phase: continuum_facts.settled_share(conv_nets, phase) for phase in ("single", "finetune")}
 glue("conv_mid_dist", f"{mid['kernel_distance']['midpoint']:.2g} [{mid['kernel_distance']['lo']:.2g}, "
      f"{mid['kernel_distance']['hi']:.2g}]", display=False)
-diverged = {g: f for g, f in zip(cf["gs"], cf["gap_finite"]) if f < 0.9}
-if cf["gap_defined"]:
-    glue("conv_mid_gap", f"{mid['linearization_gap']['midpoint']:.2g} [{mid['linearization_gap']['lo']:.2g}, "
-         f"{mid['linearization_gap']['hi']:.2g}]", display=False)
-    i_max, i_min = int(np.nanargmax(cf["gap"])), int(np.nanargmin(cf["gap"]))
-    glue("conv_gap_sentence", f"The median gap between a trained network and its trained linearization runs from "
-         f"{cf['gap'][i_max]:.2f} at g = {cf['gs'][i_max]:g} to {cf['gap'][i_min]:.2f} at g = {cf['gs'][i_min]:g}; "
-         "a lazy network would have a gap near 0.", display=False)
-else:
-    glue("conv_mid_gap", "undefined", display=False)
-    finite_gs = [g for g in cf["gs"] if g not in diverged]
-    glue("conv_gap_sentence", "The gap between a trained network and its trained linearization is not defined "
-         "across this run: trained at the network's learning rate for the same iterations, the linearization "
-         "diverged (a non-finite gap) in " + ", ".join(f"{100 * (1 - f):.0f}% of the networks at g = {g:g}"
-                                                       for g, f in diverged.items())
-         + (f"; where it stayed finite (g = {', '.join(f'{g:g}' for g in finite_gs)}) the median gap is "
-            + ", ".join(f"{v:.2f}" for g, v in zip(cf["gs"], cf["gap"]) if g in finite_gs)
-            + " (a lazy network would have a gap near 0)" if finite_gs else "") + ".", display=False)
+glue("conv_mid_gap", (f"{mid['linearization_gap']['midpoint']:.2g} [{mid['linearization_gap']['lo']:.2g}, "
+                     f"{mid['linearization_gap']['hi']:.2g}]") if cf["gap_defined"] else "undefined", display=False)
+glue("conv_gap_sentence", continuum_report.gap_sentence(cf), display=False)
 glue("conv_mid_undefined", f"{mid['kernel_distance']['n_undefined']}", display=False)
 d_max, d_min = int(np.nanargmax(cf["dist"])), int(np.nanargmin(cf["dist"]))
 glue("conv_dist_range", f"{cf['dist'][d_min]:.3f} at g = {cf['gs'][d_min]:g} to {cf['dist'][d_max]:.3f} at "
@@ -272,7 +237,7 @@ reading_table(pd.DataFrame({
     "g": cf["gs"], "tuned lr": [conv_nets["lr"][conv_nets["g"] == g][0] for g in cf["gs"]],
     "linearization_gap": cf["gap"], "linearization finite (share)": cf["gap_finite"], "kernel_distance": cf["dist"],
     "loss_single_test": cf["loss"], "loss_finetune_test": continuum_sweeps.medians_by_scale(conv_nets, "loss_finetune_test")[1],
-    "settled, single task (share)": [np.mean(conv_nets["settle_single"][conv_nets["g"] == g] < 0.01) for g in cf["gs"]]}))
+    "settled, single task (share)": [continuum_facts.settled_share(conv_nets, "single", g) for g in cf["gs"]]}))
 
 # %% [markdown]
 # **Where the transition lies** (converged continuum; medians per scale in the table).
@@ -337,19 +302,12 @@ by_setting = {label: [r for r in cells if r["setting"] == label] for label in SE
 win = {label: {o: within_scale.winners(rows, o, SIGNS) for o in CORR_OUTCOMES} for label, rows in by_setting.items()}
 
 
-def win_text(w):
-    if w["predictor"] == "none":
-        return "none"
-    sign = {None: "no sign declared", True: "expected sign", False: "UNEXPECTED sign"}[w["sign_as_expected"]]
-    return f"{reader_name(w['predictor'])} ({w['r']:+.2f}, q = {w['q']:.2g}; {sign})"
-
-
 n_tests = sum(np.isfinite(r["p"]) for r in cells)
 n_sig = {label: sum(r["q"] <= 0.05 for r in rows) for label, rows in by_setting.items()}
 glue("cont_n_tests", f"{n_tests}", display=False)
 glue("cont_n_settings", f"{len(SETTINGS)}", display=False)
 glue("cont_n_cells_setting", f"{len(PREDICTOR_TITLES) * len(CORR_OUTCOMES)}", display=False)
-reading_table(pd.DataFrame([{"setting": label, **{o: win_text(w) for o, w in ws.items()}}
+reading_table(pd.DataFrame([{"setting": label, **{o: continuum_report.winner_text(w) for o, w in ws.items()}}
                             for label, ws in win.items()]).set_index("setting").T, index=True)
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: pooled within-scale r (both variables standardised within each scale) of each t=0 predictor (rows) with each outcome (columns) in the converged continuum; framed cells are significant after Benjamini-Hochberg at 5% across all cells of all five settings. Intervals: table below.", "name": "fig-continuum-within-converged"}} tags=["hide-input"]
@@ -366,19 +324,15 @@ plt.show()
 
 
 # %% tags=["hide-input"]
-def lookup(label, predictor, outcome):
-    return next(r for r in by_setting[label] if r["predictor"] == predictor and r["outcome"] == outcome)
-
-
 CONV, SHORT = SETTINGS[("both", "converged")], SETTINGS[("both", "paper")]
-sil = lookup(CONV, "silhouette_entk_authors", "loss_single_test")
+sil = continuum_facts.cell(by_setting[CONV], "silhouette_entk_authors", "loss_single_test")
 glue("cont_sig_counts", "; ".join(f"{label}: {k} of {len(by_setting[label])}" for label, k in n_sig.items()),
      display=False)
 glue("cont_sil_across", f"{sil['r_across']:+.2f}", display=False)
 glue("cont_sil_within", f"{sil['r']:+.2f} [{sil['lo']:+.2f}, {sil['hi']:+.2f}] (q = {sil['q']:.2g})", display=False)
 for name, outcome in (("loss", "loss_single_test"), ("ft", "finetune_speed"), ("ftloss", "loss_finetune_test"),
                       ("route", "route_iterations")):
-    glue(f"cont_win_{name}", win_text(win[CONV][outcome]), display=False)
+    glue(f"cont_win_{name}", continuum_report.winner_text(win[CONV][outcome]), display=False)
 unexpected = [(label, o, w) for label, ws in win.items() for o, w in ws.items() if w.get("sign_as_expected") is False]
 glue("cont_unexpected", "; ".join(f"{reader_name(w['predictor'])} for {reader_name(o)} ({label}, r = {w['r']:+.2f})"
                                   for label, o, w in unexpected)
@@ -387,31 +341,10 @@ glue("cont_n_unexpected", f"{len(unexpected)}", display=False)
 conv_unexpected = [(o, w) for label, o, w in unexpected if label == CONV]
 
 
-def unexpected_reading(outcome, w):
-    """One sentence: what an unexpected-sign winner of the converged run contradicts."""
-    direction = "higher" if w["r"] > 0 else "lower"
-    if w["predictor"].startswith("kta"):
-        return (f"networks whose t=0 kernel is better aligned with the targets ({reader_name(w['predictor'])}) have a "
-                f"{direction} "
-                f"{OUTCOME_TITLES[outcome]} than networks of the same scale, which the lazy-regime argument for "
-                "alignment does not predict")
-    return (f"networks with a larger {PREDICTOR_TITLES[w['predictor']]} have a {direction} "
-            f"{OUTCOME_TITLES[outcome]} than networks of the same scale, against the paper's reading that shared, "
-            "task-structured representations generalize to new and single tasks")
-
-
-glue("cont_unexpected_reading", "; ".join(unexpected_reading(o, w) for o, w in conv_unexpected) or
+glue("cont_unexpected_reading", "; ".join(continuum_report.unexpected_reading(o, w, OUTCOME_TITLES, PREDICTOR_TITLES)
+                                          for o, w in conv_unexpected) or
      "no winner of the converged run has the unexpected sign", display=False)
-table = pd.DataFrame(by_setting[CONV])
-table["across r"] = table.r_across.map("{:+.2f}".format)
-table["within r [95% CI]"] = [f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]" for r, lo, hi in zip(table.r, table.lo, table.hi)]
-table["p"] = table.p.map("{:.2g}".format)
-table["q (BH)"] = table.q.map("{:.2g}".format)
-table["expected"] = table.expected.map({1: "+", -1: "-", 0: "none"})
-table["predictor"] = table.predictor.map(reader_name)
-table["outcome"] = table.outcome.map(reader_name)
-reading_table(table[["predictor", "outcome", "n", "across r", "within r [95% CI]", "p", "q (BH)", "expected"]]
-              .rename(columns={"expected": "expected sign"}))
+reading_table(continuum_report.within_table(by_setting[CONV]))
 
 # %% [markdown]
 # **What the numbers say.** {glue:text}`cont_n_tests` cells were tested
@@ -457,18 +390,9 @@ route["networks at <= 1 iteration"] = [np.mean(conv_nets["route_iterations"][con
                                        for g in cf["gs"]]
 
 
-def hypothesis_test(key):
-    """Within-scale test of r(trained sharing, route iterations) in one setting, with the across r."""
-    n = subsets[key]
-    keep = np.isfinite(n["sharing_final"]) & np.isfinite(n["route_iterations"])
-    return within_scale.within_scale_test(n["sharing_final"], n["route_iterations"], n["g"], n_resamples,
-                                          n_permutations) | {
-        "r_across": float(np.corrcoef(n["sharing_final"][keep], n["route_iterations"][keep])[0, 1])}
-
-
-hyp_by_key = {key: hypothesis_test(key) for key in SETTINGS}
+hyp_by_key = {key: continuum_facts.route_hypothesis(subsets[key], n_resamples, n_permutations) for key in SETTINGS}
 hyp = hyp_by_key[("both", "converged")]
-hyp0 = lookup(CONV, "sharing_initial", "route_iterations")
+hyp0 = continuum_facts.cell(by_setting[CONV], "sharing_initial", "route_iterations")
 separation = within_scale.group_difference(conv_nets["sharing_final"], conv_nets["g"], 1.0, 10.0, n_resamples)
 resolution = int(np.max(conv_nets["route_resolution"]))
 judgement = claims.judge("sharing-new-task", r=hyp["r"], lo=hyp["lo"], hi=hyp["hi"],
@@ -512,47 +436,9 @@ reading_table(route.rename(columns={"networks at <= 1 iteration": "share of netw
 # marked.
 
 # %% tags=["hide-input"]
-def r_text(row):
-    return f"{row['r']:+.2f} [{row['lo']:+.2f}, {row['hi']:+.2f}]"
-
-
-def sign_mark(short, converged):
-    return "" if np.sign(short) == np.sign(converged) else " (sign differs)"
-
-
-compare_rows = []
-keys = {"500 it., lr 0.01": ("both", "paper"), "500 it., tuned lr": ("both", "tuned")}
-SIL = ("silhouette_entk_authors", "loss_single_test")
-conclusions = [
-    ("lowest median single-task test loss at g", lambda k: f"{facts[k]['best_g']:g}", None),
-    ("transition midpoint, NTK distance (g)", lambda k: f"{facts[k]['mid_dist']:.2g}", None),
-    ("transition midpoint, linearization gap (g)",
-     lambda k: f"{facts[k]['mid_gap']:.2g}" if facts[k]["gap_defined"] else "undefined (linearization diverged)", None),
-    ("linearization gap largest / smallest at g",
-     lambda k: (f"{facts[k]['gs'][np.nanargmax(facts[k]['gap'])]:g} / {facts[k]['gs'][np.nanargmin(facts[k]['gap'])]:g}"
-                if facts[k]["gap_defined"] else "undefined (linearization diverged)"), None),
-    ("networks with final training loss <= 10% of initial", lambda k: f"{100 * facts[k]['converged']:.0f}%", None),
-    ("across-scale r(authors' silhouette, single-task loss)",
-     lambda k: f"{lookup(SETTINGS[k], *SIL)['r_across']:+.2f}", ("r_across", SIL)),
-    ("within-scale r(authors' silhouette, single-task loss)", lambda k: r_text(lookup(SETTINGS[k], *SIL)), ("r", SIL)),
-    ("within-scale r(trained sharing, route iterations), hypothesis (i)", lambda k: r_text(hyp_by_key[k]),
-     ("hyp", None)),
-] + [(f"within-scale winner: {OUTCOME_TITLES[o]}", (lambda o: lambda k: win_text(win[SETTINGS[k]][o]))(o), ("winner", o))
-     for o in CORR_OUTCOMES]
-for name, value, kind in conclusions:
-    entry = {"conclusion": name, "converged": value(("both", "converged"))}
-    for column, key in keys.items():
-        text = value(key)
-        if kind and kind[0] == "hyp":
-            text += sign_mark(hyp_by_key[key]["r"], hyp["r"])
-        elif kind and kind[0] in ("r", "r_across"):
-            text += sign_mark(lookup(SETTINGS[key], *kind[1])[kind[0]], lookup(CONV, *kind[1])[kind[0]])
-        elif kind and win[SETTINGS[key]][kind[1]]["predictor"] != win[CONV][kind[1]]["predictor"]:
-            text += " (different winner)"
-        entry[column] = text
-    compare_rows.append(entry)
-comparison = pd.DataFrame(compare_rows)[["conclusion", *keys, "converged"]]
-n_changed = int(comparison[list(keys)].apply(lambda c: c.str.contains(r"\(sign differs\)|\(different winner\)")).sum().sum())
+comparison, n_changed = continuum_report.short_run_comparison(
+    facts, by_setting, hyp_by_key, win, SETTINGS, {"500 it., lr 0.01": ("both", "paper"), "500 it., tuned lr": ("both", "tuned")},
+    ("both", "converged"), OUTCOME_TITLES, ("silhouette_entk_authors", "loss_single_test"))
 glue("cont_n_changed", f"{n_changed}", display=False)
 reading_table(comparison)
 
@@ -646,7 +532,7 @@ from lib.book import summary
 loss_win = win[CONV]["loss_single_test"]
 summary_rows = [
     summary.row("within-scale winner predicting single-task test loss (converged continuum)",
-                "eNTK silhouette (implied)", win_text(loss_win),
+                "eNTK silhouette (implied)", continuum_report.winner_text(loss_win),
                 loss_win["predictor"].startswith("silhouette_entk") and loss_win["sign_as_expected"] is True,
                 f"strongest cell significant after Benjamini-Hochberg (5%) over {n_tests} cells, with the declared "
                 "sign", f"authors' silhouette within-scale r {sil['r']:+.2f} [{sil['lo']:+.2f}, {sil['hi']:+.2f}]"),

@@ -76,7 +76,7 @@ def answer_details(threshold: float, rival_first: float, kernel_first: float, fr
     """The chapter's answer in full: the continuum's windows and rival comparison (``judgements``:
     the ``horizon-*`` claims), fine-tuning (``finetune_judgements``) and the paper's pairs
     (``pair_judgements``). ``rival_first``/``kernel_first``: the earliest fraction at which a rival /
-    a kernel quantity reaches |r| beyond ``threshold`` (inf: none)."""
+    a kernel quantity reaches an absolute r beyond ``threshold`` (inf: none)."""
     text = (f"Within init scales, an outcome is predicted with |r| beyond {threshold:g} (its uncorrected 95% interval "
             f"wholly beyond it) {when_words(rival_first, 'by the representation or losses observed so far', fractions)}"
             f", and {when_words(kernel_first, 'by a kernel quantity', fractions)}; judged with the correction for the "

@@ -1,0 +1,75 @@
+"""What the continuum chapter reads off its networks: one setting's networks, the transition facts
+per setting, convergence shares, a cell of the within-scale table and hypothesis (i)'s test.
+
+Analyses layer. ``networks`` is a per-network table (column -> (S,) array) as
+:func:`lib.analyses.continuum_sweeps.continuum_sweep` and :func:`~lib.analyses.continuum_sweeps.converged_sweep`
+return it (columns ``g``, ``scaling``, ``lr_kind``, the outcomes, ``converged``, ``settle_*``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import within_scale
+from .continuum_sweeps import medians_by_scale, transition_midpoint
+
+# the linearization gap counts only where it stayed finite in at least this share of every scale's networks
+GAP_DEFINED_SHARE = 0.9
+SETTLED_CHANGE = 0.01  # a test loss "settled": relative change below this over the last tenth of a phase
+
+
+def networks_of(networks: dict[str, np.ndarray], scaling: str, lr_kind: str) -> dict[str, np.ndarray]:
+    """The rows of one setting: networks scaled as ``scaling`` and trained at the ``lr_kind`` rate."""
+    rows = (networks["scaling"] == scaling) & (networks["lr_kind"] == lr_kind)
+    if not rows.any():
+        raise ValueError(f"no network has scaling={scaling!r} and lr_kind={lr_kind!r}; scalings "
+                         f"{sorted(set(networks['scaling']))}, lr kinds {sorted(set(networks['lr_kind']))}")
+    return {column: values[rows] for column, values in networks.items()}
+
+
+def transition_facts(networks: dict[str, np.ndarray]) -> dict:
+    """Per-scale medians of one setting and where the transition lies.
+
+    Returns ``gs`` (scales, increasing), the medians ``gap`` (linearization gap), ``dist`` (NTK
+    distance) and ``loss`` (single-task test loss) per scale, ``gap_finite`` (share of finite gaps
+    per scale), ``gap_defined`` (every scale at least :data:`GAP_DEFINED_SHARE` finite), the
+    midpoints ``mid_gap`` (nan unless ``gap_defined``) and ``mid_dist`` (in g,
+    :func:`~lib.analyses.continuum_sweeps.transition_midpoint`), ``best_g`` (lowest median test loss)
+    and ``converged`` (share of networks whose single-task training converged)."""
+    gs, gap = medians_by_scale(networks, "linearization_gap")
+    _, dist = medians_by_scale(networks, "kernel_distance")
+    _, loss = medians_by_scale(networks, "loss_single_test")
+    finite = np.array([np.mean(np.isfinite(networks["linearization_gap"][networks["g"] == g])) for g in gs])
+    defined = bool(np.all(finite >= GAP_DEFINED_SHARE))
+    return {"gs": gs, "gap": gap, "dist": dist, "loss": loss, "gap_finite": finite, "gap_defined": defined,
+            "mid_gap": transition_midpoint(gs, gap) if defined else float("nan"),
+            "mid_dist": transition_midpoint(gs, dist), "best_g": gs[np.nanargmin(loss)],
+            "converged": float(np.mean(networks["converged"]))}
+
+
+def settled_share(networks: dict[str, np.ndarray], phase: str, g: float | None = None) -> float:
+    """Share of networks (of scale ``g``, or all) whose test loss changed by less than
+    :data:`SETTLED_CHANGE` over the last tenth of ``phase`` ("single" or "finetune")."""
+    if phase not in ("single", "finetune"):
+        raise ValueError(f"phase must be one of ['finetune', 'single'], got {phase!r}")
+    change = networks[f"settle_{phase}"] if g is None else networks[f"settle_{phase}"][networks["g"] == g]
+    return float(np.mean(change < SETTLED_CHANGE))
+
+
+def cell(rows: list[dict], predictor: str, outcome: str) -> dict:
+    """The row of ``predictor`` x ``outcome`` in one setting's within-scale cells
+    (:func:`lib.analyses.within_scale.cell_table`)."""
+    for row in rows:
+        if row["predictor"] == predictor and row["outcome"] == outcome:
+            return row
+    raise ValueError(f"no cell for predictor={predictor!r} and outcome={outcome!r} among {len(rows)} rows")
+
+
+def route_hypothesis(networks: dict[str, np.ndarray], n_resamples: int, n_permutations: int) -> dict:
+    """Hypothesis (i) in one setting: the within-scale test of r(trained sharing, iterations to learn
+    the held-out route) (:func:`lib.analyses.within_scale.within_scale_test`), with ``r_across``: the
+    plain r over every network where both are finite."""
+    sharing, iterations = networks["sharing_final"], networks["route_iterations"]
+    keep = np.isfinite(sharing) & np.isfinite(iterations)
+    return within_scale.within_scale_test(sharing, iterations, networks["g"], n_resamples, n_permutations) | {
+        "r_across": float(np.corrcoef(sharing[keep], iterations[keep])[0, 1])}

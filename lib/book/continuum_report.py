@@ -1,0 +1,141 @@
+"""The continuum chapter's reader text: winners, unexpected signs, the linearization gap, the
+within-scale table and what a short run gets wrong.
+
+Book layer; the chapter glues or shows what these functions return. The numbers come from
+:mod:`lib.analyses.within_scale` and :mod:`lib.analyses.continuum_facts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..analyses.continuum_facts import cell
+from .names import reader_name
+
+# a short-run entry that disagrees with the converged run, as the comparison table marks it
+SIGN_DIFFERS, DIFFERENT_WINNER = " (sign differs)", " (different winner)"
+UNDEFINED_GAP = "undefined (linearization diverged)"
+SIGN_WORDS = {None: "no sign declared", True: "expected sign", False: "UNEXPECTED sign"}
+
+
+def winner_text(winner: dict) -> str:
+    """A within-scale winner (:func:`lib.analyses.within_scale.winners`) as "name (r, q; sign)", or "none"."""
+    if winner["predictor"] == "none":
+        return "none"
+    return (f"{reader_name(winner['predictor'])} ({winner['r']:+.2f}, q = {winner['q']:.2g}; "
+            f"{SIGN_WORDS[winner['sign_as_expected']]})")
+
+
+def interval_text(row: Mapping) -> str:
+    """"r [lo, hi]" of a within-scale test."""
+    return f"{row['r']:+.2f} [{row['lo']:+.2f}, {row['hi']:+.2f}]"
+
+
+def unexpected_reading(outcome: str, winner: dict, outcome_titles: Mapping[str, str],
+                       predictor_titles: Mapping[str, str]) -> str:
+    """One sentence: what a winner with the unexpected sign contradicts (the lazy-regime argument for
+    an alignment predictor, the paper's reading of shared representations for the others)."""
+    direction = "higher" if winner["r"] > 0 else "lower"
+    if winner["predictor"].startswith("kta"):
+        return (f"networks whose t=0 kernel is better aligned with the targets ({reader_name(winner['predictor'])}) "
+                f"have a {direction} {outcome_titles[outcome]} than networks of the same scale, which the lazy-regime "
+                "argument for alignment does not predict")
+    return (f"networks with a larger {predictor_titles[winner['predictor']]} have a {direction} "
+            f"{outcome_titles[outcome]} than networks of the same scale, against the paper's reading that shared, "
+            "task-structured representations generalize to new and single tasks")
+
+
+def gap_sentence(facts: Mapping) -> str:
+    """The linearization gap of one setting's :func:`~lib.analyses.continuum_facts.transition_facts`:
+    its range where it is defined at every scale, else where the linearization diverged."""
+    gs, gap = facts["gs"], facts["gap"]
+    if facts["gap_defined"]:
+        i_max, i_min = int(np.nanargmax(gap)), int(np.nanargmin(gap))
+        return (f"The median gap between a trained network and its trained linearization runs from {gap[i_max]:.2f} "
+                f"at g = {gs[i_max]:g} to {gap[i_min]:.2f} at g = {gs[i_min]:g}; a lazy network would have a gap "
+                "near 0.")
+    diverged = {g: f for g, f in zip(gs, facts["gap_finite"]) if f < 0.9}
+    finite_gs = [g for g in gs if g not in diverged]
+    text = ("The gap between a trained network and its trained linearization is not defined across this run: "
+            "trained at the network's learning rate for the same iterations, the linearization diverged (a "
+            "non-finite gap) in " + ", ".join(f"{100 * (1 - f):.0f}% of the networks at g = {g:g}"
+                                              for g, f in diverged.items()))
+    if finite_gs:
+        text += (f"; where it stayed finite (g = {', '.join(f'{g:g}' for g in finite_gs)}) the median gap is "
+                 + ", ".join(f"{v:.2f}" for g, v in zip(gs, gap) if g in finite_gs)
+                 + " (a lazy network would have a gap near 0)")
+    return text + "."
+
+
+def within_table(rows: list[dict]) -> pd.DataFrame:
+    """One setting's within-scale cells for the reader: predictor, outcome, n, across r, within r with
+    its interval, p, the Benjamini-Hochberg q and the declared sign."""
+    table = pd.DataFrame(rows)
+    table["across r"] = table.r_across.map("{:+.2f}".format)
+    table["within r [95% CI]"] = [f"{r:+.2f} [{lo:+.2f}, {hi:+.2f}]" for r, lo, hi in zip(table.r, table.lo, table.hi)]
+    table["p"] = table.p.map("{:.2g}".format)
+    table["q (BH)"] = table.q.map("{:.2g}".format)
+    table["expected sign"] = table.expected.map({1: "+", -1: "-", 0: "none"})
+    table["predictor"] = table.predictor.map(reader_name)
+    table["outcome"] = table.outcome.map(reader_name)
+    return table[["predictor", "outcome", "n", "across r", "within r [95% CI]", "p", "q (BH)", "expected sign"]]
+
+
+def _sign_mark(short: float, converged: float) -> str:
+    return "" if np.sign(short) == np.sign(converged) else SIGN_DIFFERS
+
+
+def short_run_comparison(facts: Mapping, by_setting: Mapping[str, list[dict]], hypothesis: Mapping,
+                         winners: Mapping[str, Mapping[str, dict]], settings: Mapping, short_columns: Mapping[str, tuple],
+                         converged_key: tuple, outcome_titles: Mapping[str, str],
+                         silhouette_cell: tuple[str, str]) -> tuple[pd.DataFrame, int]:
+    """Every continuum conclusion from each short-run setting (``short_columns``: column -> setting
+    key) beside the converged run's (``converged_key``); an entry whose sign differs from the
+    converged run's, or whose winner differs, is marked. ``facts``/``hypothesis``: setting key ->
+    :func:`~lib.analyses.continuum_facts.transition_facts` / ``route_hypothesis``; ``by_setting`` and
+    ``winners``: setting label (``settings[key]``) -> cells / outcome -> winner. Returns the table
+    and the number of marked entries."""
+    def lookup(key):
+        return cell(by_setting[settings[key]], *silhouette_cell)
+
+    def gap_at(key, pick: Callable) -> str:
+        f = facts[key]
+        return f"{f['gs'][pick(f['gap'])]:g}" if f["gap_defined"] else UNDEFINED_GAP
+
+    conclusions = [
+        ("lowest median single-task test loss at g", lambda k: f"{facts[k]['best_g']:g}", None),
+        ("transition midpoint, NTK distance (g)", lambda k: f"{facts[k]['mid_dist']:.2g}", None),
+        ("transition midpoint, linearization gap (g)",
+         lambda k: f"{facts[k]['mid_gap']:.2g}" if facts[k]["gap_defined"] else UNDEFINED_GAP, None),
+        ("linearization gap largest / smallest at g",
+         lambda k: (f"{gap_at(k, np.nanargmax)} / {gap_at(k, np.nanargmin)}" if facts[k]["gap_defined"]
+                    else UNDEFINED_GAP), None),
+        ("networks with final training loss <= 10% of initial", lambda k: f"{100 * facts[k]['converged']:.0f}%", None),
+        ("across-scale r(authors' silhouette, single-task loss)", lambda k: f"{lookup(k)['r_across']:+.2f}",
+         lambda k: lookup(k)["r_across"]),
+        ("within-scale r(authors' silhouette, single-task loss)", lambda k: interval_text(lookup(k)),
+         lambda k: lookup(k)["r"]),
+        ("within-scale r(trained sharing, route iterations), hypothesis (i)", lambda k: interval_text(hypothesis[k]),
+         lambda k: hypothesis[k]["r"]),
+    ]
+    rows = []
+    for name, value, signed in conclusions:
+        entry = {"conclusion": name, "converged": value(converged_key)}
+        for column, key in short_columns.items():
+            entry[column] = value(key) + (_sign_mark(signed(key), signed(converged_key)) if signed else "")
+        rows.append(entry)
+    converged_winners = winners[settings[converged_key]]
+    for outcome, title in outcome_titles.items():
+        entry = {"conclusion": f"within-scale winner: {title}", "converged": winner_text(converged_winners[outcome])}
+        for column, key in short_columns.items():
+            short = winners[settings[key]][outcome]
+            entry[column] = winner_text(short) + (
+                DIFFERENT_WINNER if short["predictor"] != converged_winners[outcome]["predictor"] else "")
+        rows.append(entry)
+    table = pd.DataFrame(rows)[["conclusion", *short_columns, "converged"]]
+    n_marked = int(sum(SIGN_DIFFERS in text or DIFFERENT_WINNER in text
+                       for column in short_columns for text in table[column]))
+    return table, n_marked

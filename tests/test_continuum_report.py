@@ -1,0 +1,106 @@
+"""The continuum chapter's facts (lib.analyses.continuum_facts) and reader text (lib.book.continuum_report)."""
+
+import numpy as np
+import pytest
+
+from lib.analyses import continuum_facts
+from lib.book import continuum_report
+
+GS = np.repeat([0.3, 1.0, 10.0], 4)
+
+
+def _networks(gap=None) -> dict:
+    """12 networks at three scales: losses lowest at g = 1, NTK distance falling with g."""
+    rng = np.random.default_rng(0)
+    return {"g": GS, "scaling": np.array(["both"] * 8 + ["hidden"] * 4), "lr_kind": np.array(["paper", "tuned"] * 6),
+            "linearization_gap": np.repeat([0.9, 0.5, 0.1], 4) if gap is None else gap,
+            "kernel_distance": np.repeat([1.0, 0.6, 0.2], 4), "loss_single_test": np.repeat([0.3, 0.1, 0.2], 4),
+            "converged": np.array([True] * 9 + [False] * 3), "settle_single": np.array([0.001] * 6 + [0.05] * 6),
+            "settle_finetune": np.full(12, 0.02), "sharing_final": rng.normal(size=12),
+            "route_iterations": rng.normal(size=12)}
+
+
+def test_networks_of_selects_one_setting_and_names_what_exists():
+    chosen = continuum_facts.networks_of(_networks(), "both", "tuned")
+    assert len(chosen["g"]) == 4 and set(chosen["lr_kind"]) == {"tuned"} and set(chosen["scaling"]) == {"both"}
+    with pytest.raises(ValueError, match="no network has scaling='both' and lr_kind='fast'"):
+        continuum_facts.networks_of(_networks(), "both", "fast")
+
+
+def test_transition_facts_medians_midpoints_and_convergence():
+    facts = continuum_facts.transition_facts(_networks())
+    np.testing.assert_array_equal(facts["gs"], [0.3, 1.0, 10.0])
+    assert facts["best_g"] == 1.0 and facts["gap_defined"] and facts["converged"] == 0.75
+    assert 0.3 < facts["mid_dist"] < 10.0 and np.isfinite(facts["mid_gap"])
+
+
+def test_a_gap_diverged_in_a_scale_is_undefined_and_said_so():
+    gap = np.repeat([0.9, 0.5, 0.1], 4).astype(float)
+    gap[8:11] = np.inf  # three of the four networks at g = 10
+    facts = continuum_facts.transition_facts(_networks(gap))
+    assert not facts["gap_defined"] and np.isnan(facts["mid_gap"])
+    sentence = continuum_report.gap_sentence(facts)
+    assert "diverged (a non-finite gap) in 75% of the networks at g = 10" in sentence
+    assert "where it stayed finite (g = 0.3, 1) the median gap is 0.90, 0.50" in sentence
+    defined = continuum_report.gap_sentence(continuum_facts.transition_facts(_networks()))
+    assert defined.startswith("The median gap between a trained network and its trained linearization runs from 0.90 "
+                              "at g = 0.3 to 0.10 at g = 10")
+
+
+def test_settled_share_overall_per_scale_and_bad_phase():
+    networks = _networks()
+    assert continuum_facts.settled_share(networks, "single") == 0.5
+    assert continuum_facts.settled_share(networks, "single", 0.3) == 1.0
+    assert continuum_facts.settled_share(networks, "finetune") == 0.0
+    with pytest.raises(ValueError, match="phase must be one of"):
+        continuum_facts.settled_share(networks, "route")
+
+
+def test_cell_finds_the_row_or_names_the_missing_one():
+    rows = [{"predictor": "a", "outcome": "x", "r": 0.1}, {"predictor": "b", "outcome": "x", "r": 0.2}]
+    assert continuum_facts.cell(rows, "b", "x")["r"] == 0.2
+    with pytest.raises(ValueError, match="no cell for predictor='c'"):
+        continuum_facts.cell(rows, "c", "x")
+
+
+def test_winner_text_and_unexpected_reading():
+    assert continuum_report.winner_text({"predictor": "none"}) == "none"
+    winner = {"predictor": "kta_ntk_single", "r": 0.41, "q": 0.012, "sign_as_expected": False}
+    assert continuum_report.winner_text(winner).endswith("(+0.41, q = 0.012; UNEXPECTED sign)")
+    reading = continuum_report.unexpected_reading("loss_single_test", winner, {"loss_single_test": "test loss"}, {})
+    assert "have a higher test loss than networks of the same scale" in reading and "lazy-regime" in reading
+    sharing = {"predictor": "sharing_initial", "r": -0.3, "q": 0.01, "sign_as_expected": False}
+    reading = continuum_report.unexpected_reading("finetune_speed", sharing, {"finetune_speed": "fine-tuning speed"},
+                                                  {"sharing_initial": "t=0 sharing"})
+    assert reading.startswith("networks with a larger t=0 sharing have a lower fine-tuning speed")
+
+
+def _cells(r: float) -> list[dict]:
+    return [{"predictor": "sil", "outcome": "loss", "r": r, "lo": r - 0.1, "hi": r + 0.1, "r_across": r}]
+
+
+def test_short_run_comparison_marks_a_flipped_sign_and_a_different_winner():
+    facts = {key: continuum_facts.transition_facts(_networks()) for key in ("short", "conv")}
+    settings = {"short": "short run", "conv": "converged run"}
+    by_setting = {"short run": _cells(-0.2), "converged run": _cells(+0.3)}
+    hypothesis = {"short": {"r": 0.1, "lo": 0.0, "hi": 0.2}, "conv": {"r": 0.2, "lo": 0.1, "hi": 0.3}}
+    winner = lambda name: {"predictor": name, "r": 0.3, "q": 0.01, "sign_as_expected": True}
+    winners = {"short run": {"loss": winner("silhouette_ntk")}, "converged run": {"loss": winner("kta_ntk_single")}}
+    table, n_marked = continuum_report.short_run_comparison(
+        facts, by_setting, hypothesis, winners, settings, {"short column": "short"}, "conv", {"loss": "test loss"},
+        ("sil", "loss"))
+    column = dict(zip(table["conclusion"], table["short column"]))
+    assert column["within-scale r(authors' silhouette, single-task loss)"] == "-0.20 [-0.30, -0.10] (sign differs)"
+    assert column["across-scale r(authors' silhouette, single-task loss)"] == "-0.20 (sign differs)"
+    assert column["within-scale r(trained sharing, route iterations), hypothesis (i)"] == "+0.10 [+0.00, +0.20]"
+    assert column["within-scale winner: test loss"].endswith("(different winner)")
+    assert n_marked == 3
+    assert list(table.columns) == ["conclusion", "short column", "converged"]
+
+
+def test_within_table_formats_each_cell_for_the_reader():
+    rows = [{"predictor": "sharing_initial", "outcome": "loss_single_test", "n": 30, "r_across": 0.1, "r": -0.25,
+             "lo": -0.5, "hi": 0.02, "p": 0.061, "q": 0.2, "expected": -1}]
+    table = continuum_report.within_table(rows)
+    assert table.iloc[0]["within r [95% CI]"] == "-0.25 [-0.50, +0.02]"
+    assert table.iloc[0]["expected sign"] == "-" and table.iloc[0]["q (BH)"] == "0.2"
