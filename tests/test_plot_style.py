@@ -4,6 +4,7 @@ no text below the minimum font size, a label on every axis that shows tick label
 import inspect
 
 import matplotlib
+import matplotlib.collections
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -18,8 +19,9 @@ FIGURE_MODULES = (plot_theory, plot_performance, plot_representations, plot_cont
                   plot_explorer, plot_horizon, plot_rival_theories, plot_attribution)
 # figures of those modules that their own tests draw
 EXERCISED_ELSEWHERE = {"plot_explorer": "test_explorer.py", "plot_early_halving": "test_speed_measure.py", "plot_within_grid": "test_within_scale.py",
-                       "plot_per_scale_scatter": "test_within_scale.py", "plot_signed_attribution": "test_attribution.py",
-                       "plot_cancellation": "test_attribution.py", "plot_crossing_thresholds": "test_attribution.py"}
+                       "plot_per_scale_scatter": "test_within_scale.py", "plot_cancellation": "test_attribution.py",
+                       "plot_signed_attribution": "test_attribution.py",
+                       "plot_crossing_thresholds": "test_attribution.py"}
 
 RNG = np.random.default_rng(0)
 T = np.arange(0, 100, 10)
@@ -89,14 +91,16 @@ def _figures():
             ["kta_ntk_single", "sharing", "loss_test", "loss_slope"], ["kta_ntk_single"], [0.0, 0.1, 1.0], 0.5),
         "plot_two_point_validation": lambda: plot_rival_theories.plot_two_point_validation(*_two_point()),
         "plot_race_validation": lambda: plot_rival_theories.plot_race_validation(
-            {"time": T * 1.0, "direct": np.exp(-np.outer(T, r(4) + 0.5) / 30), "reduced": np.exp(-np.outer(T, r(4) + 0.5) / 30)}),
+            {"time": T * 1.0, "direct": np.exp(-np.outer(T, r(4) + 0.5) / 30),
+             "reduced": np.exp(-np.outer(T, r(4) + 0.5) / 30)}),
         "plot_two_point_multitask": lambda: plot_rival_theories.plot_two_point_multitask(
             {g: {"predicted": r((2, 6)) + 0.5, "observed": r((2, 6)) + 0.5, "pair_r": r(2)} for g in (0.5, 2.0)},
             np.arange(6) % 3),
         "plot_race_multitask": lambda: plot_rival_theories.plot_race_multitask(
-            {"rho_race": r(3) * 2 - 1, "rho_size": r(3) * 2 - 1, "ari_out": np.sort(r((3, 10))), "ari_in": np.sort(r((3, 10))),
-             "observed_curve": np.exp(-T / 30) + 0.01 * r((3, 10)), "race_curve": 1 / (1 + np.exp((np.arange(12.0)[None] - 6) * r((3, 1)))),
-             "race_clock": np.arange(12.0)}, T, 0.5),
+            {"rho_race": r(3) * 2 - 1, "rho_size": r(3) * 2 - 1, "ari_out": np.sort(r((3, 10))),
+             "ari_in": np.sort(r((3, 10))), "observed_curve": np.exp(-T / 30) + 0.01 * r((3, 10)),
+             "race_curve": 1 / (1 + np.exp((np.arange(12.0)[None] - 6) * r((3, 1)))), "race_clock": np.arange(12.0)},
+            T, 0.5),
         "plot_side_by_side": lambda: plot_rival_theories.plot_side_by_side(
             {g: {k: {n: r(5) for n in ("race", "t=0 eNTK", "route size")} for k in "abc"} for g in (0.5, 1.0, 2.0)},
             {k: ("race", "t=0 eNTK", "route size") for k in "abc"}),
@@ -104,7 +108,8 @@ def _figures():
 
 
 def _horizon_curves(n_predictors: int, n_fractions: int) -> dict:
-    """:func:`lib.analyses.horizon.accuracy_curves`'s keys that the horizon figure draws: r rising with the fraction."""
+    """The keys of :func:`lib.analyses.horizon.accuracy_curves` that the horizon figure draws: r rising with
+    the fraction."""
     rows = {}
     for kind in ("within", "across"):
         r = np.clip(np.linspace(0.1, 0.8, n_fractions)[None] * RNG.uniform(0.5, 1.0, (n_predictors, 1)), -1, 1)
@@ -113,14 +118,15 @@ def _horizon_curves(n_predictors: int, n_fractions: int) -> dict:
 
 
 def _two_point() -> tuple[dict, dict]:
-    """A tiny :func:`lib.experiments.two_point.scale_summary` and :func:`lib.analyses.rival_theories.two_point_examples`:
-    three gains, two held-out seeds, a(t) growing from a plateau."""
+    """A tiny :func:`lib.experiments.two_point.scale_summary` and
+    :func:`lib.analyses.rival_theories.two_point_examples`: three gains, two held-out seeds, a(t) growing
+    from a plateau."""
     gains, t = np.array([0.5, 1.0, 2.0]), np.geomspace(0.1, 100, 20)
     a = np.stack([1 - 0.9 * np.exp(-t / (5 / g)) for g in gains])  # (G, T)
     sim = np.stack([a, a, a], axis=-1)
     final = np.array([[0.5, 0.6], [0.8, 0.9], [1.0, 1.1]])
-    summary = {"gain": gains, "final_sim": final, "final_theory": final * 1.05, "plateau_sim": 10 / gains[:, None] + final,
-               "plateau_theory": 9 / gains[:, None] + final}
+    summary = {"gain": gains, "final_sim": final, "final_theory": final * 1.05,
+               "plateau_sim": 10 / gains[:, None] + final, "plateau_theory": 9 / gains[:, None] + final}
     return summary, {"times": np.tile(t, (3, 1)), "sim": sim, "theory": sim * 1.02}
 
 
@@ -176,23 +182,30 @@ def legibility_problems(fig) -> list[str]:
 
 
 def _points_under_legend(ax) -> int:
-    """How many shown data points (vertices of visible lines, offsets of visible scatters) of ``ax`` lie
-    inside the box of the legend drawn in ``ax`` (display coordinates, after a draw); 0 for a legend placed
-    outside the axes (it covers no point shown inside them) and for a figure legend."""
+    """How many shown data points (vertices of visible lines, offsets of visible scatters, each inside its
+    own axes) of any axes of ``ax``'s figure (``ax``'s twin, a neighbouring panel) lie inside the box of the
+    legend drawn in ``ax`` (display coordinates, after a draw). 0 for no legend; a legend outside every
+    axes covers none; a figure legend is not an axes' legend."""
     legend = ax.get_legend()
     if legend is None or not legend.get_visible():
         return 0
-    box, frame = legend.get_window_extent(), ax.get_window_extent()
-    points = [line.get_transform().transform(line.get_xydata()) for line in ax.get_lines() if line.get_visible()]
-    points += [c.get_offset_transform().transform(c.get_offsets()) for c in ax.collections
-               if isinstance(c, matplotlib.collections.PathCollection) and c.get_visible() and len(c.get_offsets())]
-    if not points:
-        return 0
-    xy = np.concatenate([np.reshape(p, (-1, 2)) for p in points])
-    with np.errstate(invalid="ignore"):  # nan: a point not drawn (nan data, log of a non-positive value)
-        shown = ((xy[:, 0] >= frame.x0) & (xy[:, 0] <= frame.x1) & (xy[:, 1] >= frame.y0) & (xy[:, 1] <= frame.y1))
-        inside = (xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)
-    return int(np.sum(shown & inside))
+    box = legend.get_window_extent()
+    covered = 0
+    for other in ax.figure.axes:
+        if not other.get_visible():
+            continue
+        points = [line.get_transform().transform(line.get_xydata()) for line in other.get_lines()
+                  if line.get_visible()]
+        points += [c.get_offset_transform().transform(c.get_offsets()) for c in other.collections
+                   if isinstance(c, matplotlib.collections.PathCollection) and c.get_visible() and len(c.get_offsets())]
+        if not points:
+            continue
+        x, y = np.concatenate([np.reshape(p, (-1, 2)) for p in points]).T
+        frame = other.get_window_extent()
+        with np.errstate(invalid="ignore"):  # nan: a point not drawn (nan data, log of a non-positive value)
+            shown = (x >= frame.x0) & (x <= frame.x1) & (y >= frame.y0) & (y <= frame.y1)
+            covered += int(np.sum(shown & (x > box.x0) & (x < box.x1) & (y > box.y0) & (y < box.y1)))
+    return covered
 
 
 @pytest.mark.parametrize("name", sorted(_figures()))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .plot_style import INIT_COLORS, use_book_style
+from .plot_style import INIT_COLORS, figure_legend_above, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
 
@@ -51,8 +51,7 @@ def plot_signed_attribution(shares: dict, categories, axes=None):
                 ax.set_title(schedule)
             ax.set_xticks(x, categories, rotation=20, ha="right")
         axes[1, c].set_xlabel("training patterns")
-    axes[0, 0].legend(frameon=False)
-    axes[1, 0].legend(frameon=False)
+    figure_legend_above(axes[1, 0])  # the top row's entries and the patterns' share
     return axes
 
 
@@ -82,7 +81,7 @@ def plot_cancellation(iterations: dict, factors: dict, axes=None):
             ax.set_ylabel(r"$\sum |C| \,/\, \sum |\Delta y|$")
             if r == len(rows) - 1:
                 ax.set_xlabel("iteration")
-    axes[0, 0].legend(frameon=False)
+    figure_legend_above(axes[0, 0])
     return axes
 
 

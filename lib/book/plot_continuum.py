@@ -20,7 +20,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from ..analyses.continuum_sweeps import nan_quartiles
 from ..analyses.within_scale import per_scale_r
 from .names import rename
-from .plot_style import INIT_COLORS, PALETTE, use_book_style
+from .plot_style import INIT_COLORS, PALETTE, figure_legend_above, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
 
@@ -121,7 +121,7 @@ def plot_versus_scale(networks: dict, columns: dict, ncols: int = 3, axes=None):
         ax.set_ylabel("median and IQR")
     for ax in axes[n:]:
         ax.set_visible(False)
-    axes[0].legend(frameon=False)
+    figure_legend_above(axes[0], ncols=2)
     return axes
 
 

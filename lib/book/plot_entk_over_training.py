@@ -10,7 +10,7 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .plot_style import INIT_COLORS, use_book_style
+from .plot_style import INIT_COLORS, figure_legend_above, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
 
@@ -39,7 +39,7 @@ def plot_reconstruction_errors(panels: dict, axes=None):
         ax.set_xlabel("iteration")
         ax.set_ylabel(r"$|\sum_m P - (y(t) - y(0))| \,/\, |y(t) - y(0)|$")
         ax.set_title(title)
-    np.ravel(axes)[0].legend(frameon=False)
+    figure_legend_above(np.ravel(axes)[0], ncols=2)
     return axes
 
 
@@ -85,7 +85,7 @@ def plot_kernel_similarity_over_training(iterations: dict, measures: dict, thres
                 ax.set_ylabel(title)
             if r == len(measures) - 1:
                 ax.set_xlabel("iteration")
-    axes[0, 0].legend(frameon=False)
+    figure_legend_above(axes[0, 0])
     return axes
 
 
@@ -136,7 +136,7 @@ def plot_rsa_over_training(iterations: dict, curves: dict, axes=None):
         ax.set_title(schedule)
         ax.set_xlabel("iteration")
     np.ravel(axes)[0].set_ylabel("RSA (Spearman) with the hidden layer")
-    np.ravel(axes)[0].legend(frameon=False)
+    figure_legend_above(np.ravel(axes)[0], ncols=2)
     return axes
 
 

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..analyses.stats import halving_iteration, relative_to_start
-from .plot_style import INIT_COLORS, use_book_style
+from .plot_style import INIT_COLORS, legend_above, legend_right, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
 
@@ -33,7 +33,7 @@ def plot_pair_losses(iterations: np.ndarray, loss_test: np.ndarray, loss_train: 
     ax.set_yscale("log")
     ax.set_xlabel("iteration")
     ax.set_ylabel("summed squared error")
-    ax.legend(frameon=False)
+    legend_right(ax)
     return ax
 
 
@@ -64,12 +64,11 @@ def plot_phase_losses(iterations, losses: dict, title: str = "", axes=None):
         final = max(float(np.abs(mean[-1])), 1e-3)
         bottom.set_yscale("symlog", linthresh=final)
         top.set_yscale("log")
-        top.set_title(f"{title}{PHASE_TITLES.get(phase, phase)}")
         top.set_ylabel("test loss (summed sq. error)")
         bottom.set_ylabel("large − standard\n(> 0: standard better)")
         bottom.set_xlabel("iteration")
-        top.legend(frameon=False)
-        bottom.legend(frameon=False)
+        legend_above(top, f"{title}{PHASE_TITLES.get(phase, phase)}", ncol=2)
+        legend_above(bottom, ncol=2)
     return axes
 
 
@@ -106,10 +105,9 @@ def plot_train_test(iterations, train: dict, test: dict, axes=None, title: str =
             ax.plot(iterations, test[phase][:, i].mean(axis=0), color=color, label=f"{init} test")
             ax.plot(iterations, train[phase][:, i].mean(axis=0), color=color, ls=":", label=f"{init} train")
         ax.set_yscale("log")
-        ax.set_title(f"{title}{PHASE_TITLES.get(phase, phase)}")
         ax.set_xlabel("iteration")
         ax.set_ylabel("summed squared error")
-        ax.legend(frameon=False)
+        legend_above(ax, f"{title}{PHASE_TITLES.get(phase, phase)}", ncol=2)
     return axes
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .plot_style import INIT_COLORS, PALETTE, use_book_style
+from .plot_style import INIT_COLORS, PALETTE, figure_legend_above, legend_above, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
 
@@ -42,10 +42,9 @@ def plot_silhouette_scatter(silhouette: np.ndarray, outcome: np.ndarray, r: floa
                        label=f"{init} init" if g == np.unique(shapes)[0] else None)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(f"r = {r:.3f}")
     for g in np.unique(shapes) if marker_labels else ():
         ax.scatter([], [], facecolor="none", edgecolor="0.3", marker=symbols[int(g) % 4], s=22, label=marker_labels[g])
-    ax.legend(frameon=False)
+    legend_above(ax, f"r = {r:.3f}", ncol=2)
     return ax
 
 
@@ -240,5 +239,5 @@ def plot_control_structure(shares: dict, silhouettes: dict, axes=None):
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_ylim(min(0.0, min(float(np.nanmin(v)) for v in data.values())) - 0.02, 1.05)
-    axes[0].legend(frameon=False)
+    figure_legend_above(axes[0])
     return axes

@@ -37,7 +37,8 @@ def plot_two_point_validation(summary: dict[str, np.ndarray], examples: dict[str
         axes[0].plot(t[1:], theory[1:, 0], color=color, ls="--")
     axes[0].set(xscale="log", yscale="log", xlabel="time (learning rate x steps)",
                 ylabel="representational distance a", title="a(t): network (solid), Eq. 7 (dashed)")
-    axes[0].legend(fontsize=10, ncols=2)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=gains.size, fontsize=10,
+               frameon=False)  # the gains' colours, of the first two panels
     sim, theory = summary["final_sim"].ravel(), summary["final_theory"].ravel()
     scale_of = np.repeat(np.arange(gains.size), summary["final_sim"].shape[1])
     axes[1].scatter(sim, theory, c=[CYCLE[g % len(CYCLE)] for g in scale_of], s=25)
@@ -90,7 +91,8 @@ def plot_two_point_multitask(by_scale: dict[float, dict[str, np.ndarray]], kinds
                        color=CYCLE[k], label=name)
         ax.set(xlabel="predicted a* / mean", ylabel="observed final a / mean",
                title=f"g = {g:g}: median r = {np.nanmedian(out['pair_r']):+.2f}")
-    axes[0, 0].legend(fontsize=10, markerscale=2)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(PAIR_KINDS), fontsize=10,
+               markerscale=2, frameon=False)  # the kinds of pair, of every panel
     return fig
 
 
@@ -106,8 +108,8 @@ def plot_race_multitask(out: dict[str, np.ndarray], iterations: np.ndarray, scal
     axes[0].plot(np.zeros(n), out["rho_race"], "o", color=CYCLE[0])
     axes[0].plot(np.ones(n), out["rho_size"], "o", color=CYCLE[1])
     axes[0].axhline(0, color="black", lw=0.8)
-    axes[0].set(xticks=[0, 1], xticklabels=["race", "route size"], xlim=(-0.4, 1.4), ylabel="Spearman rho",
-                title=f"route order vs observed (g = {scale:g})")
+    axes[0].set(xticks=[0, 1], xticklabels=["race", "route size"], xlim=(-0.4, 1.4), xlabel="predictor",
+                ylabel="Spearman rho", title=f"route order vs observed (g = {scale:g})")
     for key, color, name in (("ari_out", CYCLE[0], "output pools"), ("ari_in", CYCLE[1], "input pools")):
         axes[1].plot(iterations, out[key].T, color=color, lw=0.5, alpha=0.4)
         axes[1].plot(iterations, out[key].mean(axis=0), color=color, lw=2, label=name)

@@ -13,6 +13,9 @@ up to ``MAX_FIGURE_WIDTH_IN`` ~ 12.2 inches the smallest text stays at least ``M
 (the browser check, ``tests/book_check.py``, measures it on every page).
 Notebook figures are sent as 2x ("retina") PNGs with ``2 * FIGURE_DPI`` pixels per inch, so
 every figure 3.6 inches or wider has at least as many pixels as the column is wide.
+
+A legend never covers data: :func:`legend_right` and :func:`legend_above` place an axes' legend
+outside it, :func:`figure_legend_above` gives a figure one legend above all of its panels.
 """
 
 from __future__ import annotations
@@ -76,3 +79,29 @@ def use_book_style() -> None:
 
     # applied now if the inline backend is active, else when it activates
     InlineBackend.instance(parent=shell).figure_formats = {"retina"}
+
+
+def legend_right(ax, **kwargs):
+    """``ax``'s legend to the right of its axes, top-aligned: over none of its data (the figure is
+    saved to its tight bounding box, so the legend is shown)."""
+    return ax.legend(**({"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0,
+                         "frameon": False} | kwargs))
+
+
+def legend_above(ax, title: str = "", **kwargs):
+    """``ax``'s legend above its axes, over none of its data, and its ``title`` (if any) above the
+    legend, lifted by the legend's height (set the title here: a later ``set_title`` lowers it onto the legend)."""
+    legend = ax.legend(**({"loc": "lower center", "bbox_to_anchor": (0.5, 1.0), "frameon": False} | kwargs))
+    if title:
+        height = legend.get_window_extent(ax.figure.canvas.get_renderer()).height * 72 / ax.figure.dpi
+        gap = legend.borderaxespad * legend.prop.get_size_in_points()  # between the axes and the legend
+        ax.set_title(title, pad=mpl.rcParams["axes.titlepad"] + gap + height)
+    return legend
+
+
+def figure_legend_above(ax, **kwargs):
+    """One legend for the whole figure of ``ax``, of ``ax``'s labelled artists (the same in every panel),
+    above the figure: over no panel's data."""
+    handles, labels = ax.get_legend_handles_labels()
+    return ax.figure.legend(handles, labels, **({"loc": "lower center", "bbox_to_anchor": (0.5, 1.0),
+                                                 "ncols": len(labels), "frameon": False} | kwargs))

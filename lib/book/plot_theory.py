@@ -8,7 +8,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .plot_style import PALETTE, use_book_style
+from .plot_style import PALETTE, legend_above, legend_right, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
 
@@ -47,7 +47,7 @@ def plot_mode_strengths(times, simulated, closed_form, singular_values, ax=None,
         ax.plot([], [], color="0.3", ls="--", lw=1, label="closed form (dashed)")
     ax.set_xlabel("iteration")
     ax.set_ylabel("mode strength $u_a^T W v_a$")
-    ax.legend(frameon=False)
+    legend_right(ax)
     if title:
         ax.set_title(title)
     return ax
@@ -64,8 +64,7 @@ def plot_vector_vs_projection(vector, projection, title, ax=None):
     ax.plot(projection * scale, color=PALETTE["orange"], lw=1, alpha=0.8, label="input projection (scaled)")
     ax.set_xlabel("training input")
     ax.set_ylabel("entry (unit-norm vector)")
-    ax.set_title(title)
-    ax.legend(frameon=False)
+    legend_above(ax, title, ncol=2)
     return ax
 
 
@@ -79,7 +78,7 @@ def plot_mode_overlaps(times, overlaps, labels, marks=(), axes=None):
         _mark_times(ax, marks)
         ax.set_ylabel(f"|cos|, {label}")
         ax.set_ylim(-0.02, 1.02)
-    np.atleast_1d(axes)[0].legend(frameon=False, ncol=4)
+    legend_above(np.atleast_1d(axes)[0], ncol=4)
     np.atleast_1d(axes)[-1].set_xlabel("iteration")
     return axes
 
@@ -99,7 +98,7 @@ def plot_curves_vs_loss(times, curves, curve_labels, loss, ylabel, marks=(), ax=
     twin.plot(times, loss, color="0.5", lw=2, alpha=0.6, label="loss")
     twin.set_yscale("log")
     twin.set_ylabel("loss (grey)")
-    ax.legend(frameon=False, loc="center right")
+    legend_above(ax, ncol=2)
     return ax
 
 
@@ -116,8 +115,7 @@ def plot_one_step_explainer(grid, x_train, y_train, y_start, y_next, y_final, in
     a.plot(grid, y_next, color=PALETTE["blue"], label="t = 1")
     a.plot(grid, y_final, color="k", ls="--", label="final")
     a.scatter(x_train, y_train, c=colors, zorder=3, label="training data")
-    a.set_title("(a) model predictions")
-    a.legend(frameon=False)
+    legend_above(a, "(a) model predictions", ncol=4)
     for m, color in enumerate(colors):
         b.plot(grid, influence[:, m], color=color)
         c.plot(grid, contributions[:, m], color=color)
@@ -127,8 +125,7 @@ def plot_one_step_explainer(grid, x_train, y_train, y_start, y_next, y_final, in
     predicted = y_start + contributions.sum(axis=1)
     d.plot(grid, y_next, color=PALETTE["blue"], lw=3, alpha=0.5, label="true t = 1")
     d.plot(grid, predicted, color="k", ls="--", lw=1, label="eNTK prediction")
-    d.set_title("(d) one-step eNTK prediction")
-    d.legend(frameon=False)
+    legend_above(d, "(d) one-step eNTK prediction", ncol=2)
     for ax, ylabel in zip((a, b, c, d), ("output y(x)", "K(x, x_n)", "contribution to y(x)", "output y(x)")):
         ax.set_xlabel("x")
         ax.set_ylabel(ylabel)
@@ -197,8 +194,7 @@ def plot_parity(panels: dict, xlabel: str, ylabel: str, axes=None):
         relative = np.abs(ours - reference).max() / np.abs(reference).max()
         ax.scatter(reference, ours, s=10, color=PALETTE["blue"], label=f"entries (max rel. diff. {relative:.1e})",
                    zorder=2)
-        ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.legend(frameon=False, loc="upper left")
+        legend_above(ax, title)
     return axes
