@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.book_check import SCREENSHOT_PAGES, book_pages, browser_available, check_book, expected_figures
+from tests.book_check import (SCREENSHOT_PAGES, book_pages, browser_available, check_book, chromium,
+                              expected_figures, serve)
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -29,6 +30,22 @@ def test_every_page_loads_with_its_figures_and_no_tracebacks():
     assert not problems, "\n".join(problems)
     assert set(expected) <= set(counts), counts  # every chapter rendered
     assert {p.stem for p in screenshots.glob("*.png")} >= {p.replace("/", "_") for p in SCREENSHOT_PAGES}
+
+
+@pytest.mark.skipif(not BOOK, reason="REPRO_BOOK_HTML not set: build the book first (make test does)")
+def test_site_search_ranks_the_books_pages_above_the_api_reference():
+    """A search for a term the chapters are about lists chapters first, then API functions."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with serve(Path(BOOK)) as base, chromium() as driver:
+        driver.get(f"{base}search.html?q=silhouette")
+        WebDriverWait(driver, 60).until(
+            lambda d: "found" in d.find_element(By.CSS_SELECTOR, "#search-results .search-summary").text)
+        links = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "#search-results ul.search li a")]
+    pages = [link for link in links if "/book/api/" not in link]
+    assert pages and any("/book/api/" in link for link in links), links[:20]  # both kinds are found
+    assert all("/book/api/" not in link for link in links[:len(pages)]), links[:20]
 
 
 def test_every_chapter_declares_its_figures():
