@@ -126,7 +126,8 @@ relative = errors["max |true - eNTK|, grid"].iloc[0] / errors["max |true change|
 glue("one_step_slope", f"{slope_train:.2f}", display=False)
 glue("one_step_slope_grid", f"{slope_grid:.2f}", display=False)
 glue("one_step_rel_error", f"{relative:.1e}", display=False)
-reading_table(errors.map("{:.3e}".format))
+reading_table(errors.map("{:.3e}".format),
+              "Per learning rate: largest error of the eNTK one-step prediction and largest true change")
 
 # %% mystnb={"figure": {"caption": "Sec 2.1 of the paper (no paper figure): largest error of the eNTK one-step prediction at the training points against the learning rate, with an lr^2 guide.", "name": "fig-one-step-scaling"}} tags=["hide-input"]
 plot_theory.plot_error_scaling(errors["learning rate"], errors["max |true - eNTK|, training points"], slope_train)

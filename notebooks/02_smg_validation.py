@@ -121,7 +121,8 @@ summary.check_headline("02_smg_validation", run_parameters, "aligned twin vs clo
 glue("smg_aligned_max_error", f"{aligned_error:.1%}", display=False)
 glue("smg_half_mode1", f"{half.iloc[0, 2]:.0f}", display=False)
 glue("smg_half_mode2", f"{half.iloc[1, 2]:.0f}", display=False)
-reading_table(half.round(0), digits=6)
+reading_table(half.round(0), "Per mode: iterations to half strength, simulated against SMG's closed form",
+              digits=6)
 
 # %% [markdown]
 # Half-times in iterations; a dash marks a mode not half learned within the run. The aligned twin reaches half strength within {glue:text}`smg_aligned_max_error` of the
@@ -161,7 +162,8 @@ for a in range(2):
     glue(f"smg_showcase_mode{a + 1}", f"{showcase_half[a]:.0f}", display=False)
     glue(f"smg_showcase_rank{a + 1}", f"{showcase_rank[a]:.0%}", display=False)
 glue("smg_sweep_iterations", f"{n_iterations}", display=False)
-reading_table(half_time_table, index=True)
+reading_table(half_time_table, "Half-times of each mode over random seeds: median [interquartile range]",
+              index=True)
 
 # %% [markdown]
 # The table gives each mode's half-time in iterations over the seeds: median [interquartile
@@ -200,7 +202,8 @@ table = pd.DataFrame(
 ).round(3)
 best_at_t1, best_at_t2 = int(np.argmax(overlaps[i1, 0])) + 1, int(np.argmax(overlaps[i2, 0])) + 1
 glue("smg_entk_match", f"mode {best_at_t1} at t = {t1} and mode {best_at_t2} at t = {t2}", display=False)
-reading_table(table, index=True)
+reading_table(table, "eNTK input singular vectors at the analysis times: |cos| with each target mode",
+              index=True)
 
 # %% [markdown]
 # The top eNTK vector matches {glue:text}`smg_entk_match` (the paper: modes 1 and 2).
@@ -247,7 +250,8 @@ glue("switch_primary_2", f"{primary_switch[1]:.0f}", display=False)
 glue("switch_secondary_3", "never" if np.isnan(secondary_switch[2]) else f"{secondary_switch[2]:.0f}", display=False)
 glue("switch_half_2", f"{own_half[1]:.0f}", display=False)
 glue("switch_secondary_leaves_2", f"{secondary_leaves_2:.0f}", display=False)
-reading_table(switch_table, index=True)
+reading_table(switch_table, "Per mode: iteration at which each eNTK vector settles on it, and its half-time",
+              index=True)
 
 # %% [markdown]
 # Iterations; a dash marks a vector that does not settle on that mode, or a mode not half learned, within the run. The
@@ -275,7 +279,7 @@ for t in analysis_times:
         fig3_rows[f"t={t}, singular vector {k + 1}"] = [
             abs(np.corrcoef(left[:, k], projections[:, a])[0, 1]) for a in range(projections.shape[1])]
 fig3 = pd.DataFrame(fig3_rows, index=[f"mode {a + 1}" for a in range(projections.shape[1])]).T.round(3)
-fig3
+reading_table(fig3, "|r| of the eNTK's first two singular vectors with each mode's input projection", index=True)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 3: singular vectors of the output-summed eNTK over the training inputs (blue) against the inputs' projections on a target mode (orange, scaled). Left: first singular vector vs mode 1 at t=190. Right: second singular vector vs mode 2 at t=770 (the first is still mode 1 there, see table).", "name": "fig-smg-fig3"}} tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3))

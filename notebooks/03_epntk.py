@@ -133,7 +133,10 @@ map_errors = pd.DataFrame(
 summary.check_headline("03_epntk", run_parameters, "ePNTK estimate of W(t) - W(0): largest relative error",
                        float(map_errors["relative error of the ePNTK estimate"].max()), 0.0, 0.05)
 glue("epntk_map_error_t2", f"{map_errors.iloc[1, 1]:.2%}", display=False)
-map_errors.style.format({"||W(t) - W(0)||": "{:.2f}", "relative error of the ePNTK estimate": "{:.2%}"})
+reading_table(map_errors.assign(**{"||W(t) - W(0)||": map_errors["||W(t) - W(0)||"].map("{:.2f}".format),
+                                   "relative error of the ePNTK estimate":
+                                       map_errors["relative error of the ePNTK estimate"].map("{:.2%}".format)}),
+              "ePNTK estimate of the end-to-end map's change W(t) - W(0): its size and relative error", index=True)
 
 # %% [markdown]
 # The ePNTK recovers the learned change of the map to within
@@ -173,7 +176,8 @@ fig11_holds = (top[("ePNTK", t1)][0] == 1 and top[("ePNTK", t1)][1] >= 0.9 and t
                and set(matches[("ePNTK", t2)][0][:2]) == {0, 1} and matches[("ePNTK", t2)][1][:2].min() >= 0.9)
 reading_table(pd.DataFrame({f"{name}, t = {t}": [f"mode {a + 1} (|cos| {c:.2f})" for a, c in zip(*matches[(name, t)])]
                             for name, t in matches},
-                           index=[f"kernel vector {j + 1}" for j in range(problem.v_in.shape[1])]), index=True)
+                           index=[f"kernel vector {j + 1}" for j in range(problem.v_in.shape[1])]),
+              "Per kernel singular vector: the closest target mode and its |cos|, at the analysis times", index=True)
 
 # %% [markdown]
 # ## The ePNTK over the training inputs (paper Fig 12)
@@ -193,7 +197,7 @@ for t in analysis_times:
         rows[f"t={t}, singular vector {k + 1}"] = [abs(np.corrcoef(left[:, k], projections[:, a])[0, 1])
                                                    for a in range(projections.shape[1])]
 fig12 = pd.DataFrame(rows, index=[f"mode {a + 1}" for a in range(projections.shape[1])]).T.round(3)
-fig12
+reading_table(fig12, "|r| of the ePNTK's first two singular vectors with each mode's input projection", index=True)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 12: first singular vector of the output-summed ePNTK over the training inputs (blue) against the inputs' projection on mode 1 (orange, scaled), at the two analysis times: the first mode, once learned, stays in the accumulated kernel.", "name": "fig-epntk-fig12"}} tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3))
@@ -232,9 +236,11 @@ summary.check_headline("03_epntk", run_parameters, "ePNTK reconstruction error o
                        0.8, 1.2)  # first order (forward Euler)
 glue("epntk_slope", f"{slope:.2f}", display=False)
 glue("epntk_output_error", f"{convergence['output_error'].iloc[0]:.2%}", display=False)
-convergence.rename(columns={"map_error": "relative error, W estimate",
-                            "output_error": "relative error, y(t) - y(0)"}).style.format(
-    {"learning rate": "{:.4f}", "relative error, W estimate": "{:.3%}", "relative error, y(t) - y(0)": "{:.3%}"})
+reading_table(convergence.assign(**{"learning rate": convergence["learning rate"].map("{:.4f}".format),
+                                    "map_error": convergence["map_error"].map("{:.3%}".format),
+                                    "output_error": convergence["output_error"].map("{:.3%}".format)})
+              .rename(columns={"map_error": "relative error, W estimate", "output_error": "relative error, y(t) - y(0)"}),
+              "Per learning rate at a fixed lr x steps: relative error of the ePNTK reconstructions")
 
 # %% mystnb={"figure": {"caption": "App A.3 of the paper (no paper figure): relative error of the ePNTK reconstruction of y(t) - y(0) over the training inputs and of W(t) - W(0), against the learning rate at fixed lr x steps, with an lr^1 guide.", "name": "fig-epntk-convergence"}} tags=["hide-input"]
 plot_theory.plot_convergence(convergence["learning rate"], {"y(t) - y(0)": convergence["output_error"],

@@ -128,7 +128,8 @@ for name, r in distance_ratios.items():
     slug = name.replace(" ", "_")
     glue(f"dist_{slug}_std", f"{r[:, 0].mean():.2f}", display=False)
     glue(f"dist_{slug}_large", f"{r[:, 1].mean():.2f}", display=False)
-reading_table(report.distance_table(distance_ratios))
+reading_table(report.distance_table(distance_ratios),
+              "Final hidden distance between tasks sharing a pool, relative to tasks sharing neither")
 
 # %% [markdown]
 # ## The eNTK at initialization (paper Figs 15, 8, 16)
@@ -229,7 +230,8 @@ summary.check_headline("04_multitask_representations", run_parameters, "standard
 limit_error = structure["limit_error"]
 glue("limit_error_std", f"{limit_error[:, 0].mean():.2f}", display=False)
 glue("limit_error_large", f"{limit_error[:, 1].mean():.1f}", display=False)
-reading_table(report.share_table(shares, limit_error))
+reading_table(report.share_table(shares, limit_error),
+              "Variance of the t=0 eNTK vectors explained by each control; distance from the small-weight limit")
 
 # %% [markdown]
 # Per output unit (authors' variant): the squared correlation of the leading eNTK vector with
@@ -237,7 +239,8 @@ reading_table(report.share_table(shares, limit_error))
 # brackets).
 
 # %% tags=["hide-input"]
-reading_table(report.per_output_table(env, structure, loadings, n_entk_pairs, short_names))
+reading_table(report.per_output_table(env, structure, loadings, n_entk_pairs, short_names),
+              "Per output unit: r² of its leading eNTK vector with ε and with ε·σ'")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (a control for Sec 4.2.2): what the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance.", "name": "fig-entk-controls"}} tags=["hide-input"]
 short = {"entk_authors": "eNTK (authors)", "entk_principled": "eNTK (principled)", "entk_left": "eNTK left",
@@ -254,7 +257,8 @@ for n in controls.LOADING_PREDICTORS:
 sil_r = report.silhouette_correlations(structure)
 glue("sil_r_output_error", f"{sil_r['output_error']:.3f}", display=False)
 glue("sil_r_epsilon", f"{sil_r['epsilon']:.3f}", display=False)
-reading_table(report.silhouette_table(structure, controls.LOADING_PREDICTORS))
+reading_table(report.silhouette_table(structure, controls.LOADING_PREDICTORS),
+              "Clustering of the eNTK loadings and the kernel-free controls: silhouette per init scale")
 
 # %% [markdown]
 # **What the kernel adds.** At standard init the loss sensitivities alone explain
@@ -297,10 +301,12 @@ glue("eta_n_structured", f"{int((main_rows['_lo'] > 0).sum())} of {len(main_rows
 by_variant = main_rows.pivot(index="_factor", columns="_name", values="_std")
 glue("eta_variant_gap", f"{(by_variant['entk_authors'] - by_variant['entk_principled']).abs().max():.3f}",
      display=False)
-reading_table(variance_table[[c for c in variance_table if not c.startswith("_")]])
+reading_table(variance_table[[c for c in variance_table if not c.startswith("_")]],
+              "Share of the eNTK loadings' variance explained by each factor (η²), standard vs large init")
 
 # %% tags=["hide-input"]
-reading_table(report.factor_means_table(explained, factors, controls.LOADING_PREDICTORS))
+reading_table(report.factor_means_table(explained, factors, controls.LOADING_PREDICTORS),
+              "Mean η² of each factor for the eNTK loadings and the kernel-free controls")
 
 # %% [markdown]
 # (tab-entk-paired)=
@@ -334,7 +340,8 @@ glue("entk_large_verdict", entk_large.verdict + (f" ({entk_large.qualification})
 glue("entk_large_v2_verdict", entk_large_v2.verdict, display=False)
 glue("entk_large_stability", f"the same verdict under {entk_large.stability} bootstrap seeds" if entk_large.stability
      else "a test without resampling", display=False)
-reading_table(report.paired_table(eta_pair, entk_seeds))
+reading_table(report.paired_table(eta_pair, entk_seeds),
+              "Per weight draw: η² of the eNTK loadings by the two sort factors, standard vs large")
 
 # %% [markdown]
 # Averaged over the two factors, standard init's loadings have $\eta^2 =$
@@ -366,7 +373,7 @@ glue("null_large_structured", f"{large_structured} of {n_entk_pairs}", display=F
 glue("null_large_eta", f"{null_tests['input']['observed'][:, 1].mean():.2f}", display=False)
 glue("null_std_eta", f"{null_tests['input']['observed'][:, 0].mean():.2f}", display=False)
 glue("null_95", f"{null_tests['input']['null_95'].mean():.3f}", display=False)
-reading_table(pd.DataFrame(null_rows))
+reading_table(pd.DataFrame(null_rows), "η² of the eNTK loadings against a null of shuffled pattern labels")
 
 # %% [markdown]
 # Large init's loadings keep structure of their own: their $\eta^2$ by routed input unit is
@@ -403,7 +410,8 @@ derived_control = {g: rep.entk_partitions(env, structure["loadings/output_error"
 agreement_rows, agreement = report.partition_agreement(env, derived_all, derived_control, n_entk_pairs)
 for (g, by, init), same in agreement.items():
     glue(f"agree_{g}_{by}_{init}", f"{same}/{n_entk_pairs}", display=False)
-reading_table(pd.DataFrame(agreement_rows))
+reading_table(pd.DataFrame(agreement_rows),
+              "How often each network's eNTK-derived partition equals a reference partition or the control's")
 
 # %% mystnb={"figure": {"caption": "Paper Fig 9, with eNTK-derived partitions: adjusted Rand index between k-means clusters of group-averaged hidden activity and a partition of the groups, over single-task training (symlog time axis), mean \u00b1 sd over pairs, standard (blue) and large (orange) init. Reference partitions are fixed labels (the paper's choice); 'eNTK-derived' is each network's own partition from its t=0 eNTK. Below zero: clusters that cut across the partition more than chance would.", "name": "fig-ari"}} tags=["hide-input"]
 derived_ari = {g: (labels_g[:n_ari_pairs], parts_g[:n_ari_pairs]) for g, (labels_g, parts_g) in derived_all.items()}
@@ -428,7 +436,8 @@ for title, v in ari.items():
 cross_ari = adjusted_rand_score(partitions.reference_partition(env, "task", "input_pool")[0],
                                 partitions.reference_partition(env, "task", "output_pool")[0])
 glue("ari_crossing", f"{cross_ari:.2f}", display=False)
-reading_table(pd.DataFrame(report.ari_rows(ari, iterations)))
+reading_table(pd.DataFrame(report.ari_rows(ari, iterations)),
+              "Adjusted Rand index of hidden-layer clusters against each partition: end, peak and onset")
 
 # %% [markdown]
 # Values below zero are not noise around chance: the ARI of two partitions that cut across
@@ -513,7 +522,8 @@ glue("other_n_pairs", f"{n_swapped_pairs}", display=False)
 for arch, o in onset_table.items():
     for name, value in o.items():
         glue(f"onset_{arch}_{name.replace(' ', '_')}", "never" if np.isnan(value) else f"{value:.0f}", display=False)
-reading_table(pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration with mean ARI ≥ 0.5: {n}"), digits=6)
+reading_table(pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration with mean ARI ≥ 0.5: {n}"),
+              "Per architecture: when each hidden-layer organization appears under standard init", digits=6)
 
 # %% [markdown]
 # Iterations; a dash marks a grouping whose mean ARI never reaches 0.5 in the run. In the

@@ -183,7 +183,7 @@ shown = shown.drop(columns=["early_large_better", "n_pairs", "pairs_large_faster
 for column, form in {"final, standard": "{:.2f}", "final, large": "{:.2f}", "share of snapshots standard better": "{:.0%}",
                      "final sign from": "{:.0f}", "start, standard": "{:.1f}", "start, large": "{:.1f}"}.items():
     shown[column] = [form.format(v) if np.isfinite(v) else None for v in shown[column]]
-reading_table(shown)
+reading_table(shown, "Per schedule and phase: start and end test loss, and where standard init is better")
 
 # %% [markdown]
 # In single-task ET training the mean difference favours large init early on and standard
@@ -225,7 +225,8 @@ pair_table = pd.DataFrame([
     {"ET pairs (single-task)": "final test loss of standard init: max / min",
      "pairs": f"{et_final[:, 0].max():.1f} / {et_final[:, 0].min():.1f} = {et_final[:, 0].max() / et_final[:, 0].min():.1f}x"},
 ])
-reading_table(pair_table)
+reading_table(pair_table,
+              "Single-task ET pairs: standard init ending lower, the paper's pattern, spread of final loss")
 
 # %% mystnb={"figure": {"caption": "Paper Fig 17: single-task test loss of the first n_pairs ET pairs, standard (blue) and large (orange) init, on a shared log scale.", "name": "fig-perf-runs"}} tags=["hide-input"]
 plot_performance.plot_individual_runs(runs["ET"]["iterations"], test_loss["ET"]["single"])
@@ -280,7 +281,7 @@ for phase in phases:
 glue("perf_speed_worst", "exactly (bit for bit)" if worst == 0 else f"to a relative {worst:.0e}", display=False)
 for column in ("median halving, standard", "median halving, large"):
     speed_table[column] = [f"{v:.0f}" if np.isfinite(v) else None for v in speed_table[column]]
-reading_table(speed_table)
+reading_table(speed_table, "Per schedule and phase: which init first halves its test loss from its own start")
 
 # %% [markdown]
 # In fine-tuning large init halves first in {glue:text}`perf_speed_ET_finetune` ET and
@@ -427,7 +428,8 @@ verdict_table = pd.DataFrame([{"claim": claims.CLAIMS[j.claim].text
 #   better without generalizing better* — **{glue:text}`perf_train_speed_verdict`**.
 
 # %% tags=["hide-input"]
-reading_table(verdict_table[["verdict", "claim", "ours", "interval", "criterion"]])
+reading_table(verdict_table[["verdict", "claim", "ours", "interval", "criterion"]],
+              "This chapter's claims: our result, its interval and the verdict under the criterion in force")
 
 # %% [markdown]
 # (tab-perf-replication)=
@@ -454,7 +456,8 @@ for claim, j in replicated.items():
 glue("perf_replication_pairs", f"{n_replication_pairs}", display=False)
 glue("perf_replication_block", correlation_report.block_words({"ET": replication_plan["ET"]}), display=False)
 glue("perf_declared_half_width", f"{replication.PERFORMANCE_SAMPLE.half_width:.2f}", display=False)
-reading_table(replication_report.replication_view(in_force, replicated, precision))
+reading_table(replication_report.replication_view(in_force, replicated, precision),
+              "Pair-count claims: verdicts on the original pairs and on a replication block of new pairs")
 
 # %% tags=["remove-cell"]
 P = f"{n_verdict_pairs} pairs per schedule"

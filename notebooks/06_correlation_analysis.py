@@ -135,7 +135,7 @@ silhouette_summary = pd.DataFrame(
      for name in runs for i, init in enumerate(("standard", "large"))}, index=variants)
 silhouette_summary.index = [reader_name(v) for v in silhouette_summary.index]
 silhouette_summary.columns = [f"{name}, {init} init" for name, init in silhouette_summary.columns]
-reading_table(silhouette_summary)
+reading_table(silhouette_summary, "Mean t=0 silhouette of each eNTK variant, per schedule and init")
 
 # %% [markdown]
 # The mean $t=0$ silhouette of each eNTK variant per schedule and init, over the pairs of this page.
@@ -150,13 +150,15 @@ authors = tables[headline]  # the table the verdicts use
 if headline != "authors":
     display(Markdown("With `split='disjoint'` the authors' variant does not exist (472 test patterns): the principled "
                      "variant is shown."))
-reading_table(correlation_report.correlation_view(authors))
+reading_table(correlation_report.correlation_view(authors),
+              "Silhouette against final test loss: the paper's r beside ours, with its controls")
 
 # %% [markdown]
 # ## The same with the principled eNTK variant
 
 # %% tags=["hide-input"]
-reading_table(correlation_report.correlation_view(tables["principled"]))
+reading_table(correlation_report.correlation_view(tables["principled"]),
+              "Principled eNTK variant: silhouette against final test loss, with the same controls")
 
 # %% tags=["hide-input"]
 rel = authors[authors["quantity"] == "relative"]
@@ -219,7 +221,8 @@ judged = {v: correlation_verdicts.judge_correlations(discovery.inputs[v], f"entk
           for v in variants}
 glue("corr_n_verdict", f"{n_verdict_pairs}", display=False)
 reading_table(correlation_report.verdict_view({(f"discovery block, {v} variant", claim): j.current
-                                               for v in variants for claim, j in judged[v].items()}))
+                                               for v in variants for claim, j in judged[v].items()}),
+              "Verdicts on the paper's correlations over all pairs, for both eNTK variants")
 
 # %% tags=["hide-input"]
 holm, holm_significant = correlation_verdicts.holm_significant(discovery.tables[headline])
@@ -234,7 +237,7 @@ for claim, j in judged[headline].items():
 glue("corr_n_holm", f"{len(holm)}", display=False)
 glue("corr_holm_single", "yes" if holm_significant["single"] else "no", display=False)
 glue("corr_holm_finetune", "yes" if holm_significant["finetune"] else "no", display=False)
-reading_table(full_view)
+reading_table(full_view, "Each correlation over all pairs, with its controls and Holm-adjusted permutation p-values")
 
 # %% [markdown]
 # The first table gives the verdicts with both eNTK variants (the registry's verdict is
@@ -282,7 +285,8 @@ glue("corr_replication_block", correlation_report.block_words(replication_plan),
 glue("corr_declared_half_width", f"{replication.CORRELATION_SAMPLE.half_width:.2f}", display=False)
 glue("corr_replication_et", replication_report.replication_words(judged[headline]["corr-et"].current,
                                                                  replicated["corr-et"].current), display=False)
-reading_table(replication_report.replication_view(discovery_in_force, replicated_in_force, precision))
+reading_table(replication_report.replication_view(discovery_in_force, replicated_in_force, precision),
+              "Correlation claims: verdicts on the original pairs and on a replication block of new pairs")
 
 # %% [markdown]
 # (tab-corr-rivals)=
@@ -311,7 +315,9 @@ for p in ("output_error", "epsilon", "ntk", "entk_left"):
     glue(f"rival_{p}_et_single", f"{by_pred[(controls.LOADING_PREDICTOR_NAMES[p], 'relative single ET')]:+.3f}", display=False)
     glue(f"rival_{p}_et_finetune", f"{by_pred[(controls.LOADING_PREDICTOR_NAMES[p], 'relative finetune ET')]:+.3f}",
          display=False)
-reading_table(pd.concat([paper_row, rival_table]), transpose=True)
+reading_table(pd.concat([paper_row, rival_table]),
+              "Each correlation with each rival predictor's silhouette or the init label, beside the paper's r",
+              transpose=True)
 
 # %% [markdown]
 # Cells: Pearson $r$ over the networks of the schedule (both schedules for "combined");
@@ -392,10 +398,12 @@ for slug in ("this", "split", "large_scaling"):
         glue(f"choice_{slug}_in_ci", "not computed", display=False)
 glue("other_split", other["split"], display=False)
 glue("other_scaling", other["large_scaling"], display=False)
-reading_table(choice_view)
+reading_table(choice_view,
+              "Principled eNTK variant: correlations under this page's choices, the other split and the other scaling")
 
 # %% tags=["hide-input"]
-reading_table(pd.DataFrame(performance_rows))
+reading_table(pd.DataFrame(performance_rows),
+              "Performance effects under each choice: how often standard init ends lower or is better")
 
 # %% [markdown]
 # With the principled variant the ET relative-loss pair (single-task / fine-tuning) is

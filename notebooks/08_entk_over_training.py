@@ -222,7 +222,8 @@ glue("kd_first_order_where", f"{euler_where[euler_worst_case]}", display=False)
 glue("kd_first_order_end", f"{euler_end[euler_worst_case]:.0%}", display=False)
 glue("kd_first_order_criterion", claims.criterion("epntk-multitask").text, display=False)
 glue("kd_check_length", " and ".join(f"{n} ({name})" for name, n in check_length.items()), display=False)
-reading_table(reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]}))
+reading_table(reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]}),
+              "Reconstruction error of the learned change, per schedule, init and ePNTK sum")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off.", "name": "fig-kd-reconstruction"}} tags=["hide-input"]
 panels = {f"{name} (first {check['iterations'][-1]} iterations)": (
@@ -275,7 +276,9 @@ glue("kd_order_min", f"{last_orders.min():.2f}", display=False)
 glue("kd_order_max", f"{last_orders.max():.2f}", display=False)
 for (name, init, set_name), (s_all, s_last) in slopes.items():
     glue(f"kd_order_{name}_{init}_{set_name}", f"{s_all:.2f}", display=False)
-reading_table(convergence_table, transpose=True)
+reading_table(convergence_table,
+              "Error of the paper's eNTK sum as the learning rate halves, per schedule, init and inputs",
+              transpose=True)
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: relative error of the paper's every-step eNTK sum in reconstructing y(t) - y(0), against the learning rate at fixed learning rate x steps (standard init blue, large orange; training inputs solid, test inputs dashed), with first-order guides (grey).", "name": "fig-kd-convergence"}} tags=["hide-input"]
 panels = {f"{name}: lr x t = {get_schedule(name).learning_rate('standard') * convergence_iterations:g} (standard), "
@@ -311,7 +314,8 @@ quadrature_table = pd.DataFrame(rows)
 glue("kd_quadrature_path_max", f"{quadrature_table.iloc[:, 2].max():.2%}", display=False)
 glue("kd_quadrature_share_max", f"{quadrature_table.iloc[:, 3].max():.3f}", display=False)
 glue("kd_euler_vs_step_max", f"{quadrature_table.iloc[:, -1].max():.1%}", display=False)
-reading_table(quadrature_table, digits=4)
+reading_table(quadrature_table,
+              "Time quadrature and the paper's sum against the every-step ePNTK, per schedule and init", digits=4)
 
 # %% [markdown]
 # Under the node schedule of the bulk runs the ePNTK differs from the every-step sum by at
@@ -350,7 +354,8 @@ for name, run in runs.items():
     for i, init in enumerate(INITS):
         glue(f"kd_align_final_t0_{name}_{init}", f"{np.nanmean(run['alignment_final'][:, i, 0, SET]):.2f}",
              display=False)
-reading_table(window[[c for c in window if not c.startswith("_")]])
+reading_table(window[[c for c in window if not c.startswith("_")]],
+              "Median first iteration at which each similarity to the t=0 eNTK falls below the threshold")
 
 # %% [markdown]
 # The table gives, per schedule and init, the first snapshot at which each similarity to the
@@ -378,7 +383,8 @@ glue("kd_spacing", " and ".join(f"{run['iterations'][1]} ({name})" for name, run
 for (name, measure), part in crossing.groupby(["schedule", "measure"], sort=False):  # one small table each
     by_threshold = part.set_index("init")[[f"{t:g}" for t in attribution.THRESHOLDS]].T.rename_axis("threshold")
     display(Markdown(f"**{name}, {measure}**"))
-    display(reading_table(by_threshold.rename_axis(columns=None), index=True))
+    display(reading_table(by_threshold.rename_axis(columns=None),
+                          f"{name}, {measure}: first iteration below each threshold, per pair", index=True))
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: the first snapshot iteration at which each similarity to the t=0 eNTK (mean over outputs) falls below the threshold, against the threshold, one line per pair (standard init blue, large init orange, slightly offset so that equal values stay visible); pairs on the dotted 'never' line do not cross within the run. Rows: alignment of eNTK(t) with eNTK(0), overlap of their leading vectors, alignment of the ePNTK so far with eNTK(0); columns: schedules.", "name": "fig-kd-crossings"}} tags=["hide-input"]
 short = {"alignment of eNTK(t) with eNTK(0)": "eNTK(t) vs eNTK(0), alignment",
@@ -486,7 +492,8 @@ sharing = attribution.attribution_table(runs, "authors")
 sharing["per-pattern ratio of |contribution|"] = (sharing["_abs"] / sharing["_fraction"]).map("{:.2f}".format)
 shared = sharing.set_index(["schedule", "init", "training patterns"])
 glue("kd_n_pairs", f"{n_pairs}", display=False)
-reading_table(sharing[[c for c in sharing if not c.startswith("_")]])
+reading_table(sharing[[c for c in sharing if not c.startswith("_")]],
+              "End of training: shares of the learned change per category of training patterns")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: signed share of the learned change of the test outputs (top; negative: the category pushes against the change) and share of the magnitude sum |C| (bottom; dashes: the categories' share of the patterns) per category of training patterns, at the end of training; mean over pairs with 95% t-intervals, standard (blue) and large (orange) init. 'other tasks': the three categories of other tasks together.", "name": "fig-kd-attribution"}} tags=["hide-input"]
 plot_attribution.plot_signed_attribution(
@@ -506,7 +513,8 @@ plt.show()
 # %% tags=["hide-input"]
 cancellation = attribution.cancellation_table(runs, "authors")
 cancelled = cancellation.set_index(["schedule", "init", "sum |C| / |dy|"])
-reading_table(cancellation[[c for c in cancellation if not c.startswith("_")]])
+reading_table(cancellation[[c for c in cancellation if not c.startswith("_")]],
+              "End of training: cancellation factors of the learned change, per schedule and init")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: cancellation factor sum |C| / sum |dy| of the learned change of the test outputs over training, one line per network (standard init blue, large init orange), by category of training patterns (top) and by single training pattern (bottom), log scale; dotted: 1, no cancellation.", "name": "fig-kd-cancellation"}} tags=["hide-input"]
 plot_attribution.plot_cancellation(iterations_of, {
@@ -548,7 +556,8 @@ for name, values in agreement.items():
                          "_rsa": np.nanmean(values[f"rsa/{predictor}"][:, i])})
 representation = pd.DataFrame(rows).rename(columns={"rsa": "RSA", "ari3": "ARI (3 clusters)",
                                                     "ari4": "ARI (4 clusters)"})
-reading_table(representation[[c for c in representation if not c.startswith("_")]])
+reading_table(representation[[c for c in representation if not c.startswith("_")]],
+              "Agreement of each predictor's task similarity with the trained hidden layer's, per schedule and init")
 
 # %% [markdown]
 # (tab-kd-contrasts)=
@@ -561,7 +570,8 @@ reading_table(representation[[c for c in representation if not c.startswith("_")
 contrasts = attribution.representation_contrasts(agreement)
 contrasts["metric"] = contrasts["metric"].map(findings.METRIC_NAMES)
 contrast_of = contrasts.set_index(["schedule", "init", "metric", "contrast"])
-reading_table(contrasts[[c for c in contrasts if not c.startswith("_")]])
+reading_table(contrasts[[c for c in contrasts if not c.startswith("_")]],
+              "Paired contrasts between the predictors' agreement with the trained hidden layer")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs.", "name": "fig-kd-rsa"}} tags=["hide-input"]
 plot_entk_over_training.plot_rsa_over_training(iterations_of, {name: ka.rsa_over_training(run, index_set, "columns")

@@ -170,7 +170,7 @@ tuned = pd.DataFrame([{"scaling": s, "g": g, "tuned lr": lr} for (s, g), lr in s
 tuned_lr = tuned.pivot(index="g", columns="scaling", values="tuned lr").rename(
     columns={"both": "both layers scaled", "hidden": "hidden layer scaled"})
 tuned_lr.index = [f"g = {g:g}" for g in tuned_lr.index]
-reading_table(tuned_lr, index=True)
+reading_table(tuned_lr, "Learning rate chosen on held-out networks, per init scale and scaling", index=True)
 
 # %% [markdown]
 # The short continuum has {glue:text}`cont_n_points` scale points with `n_seeds` networks each:
@@ -237,7 +237,8 @@ reading_table(pd.DataFrame({
     "g": cf["gs"], "tuned lr": [conv_nets["lr"][conv_nets["g"] == g][0] for g in cf["gs"]],
     "linearization_gap": cf["gap"], "linearization finite (share)": cf["gap_finite"], "kernel_distance": cf["dist"],
     "loss_single_test": cf["loss"], "loss_finetune_test": continuum_sweeps.medians_by_scale(conv_nets, "loss_finetune_test")[1],
-    "settled, single task (share)": [continuum_facts.settled_share(conv_nets, "single", g) for g in cf["gs"]]}))
+    "settled, single task (share)": [continuum_facts.settled_share(conv_nets, "single", g) for g in cf["gs"]]}),
+    "Converged continuum, per init scale: learning rate, laziness measures and median losses")
 
 # %% [markdown]
 # **Where the transition lies** (converged continuum; medians per scale in the table).
@@ -308,7 +309,8 @@ glue("cont_n_tests", f"{n_tests}", display=False)
 glue("cont_n_settings", f"{len(SETTINGS)}", display=False)
 glue("cont_n_cells_setting", f"{len(PREDICTOR_TITLES) * len(CORR_OUTCOMES)}", display=False)
 reading_table(pd.DataFrame([{"setting": label, **{o: continuum_report.winner_text(w) for o, w in ws.items()}}
-                            for label, ws in win.items()]).set_index("setting").T, index=True)
+                            for label, ws in win.items()]).set_index("setting").T,
+              "Within-scale winning t=0 predictor of each outcome, per setting", index=True)
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: pooled within-scale r (both variables standardised within each scale) of each t=0 predictor (rows) with each outcome (columns) in the converged continuum; framed cells are significant after Benjamini-Hochberg at 5% across all cells of all five settings. Intervals: table below.", "name": "fig-continuum-within-converged"}} tags=["hide-input"]
 plot_continuum.plot_within_grid(by_setting[SETTINGS[("both", "converged")]], list(PREDICTOR_TITLES), CORR_OUTCOMES,
@@ -344,7 +346,8 @@ conv_unexpected = [(o, w) for label, o, w in unexpected if label == CONV]
 glue("cont_unexpected_reading", "; ".join(continuum_report.unexpected_reading(o, w, OUTCOME_TITLES, PREDICTOR_TITLES)
                                           for o, w in conv_unexpected) or
      "no winner of the converged run has the unexpected sign", display=False)
-reading_table(continuum_report.within_table(by_setting[CONV]))
+reading_table(continuum_report.within_table(by_setting[CONV]),
+              "Converged continuum: within-scale correlation of each t=0 predictor with each outcome")
 
 # %% [markdown]
 # **What the numbers say.** {glue:text}`cont_n_tests` cells were tested
@@ -408,7 +411,8 @@ glue("cont_sep_word", "separates" if separation["separates"] else "does not sepa
 glue("cont_hyp_verdict", judgement.verdict + (f" ({judgement.qualification})" if judgement.qualification else ""),
      display=False)
 glue("cont_hyp_verdict_v1", earlier[0].verdict, display=False)
-reading_table(route.rename(columns={"networks at <= 1 iteration": "share of networks at ≤ 1 iteration"}))
+reading_table(route.rename(columns={"networks at <= 1 iteration": "share of networks at ≤ 1 iteration"}),
+              "Converged continuum, per init scale: learning a held-out route, and sharing")
 
 # %% [markdown]
 # Per scale (converged continuum): median zero-shot loss on the held-out task, median
@@ -440,7 +444,7 @@ comparison, n_changed = continuum_report.short_run_comparison(
     facts, by_setting, hyp_by_key, win, SETTINGS, {"500 it., lr 0.01": ("both", "paper"), "500 it., tuned lr": ("both", "tuned")},
     ("both", "converged"), OUTCOME_TITLES, ("silhouette_entk_authors", "loss_single_test"))
 glue("cont_n_changed", f"{n_changed}", display=False)
-reading_table(comparison)
+reading_table(comparison, "Every continuum conclusion from the short runs beside the converged run's")
 
 # %% [markdown]
 # {glue:text}`cont_n_changed` entries of the short run's columns have a sign or a winner that the
@@ -466,7 +470,8 @@ glue("cont_rob_iterations", " (ET) and ".join(str(robustness_iterations[s]) for 
      display=False)
 comparisons = {s: robustness.binary_comparison(r["single"], r["finetune"], r["single_train"], r["finetune_train"])
                for s, r in robust.items()}
-reading_table(pd.DataFrame(comparisons), index=True)
+reading_table(pd.DataFrame(comparisons), "Standard vs large init pairs: who ends lower, and who did not converge",
+              index=True)
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: standard-vs-large pairs: in how many pairs each init ends with the lower test loss, per schedule and phase.", "name": "fig-continuum-wins"}} tags=["hide-input"]
 plot_continuum.plot_win_counts(comparisons)
@@ -497,7 +502,7 @@ glue("rob_nc", ", ".join(f"{s} {p}: {c[f'{p}/not_converged_standard']} standard 
                          for s, c in comparisons.items() for p in ("single", "finetune")), display=False)
 glue("rob_sig", f"{int((robust_table.p_within_permutation < 0.05).sum())} of {len(robust_table)}", display=False)
 glue("rob_sig_chance", f"{0.05 * len(robust_table):.1f}", display=False)
-reading_table(shown)
+reading_table(shown, "The paper's correlations on more pairs, per quantity, phase and schedule")
 
 # %% [markdown]
 # With {glue:text}`rob_n` pairs per schedule, standard init ends the single-task phase

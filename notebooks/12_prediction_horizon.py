@@ -247,7 +247,8 @@ glue("hz_null_half", f"{null_half:.3f}", display=False)
 sure = [f"{reader_name(p)} for the {reader_name(o)} from {hr.fraction_label(c['earliest_sure'][i])}"
         for o, c in curves.items() for i, p in enumerate(PREDICTORS) if np.isfinite(c["earliest_sure"][i])]
 glue("hz_sure", "; ".join(sure) if sure else "none", display=False)
-reading_table(hr.earliest_table(curves, PREDICTORS))
+reading_table(hr.earliest_table(curves, PREDICTORS),
+              "Earliest fraction of training at which each quantity predicts each outcome within scales")
 
 # %% [markdown]
 # (hz-rivals)=
@@ -304,10 +305,12 @@ glue("hz_adds_text", (f"Significant after the correction in {len(adds)} of {int(
                       + (" (second table below)." if adds else ".")), display=False)
 if winners:
     display(reading_table(pd.DataFrame(winners, columns=["kernel quantity", "outcome", "fraction f",
-                                                         "Holm-adjusted p"])))
+                                                         "Holm-adjusted p"]),
+                          "Kernel quantities that beat every rival, per outcome and fraction"))
 if adds:
     display(reading_table(pd.DataFrame(adds, columns=["kernel quantity", "outcome", "fraction f",
-                                                      "partial r given the rivals", "Holm-adjusted p"])))
+                                                      "partial r given the rivals", "Holm-adjusted p"]),
+                          "Kernel quantities that add to the rivals, per outcome and fraction"))
 
 # %% [markdown]
 # (hz-per-scale)=
@@ -326,7 +329,7 @@ per_scale_values = {o: nets[o][use] for o in OUTCOMES}
 per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
                                                   fractions, curves)
 glue("hz_per_scale_text", per_scale_text, display=False)
-reading_table(hr.per_group_long(per_scale_table))
+reading_table(hr.per_group_long(per_scale_table), "Strongest cells: correlation inside each init scale, and pooled")
 
 # %% [markdown]
 # (hz-finetune)=
@@ -469,17 +472,20 @@ glue("hz_pairs_beats_text", (f"a kernel quantity beats every rival in {len(pair_
 glue("hz_pairs_adds_text", (f"Given all four rivals, a kernel quantity adds information (partial correlation, "
                             f"Holm) in {len(pair_adds)} of {int(np.isfinite(pair_partial_p).sum())} cells"
                             + (" (second table)." if pair_adds else ".")), display=False)
-display(reading_table(long_view(pair_table, ["predictor", "outcome"])))  # one row per predictor and outcome
+display(reading_table(long_view(pair_table, ["predictor", "outcome"]),  # one row per predictor and outcome
+                      "The paper's pairs: within-group correlation of each predictor with each outcome"))
 if pair_adds:
     display(reading_table(pd.DataFrame(pair_adds, columns=["kernel quantity", "outcome", "fraction f",
-                                                           "partial r given the rivals", "Holm-adjusted p"])))
+                                                           "partial r given the rivals", "Holm-adjusted p"]),
+                          "The paper's pairs: kernel quantities that add to the rivals"))
 pair_control_found = horizon_checks.shuffled_discoveries(pair_values[:len(KERNELS)], pair_values[len(KERNELS):],
                                                          pair_out, pair_groups, pair_fractions,
                                                          n_permutations=N_CONTROL, seed=2)
 glue("hz_pairs_control_text", control_text(pair_control_found), display=False)
 pair_group_table, pair_group_text = per_group_table(pair_values, pair_out, pair_groups, pair_fractions, pair_curves)
 glue("hz_pairs_per_group_text", pair_group_text, display=False)
-display(reading_table(hr.per_group_long(pair_group_table)))
+display(reading_table(hr.per_group_long(pair_group_table),
+                      "The paper's pairs, strongest cells: correlation inside each schedule and init group"))
 
 # %% [markdown]
 # (hz-pairs-replication)=
@@ -507,7 +513,8 @@ glue("hz_pairs_replication_block", pair_replication_words, display=False)
 glue("hz_pairs_declared_half_width", f"{replication.HORIZON_PAIRS_SAMPLE.half_width:.2f}", display=False)
 reading_table(replication_report.replication_view(
     {k: j for k, j in pair_judgements.items() if k in replication.HORIZON_PAIR_CLAIMS}, replicated_pair_judgements,
-    {k: pair_precision_text for k in replication.HORIZON_PAIR_CLAIMS}))
+    {k: pair_precision_text for k in replication.HORIZON_PAIR_CLAIMS}),
+    "Verdicts on the paper's pairs in the discovery and the replication block")
 
 # %% [markdown]
 # (hz-verdicts)=

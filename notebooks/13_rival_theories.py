@@ -182,7 +182,7 @@ tp_table = pd.DataFrame({
     "plateau, network (median)": np.median(plateau("plateau_sim"), axis=1),
     "plateau, theory (median)": np.median(plateau("plateau_theory"), axis=1)}).set_index("gain")
 glue("rv_tp_median", f"{np.median(tp_summary['final_rel_error']):.1%}", display=False)
-reading_table(tp_table)
+reading_table(tp_table, "Two-point theory on its own network, per gain: fitted rates, errors and plateaus")
 
 # %% [markdown]
 # (rv-race-validation)=
@@ -241,8 +241,10 @@ pooled_pred = np.concatenate([np.log(out["predicted"]).ravel() for out in by_sca
 pooled_obs = np.concatenate([np.log(out["observed"]).ravel() for out in by_scale.values()])
 glue("rv_pairs_across", f"{rt.pearson(pooled_pred, pooled_obs):+.2f} (log distances; much of it is the scale "
      "itself, which sets both)", display=False)
-display(reading_table(pd.DataFrame(prediction_rows).set_index("scale g")))
-display(reading_table(pd.DataFrame(fit_rows).set_index("scale g")))
+display(reading_table(pd.DataFrame(prediction_rows).set_index("scale g"),
+                      "Two-point theory's prediction of the learned task similarity, per scale"))
+display(reading_table(pd.DataFrame(fit_rows).set_index("scale g"),
+                      "Two-point theory on the multitask network, per scale: fitted rates and fit"))
 
 # %% [markdown]
 # (rv-race)=
@@ -317,7 +319,8 @@ for g, out in by_scale.items():
                       "output pools first": f"{int(out['out_first'].sum())}/{out['out_first'].size}",
                       "input-pool ARI >= 0.5 (networks)": int(np.isfinite(out["t_in"]).sum()),
                       "output-pool ARI >= 0.5 (networks)": int(np.isfinite(out["t_out"]).sum())})
-reading_table(pd.DataFrame(race_rows).set_index("scale g"))
+reading_table(pd.DataFrame(race_rows).set_index("scale g"),
+              "Race against the sigmoid networks, per scale: route order and pool groupings")
 
 # %% [markdown]
 # (rv-side-by-side)=
@@ -366,10 +369,10 @@ side_tables = {k: rc.interval_table({g: scores[g][k] for g in scales}, names, fm
                for k, names, fmt in (("a", rc.A_PREDICTORS, "+.2f"), ("b", rc.B_PREDICTORS, "+.2f"),
                                      ("c", rc.C_PREDICTORS, ".2f"))}
 side_tables["b_time"] = rc.interval_table({g: scores[g]["b_time"] for g in scales}, tuple(scores[scales[0]]["b_time"]))
-for k, title in (("a", "(a) task similarity: mean r [95% interval]"), ("b", "(b) route order: mean rho [95% interval]"),
-                 ("b_time", "(b) route times: median log10(predicted / observed) [95% interval]"),
-                 ("c", "(c) loss shape: mean absolute error [95% interval]")):
-    display(reading_table(side_tables[k]).set_caption(title))
+for k, outcome, score in (("a", "(a) task similarity", "mean r"), ("b", "(b) route order", "mean rho"),
+                          ("b_time", "(b) route times", "median log10(predicted / observed)"),
+                          ("c", "(c) loss shape", "mean absolute error")):
+    display(reading_table(side_tables[k], f"{outcome}, per predictor and scale: {score} [95% interval]"))
 glue("rv_side_snapshots", f"{n_snapshots}", display=False)
 glue("rv_side_diverged", ", ".join(f"g = {g:g}: {int(kernel_preds[g]['linearized_diverged'].sum())} of "
                                    f"{kernel_preds[g]['linearized_diverged'].size}" for g in scales), display=False)
@@ -444,12 +447,12 @@ for g in tqdm(cont_scales, desc="continuum scales"):
 cont_table = rc.interval_table(cont_scores, rcon.CONTINUUM_PREDICTORS_A)
 scale_columns = [c for c in cont_table.columns if c.startswith("g = ")]  # one row per predictor and scale: fits the page
 cont_long = long_view(cont_table, ["predictor", "scale"], columns=scale_columns, value_name="mean r [95% interval]")
-display(reading_table(cont_long).set_caption("(a) on the continuum's networks: mean r over task pairs [95% interval]"))
+display(reading_table(cont_long, "(a) on the continuum's networks: mean r over task pairs [95% interval]"))
 display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "rate_h": r["rate_h"],
                                      "rate_y": r["rate_y"], "fit error": r["fit_error"],
                                      "analysed networks": int(((cont_nets["g"] == g) & cont_use).sum())}
-                                    for g, r in cont_rates.items()]).set_index("scale g"))
-        .set_caption("two-point rates per scale, fitted on the held-out networks"))
+                                    for g, r in cont_rates.items()]).set_index("scale g"),
+                      "Two-point theory's rates per scale, fitted on held-out networks"))
 
 across, n_finite = rival_report.across_scales_table({k: np.concatenate(v) for k, v in cont_pooled.items()},
                                                     rcon.CONTINUUM_PREDICTORS_A)
@@ -462,7 +465,7 @@ glue("rv_cont_nets", f"{len(cont_scales)} scales g = " + ", ".join(f"{g:g}" for 
 glue("rv_cont_match", f"{max(cont_match) if cont_match else float('nan'):.1e}", display=False)
 glue("rv_cont_fit_seeds", ", ".join(map(str, continuum_fit_seeds)), display=False)
 glue("rv_cont_fit_snapshots", f"{continuum_fit_snapshots}", display=False)
-reading_table(across)
+reading_table(across, "(a) on the continuum's networks: each predictor's correlation pooled across scales")
 
 # %% [markdown]
 # (rv-verdicts)=

@@ -29,11 +29,20 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 WINDOW_WIDTH = 1280  # a normal laptop window: nothing a reader needs may lie sideways beyond it
 CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                   "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", f"--window-size={WINDOW_WIDTH},1000")
+                  "--disable-sync", f"--window-size={WINDOW_WIDTH},900")
 SKIP = ("genindex.html", "search.html")
 # kept by the browser test: the verdicts page and the two chapters with the most tables
-SCREENSHOT_PAGES = ("book/executed/07_reproduction_summary.html", "book/executed/08_entk_over_training.html",
-                    "book/executed/10_rich_lazy_continuum.html")
+# what a reader must see on the first screen (1280 x FIRST_SCREEN_PX) of a page: the tally on the landing page and the
+# verdicts page, the answer box on a chapter that answers a question (page -> (CSS selector, text it starts with))
+FIRST_SCREEN_PX = 900
+ANSWER_BOX = (".admonition .admonition-title", "The answer")
+FIRST_SCREEN = {"book/intro.html": ("p", "The verdicts at a glance"),
+                "book/executed/07_reproduction_summary.html": (".cell_output table", ""),
+                **{f"book/executed/{chapter}.html": ANSWER_BOX
+                   for chapter in ("05_multitask_performance", "06_correlation_analysis", "08_entk_over_training",
+                                   "10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories")}}
+# kept by the browser test (its first screen): the landing page, the verdicts page and the chapters of FIRST_SCREEN
+SCREENSHOT_PAGES = tuple(FIRST_SCREEN)
 
 
 def browser_available() -> bool:
@@ -182,10 +191,23 @@ const wide = Array.from(article.querySelectorAll('table, pre, .output, .cell_out
 
 const remote = performance.getEntriesByType('resource').map(r => r.name)
   .filter(u => !u.startsWith(location.origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
+// a table a notebook shows must say what it shows: a caption (lib.book.tables.reading_table's title)
+const untitled = Array.from(document.querySelectorAll('.cell_output table'))
+  .filter(t => !(t.caption && t.caption.innerText.trim())).map(t => (t.innerText || '').trim().slice(0, 60)).slice(0, 3);
+// a numbered list that restarts after other content: list items whose content fell outside them (broken nesting)
+const restarted = Array.from(article.querySelectorAll('ol[start]')).filter(o => parseInt(o.getAttribute('start')) > 1)
+  .map(o => (o.innerText || '').trim().slice(0, 60)).slice(0, 3);
+// where the first-screen marker (arguments[0]: [CSS selector, text it starts with]) begins, in page pixels
+let firstScreenTop = null;
+if (arguments.length && arguments[0]) {
+  const [selector, start] = arguments[0];
+  const found = Array.from(document.querySelectorAll(selector)).find(e => (e.innerText || '').trim().startsWith(start));
+  if (found) firstScreenTop = found.getBoundingClientRect().top + window.scrollY;
+}
 return {images, figures, tracebacks, hasTracebackText: text.includes('Traceback (most recent call last)'),
         title: document.title, readyState: document.readyState, textLength: text.length,
         math: mathElements.length, untypeset, texErrors, rawTex, columnWidth, figureImages, wrapped, remote,
-        warnings, notices, process, rawMissing, paths, wide};
+        warnings, notices, process, rawMissing, paths, wide, untitled, restarted, firstScreenTop};
 """
 
 
@@ -234,6 +256,10 @@ def page_problems(report: dict) -> list[str]:
         problems.append(f"process wording in reader text: {text!r}")
     for value in report.get("rawMissing", []):
         problems.append(f"a table cell shows a missing value as {value!r} (show a dash or a word, the reason in a note)")
+    for start in report.get("untitled", []):
+        problems.append(f"a table without a title (caption): {start!r}")
+    for start in report.get("restarted", []):
+        problems.append(f"a numbered list restarts after other content (broken list nesting): {start!r}")
     for path in report.get("paths", []):
         problems.append(f"absolute path in the page: {path!r}")
     for element, scroll, width, start in report.get("wide", []):
@@ -263,7 +289,7 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
                 problems.append(f"{page}: HTTP {status}")
             driver.get(url)
             driver.execute_async_script(WAIT_FOR_MATH_JS)
-            report = driver.execute_script(PAGE_REPORT_JS)
+            report = driver.execute_script(PAGE_REPORT_JS, FIRST_SCREEN.get(page))
             counts[page] = {"images": len(report["images"]), "figures": len(report["figures"]), "math": report["math"],
                             "column_width": report["columnWidth"],
                             "narrowest_figure": min((w for _, w, _, _ in report["figureImages"]), default=None)}
@@ -280,10 +306,19 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
             if report["tracebacks"] or report["hasTracebackText"]:
                 problems.append(f"{page}: a cell output contains a traceback")
             problems.extend(f"{page}: {problem}" for problem in page_problems(report))
+            if page in FIRST_SCREEN:
+                top = report["firstScreenTop"]
+                what = " ".join(filter(None, FIRST_SCREEN[page]))
+                if top is None:
+                    problems.append(f"{page}: no {what!r} on the page (the answer or the tally must open it)")
+                elif top > FIRST_SCREEN_PX - 40:
+                    problems.append(f"{page}: {what!r} begins {top:.0f} px down, below the first screen "
+                                    f"({FIRST_SCREEN_PX} px)")
             if expected and page in expected and len(report["figures"]) < expected[page]:
                 problems.append(f"{page}: {len(report['figures'])} figures, expected at least {expected[page]}")
             if screenshot_dir is not None and page in screenshot_pages:
                 screenshot_dir.mkdir(parents=True, exist_ok=True)
+                driver.execute_script("window.scrollTo(0, 0)")
                 driver.save_screenshot(str(screenshot_dir / (page.replace("/", "_") + ".png")))
     for page in sorted(set(expected or {}) - set(pages)):
         problems.append(f"{page}: missing from the built book")

@@ -150,8 +150,8 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
     (tmp_path / "index.html").write_text(
         f"<html><body><article class='bd-article'>{text}"
         "<div class='cell_output'><pre style='white-space: pre-wrap'>" + "a long printout line " * 60 + "</pre></div>"
-        "<div class='cell_output'><table><tr><td>0.12 [0.03, 0.21]</td><td>fits</td></tr></table></div>"
-        "</article></body></html>")
+        "<div class='cell_output'><table><caption>A table that fits</caption><tr><td>0.12 [0.03, 0.21]</td>"
+        "<td>fits</td></tr></table></div></article></body></html>")
     problems, _ = check_book(tmp_path)
     bad = [p for p in problems if p.startswith("book/bad.html")]
     assert sum("warning text in the page: 'RuntimeWarning: All-NaN slice encountered'" in p for p in bad) == 1, problems
@@ -167,3 +167,33 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
     assert sum("a table cell shows a missing value as 'nan'" in p for p in bad) == 1, problems
     assert sum("a table cell shows a missing value as 'NaN'" in p for p in bad) == 1, problems
     assert not [p for p in problems if p.startswith("index.html")], problems
+
+
+@needs_browser
+def test_checker_reports_untitled_tables_broken_lists_and_an_answer_below_the_first_screen(tmp_path):
+    """A table a notebook shows without a title, a numbered list that restarts after other content, and a
+    chapter whose answer box is missing or begins below the first screen fail the check; a chapter that
+    opens with its answer box and titles its tables passes."""
+    executed = tmp_path / "book" / "executed"
+    executed.mkdir(parents=True)
+    text = "<p>" + "some text " * 20 + "</p>"
+    box = "<div class='admonition tip'><p class='admonition-title'>The answer</p><p>Yes.</p></div>"
+    (executed / "12_prediction_horizon.html").write_text(
+        f"<html><body><article class='bd-article'>{text}<div style='height: 1500px'></div>{box}"
+        "<div class='cell_output'><table><tr><td>untitled cell</td></tr></table></div>"
+        "<ol><li>one</li></ol><p>an item's text that fell out of its list</p><ol start='2'><li>two</li></ol>"
+        "</article></body></html>")
+    (executed / "13_rival_theories.html").write_text(f"<html><body><article class='bd-article'>{text}</article></body></html>")
+    (executed / "06_correlation_analysis.html").write_text(
+        f"<html><body><article class='bd-article'><h1>A chapter</h1>{box}{text}"
+        "<div class='cell_output'><table><caption>What it shows</caption><tr><td>1</td></tr></table></div>"
+        "<ol><li>one</li><li>two</li></ol></article></body></html>")
+    problems, _ = check_book(tmp_path)
+    late = [p for p in problems if p.startswith("book/executed/12_prediction_horizon.html")]
+    assert sum("a table without a title (caption): 'untitled cell'" in p for p in late) == 1, problems
+    assert sum("a numbered list restarts after other content (broken list nesting): 'two'" in p for p in late) == 1
+    assert any(re.search(r"'.admonition .admonition-title The answer' begins 1\d{3} px down, below the first screen",
+                         p) for p in late), problems
+    assert any("13_rival_theories.html: no '.admonition .admonition-title The answer' on the page" in p
+               for p in problems), problems
+    assert not [p for p in problems if p.startswith("book/executed/06_correlation_analysis.html")], problems

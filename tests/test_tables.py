@@ -33,7 +33,7 @@ def test_reading_table_shows_dashes_names_units_and_marks_cells():
     frame = pd.DataFrame({"g": [0.1, 1.0], "kta_ntk_multi": [np.nan, 0.123456],
                           "note": ["a text long enough to wrap over several lines of a column " * 2, "x"],
                           "interval": ["0.12 [0.03, 0.21]", None], "single/standard_wins": [3, 4]})
-    html = reading_table(frame, units={"g": "×"}, digits=2).to_html()
+    html = reading_table(frame, "Two scales", units={"g": "×"}, digits=2).to_html()
     assert 'class="reading"' in html
     assert "NaN" not in html and "None" not in html and html.count(NOT_APPLICABLE) == 2
     for label in ("init scale g (×)", "NTK-target alignment, multi", "single task: standard lower"):
@@ -46,16 +46,19 @@ def test_reading_table_shows_dashes_names_units_and_marks_cells():
 
 def test_reading_table_transposes_and_refuses_bad_input():
     frame = pd.DataFrame({"a": [1.5], "b": [2.5]}, index=["only row"])
-    html = reading_table(frame, transpose=True).to_html()
+    html = reading_table(frame, "One row", transpose=True).to_html()
     assert "only row" in html and "row_heading" in html
-    assert "row_heading" in reading_table(frame).to_html()  # labelled rows are shown by default
-    assert "row_heading" not in reading_table(frame, index=False).to_html()
+    assert "row_heading" in reading_table(frame, "One row").to_html()  # labelled rows are shown by default
+    assert "row_heading" not in reading_table(frame, "One row", index=False).to_html()
     with pytest.raises(ValueError, match="units"):
-        reading_table(frame, units={"c": "s"})
+        reading_table(frame, "One row", units={"c": "s"})
     with pytest.raises(ValueError, match="digits"):
-        reading_table(frame, digits=0)
+        reading_table(frame, "One row", digits=0)
     with pytest.raises(ValueError, match="frame"):
-        reading_table([[1, 2]])
+        reading_table([[1, 2]], "A list")
+    with pytest.raises(ValueError, match="title must be a non-empty string"):
+        reading_table(frame, "  ")
+    assert "<caption>One row</caption>" in reading_table(frame, " One row ").to_html()
 
 
 def _wide() -> pd.DataFrame:
@@ -91,7 +94,7 @@ def test_long_view_is_the_notebooks_former_reshaping():
     former = former.join(wide[["pooled r", "Cochran's Q p"]], on="cell")
     ours = long_view(wide, ["cell", "group"], columns=groups, value_name="r [95% interval]")
     pd.testing.assert_frame_equal(ours, former)
-    assert reading_table(ours).set_uuid("t").to_html() == reading_table(former).set_uuid("t").to_html()
+    assert reading_table(ours, "t").set_uuid("t").to_html() == reading_table(former, "t").set_uuid("t").to_html()
 
     two_level = pd.DataFrame([["+0.1", "+0.2", "-0.3", "–"], ["+0.5", "+0.6", "+0.7", "+0.8"]],
                              index=pd.Index(["sharing index", "loss"], name="predictor"),
@@ -100,7 +103,7 @@ def test_long_view_is_the_notebooks_former_reshaping():
     former = two_level.stack(level=0, future_stack=True).rename_axis(["predictor", "outcome"])
     ours = long_view(two_level, ["predictor", "outcome"])
     pd.testing.assert_frame_equal(ours, former)
-    assert reading_table(ours).set_uuid("t").to_html() == reading_table(former).set_uuid("t").to_html()
+    assert reading_table(ours, "t").set_uuid("t").to_html() == reading_table(former, "t").set_uuid("t").to_html()
     assert list(ours.columns) == ["t = 0", "10%"]  # the inner labels in their order, not sorted
     assert [tuple(i) for i in ours.index] == [("sharing index", "speed"), ("sharing index", "final loss"),
                                               ("loss", "speed"), ("loss", "final loss")]
@@ -140,6 +143,6 @@ def test_a_two_level_row_index_is_shown_as_two_header_columns_not_tuple_text():
     frame = pd.DataFrame({"r": [0.1, 0.2, 0.3]},
                          index=pd.MultiIndex.from_tuples([("sharing", "g = 1"), ("sharing", "g = 10"),
                                                           ("loss_test", "g = 1")], names=["predictor", "scale"]))
-    html = reading_table(frame).to_html()
+    html = reading_table(frame, "A table").to_html()
     assert "('" not in html and "g = 10" in html and ">predictor<" in html and ">scale<" in html
     assert names.reader_name("loss_test") in html  # identifiers in every level shown as words

@@ -29,7 +29,8 @@ def test_a_post_hoc_version_does_not_count_the_latest_version_before_it_does():
                                                                        version(2, "not reproduced")])
     assert (speed["counted_verdict"], speed["status"]) == ("inconclusive", "before the data")
     table = page.tally_table([lr, shape, speed])
-    assert table.splitlines()[0] == ("| verdict | the paper's results | the paper's Discussion | related papers' claims "
+    assert table.splitlines()[0] == f":::{{table}} {page.TALLY_TITLE}" and table.splitlines()[-1] == ":::"
+    assert table.splitlines()[1] == ("| verdict | the paper's results | the paper's Discussion | related papers' claims "
                                      "| beyond the paper |")
     assert "| \u2714 reproduced | 1 | 0 | 0 | 0 |" in table  # perf-lr-single under v1, not the post-hoc v2
     assert "| \u2718 not reproduced | 0 | 0 | 0 | 0 |" in table

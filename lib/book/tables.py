@@ -47,13 +47,15 @@ def _cell_class(text: str) -> str:
     return "text long" if len(text) >= LONG_TEXT else "text"
 
 
-def reading_table(frame: pd.DataFrame, units: Mapping[str, str] | None = None, digits: int = 3,
+def reading_table(frame: pd.DataFrame, title: str, units: Mapping[str, str] | None = None, digits: int = 3,
                   index: bool | None = None, transpose: bool = False):
-    """A pandas ``Styler`` of ``frame`` (rows x columns, any dtypes) for a book page.
+    """A pandas ``Styler`` of ``frame`` (rows x columns, any dtypes) for a book page, under its title.
 
     Args:
         frame: the table; column (and, with ``index``, row) labels that are identifiers known to
             :mod:`lib.book.names` are shown as words.
+        title: what the table shows, in words (its caption, shown above it; the browser test fails
+            on a table without one).
         units: column label (before renaming) -> unit, shown as "name (unit)".
         digits: significant digits of float cells (integers and strings are shown as they are).
         index: show the row labels (as the first column); by default, unless they are the plain
@@ -65,6 +67,8 @@ def reading_table(frame: pd.DataFrame, units: Mapping[str, str] | None = None, d
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError(f"title must be a non-empty string saying what the table shows, got {title!r}")
     if not isinstance(digits, int) or not 1 <= digits <= 12:
         raise ValueError(f"digits must be an integer in [1, 12], got {digits!r}")
     units = dict(units or {})
@@ -84,7 +88,7 @@ def reading_table(frame: pd.DataFrame, units: Mapping[str, str] | None = None, d
     text.index = _labels(text.index, lambda v: _format(v, digits))
     text.columns = _labels(text.columns, lambda v: _format(v, digits))
     classes = text.map(_cell_class) if hasattr(text, "map") else text.applymap(_cell_class)
-    styler = text.style.set_td_classes(classes).set_table_attributes('class="reading"')
+    styler = text.style.set_td_classes(classes).set_table_attributes('class="reading"').set_caption(title.strip())
     return styler if index else styler.hide(axis="index")
 
 

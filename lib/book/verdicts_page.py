@@ -199,10 +199,13 @@ def kind_counts(verdicts: list[dict]) -> dict[str, int]:
     return {kind: sum(claim_kind(e) == kind for e in verdicts) for kind in KINDS}
 
 
+TALLY_TITLE = "The tally: claims per verdict, each counted under its latest criterion declared before its numbers"
+
+
 def tally_table(verdicts: list[dict]) -> str:
-    """The tally as a Markdown table: per verdict, the claims of each of :data:`KINDS` counted
-    under their latest version not declared post hoc, and a last row for the claims whose every
-    version is post hoc (counted apart)."""
+    """The tally as a Markdown table titled :data:`TALLY_TITLE` (a MyST ``table`` directive): per
+    verdict, the claims of each of :data:`KINDS` counted under their latest version not declared
+    post hoc, and a last row for the claims whose every version is post hoc (counted apart)."""
     def count(verdict: str | None, kind: str) -> int:
         return sum(e["counted_verdict"] == verdict for e in verdicts if claim_kind(e) == kind)
 
@@ -211,7 +214,7 @@ def tally_table(verdicts: list[dict]) -> str:
 
     lines = ["| verdict | " + " | ".join(KINDS) + " |", "|---" * (len(KINDS) + 1) + "|"]
     lines += [row(f"{VERDICT_SYMBOLS[v]} {v}", v) for v in (*VERDICTS, DOES_NOT_REPLICATE)]
-    return "\n".join(lines + [row(f"{POST_HOC_ONLY} (not counted)", None)])
+    return "\n".join([f":::{{table}} {TALLY_TITLE}", *lines, row(f"{POST_HOC_ONLY} (not counted)", None), ":::"])
 
 
 def _counted_words(verdict: str | None, n: int) -> str:
