@@ -31,6 +31,15 @@
 # plus two controls (the loss sensitivities epsilon alone, and the plain NTK without loss
 # weighting).
 #
+# :::{admonition} The answer
+# :class: tip
+# Within a scale of the converged continuum, the paper's predictor (authors' eNTK silhouette)
+# against the final single-task test loss has r = {glue:text}`cont_sil_within`; across the
+# continuum r = {glue:text}`cont_sil_across`. The within-scale winners are, for the single-task
+# test loss, **{glue:text}`cont_win_loss`** and, for fine-tuning speed, **{glue:text}`cont_win_ft`**
+# ({ref}`the within-scale table <cont-within>`). {glue:text}`conv_gap_sentence`
+# :::
+#
 # **Design.** Every network is the paper's 4x3 multitask network (200 hidden units) with
 # the standard weight draw of its seed multiplied by g, on both layers (g = 10 is the
 # paper's large init) or on the hidden layer only (the paper's "layer 1 x 10" wording).
@@ -49,15 +58,6 @@
 # (`converged_scales`, `converged_seeds` networks each, the paper's LR-schedule iteration
 # counts, 2,500 per phase, at learning rates chosen per scale on held-out networks as for the short run). Conclusions about the continuum are drawn from the converged run;
 # the short run shows how many of them a short run would have got right.
-#
-# :::{admonition} The answer
-# :class: tip
-# Within a scale of the converged continuum, the paper's predictor (authors' eNTK silhouette)
-# against the final single-task test loss has r = {glue:text}`cont_sil_within`; across the
-# continuum r = {glue:text}`cont_sil_across`. The within-scale winners are, for the single-task
-# test loss, **{glue:text}`cont_win_loss`** and, for fine-tuning speed, **{glue:text}`cont_win_ft`**
-# ({ref}`the within-scale table <cont-within>`). {glue:text}`conv_gap_sentence`
-# :::
 #
 # :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |

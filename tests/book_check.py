@@ -194,9 +194,11 @@ const remote = performance.getEntriesByType('resource').map(r => r.name)
 // a table a notebook shows must say what it shows: a caption (lib.book.tables.reading_table's title)
 const untitled = Array.from(document.querySelectorAll('.cell_output table'))
   .filter(t => !(t.caption && t.caption.innerText.trim())).map(t => (t.innerText || '').trim().slice(0, 60)).slice(0, 3);
-// a numbered list that restarts after other content: list items whose content fell outside them (broken nesting)
-const restarted = Array.from(article.querySelectorAll('ol[start]')).filter(o => parseInt(o.getAttribute('start')) > 1)
-  .map(o => (o.innerText || '').trim().slice(0, 60)).slice(0, 3);
+// broken list nesting: a numbered list item's content (its nested list, a quote, text indented into a code block)
+// rendered after the list instead of inside the item
+const fellOut = Array.from(article.querySelectorAll('ol')).map(o => o.nextElementSibling)
+  .filter(n => n && n.matches('ul, blockquote, pre, div[class^="highlight"]'))
+  .map(n => (n.innerText || '').trim().slice(0, 60)).slice(0, 3);
 // where the first-screen marker (arguments[0]: [CSS selector, text it starts with]) begins, in page pixels
 let firstScreenTop = null;
 if (arguments.length && arguments[0]) {
@@ -207,7 +209,7 @@ if (arguments.length && arguments[0]) {
 return {images, figures, tracebacks, hasTracebackText: text.includes('Traceback (most recent call last)'),
         title: document.title, readyState: document.readyState, textLength: text.length,
         math: mathElements.length, untypeset, texErrors, rawTex, columnWidth, figureImages, wrapped, remote,
-        warnings, notices, process, rawMissing, paths, wide, untitled, restarted, firstScreenTop};
+        warnings, notices, process, rawMissing, paths, wide, untitled, fellOut, firstScreenTop};
 """
 
 
@@ -258,8 +260,8 @@ def page_problems(report: dict) -> list[str]:
         problems.append(f"a table cell shows a missing value as {value!r} (show a dash or a word, the reason in a note)")
     for start in report.get("untitled", []):
         problems.append(f"a table without a title (caption): {start!r}")
-    for start in report.get("restarted", []):
-        problems.append(f"a numbered list restarts after other content (broken list nesting): {start!r}")
+    for start in report.get("fellOut", []):
+        problems.append(f"content of a numbered list item rendered after the list (broken list nesting): {start!r}")
     for path in report.get("paths", []):
         problems.append(f"absolute path in the page: {path!r}")
     for element, scroll, width, start in report.get("wide", []):

@@ -171,7 +171,7 @@ def test_checker_reports_warnings_paths_and_content_wider_than_the_page(tmp_path
 
 @needs_browser
 def test_checker_reports_untitled_tables_broken_lists_and_an_answer_below_the_first_screen(tmp_path):
-    """A table a notebook shows without a title, a numbered list that restarts after other content, and a
+    """A table a notebook shows without a title, a numbered item whose content rendered after its list, and a
     chapter whose answer box is missing or begins below the first screen fail the check; a chapter that
     opens with its answer box and titles its tables passes."""
     executed = tmp_path / "book" / "executed"
@@ -181,17 +181,19 @@ def test_checker_reports_untitled_tables_broken_lists_and_an_answer_below_the_fi
     (executed / "12_prediction_horizon.html").write_text(
         f"<html><body><article class='bd-article'>{text}<div style='height: 1500px'></div>{box}"
         "<div class='cell_output'><table><tr><td>untitled cell</td></tr></table></div>"
-        "<ol><li>one</li></ol><p>an item's text that fell out of its list</p><ol start='2'><li>two</li></ol>"
+        "<ol start='10'><li>a claim</li></ol><ul><li>its verdict, fallen out of the item</li></ul>"
         "</article></body></html>")
     (executed / "13_rival_theories.html").write_text(f"<html><body><article class='bd-article'>{text}</article></body></html>")
     (executed / "06_correlation_analysis.html").write_text(
         f"<html><body><article class='bd-article'><h1>A chapter</h1>{box}{text}"
         "<div class='cell_output'><table><caption>What it shows</caption><tr><td>1</td></tr></table></div>"
-        "<ol><li>one</li><li>two</li></ol></article></body></html>")
+        "<ol><li>one</li><li>two</li></ol><p>text</p><ol start='3'><li>three, after a label</li></ol>"
+        "</article></body></html>")
     problems, _ = check_book(tmp_path)
     late = [p for p in problems if p.startswith("book/executed/12_prediction_horizon.html")]
     assert sum("a table without a title (caption): 'untitled cell'" in p for p in late) == 1, problems
-    assert sum("a numbered list restarts after other content (broken list nesting): 'two'" in p for p in late) == 1
+    assert sum("content of a numbered list item rendered after the list (broken list nesting): 'its verdict, fallen "
+               "out of the item'" in p for p in late) == 1, problems
     assert any(re.search(r"'.admonition .admonition-title The answer' begins 1\d{3} px down, below the first screen",
                          p) for p in late), problems
     assert any("13_rival_theories.html: no '.admonition .admonition-title The answer' on the page" in p
