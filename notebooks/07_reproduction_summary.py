@@ -23,14 +23,8 @@
 # figures — and per claim the book makes beyond it, grouped by the chapter that judges it.
 # Each entry gives the verdict, then the **criterion** it was judged by, then our number
 # beside the paper's, the control that could have failed it, and a link to the evidence.
-#
-# :::{dropdown} Parameters of this chapter
-# | name | meaning | allowed |
-# |---|---|---|
-# | `chapters` | chapter notebooks whose records are collected, in order | list of notebook names |
-# :::
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-input"]
 chapters = ["01_one_step_entk", "02_smg_validation", "03_epntk", "04_multitask_representations",
             "05_multitask_performance", "06_correlation_analysis", "08_entk_over_training",
             "10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"]
@@ -70,6 +64,12 @@ display(Markdown(page.claim_index(verdicts)))
 # each version. All entries come from one build profile,
 # {glue:text}`summary_profile` (`full` is the paper scale; `quick` is the small test build,
 # whose verdicts do not count).
+#
+# :::{dropdown} Parameters of this chapter
+# | name | meaning | allowed |
+# |---|---|---|
+# | `chapters` | chapter notebooks whose records are collected, in order | list of notebook names |
+# :::
 #
 # **Criteria are declared, versioned and kept.** Every criterion lives in the claims registry
 # (`lib/analyses/claim_registry_*.py`) with the quantity, the direction the claim expects, the

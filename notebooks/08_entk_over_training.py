@@ -22,15 +22,7 @@
 # The paper's central tool is the ePNTK, the eNTK integrated along training, which accounts
 # for everything a network has learned. The paper computes it only for the 4-3-5 linear
 # network and calls it too compute- and memory-intensive for anything larger; Secs 4-5 fall
-# back to the eNTK at $t=0$. Here we compute it for the multitask network itself, for
-# standard and large init under both schedules, and ask three questions the $t=0$ kernel
-# cannot answer: *when* does the $t=0$ structure stop describing the learning (the
-# Discussion's "time window of prediction"), *how much* of what a network learned for one
-# task came from training patterns of other tasks (sharing, measured from the kernel), and
-# how well does the ePNTK account for the representation the network ends up with? The
-# final ePNTK is computed from the same run as that representation, so it can *account for*
-# it, not predict it; the $t=0$ eNTK and the untrained hidden layer, known before training,
-# are the predictors it is compared with.
+# back to the eNTK at $t=0$. Here we compute it for the multitask network itself.
 #
 # :::{admonition} The answer
 # :class: tip
@@ -46,6 +38,16 @@
 # / large), the untrained hidden layer at {glue:text}`kd_find_rsa_control_ET_standard` /
 # {glue:text}`kd_find_rsa_control_ET_large` ({ref}`every finding <kd-findings>`).
 # :::
+#
+# We compute it for
+# standard and large init under both schedules, and ask three questions the $t=0$ kernel
+# cannot answer: *when* does the $t=0$ structure stop describing the learning (the
+# Discussion's "time window of prediction"), *how much* of what a network learned for one
+# task came from training patterns of other tasks (sharing, measured from the kernel), and
+# how well does the ePNTK account for the representation the network ends up with? The
+# final ePNTK is computed from the same run as that representation, so it can *account for*
+# it, not predict it; the $t=0$ eNTK and the untrained hidden layer, known before training,
+# are the predictors it is compared with.
 #
 # **How it is computed.** The ePNTK $P_k(x_n, x_m; t) = -\eta \sum_{s<t} K_k(x_n, x_m; \theta_s)$
 # is accumulated inside the training scan (`lib.experiments.epntk_stream.stream_epntk`): the memory

@@ -20,7 +20,16 @@
 # # Beyond the paper: two rival theories on the same network
 #
 # The paper predicts representation learning from the eNTK at the start of training. Two
-# related papers claim to predict it without a kernel:
+# related papers claim to predict it without a kernel: the two-point effective theory and the
+# neural race.
+#
+# :::{admonition} The answer
+# :class: tip
+# {glue:text}`rv_answer_box`
+# ({ref}`the verdicts <rv-verdicts>`)
+# :::
+#
+# What the two theories say:
 # - **the two-point effective theory** (van Rossem & Saxe 2024): for any pair of inputs, the
 #   representational distance a, the output distance b and their alignment w obey a small ODE
 #   (their Eq. 7) with two effective learning rates. At small initial weights it predicts a
@@ -34,12 +43,6 @@
 # This chapter validates each theory on its own ground first, then asks what it predicts for
 # the paper's sigmoid multitask network: (a) the learned task similarity, (b) the order and
 # times of route learning, (c) the single-task loss.
-#
-# :::{admonition} The answer
-# :class: tip
-# {glue:text}`rv_answer_box`
-# ({ref}`the verdicts <rv-verdicts>`)
-# :::
 #
 # :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |

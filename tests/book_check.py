@@ -35,6 +35,7 @@ SKIP = ("genindex.html", "search.html")
 # what a reader must see on the first screen (1280 x FIRST_SCREEN_PX) of a page: the tally on the landing page and the
 # verdicts page, the answer box on a chapter that answers a question (page -> (CSS selector, text it starts with))
 FIRST_SCREEN_PX = 900
+FIRST_SCREEN_LINES_PX = 150  # of the marked block visible on the first screen: its title and a few lines
 ANSWER_BOX = (".admonition .admonition-title", "The answer")
 FIRST_SCREEN = {"book/intro.html": ("p", "The verdicts at a glance"),
                 "book/executed/07_reproduction_summary.html": (".cell_output table", ""),
@@ -209,7 +210,8 @@ if (arguments.length && arguments[0]) {
 return {images, figures, tracebacks, hasTracebackText: text.includes('Traceback (most recent call last)'),
         title: document.title, readyState: document.readyState, textLength: text.length,
         math: mathElements.length, untypeset, texErrors, rawTex, columnWidth, figureImages, wrapped, remote,
-        warnings, notices, process, rawMissing, paths, wide, untitled, fellOut, firstScreenTop};
+        warnings, notices, process, rawMissing, paths, wide, untitled, fellOut, firstScreenTop,
+        viewportHeight: window.innerHeight};
 """
 
 
@@ -313,9 +315,10 @@ def check_book(html_root: Path, screenshot_dir: Path | None = None, screenshot_p
                 what = " ".join(filter(None, FIRST_SCREEN[page]))
                 if top is None:
                     problems.append(f"{page}: no {what!r} on the page (the answer or the tally must open it)")
-                elif top > FIRST_SCREEN_PX - 40:
-                    problems.append(f"{page}: {what!r} begins {top:.0f} px down, below the first screen "
-                                    f"({FIRST_SCREEN_PX} px)")
+                elif top > report["viewportHeight"] - FIRST_SCREEN_LINES_PX:
+                    problems.append(f"{page}: {what!r} begins {top:.0f} px down: less than {FIRST_SCREEN_LINES_PX} px "
+                                    f"of it on the first screen ({report['viewportHeight']} px high in a "
+                                    f"{WINDOW_WIDTH} x {FIRST_SCREEN_PX} window)")
             if expected and page in expected and len(report["figures"]) < expected[page]:
                 problems.append(f"{page}: {len(report['figures'])} figures, expected at least {expected[page]}")
             if screenshot_dir is not None and page in screenshot_pages:
