@@ -119,6 +119,10 @@ def test_make_sweep_passes_every_user_variable_verbatim(tmp_path, recorder, how)
     assert argv[argv.index("--output-dir") + 1] == "sweeps/" + values["NOTEBOOK"]
 
 
+# make lab's file browser lists each chapter once: the paired .ipynb files are hidden
+LAB_HIDES_PAIRED_NOTEBOOKS = '--ContentsManager.hide_globs=["__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", "*.ipynb"]'
+
+
 @pytest.mark.parametrize("how", ["command_line", "environment"])
 def test_make_lab_passes_port_and_args_verbatim_split_at_spaces(tmp_path, how):
     venv = tmp_path / "venv"
@@ -133,7 +137,8 @@ def test_make_lab_passes_port_and_args_verbatim_split_at_spaces(tmp_path, how):
     assert done.returncode == 0, done.stdout + done.stderr
     assert not marker.exists(), "make or the shell ran a command written in LAB_ARGS"
     argv = [a for a in json.loads(record.read_text())["argv"] if a != "--allow-root"]
-    assert argv == ["lab", "--ServerApp.root_dir=notebooks", "--ServerApp.port=88$5", *lab_args.split(" ")]
+    assert argv == ["lab", "--ServerApp.root_dir=notebooks", "--ServerApp.port=88$5", LAB_HIDES_PAIRED_NOTEBOOKS,
+                    *lab_args.split(" ")]
 
 
 def test_make_lab_port_defaults_to_8888(tmp_path):
