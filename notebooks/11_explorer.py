@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   chapter:
-#     figures: 1
+#     figures: 2
 #   jupytext:
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: chapter
@@ -74,13 +74,17 @@ from lib.book.chapter_parameters import check_live_explorer
 check_live_explorer(g, seed, schedule, architecture, n_iterations, n_train)
 
 # %% tags=["hide-input"]
+import time
+
 import matplotlib.pyplot as plt
 from myst_nb import glue
 
-from lib.analyses.explorer import explore
+from lib.analyses.explorer import STRIP_SCALES, explore, scale_strip
 from lib.book import plot_explorer
 
+start = time.perf_counter()
 result = explore(g, seed, schedule, architecture, n_iterations, n_train=n_train)
+compute_s = time.perf_counter() - start
 glue("explorer_g", float(g), display=False)
 glue("explorer_n_iterations", int(n_iterations), display=False)
 for name, value in result["silhouette"].items():
@@ -95,8 +99,10 @@ for name in ("loss_train", "loss_test"):
     glue(f"explorer_{name}_end", float(result[name][-1]), display=False)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 15's t=0 eNTK structure, live for one network (new: the explorer). Top: leading eNTK vector of each output unit (columns) over the training patterns sorted by the input unit their task routes (rows), principled and authors' variant, each oriented along the loss sensitivities \u03b5; titles give the silhouette of 12-cluster k-means on the loadings. Bottom left: share of the variance of each variant's loadings explained by \u03b5, the output error \u03b5\u00b7\u03c3' and the targets (R\u00b2, mean over outputs), each control's own silhouette under its name. Bottom right: summed squared error on the training (dotted) and test (solid) patterns during full-batch gradient descent.", "name": "fig-explorer"}} tags=["hide-input"]
+start = time.perf_counter()
 plot_explorer.plot_explorer(result)
 plt.show()
+glue("explorer_redraw_s", f"{compute_s + time.perf_counter() - start:.1f}", display=False)
 
 # %% [markdown]
 # At $g$ = {glue:text}`explorer_g:g` the leading eNTK vectors cluster with silhouette
@@ -124,9 +130,22 @@ plt.show()
 # The sliders below need a running kernel: in the project's folder run `make lab` (after
 # `make setup`), open `11_explorer.py` in the notebooks folder JupyterLab shows, and run all
 # cells. Each change of the scale (log slider), seed, schedule or architecture recomputes the
-# figure above for that network, in about a second. The rendered book shows only the static
-# figure at the page's parameters.
+# figure above for that network: at this page's parameters, computing and drawing it took
+# {glue:text}`explorer_redraw_s` s on the machine that built the page (named in the
+# {doc}`execution report <execution_report>`). The rendered book shows the figure at the page's
+# parameters and, below, what the scale slider changes.
 # :::
+#
+# ## What the scale slider changes
+#
+# The same network (the page's seed, schedule and architecture) at each of the initial scales
+# {glue:text}`explorer_strip_scales`: the structure the slider moves through, drawn once for this
+# page.
+
+# %% mystnb={"figure": {"caption": "The explorer's scale slider, drawn once (paper Fig 15's t=0 eNTK structure across initial scales; new): top, the principled variant's leading eNTK vector of each output unit (columns) over the training patterns sorted by the input unit their task routes (rows), one network at each initial scale g, silhouette of 12-cluster k-means in the title; bottom, each variant's silhouette (circles) and the share of its loadings explained by the loss sensitivities \u03b5 (squares, R\u00b2 mean over outputs) against g.", "name": "fig-explorer-strip"}} tags=["hide-input"]
+glue("explorer_strip_scales", ", ".join(f"{s:g}" for s in STRIP_SCALES), display=False)
+plot_explorer.plot_scale_strip(scale_strip(STRIP_SCALES, seed, schedule, architecture, n_iterations=10, n_train=n_train))
+plt.show()
 
 # %% tags=["hide-input", "remove-output"]
 import math

@@ -10,7 +10,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lib.analyses import controls  # noqa: E402
-from lib.analyses.explorer import CONTROLS, check_explorer, explore, explorer_learning_rate  # noqa: E402
+from lib.analyses.explorer import CONTROLS, check_explorer, explore, explorer_learning_rate, scale_strip  # noqa: E402
 from lib.book import chapter_parameters, plot_explorer  # noqa: E402
 from lib.core.models import MultitaskNet  # noqa: E402
 from lib.core.tasks import TaskEnvironment  # noqa: E402
@@ -137,3 +137,21 @@ def test_the_widget_callback_redraws_for_two_parameter_changes():
         assert fig._suptitle.get_text() == (f"g = {expected['g']:g}, seed 0, schedule {expected['schedule']}, "
                                             f"architecture {expected['architecture']}")
         plt.close(fig)
+
+
+def test_the_scale_strip_explores_each_scale_and_draws_a_column_each():
+    """What the scale slider changes, for the static page: one explore() per scale, every scale checked first."""
+    from tests.test_plot_style import legibility_problems
+
+    strip = scale_strip((0.3, 1.0, 10.0), seed=3, schedule="LR", architecture="4x3", **SMALL)
+    assert sorted(strip) == [0.3, 1.0, 10.0] and all(r["g"] == g for g, r in strip.items())
+    assert strip[1.0]["silhouette"] == explore(1.0, seed=3, schedule="LR", architecture="4x3", **SMALL)["silhouette"]
+    fig = plot_explorer.plot_scale_strip(strip)
+    assert legibility_problems(fig) == []
+    titles = [ax.get_title() for ax in fig.axes]
+    assert f"g = 10\nsil. {strip[10.0]['silhouette']['entk_principled']:.2f}" in titles
+    plt.close(fig)
+    with pytest.raises(ValueError, match="scales must be an increasing list"):
+        scale_strip((1.0, 0.3))
+    with pytest.raises(ValueError, match="g must be a number in"):
+        scale_strip((1.0, 1000.0), **SMALL)

@@ -18,7 +18,8 @@ from lib.book import (plot_attribution, plot_continuum, plot_entk_over_training,
 FIGURE_MODULES = (plot_theory, plot_performance, plot_representations, plot_continuum, plot_entk_over_training,
                   plot_explorer, plot_horizon, plot_rival_theories, plot_attribution)
 # figures of those modules that their own tests draw
-EXERCISED_ELSEWHERE = {"plot_explorer": "test_explorer.py", "plot_early_halving": "test_speed_measure.py", "plot_within_grid": "test_within_scale.py",
+EXERCISED_ELSEWHERE = {"plot_explorer": "test_explorer.py", "plot_scale_strip": "test_explorer.py",
+                       "plot_early_halving": "test_speed_measure.py", "plot_within_grid": "test_within_scale.py",
                        "plot_per_scale_scatter": "test_within_scale.py", "plot_cancellation": "test_attribution.py",
                        "plot_signed_attribution": "test_attribution.py",
                        "plot_crossing_thresholds": "test_attribution.py"}

@@ -45,6 +45,8 @@ from ..experiments.schedules import get_schedule, observe_pairs, pair_data_array
 
 CONTROLS = ("epsilon", "output_error", "targets")  # kernel-free controls (names of controls.LOADING_PREDICTORS)
 G_RANGE = (1e-3, 100.0)  # init scales offered: from the small-weight limit to saturated units
+# the init scales of the static strip (what the scale slider changes): small weights to past the paper's large init
+STRIP_SCALES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 SNAPSHOT_EVERY = 10  # iterations between points of the training curve
 LARGE_RATE_FROM = math.sqrt(10.0)  # the geometric midpoint of the standard (g = 1) and large (g = 10) inits
 
@@ -139,3 +141,16 @@ def explore(g: float = 1.0, seed: int = 0, schedule: str = "LR", architecture: s
         "architecture": architecture, "n_iterations": int(n_iterations), "n_hidden": int(n_hidden),
         "n_train": int(n_train), "n_features": env.n_features,
     }
+
+
+def scale_strip(scales=STRIP_SCALES, seed: int = 0, schedule: str = "LR", architecture: str = "4x3",
+                n_iterations: int = 300, n_hidden: int = 200, n_train: int = 200) -> dict[float, dict]:
+    """:func:`explore` of one network (``seed``) at each init scale of ``scales`` (increasing, in
+    :data:`G_RANGE`): what the explorer's scale slider changes, for a static page. Returns
+    g -> result."""
+    scales = [float(g) for g in scales]
+    if len(scales) < 2 or any(b <= a for a, b in zip(scales, scales[1:])):
+        raise ValueError(f"scales must be an increasing list of at least 2 init scales, got {scales}")
+    for g in scales:  # every scale checked before any work
+        check_explorer(g, seed, schedule, architecture, n_iterations, n_hidden, n_train)
+    return {g: explore(g, seed, schedule, architecture, n_iterations, n_hidden, n_train) for g in scales}

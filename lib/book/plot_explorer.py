@@ -10,7 +10,7 @@ import numpy as np
 from ..analyses.explorer import CONTROLS, explore
 from ..core.entk_variants import ENTK_VARIANTS
 from .plot_representations import plot_entk_loadings
-from .plot_style import PALETTE, use_book_style
+from .plot_style import PALETTE, legend_right, use_book_style
 
 use_book_style()  # importing any plot_* module applies the book's figure style
 
@@ -53,6 +53,38 @@ def plot_explorer(result: dict, fig=None):
     ax.legend(frameon=False)
     fig.suptitle(f"g = {result['g']:g}, seed {result['seed']}, schedule {result['schedule']}, "
                  f"architecture {result['architecture']}")
+    fig.tight_layout()
+    return fig
+
+
+def plot_scale_strip(results: dict[float, dict], fig=None):
+    """What the explorer's scale slider changes, for the static page: one column per init scale g of
+    ``results`` (g -> :func:`~lib.analyses.explorer.explore` result, one network): top, the
+    principled variant's leading eNTK vectors (as the explorer's top-left panel, silhouette in the
+    title); bottom (one panel across), each variant's silhouette and the share of its loadings
+    explained by the loss sensitivities ε, against g. Returns the figure."""
+    scales = sorted(results)
+    fig = fig or plt.figure(figsize=(11.5, 6.2))
+    grid = fig.add_gridspec(2, len(scales), height_ratios=[1.2, 1])
+    for i, g in enumerate(scales):
+        ax = fig.add_subplot(grid[0, i])
+        result = results[g]
+        plot_entk_loadings(result["loadings"]["entk_principled"], result["row_order"],
+                           f"g = {g:g}\nsil. {result['silhouette']['entk_principled']:.2f}", ax)
+        if i:
+            ax.set_ylabel("")
+            ax.set_yticklabels([])
+    ax = fig.add_subplot(grid[1, :])
+    for variant in ENTK_VARIANTS:
+        color = VARIANT_COLORS[variant]
+        ax.plot(scales, [results[g]["silhouette"][f"entk_{variant}"] for g in scales], "o-", color=color,
+                label=f"silhouette, {variant}")
+        ax.plot(scales, [results[g]["share"][variant]["epsilon"] for g in scales], "s--", color=color,
+                label=f"share explained by ε, {variant}")
+    ax.set_xscale("log")
+    ax.set_xlabel("init scale g (both layers)")
+    ax.set_ylabel("silhouette / share (R²)")
+    legend_right(ax)
     fig.tight_layout()
     return fig
 
