@@ -86,7 +86,9 @@ display(Markdown(page.claim_index(verdicts)))
 # them was shown, so the order cannot be established) and
 # {glue:text}`count_declared_post_hoc` after their numbers had been shown (**post hoc**). The
 # tally above counts each claim under its latest version that is not post hoc; a claim whose
-# every version is post hoc is counted apart, in the last row. A post-hoc verdict is a
+# every version is post hoc is counted apart, in the last row, and so is a claim whose versions
+# declared before its numbers judge another quantity than the claim names (its entry says which
+# and why: a pre-registered test of something else registers nothing). A post-hoc verdict is a
 # description of the data it was fitted to, not a test of the claim.
 #
 # **Replication blocks.** The headline correlation claims are judged twice by the criterion in

@@ -99,3 +99,18 @@ def test_the_introduction_quotes_a_post_hoc_verdict_with_the_one_it_is_counted_u
     speed = entry("perf-multitask-speed", version(3, "borderline", stability="15/20"), [version(1, "reproduced"),
                                                                                        version(2, "not reproduced")])
     assert page.quoted_verdict(speed) == "borderline (15/20)"
+
+
+def test_a_version_that_judges_another_quantity_does_not_count():
+    """rival-side-kernel-vs-control v1 was declared before its numbers but pooled the linearized network's cells
+    with the eNTK's (claim_provenance: not_a_test); v2 tests the eNTK alone but is post hoc: the claim counts under
+    no version, and its entry says why."""
+    kernel = entry("rival-side-kernel-vs-control", version(2, "inconclusive"), [version(1, "reproduced")],
+                   "beyond the paper (the control any kernel prediction must beat)")
+    assert kernel["earlier"][0]["status"] == "before the data" and kernel["earlier"][0]["not_a_test"]
+    assert (kernel["counted_verdict"], kernel["counted_version"]) == (None, None)
+    lines = "\n".join(page.entry_lines(1, kernel))
+    assert "*Not counted in the tally: no version declared before its numbers tests this claim: version 1 does not " \
+           "test it (its family pooled the cells of the network linearized at t=0" in lines
+    assert "version 2 is post hoc.*" in lines
+    assert "| post hoc only (not counted) | 0 | 0 | 0 | 1 |" in page.tally_table([kernel])

@@ -17,7 +17,9 @@ that computes or quotes the number):
 
 Provenance is history, not part of what decides a verdict: it is not in a criterion's digest. A
 version marked ``post hoc`` does not count in the verdicts page's tallies; the claim counts under
-its latest version that is not post hoc (:func:`lib.book.summary.claim_verdicts`).
+its latest version that is not post hoc (:func:`lib.book.summary.claim_verdicts`). Nor does a
+version whose ``not_a_test`` says why its verdict is not evidence for its claim (it judges another
+quantity than the claim names): a pre-registration that tests something else registers nothing.
 """
 
 from __future__ import annotations
@@ -30,12 +32,14 @@ STATUSES = ("before the data", "with the data", "post hoc")
 class Provenance(NamedTuple):
     """``declared``: the commit (and date) that declared the version; ``data_shown``: where its
     numbers were first shown, if before (``"after"`` when declared first); ``status``: one of
-    :data:`STATUSES`; ``evidence``: what the history shows."""
+    :data:`STATUSES`; ``evidence``: what the history shows; ``not_a_test``: why the version's verdict
+    is not evidence for its claim, where it judges another quantity ("" for a version that tests it)."""
 
     declared: str
     data_shown: str
     status: str
     evidence: str
+    not_a_test: str = ""
 
 
 PROVENANCE: dict[str, Provenance] = {
@@ -452,7 +456,9 @@ PROVENANCE: dict[str, Provenance] = {
         'c9d365f, 2026-11-24 09:09',
         'after (9fa73b9)',
         'before the data',
-        't=0 eNTK, linearized net and targets control first computed at 84350d8/9fa73b9'),
+        't=0 eNTK, linearized net and targets control first computed at 84350d8/9fa73b9',
+        "its family pooled the cells of the network linearized at t=0 with the t=0 eNTK's, so a cell of the "
+        "linearized network alone could give (and gave) 'reproduced' for a claim about the eNTK"),
     'rival-side-kernel-vs-control@v2': Provenance(
         '4ea701c, 2026-11-27',
         "9fa73b9 and 752994d, 2026-11-24 (chapter 13's cells under version 1)",

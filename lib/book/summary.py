@@ -185,7 +185,7 @@ def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
     (:data:`lib.analyses.claim_provenance.PROVENANCE`: ``declared``, ``data_shown``, ``status``,
     ``history``).
     ``counted_verdict`` and ``counted_version`` are those of the latest version that is not post
-    hoc, the one the tallies count (None when every version is post hoc)."""
+    hoc and tests its claim, the one the tallies count (None when there is none)."""
     recorded: dict[str, list[dict]] = {}
     for r in rows:
         if r.get("claim"):
@@ -221,9 +221,9 @@ def _provenance(claim: str, version: Any) -> dict:
     """A version's provenance as entry fields (``history``: what the repository's history shows)."""
     found = PROVENANCE.get(f"{claim}@v{version}")
     if found is None:
-        return {"declared": "", "data_shown": "", "status": "", "history": ""}
+        return {"declared": "", "data_shown": "", "status": "", "history": "", "not_a_test": ""}
     return {"declared": found.declared, "data_shown": found.data_shown, "status": found.status,
-            "history": found.evidence}
+            "history": found.evidence, "not_a_test": found.not_a_test}
 
 
 def with_provenance(entry: dict) -> dict:
@@ -232,7 +232,8 @@ def with_provenance(entry: dict) -> dict:
     With a replication block, the criterion in force was declared before that block's networks
     existed, so it is the one counted: its verdict when both blocks give it, else "does not
     replicate" (:data:`lib.analyses.replication.DOES_NOT_REPLICATE`). Without one, the counted
-    verdict is that of the latest version not declared post hoc (None if every version is)."""
+    verdict is that of the latest version not declared post hoc and not marked as judging another
+    quantity than its claim (``not_a_test``); None if there is none."""
     entry = {**entry, **_provenance(entry["claim"], entry["version"]),
              "earlier": [{**old, **_provenance(entry["claim"], old["version"])} for old in entry["earlier"]]}
     entry.setdefault("replication", None)
@@ -242,7 +243,7 @@ def with_provenance(entry: dict) -> dict:
         entry["counted_version"] = entry["version"]
         return entry
     versions = [*entry["earlier"], entry]  # oldest first
-    counted = [v for v in versions if v["status"] != "post hoc"]
+    counted = [v for v in versions if v["status"] != "post hoc" and not v["not_a_test"]]
     entry["counted_verdict"] = counted[-1]["verdict"] if counted else None
     entry["counted_version"] = counted[-1]["version"] if counted else None
     return entry

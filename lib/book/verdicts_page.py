@@ -73,6 +73,17 @@ def declared_text(version: dict) -> str:
     return f"{DECLARED_WORDS[version['status']]} ({when})"
 
 
+def uncounted_reason(e: dict) -> str:
+    """Why a claim counts under no version (``counted_version`` None): each version is post hoc or,
+    declared before its numbers, judges another quantity than the claim (its ``not_a_test``)."""
+    versions = [*e["earlier"], e]
+    if not any(v.get("not_a_test") for v in versions):
+        return "every version of this criterion is post hoc."
+    return "no version declared before its numbers tests this claim: " + "; ".join(
+        f"version {v['version']} " + (f"does not test it ({text(v['not_a_test'])})" if v.get("not_a_test")
+                                      else "is post hoc") for v in versions) + "."
+
+
 def entry_lines(number: int, e: dict) -> list[str]:
     """The numbered Markdown list item of one claim entry (a target ``verdict-<claim>`` above it)."""
     where = e["section"] + (f", {e['figure']}" if e["figure"] else "")
@@ -83,8 +94,8 @@ def entry_lines(number: int, e: dict) -> list[str]:
     elif e.get("status") == "post hoc" and e.get("counted_version") is not None:
         lines += [f"   *Counted in the tally under version {e['counted_version']}, the latest declared before its "
                   f"numbers:* {verdict_text(e['counted_verdict'], '')}", ""]
-    elif e.get("status") == "post hoc":
-        lines += ["   *Not counted in the tally: every version of this criterion is post hoc.*", ""]
+    elif e.get("status") == "post hoc" or e.get("not_a_test"):
+        lines += [f"   *Not counted in the tally: {uncounted_reason(e)}*", ""]
     if e["criterion"]:
         version = f" (version {e['version']})" if e["earlier"] else ""
         lines += [f"   - *Criterion{version}:* {text(e['criterion'])}"]
