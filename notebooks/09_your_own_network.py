@@ -260,7 +260,8 @@ pd.DataFrame({
     "lib eNTK (ms)": [1e3 * float(r[f"{m}/seconds"]) for m in ("mlp", "cnn")],
     "neural-tangents impl. 1 (ms)": [1e3 * float(r[f"{m}/seconds_reference"][0]) for m in ("mlp", "cnn")],
     "neural-tangents impl. 2 (ms)": [1e3 * float(r[f"{m}/seconds_reference"][1]) for m in ("mlp", "cnn")],
-}, index=["MLP", "CNN"]).map(lambda v: f"{v:.1f}" if isinstance(v, float) else v).pipe(reading_table)
+}, index=["MLP", "CNN"]).map(lambda v: f"{v:.1f}" if isinstance(v, float) else v).pipe(
+    reading_table, "Per model: its size, its eNTK's shape, and the time of lib's and neural-tangents' eNTK")
 
 # %% [markdown]
 # Both are fast at these sizes, and neither is systematically faster: the generic path is a
