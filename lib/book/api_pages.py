@@ -43,8 +43,8 @@ def layer_modules(layer: str, lib: Path = LIB) -> list[str]:
 
 
 def as_markdown(rst: str) -> str:
-    """Inline reStructuredText of a docstring as MyST Markdown: ``code`` as `code`, :role:`target` as
-    {role}`target` (the same cross-reference)."""
+    """Inline reStructuredText of a docstring as MyST Markdown: double-backquoted code as single-backquoted
+    code, a Sphinx role (colon, name, colon, backquoted target) as the same MyST role (name in braces)."""
     text = re.sub(r":(\w+):`([^`]+)`", r"{\1}`\2`", rst)
     return re.sub(r"``([^`]+)``", r"`\1`", text).replace("|", "\\|")
 
@@ -55,7 +55,8 @@ def summary_line(module: str, lib: Path = LIB) -> str:
     docstring = ast.get_docstring(ast.parse(path.read_text()))
     if not docstring:
         return ""
-    return as_markdown(" ".join(docstring.strip().split("\n\n")[0].split()))
+    first = " ".join(docstring.strip().split("\n\n")[0].split())
+    return as_markdown(first[:-1] if first.endswith("::") else first)  # "text::" introduces a literal block
 
 
 def module_page(module: str) -> str:

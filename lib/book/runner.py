@@ -1,4 +1,4 @@
-"""Execute the book's notebooks with papermill, with a profile's parameters.
+"""Execute the book's notebooks with papermill, with a profile's parameters::
 
     python -m lib.book.runner --profile full --jobs 0   # paper scale: the book (book/executed, results/)
     python -m lib.book.runner --profile quick           # small parameters (tests, CI): all under _build/quick/
