@@ -141,7 +141,7 @@ plt.show()
 # {glue:text}`explorer_strip_scales`: the structure the slider moves through, drawn once for this
 # page.
 
-# %% mystnb={"figure": {"caption": "The explorer's scale slider, drawn once (paper Fig 15's t=0 eNTK structure across initial scales; new): top, the principled variant's leading eNTK vector of each output unit (columns) over the training patterns sorted by the input unit their task routes (rows), one network at each initial scale g, silhouette of 12-cluster k-means in the title; bottom, each variant's silhouette (circles) and the share of its loadings explained by the loss sensitivities \u03b5 (squares, R\u00b2 mean over outputs) against g.", "name": "fig-explorer-strip"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Paper Fig 15's t=0 eNTK structure across initial scales (new: the explorer's scale slider, drawn once): top, the principled variant's leading eNTK vector of each output unit (columns) over the training patterns sorted by the input unit their task routes (rows), one network at each initial scale g, silhouette of 12-cluster k-means in the title; bottom, each variant's silhouette (circles) and the share of its loadings explained by the loss sensitivities \u03b5 (squares, R\u00b2 mean over outputs) against g.", "name": "fig-explorer-strip"}} tags=["hide-input"]
 glue("explorer_strip_scales", ", ".join(f"{s:g}" for s in STRIP_SCALES), display=False)
 plot_explorer.plot_scale_strip(scale_strip(STRIP_SCALES, seed, schedule, architecture, n_iterations=10, n_train=n_train))
 plt.show()
