@@ -177,13 +177,13 @@ fig = plot_rival_theories.plot_two_point_validation(tp_summary, tp_examples)
 plt.show()
 
 # %% tags=["hide-input"]
-plateau = lambda key: np.nan_to_num(tp_summary[key], nan=np.inf)  # inf: still on the plateau at the last step
+plateaus = {key: rival_report.plateau_lengths(tp_summary[key]) for key in ("plateau_sim", "plateau_theory")}
 tp_table = pd.DataFrame({
     "gain": tp_summary["gain"], "rate_h": tp_summary["rate_h"], "rate_y": tp_summary["rate_y"],
     "fit error": tp_summary["fit_error"], "held-out error (median)": np.median(tp_summary["heldout_error"], axis=1),
     "final-distance error (median)": np.median(tp_summary["final_rel_error"], axis=1),
-    "plateau, network (median)": np.median(plateau("plateau_sim"), axis=1),
-    "plateau, theory (median)": np.median(plateau("plateau_theory"), axis=1)}).set_index("gain")
+    "plateau, network (median)": np.median(plateaus["plateau_sim"], axis=1),
+    "plateau, theory (median)": np.median(plateaus["plateau_theory"], axis=1)}).set_index("gain")
 glue("rv_tp_median", f"{np.median(tp_summary['final_rel_error']):.1%}", display=False)
 reading_table(tp_table, "Two-point theory on its own network, per gain: fitted rates, errors and plateaus")
 
@@ -288,32 +288,26 @@ from lib.experiments.gated_race import race_predictions
 race0 = race_predictions(env, train0["x_train"][0], train0["y_train"][0])
 race_pools = race_predictions(env, train0["x_train"][0], train0["y_train"][0], families=("in_pool", "out_pool", "route"))
 
-
-def _when(t: float) -> str:
-    return "never" if not np.isfinite(t) else f"at race time {t:.0f}"
-
-
 pool_share = dict(zip(race_pools["families"], race_pools["family_strength"][-1]))
 pool_time = dict(zip(race_pools["families"], race_pools["family_time"]))
 glue("rv_small", f"{scales[0]:g}", display=False)
-count = lambda out, key: f"{int(np.isfinite(out[key]).sum())} of {out[key].size}"
 glue("rv_rho_unshared", f"{np.nanmean(small['rho_route_only']):+.2f}", display=False)
 glue("rv_rho_race", f"{np.nanmean(small['rho_race']):+.2f}", display=False)
 unshared_better = sum(np.nanmean(out["rho_route_only"]) > np.nanmean(out["rho_race"]) for out in by_scale.values())
 glue("rv_unshared_better", f"{unshared_better} of {len(by_scale)}", display=False)
-glue("rv_in_count", count(small, "t_in"), display=False)
-glue("rv_out_count", count(small, "t_out"), display=False)
+glue("rv_in_count", rival_report.finite_count(small["t_in"]), display=False)
+glue("rv_out_count", rival_report.finite_count(small["t_out"]), display=False)
 large = by_scale[scales[-1]]
-glue("rv_large_counts", f"g = {scales[-1]:g}: output pool in {count(large, 't_out')}, input pool in "
-     f"{count(large, 't_in')}", display=False)
+glue("rv_large_counts", f"g = {scales[-1]:g}: output pool in {rival_report.finite_count(large['t_out'])}, "
+     f"input pool in {rival_report.finite_count(large['t_in'])}", display=False)
 for name, curve, clock in (("network", small["observed_curve"].mean(axis=0), runs[scales[0]]["iterations"]),
                            ("race", small["race_curve"].mean(axis=0), small["race_clock"])):
     removed = 1 - np.interp(0.5, rt.half_time_clock(curve, clock), curve)
     glue(f"rv_loss_{name}", f"{removed:.0%}", display=False)
 glue("rv_race_shared", f"{race0['family_strength'][-1, list(race0['families']).index('shared')]:.0%}", display=False)
 glue("rv_race_pools", f"output-pool modules end with {pool_share['out_pool']:.0%} of the maps and reach half "
-     f"{_when(pool_time['out_pool'])}, input-pool modules end with {pool_share['in_pool']:.0%} and reach half "
-     f"{_when(pool_time['in_pool'])}", display=False)
+     f"{rival_report.race_time_words(pool_time['out_pool'])}, input-pool modules end with "
+     f"{pool_share['in_pool']:.0%} and reach half {rival_report.race_time_words(pool_time['in_pool'])}", display=False)
 race_rows = []
 for g, out in by_scale.items():
     race_rows.append({"scale g": g, "networks": out["rho_race"].size, "mean rho, race": np.nanmean(out["rho_race"]),
@@ -515,21 +509,23 @@ reading_table(across, "(a) on the continuum's networks: each predictor's correla
 # race (on its own time) cannot predict at all.
 
 # %% tags=["remove-cell"]
+from functools import partial
+
 from lib.book import rival_answer, summary
 
 own = claims.criterion("rival-two-point-own-ground").settings["names"]
 conditions = {own[0]: bool(np.median(tp_summary["final_rel_error"]) <= 0.2),
-              own[1]: bool(np.all(plateau("plateau_sim")[0] > 10 * plateau("plateau_sim")[-1])
-                           and np.all(plateau("plateau_theory")[0] > 10 * plateau("plateau_theory")[-1]))}
+              own[1]: bool(np.all(plateaus["plateau_sim"][0] > 10 * plateaus["plateau_sim"][-1])
+                           and np.all(plateaus["plateau_theory"][0] > 10 * plateaus["plateau_theory"][-1]))}
 held_r = np.concatenate([out["pair_r"] for out in by_scale.values()])
 finite_race = np.isfinite(small["rho_race"]) & np.isfinite(small["rho_size"])
 judgements = {
     "rival-two-point-own-ground": claims.judge(
         "rival-two-point-own-ground", conditions=conditions, n=int(tp_summary["final_rel_error"].size),
         ours=f"median error {np.median(tp_summary['final_rel_error']):.1%}; plateau at gain {tp_gains[0]:g}: "
-        f"{np.median(plateau('plateau_sim')[0]):.3g} (network), {np.median(plateau('plateau_theory')[0]):.3g}"
-        f" (theory); at gain {tp_gains[-1]:g}: {np.median(plateau('plateau_sim')[-1]):.3g}, "
-        f"{np.median(plateau('plateau_theory')[-1]):.3g} (medians)"),
+        f"{np.median(plateaus['plateau_sim'][0]):.3g} (network), {np.median(plateaus['plateau_theory'][0]):.3g}"
+        f" (theory); at gain {tp_gains[-1]:g}: {np.median(plateaus['plateau_sim'][-1]):.3g}, "
+        f"{np.median(plateaus['plateau_theory'][-1]):.3g} (medians)"),
     "rival-two-point-task-pairs": claims.judge("rival-two-point-task-pairs", k=int(np.sum(held_r > 0.5)),
                                                n=int(held_r.size)),
     "rival-race-order": claims.judge("rival-race-order", a=small["rho_race"][finite_race],
@@ -540,21 +536,19 @@ judgements = {
                                          n=int(small["out_first"].size)),
 }
 # the side-by-side claims (first versions declared before these numbers, the loss shape's post hoc; second versions post hoc)
-identity, negate = (lambda v: np.asarray(v, float)), (lambda v: -np.asarray(v, float))
 
 
-_cells = lambda outcome, theory, rivals, at_scales, transform: rival_report.scale_cells(
-    scores, outcome, theory, rivals, at_scales, transform)
+_cells = partial(rival_report.scale_cells, scores)
 sim_cells = _cells("a", "two-point theory", ("t=0 eNTK", "linearized at t=0", "targets control"), scales, rc.fisher_z)
 cont_cells = rc.paired_cells({g: rc.fisher_z(cont_scores[g]["two-point theory"]) for g in cont_scales},
                              {name: {g: rc.fisher_z(cont_scores[g][name]) for g in cont_scales}
                               for name in ("t=0 eNTK", "linearized at t=0", "targets control")})
 order_cells = _cells("b", "race", ("t=0 eNTK", "linearized at t=0", "targets control", "route size"), scales[:1],
-                     identity)
+                     rival_report.as_scores)
 control_parts = []
 for outcome, kernels_, transform in (("a", ("t=0 eNTK", "linearized at t=0"), rc.fisher_z),
-                                     ("b", ("t=0 eNTK", "linearized at t=0"), identity),
-                                     ("c", ("linearized at t=0",), negate)):
+                                     ("b", ("t=0 eNTK", "linearized at t=0"), rival_report.as_scores),
+                                     ("c", ("linearized at t=0",), rival_report.negated_scores)):
     for name in kernels_:
         part = _cells(outcome, name, ("targets control",), scales, transform)
         control_parts.append((outcome, name, part))
@@ -583,20 +577,17 @@ judgements["rival-race-loss-shape"] = claims.judge("rival-race-loss-shape", a=np
 earlier = {key: older for key, (_, older) in versioned.items()}
 
 
-_best = lambda outcome, names, lower_is_better=False: rival_report.best_words(scores, scales, outcome, names,
-                                                                             lower_is_better)
-_as_good = lambda outcome, theory, rivals, lower_is_better=False: rival_report.as_good_words(
-    scores, scales, outcome, theory, rivals, lower_is_better)
-predictive = lambda names: tuple(n for n in names if "reference" not in n)
+_best = partial(rival_report.best_words, scores, scales)
+_as_good = partial(rival_report.as_good_words, scores, scales)
 side_words = (
     f"**Which predicts what.** (a) The learned task similarity is best predicted by: "
-    f"{_best('a', predictive(rc.A_PREDICTORS))} (the accumulated eNTK, which has seen the run: "
+    f"{_best('a', rival_report.predictive_names(rc.A_PREDICTORS))} (the accumulated eNTK, which has seen the run: "
     f"{_best('a', ('accumulated eNTK (reference)',))}). The two-point theory against the t=0 eNTK, the linearized "
     f"network and the targets control, cell by cell: {judgements['rival-side-similarity'].ours} "
     f"({judgements['rival-side-similarity'].verdict}). (b) The route order is best predicted by: "
-    f"{_best('b', predictive(rc.B_PREDICTORS))}. At the smallest scale, the race against its rivals: "
+    f"{_best('b', rival_report.predictive_names(rc.B_PREDICTORS))}. At the smallest scale, the race against its rivals: "
     f"{judgements['rival-side-order'].ours} ({judgements['rival-side-order'].verdict}). (c) The loss shape is best "
-    f"predicted by: {_best('c', predictive(rc.C_PREDICTORS), lower_is_better=True)} (absolute error). The t=0 eNTK "
+    f"predicted by: {_best('c', rival_report.predictive_names(rc.C_PREDICTORS), lower_is_better=True)} (absolute error). The t=0 eNTK "
     f"against the targets control: {judgements['rival-side-kernel-vs-control'].ours} "
     f"({judgements['rival-side-kernel-vs-control'].verdict}). **Where the kernel and the controls do as well "
     f"or better** (mean score at least the theory's, on the same networks): against the two-point theory on task "

@@ -100,3 +100,16 @@ def test_cell_evidence_and_verdict_lines_are_what_chapter_13_judges_and_prints()
     assert rival_report.verdict_lines({"x": now, "y": shape}, {"x": (old,)}, {"x": "Claim x", "y": "Claim y"}) == (
         "- **Claim x**: inconclusive (0 of 3 cells); version 1: reproduced\n"
         "- **Claim y**: not reproduced (-0.19; [-0.3, -0.1])")
+
+
+def test_small_reader_helpers_of_the_rival_chapter():
+    import numpy as np
+
+    from lib.book import rival_report
+
+    assert rival_report.race_time_words(np.inf) == "never" and rival_report.race_time_words(12.4) == "at race time 12"
+    assert rival_report.finite_count([1.0, np.nan, 3.0]) == "2 of 3"
+    np.testing.assert_array_equal(rival_report.plateau_lengths([1.0, np.nan]), [1.0, np.inf])
+    np.testing.assert_array_equal(rival_report.negated_scores([1, -2]), [-1.0, 2.0])
+    assert rival_report.as_scores([1, 2]).dtype == np.float64
+    assert rival_report.predictive_names(("t=0 eNTK", "accumulated eNTK (reference)")) == ("t=0 eNTK",)

@@ -148,3 +148,34 @@ def verdict_lines(judgements: dict, earlier: dict, claim_texts: dict[str, str]) 
         older = "".join(f"; version {e.version}: {e.verdict}" for e in earlier.get(key, ()))
         lines.append(f"- **{claim_texts[key]}**: {j.verdict} ({number}){older}")
     return "\n".join(lines)
+
+
+def race_time_words(t: float) -> str:
+    """When a race quantity reaches half its final value: "at race time 12", or "never" (not finite)."""
+    return "never" if not np.isfinite(t) else f"at race time {t:.0f}"
+
+
+def finite_count(values) -> str:
+    """"k of n": how many of ``values`` (e.g. per-network first times, nan where never) are finite."""
+    values = np.asarray(values, np.float64)
+    return f"{int(np.isfinite(values).sum())} of {values.size}"
+
+
+def plateau_lengths(values) -> np.ndarray:
+    """Plateau lengths with nan (still on the plateau at the last step) as inf, so that medians rank them last."""
+    return np.nan_to_num(np.asarray(values, np.float64), nan=np.inf)
+
+
+def as_scores(values) -> np.ndarray:
+    """Scores as they are (higher is better), float."""
+    return np.asarray(values, np.float64)
+
+
+def negated_scores(values) -> np.ndarray:
+    """Errors turned into scores (higher is better): their negatives, float."""
+    return -np.asarray(values, np.float64)
+
+
+def predictive_names(names) -> tuple[str, ...]:
+    """The predictors of ``names`` known before training: those not marked "(reference)"."""
+    return tuple(n for n in names if "reference" not in n)
