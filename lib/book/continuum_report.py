@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..analyses.continuum_facts import cell
+from ..analyses.continuum_facts import GAP_DEFINED_SHARE, cell
 from .names import reader_name
 
 # a short-run entry that disagrees with the converged run, as the comparison table marks it
@@ -57,7 +57,7 @@ def gap_sentence(facts: Mapping) -> str:
         return (f"The median gap between a trained network and its trained linearization runs from {gap[i_max]:.2f} "
                 f"at g = {gs[i_max]:g} to {gap[i_min]:.2f} at g = {gs[i_min]:g}; a lazy network would have a gap "
                 "near 0.")
-    diverged = {g: f for g, f in zip(gs, facts["gap_finite"]) if f < 0.9}
+    diverged = {g: f for g, f in zip(gs, facts["gap_finite"]) if f < GAP_DEFINED_SHARE}
     finite_gs = [g for g in gs if g not in diverged]
     text = ("The gap between a trained network and its trained linearization is not defined across this run: "
             "trained at the network's learning rate for the same iterations, the linearization diverged (a "
