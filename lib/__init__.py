@@ -49,3 +49,18 @@ Four layers; a module imports only from its own layer or the ones above it in th
 """
 
 __version__ = "0.1.0"
+
+import os as _os
+import sys as _sys
+
+# JAX's persistent compilation cache is off in every process that imports ``lib`` and in the ones it
+# starts, whatever ``JAX_COMPILATION_CACHE_DIR`` says: with jaxlib 0.5.3 on the CPU, an executable
+# loaded from that cache runs a loop whose trip count is traced (``fori_loop(0, n, ...)`` with a
+# traced ``n``; the streamed ePNTK's gradient steps are such loops) zero times, silently
+# (``tests/test_jax_cache.py`` shows it with the cache and shows ``lib`` preventing it).
+_os.environ["JAX_ENABLE_COMPILATION_CACHE"] = "false"
+if "jax" in _sys.modules:  # imported before lib: switch the cache off there too
+    from jax.experimental.compilation_cache import compilation_cache as _compilation_cache
+
+    _sys.modules["jax"].config.update("jax_enable_compilation_cache", False)
+    _compilation_cache.reset_cache()

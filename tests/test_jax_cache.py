@@ -1,6 +1,7 @@
-"""JAX's persistent compilation cache (which the runner gives every chapter's kernel) changes no
-number: a process that loads a compiled program from it computes the same bits as one that
-compiled it, and as one without the cache."""
+"""JAX's persistent compilation cache is off wherever ``lib`` is imported: with the pinned jaxlib
+on the CPU, an executable loaded from it runs a loop with a traced trip count zero times. The
+control shows that bug in the same two-process set-up without ``lib``, so the test of the guard
+could fail."""
 
 from __future__ import annotations
 
@@ -8,53 +9,49 @@ import os
 import subprocess
 import sys
 
-import numpy as np
+import pytest
 
 from lib.book import runner
 
+# a loop whose trip count is traced, then compiled by a first process and loaded by a second
 PROGRAM = """
 import sys
-import numpy as np
+if sys.argv[1] == "lib":
+    import lib
 import jax, jax.numpy as jnp
-from lib.core.models import MultitaskNet
-from lib.core.tasks import TaskEnvironment
-
-env = TaskEnvironment(4, 3, 3)
-net = MultitaskNet.for_environment(env, n_hidden=50)
-params = net.init(jax.random.PRNGKey(3))
-x = jnp.asarray(env.all_patterns().x, dtype=jnp.float32)
-step = jax.jit(lambda p: jax.tree_util.tree_map(lambda w, g: w - 0.1 * g, p,
-                                                  jax.grad(lambda q: jnp.sum(net.apply(q, x) ** 2))(p)))
-for _ in range(5):
-    params = step(params)
-np.save(sys.argv[1], np.concatenate([np.ravel(w) for w in jax.tree_util.tree_leaves(params)]))
+if sys.argv[1] == "lib-after-jax":
+    import lib
+step = lambda i, x: jnp.tanh(x @ jnp.full((64, 64), 0.01) + x)
+loop = jax.jit(lambda x, n: jax.lax.fori_loop(0, n, step, x))
+x = jnp.full((3, 64), 0.1)
+print(float(loop(x, 7).sum()) - float(x.sum()))
 """
 
 
-def run(tmp_path, name: str, cache: str | None) -> np.ndarray:
+def change_over_two_processes(tmp_path, mode: str) -> tuple[float, float, int]:
+    """(the loop's change of its input in a first and a second process sharing a compilation
+    cache folder, the number of files in that folder)."""
+    cache = tmp_path / f"jax-cache-{mode}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
-    if cache:
-        env.update(JAX_COMPILATION_CACHE_DIR=cache, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
-    out = tmp_path / f"{name}.npy"
-    subprocess.run([sys.executable, "-c", PROGRAM, str(out)], env=env, check=True, timeout=300,
-                   cwd=runner.REPO_ROOT)
-    return np.load(out)
+    env.update(JAX_COMPILATION_CACHE_DIR=str(cache), JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
+               JAX_PLATFORMS="cpu")
+    run = lambda: float(subprocess.run([sys.executable, "-c", PROGRAM, mode], env=env, check=True, timeout=300,
+                                       cwd=runner.REPO_ROOT, capture_output=True, text=True).stdout.split()[-1])
+    first, second = run(), run()
+    return first, second, len(list(cache.iterdir())) if cache.exists() else 0
 
 
-def test_a_program_loaded_from_the_cache_computes_the_same_bits(tmp_path):
-    cache = tmp_path / "jax-cache"
-    compiled = run(tmp_path, "compiled", str(cache))
-    assert any(cache.iterdir())  # the first process wrote its programs
-    loaded = run(tmp_path, "loaded", str(cache))
-    without = run(tmp_path, "without", None)
-    assert compiled.dtype == np.float32
-    np.testing.assert_array_equal(loaded, compiled)
-    np.testing.assert_array_equal(without, compiled)
+def test_without_lib_a_loop_loaded_from_the_cache_runs_zero_times(tmp_path):
+    """The control: the bug the guard exists for, in this set-up (a jaxlib that fixes it fails
+    here, and the guard in lib/__init__.py can then go)."""
+    first, second, files = change_over_two_processes(tmp_path, "plain")
+    assert files > 0 and first > 1.0
+    assert second == pytest.approx(0.0, abs=1e-6), "JAX's compilation cache replays traced loops correctly now"
 
 
-def test_the_runner_gives_kernels_a_cache_per_host_cpu_unless_one_is_set(monkeypatch):
-    monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
-    folder = runner.jax_cache_env()["JAX_COMPILATION_CACHE_DIR"]
-    assert folder.startswith(str(runner.JAX_CACHE_ROOT)) and len(os.path.basename(folder)) == 16
-    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", "/elsewhere")
-    assert runner.jax_cache_env() == {}
+@pytest.mark.parametrize("mode", ["lib", "lib-after-jax"])
+def test_lib_switches_the_cache_off_so_every_process_computes_the_loop(tmp_path, mode):
+    first, second, files = change_over_two_processes(tmp_path, mode)
+    assert files == 0
+    assert first > 1.0 and second == first
+

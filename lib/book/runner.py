@@ -71,7 +71,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.cache_key import conditions_digest, host_cpu, new_process_conditions
+from ..core.cache_key import conditions_digest, new_process_conditions
 from ..core.cpu_target import check_cpu_features
 from ..core.cache_entry import CacheError
 from ..core.results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_env, results_dir
@@ -140,7 +140,6 @@ QUICK_DIR = REPO_ROOT / "_build" / "quick"
 ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_CHAPTER = (
     "REPRO_PROFILE", "REPRO_SUMMARY_DIR", "REPRO_SUMMARY_STAGING", "REPRO_EXECUTION_KEY", "REPRO_CHAPTER")
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "book")
-JAX_CACHE_ROOT = REPO_ROOT / "_build" / "jax-cache"
 
 
 
@@ -235,17 +234,6 @@ def check_book_untouched(folders, profile: str, overrides: bool) -> None:
 
 
 # ---------------------------------------------------------------- execution
-
-
-def jax_cache_env() -> dict[str, str]:
-    """JAX's persistent compilation cache for a chapter's kernel and its Dask workers: a program one
-    process compiled is loaded, not compiled again, by the next (the same executable, so the same
-    numbers; ``tests/test_jax_cache.py``). One folder per host CPU, which XLA compiles for. Nothing
-    when ``$JAX_COMPILATION_CACHE_DIR`` is set already (the user's choice stands)."""
-    if "JAX_COMPILATION_CACHE_DIR" in os.environ:
-        return {}
-    return {"JAX_COMPILATION_CACHE_DIR": str(JAX_CACHE_ROOT / conditions_digest(host_cpu())),
-            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0.2"}
 
 
 def execution_key(name: str, parameters: dict, profile: str = "full", summary_dir: Path | None = None) -> str:
@@ -382,7 +370,6 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         jupytext.write(jupytext.read(notebook_source(name)), unexecuted)
         kernel_env = {ENV_CHAPTER: name, ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary),
                       ENV_PROFILE: profile, ENV_KEY: key, KEEP_ENV: "1",  # one local Dask cluster per chapter
-                      **jax_cache_env(),
                       ALLOW_LARGE_ENV: "1" if allow_large else "0",
                       **({} if name in USES_EVERY_CORE else ONE_BLAS_THREAD),
                       **({RESULTS_ENV: str(Path(results).absolute())} if results is not None else {})}
