@@ -158,6 +158,7 @@ glue("kd_wall_total", f"{sum(wall.values()) / 60:.1f} minutes", display=False)
 glue("kd_n_networks", f"{2 * n_pairs}", display=False)
 glue("kd_rows", "all 500 training and 500 test inputs" if n_rows is None
      else f"{n_rows // 2} training and {n_rows - n_rows // 2} test inputs", display=False)
+glue("kd_training_agreement", f"{kd.TRAINING_AGREEMENT:g}", display=False)
 
 # %% [markdown]
 # The ePNTKs of {glue:text}`kd_n_networks` networks per schedule, with kernel rows over
@@ -171,6 +172,13 @@ glue("kd_rows", "all 500 training and 500 test inputs" if n_rows is None
 # test inputs alike. One pair per schedule (the first) is trained three more times on
 # fewer rows (they do not change the trajectory): with the paper's every-step eNTK sum, with
 # the every-step step-integrated sum, and with the latter under the time quadrature.
+#
+# That identity cannot tell whether the weights followed gradient descent: the ePNTK
+# reproduces whatever path they take. So before a run is cached, its networks' loss on the
+# training rows at every snapshot must equal that of the same networks trained by the book's
+# training engine (`lib.core.training`, code independent of the stream's) to a relative
+# {glue:text}`kd_training_agreement`; a run that departs stops with an error and is never
+# cached or shown ({func}`~lib.experiments.kernel_dynamics.check_training`).
 
 # %% tags=["hide-input"]
 checks = {name: kd.cached_validation_runs(env, name, p.seeds[0], p.check_phases, p.check_iterations,

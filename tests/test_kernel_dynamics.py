@@ -118,3 +118,41 @@ def test_analysis_helpers():
     assert ka.cluster_agreement(grouped, 5 * grouped + 1, 3) == pytest.approx(1.0)
     mean, low, high = ka.paired_interval(np.array([1.0, 2.0, 3.0]))
     assert mean == 2.0 and low < 2.0 < high
+
+
+def test_a_stream_whose_steps_go_wrong_is_refused_and_nothing_is_cached(monkeypatch, results_tmp):
+    """The failure seen once in a full build: the stream's gradient steps stopped changing the
+    weights while its kernels went on accumulating, and the wrong run was cached. The
+    reconstruction error cannot see it; the comparison with lib.core.training's loss does."""
+    from lib.core import results
+    from lib.experiments import epntk_stream
+
+    monkeypatch.setattr(epntk_stream, "_steps", lambda model, params, *rest: params)  # steps that do nothing
+    options = dict(n_iterations=40, n_snapshots=5, node_every=((20, 1), (40, 5)), path_kernel="step", n_hidden=16,
+                   n_train=60, n_test=60, progress=False)
+    compute = lambda: kd.run_kernel_dynamics(ENV, "LR", [0], **options)
+    with pytest.raises(kd.TrainingMismatch, match=r"departs from lib.core.training's .* iteration (30|40)"):
+        results.cached("kernel_dynamics", {"test": 1}, compute, computed_by=kd.__name__)
+    assert not list(results_tmp.rglob("*.npz"))
+
+
+def test_the_training_check_allows_rounding_and_refuses_a_departure():
+    from lib.core.models import MultitaskNet
+    from lib.experiments.schedules import pair_initial_params
+
+    net = MultitaskNet.for_environment(ENV, 16)
+    weights = pair_initial_params(net, [0])
+    arrays = kd.pair_kernel_data(ENV, [0], 60, 60)
+    data = {k: jnp.asarray(np.repeat(arrays[k], 2, axis=0), jnp.float32) for k in ("x_train", "y_train", "x_eval",
+                                                                                     "y_eval")}
+    rates = np.array([0.01, 0.002], np.float32)
+    _, reference = kd.train_many(net, weights, {"x_train": data["x_train"], "y_train": data["y_train"],
+                                                "x_rows": data["x_eval"][:, :60], "y_rows": data["y_eval"][:, :60]},
+                                 rates, 40, 5, engine="reference")
+    loss = np.asarray(reference["loss_rows"])  # the JAX engine: another code path than the check's numba
+    check = lambda stream_loss: kd.check_training(net, weights, data, rates, 40, 5, stream_loss, 60, np.arange(2))
+    check(loss)
+    check(loss * (1 + 0.5 * kd.TRAINING_AGREEMENT))
+    for wrong in (loss * (1 + 2 * kd.TRAINING_AGREEMENT), np.where(np.arange(5) == 4, np.nan, loss)):
+        with pytest.raises(kd.TrainingMismatch, match="network"):
+            check(wrong)

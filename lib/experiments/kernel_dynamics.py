@@ -11,8 +11,9 @@ row's task (:data:`SHARING_CATEGORIES`) and how much those contributions cancel,
 alignment of P(t) with the t=0 eNTK, task x task similarity matrices implied by P(t) and
 by the hidden layer; after the run, from the recorded weights: alignment and leading-vector
 overlap of eNTK(t) with eNTK(0) and with the final ePNTK. The checks of the method: the time
-quadrature against the every-step sum (:func:`validation_runs`) and the convergence of the
-paper's ePNTK in the learning rate (:func:`epntk_convergence`).
+quadrature against the every-step sum (:func:`validation_runs`), the convergence of the
+paper's ePNTK in the learning rate (:func:`epntk_convergence`), and, inside every run, its
+training against :mod:`lib.core.training` (:func:`check_training`).
 """
 
 from __future__ import annotations
@@ -33,10 +34,20 @@ from ..core.kernels import entk
 from ..core.losses import squared_error
 from ..core.models import INITS, MultitaskNet, Params
 from ..core.steps import check_schedule
+from ..core.training import SummedLosses, train_many
 from ..core.tasks import TaskEnvironment, environment_key
 from ..core.validation import check_choice, check_int, check_positive_float, check_seeds
 
 SHARING_CATEGORIES = ("same task", "same input pool", "same output pool", "neither")
+# relative agreement required between the stream's training loss and lib.core.training's at every
+# snapshot; 5e-7 measured (ET, 10 000 iterations, the book's seeds 0-1), so float32 rounding on
+# any CPU passes and a wrong trajectory (a loss of 88 where training reaches 0.05) fails
+TRAINING_AGREEMENT = 1e-3
+
+
+class TrainingMismatch(RuntimeError):
+    """The streamed run's weights did not follow full-batch gradient descent: its result is wrong
+    and is not cached (:func:`check_training`)."""
 
 
 def sharing_category(env: TaskEnvironment, task_rows: np.ndarray, task_columns: np.ndarray) -> np.ndarray:
@@ -287,6 +298,8 @@ def run_kernel_dynamics(
             progress=f"ePNTK {schedule}, networks {batch[0] + 1}-{batch[-1] + 1} of {n_networks}" if progress else None)
         snapshot_params = snaps.pop("params", None)
         record = {k: np.asarray(v) for k, v in snaps.items()}
+        check_training(net, weights, data, rates[batch], n_iterations, n_snapshots, record["loss_train"],
+                       n_train_rows, batch)
         categories = np.asarray(pair_data["sharing"][batch // 2])  # (B, N, M)
         record["sharing_pattern_fraction"] = np.stack([
             np.stack([np.bincount(c[rows].ravel(), minlength=len(SHARING_CATEGORIES)) / c[rows].size
@@ -311,6 +324,38 @@ def run_kernel_dynamics(
     out["iterations"] = np.linspace(0, n_iterations, n_snapshots).round().astype(int)
     out["node_phases"] = np.asarray(node_phases(node_every, n_iterations, n_iterations // (n_snapshots - 1)))
     return out
+
+
+def check_training(net: MultitaskNet, weights: Params, data: Data, learning_rates: np.ndarray, n_iterations: int,
+                   n_snapshots: int, stream_loss: np.ndarray, n_train_rows: int, networks: np.ndarray) -> None:
+    """Raise :class:`TrainingMismatch` unless the stream's loss on the training rows (B, S), at
+    every snapshot, equals that of the same networks trained by :func:`lib.core.training.train_many`
+    (the numba engine: code independent of the stream's XLA programs) to :data:`TRAINING_AGREEMENT`
+    relative. A wrong gradient step anywhere in the stream changes every later snapshot's loss;
+    the reconstruction error alone cannot see it (the ePNTK follows the wrong trajectory too).
+
+    Args:
+        weights: the batch's initial weights (leading axis B); data: the batch's arrays with
+            ``x_train`` (B, M, D), ``y_train``, ``x_eval``, ``y_eval`` (B, N, ...);
+        learning_rates: (B,); networks: (B,) each network's index in the run (2 x pair + init).
+    """
+    rows = slice(0, n_train_rows)
+    sets = {"x_train": data["x_train"], "y_train": data["y_train"],
+            "x_rows": data["x_eval"][:, rows], "y_rows": data["y_eval"][:, rows]}
+    _, reference = train_many(net, weights, sets, learning_rates, n_iterations, n_snapshots,
+                              observe=SummedLosses(net, ("rows",)))
+    expected = np.asarray(reference["loss_rows"], np.float64)  # (B, S)
+    departure = np.abs(np.asarray(stream_loss, np.float64) - expected) / np.maximum(np.abs(expected), 1e-30)
+    if not np.all(departure <= TRAINING_AGREEMENT):  # NaN fails too
+        b, s = np.unravel_index(np.nanargmax(np.where(np.isnan(departure), np.inf, departure)), departure.shape)
+        iteration = round(s * n_iterations / (n_snapshots - 1))
+        raise TrainingMismatch(
+            f"the streamed ePNTK run's training loss departs from lib.core.training's (numba engine) by "
+            f"{departure[b, s]:.3g} relative (at most {TRAINING_AGREEMENT:g} allowed): network {networks[b]} "
+            f"(pair {networks[b] // 2}, init {INITS[networks[b] % 2]}) at iteration {iteration}, stream "
+            f"{stream_loss[b, s]:.6g}, training {expected[b, s]:.6g}. The stream's weights did not follow "
+            f"gradient descent, so its kernels are wrong; nothing was cached. Run it again; if this persists, "
+            f"report this message")
 
 
 # --- checks: quadrature against the every-step sum, convergence in the learning rate ---------
