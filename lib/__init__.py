@@ -38,7 +38,8 @@ Four layers; a module imports only from its own layer or the ones above it in th
     verdict in ``verdict_code``), ``claim_tests``, ``expected_signs``,
     ``multiple_testing``, ``checks``.
 ``lib.book``
-    Book plumbing: ``runner`` (papermill execution with profiles; ``notebook_sources``, the
+    Book plumbing: ``chapters`` (one declaration per chapter, from which the runner's tables derive),
+    ``runner`` (papermill execution with profiles; ``notebook_sources``, the
     chapters' sources and their pairing; ``run_parameters``, the runner's parameters and their
     checks; ``concurrent_runs``, chapters side by side), ``chapter_parameters`` (each chapter's parameter checks; chapters 10-13's in
     ``chapter_parameters_beyond``, shared ones in ``parameter_checks``), ``kernel_manager`` and ``page_outputs`` (quiet kernels; what a

@@ -25,14 +25,12 @@
 # beside the paper's, the control that could have failed it, and a link to the evidence.
 
 # %% tags=["parameters", "remove-input"]
-chapters = ["01_one_step_entk", "02_smg_validation", "03_epntk", "04_multitask_representations",
-            "05_multitask_performance", "06_correlation_analysis", "08_entk_over_training",
-            "10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"]
+chapters = None  # None: every chapter that judges claims
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_reproduction_summary
 
-check_reproduction_summary(chapters)
+chapters = check_reproduction_summary(chapters)
 
 # %% tags=["hide-input"]
 from IPython.display import Markdown, display
@@ -68,7 +66,7 @@ display(Markdown(page.claim_index(verdicts)))
 # :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
-# | `chapters` | chapter notebooks whose records are collected, in order | list of notebook names |
+# | `chapters` | chapter notebooks whose records are collected, in order | None (every chapter that judges claims) or a list of notebook names |
 # :::
 #
 # **Criteria are declared, versioned and kept.** Every criterion lives in the claims registry

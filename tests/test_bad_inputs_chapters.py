@@ -25,7 +25,8 @@ BAD = {
                                  r"large_scaling must be one of \['both_layers', 'layer1_only'\], got 'none'"),
     "06_correlation_analysis": (dict(compare_choices="yes"), r"compare_choices must be one of \[True, False\]"),
     "07_reproduction_summary": (dict(chapters=["99_missing"]),
-                                r"chapters must be a non-empty list of notebook names from \[.*got \['99_missing'\]"),
+                                r"chapters must be None \(every chapter that judges claims\) or a non-empty list of notebook names from "
+                                r"\[.*got \['99_missing'\]"),
     "08_entk_over_training": (dict(index_set="rows"),
                               r"index_set must be one of \['principled', 'authors'\], got 'rows'"),
     "09_your_own_network": (dict(cnn_channels=0), r"cnn_channels must be an integer >= 1, got 0"),

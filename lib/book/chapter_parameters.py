@@ -29,6 +29,7 @@ from ..core.validation import (check_choice, check_int, check_keys, check_learni
 from ..experiments.epntk_stream import PATH_KERNELS, node_count, node_phases, truncate_phases
 from ..experiments.kernel_dynamics import pair_kernel_data
 from ..experiments.schedules import SCHEDULES
+from .chapters import CHAPTERS, judging_chapters
 from .chapter_parameters_beyond import (CONFIRMATORY_FIRST_SEED,  # noqa: F401 (re-exported: chapter 13's seeds)
                                         check_live_explorer, check_prediction_horizon, check_rich_lazy_continuum,
                                         check_rival_theories)
@@ -175,13 +176,17 @@ def check_correlation_analysis(n_pairs, first_seeds, iterations, n_resamples, sp
 
 
 # --- 07: the reproduction summary -----------------------------------------------------------------
-def check_reproduction_summary(chapters) -> None:
-    """Chapter 07: ``chapters`` a non-empty list of the book's notebook names."""
+def check_reproduction_summary(chapters) -> list[str]:
+    """Chapter 07: ``chapters`` None (every chapter that judges claims, :func:`lib.book.chapters.judging_chapters`)
+    or a non-empty list of the book's notebook names; returns the list."""
     from .notebook_sources import NOTEBOOKS
 
+    if chapters is None:
+        return judging_chapters()
     if not isinstance(chapters, list) or not chapters or any(c not in NOTEBOOKS for c in chapters):
-        raise ValueError(f"chapters must be a non-empty list of notebook names from {list(NOTEBOOKS)}, "
-                         f"got {chapters!r}")
+        raise ValueError(f"chapters must be None (every chapter that judges claims) or a non-empty list of notebook "
+                         f"names from {list(NOTEBOOKS)}, got {chapters!r}")
+    return chapters
 
 
 # --- 08: the eNTK over training -------------------------------------------------------------------
@@ -306,22 +311,7 @@ def check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images
 
 
 # --- every chapter --------------------------------------------------------------------------------
-CHECKERS = {
-    "00_quickstart": check_quickstart,
-    "01_one_step_entk": check_one_step_entk,
-    "02_smg_validation": check_smg_validation,
-    "03_epntk": check_epntk,
-    "04_multitask_representations": check_multitask_representations,
-    "05_multitask_performance": check_multitask_performance,
-    "06_correlation_analysis": check_correlation_analysis,
-    "07_reproduction_summary": check_reproduction_summary,
-    "08_entk_over_training": check_entk_over_training,
-    "09_your_own_network": check_your_own_network,
-    "10_rich_lazy_continuum": check_rich_lazy_continuum,
-    "11_explorer": check_live_explorer,
-    "12_prediction_horizon": check_prediction_horizon,
-    "13_rival_theories": check_rival_theories,
-}
+CHECKERS = {c.name: globals()[c.checker] for c in CHAPTERS}  # declared in lib.book.chapters
 
 
 def check_chapter(name: str, parameters: dict, allow_large: bool | None = None):

@@ -26,22 +26,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from .chapters import every_core_chapters, runs_after
 
-# chapters that keep every core busy for most of their run in ``make book`` (Dask sweeps with one
-# worker per core, or numba training on every core): they run alone. Chapter 05 also starts a Dask
-# sweep, but in make book its pairs are already trained by chapter 10 and its one sweep (the early
-# phases) is short, so it shares the cores.
-USES_EVERY_CORE = frozenset({"06_correlation_analysis", "10_rich_lazy_continuum", "12_prediction_horizon"})
-# a chapter starts only after these have finished (in the same output folder)
-RUNS_AFTER: dict[str, tuple[str, ...]] = {
-    "03_epntk": ("02_smg_validation",),  # SMG runs (smg_run entries)
-    "05_multitask_performance": ("10_rich_lazy_continuum",),  # the schedule runs of the verdict pairs
-    "06_correlation_analysis": ("04_multitask_representations", "05_multitask_performance"),  # t=0 structure, pairs
-    "12_prediction_horizon": ("10_rich_lazy_continuum", "06_correlation_analysis"),  # the converged continuum; the
-    # pairs' t=0 structure
-    "13_rival_theories": ("10_rich_lazy_continuum",),  # the converged continuum
-    "07_reproduction_summary": ("*",),  # the summary records of every other chapter
-}
+
+# chapters that keep every core busy and run alone, and the chapters each one starts after (declared
+# in lib.book.chapters)
+USES_EVERY_CORE = every_core_chapters()
+RUNS_AFTER: dict[str, tuple[str, ...]] = runs_after()
 
 
 def usable_cores() -> int:

@@ -1,4 +1,4 @@
-"""The chapters' notebooks: which there are (:data:`NOTEBOOKS`, in the order the runner starts them),
+"""The chapters' notebooks: which there are (:data:`NOTEBOOKS`, the chapters of :mod:`lib.book.chapters` in the order the runner starts them),
 where each one's source is, and what that source holds.
 
 Book layer, below :mod:`lib.book.runner` and :mod:`lib.book.run_parameters`. A chapter's source is
@@ -16,26 +16,10 @@ import ast
 from pathlib import Path
 
 from ..core.results import REPO_ROOT
+from .chapters import chapter_names
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-NOTEBOOKS = (  # the order they start in: with --jobs, the continuum first (four chapters read it), then the
-    # one-core chapters so that two cores finish them together (08 takes as long as the rest; 02 before 03,
-    # which reads it), then the other chapters that use every core
-    "10_rich_lazy_continuum",
-    "08_entk_over_training",
-    "04_multitask_representations",
-    "13_rival_theories",
-    "02_smg_validation",
-    "03_epntk",
-    "05_multitask_performance",
-    "09_your_own_network",
-    "00_quickstart",
-    "01_one_step_entk",
-    "11_explorer",
-    "06_correlation_analysis",
-    "12_prediction_horizon",
-    "07_reproduction_summary",  # last: it collects the summary records of the others
-)
+NOTEBOOKS = chapter_names()  # in the runner's start order (lib.book.chapters)
 
 
 class ParameterError(ValueError):

@@ -77,6 +77,7 @@ from ..core.cache_entry import CacheError
 from ..core.results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_env, results_dir
 from ..core.validation import ALLOW_LARGE_ENV
 from ..experiments.sweep_cluster import KEEP_ENV
+from .chapters import quick_profile
 from .concurrent_runs import USES_EVERY_CORE, RunDied, run_all, usable_cores
 from .execution_report import run_provenance, write_report
 from .notebook_sources import (NOTEBOOK_DIR, NOTEBOOKS, PairMismatch, ParameterError, check_paired,
@@ -84,50 +85,9 @@ from .notebook_sources import (NOTEBOOK_DIR, NOTEBOOKS, PairMismatch, ParameterE
 from .run_parameters import (check_parameters, check_ranges, grid_points, parse_assignment, parse_grid,
                              parse_grid_spec, plain, point_folder)
 
-# parameters overriding each notebook's ``parameters`` cell, per profile
-PROFILES: dict[str, dict[str, dict]] = {
-    "full": {},
-    "quick": {
-        "00_quickstart": {"n_iterations": 500},
-        "01_one_step_entk": {"n_iterations": 200, "n_learning_rates": 4},
-        "02_smg_validation": {"n_sweep_seeds": 3},
-        "03_epntk": {"n_halvings": 2},
-        "04_multitask_representations": {"n_iterations": 1000, "n_entk_pairs": 3, "n_ari_pairs": 2},
-        "05_multitask_performance": {"n_pairs": 3, "n_verdict_pairs": 6, "n_replication_pairs": 3,
-                                     "iterations": {"ET": 1000, "LR": 500}},
-        "06_correlation_analysis": {"n_pairs": 3, "n_verdict_pairs": 6, "n_replication_pairs": 3,
-                                    "iterations": {"ET": 1000, "LR": 500},
-                                    "n_resamples": 500},
-        "08_entk_over_training": {"n_pairs": 2, "iterations": {"ET": 1000, "LR": 500}, "n_snapshots": 11,
-                                  "node_every": {"ET": [[200, 1], [1000, 20]], "LR": [[100, 1], [500, 10]]},
-                                  "n_points": 4, "check_rows": 8,
-                                  "check_iterations": {"ET": 200, "LR": 100}, "n_halvings": 2,
-                                  "convergence_iterations": 20},
-        "09_your_own_network": {"mlp_width": 16, "n_regression": 10, "n_images": 16, "n_iterations": 200,
-                                "n_multitask_patterns": 50},
-        "10_rich_lazy_continuum": {"n_scales": 3, "hidden_scales": [10.0], "n_seeds": 3, "n_lr_seeds": 1,
-                                   "lr_candidates": [0.01, 0.1],
-                                   "iterations": {"single": 100, "finetune": 50, "route": 50, "lr_choice": 100},
-                                   "n_pairs": 3, "robustness_iterations": {"ET": 1000, "LR": 500}, "block_pairs": 3,
-                                   "n_resamples": 200, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
-                                   "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
-                                   "n_permutations": 199},
-        "11_explorer": {"n_iterations": 100},
-        "12_prediction_horizon": {"converged_scales": [1.0, 10.0], "converged_seeds": 4, "first_block": 3,
-                                  "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
-                                  "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
-                                  "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5], "converged_only": False,
-                                  "n_resamples": 100, "pair_n_pairs": 4, "pair_block": 4,
-                                  "pair_iterations": {"ET": 1000, "LR": 500}, "finetune_fractions": [0.0, 0.1]},
-        "13_rival_theories": {"tp_gains": [0.6, 1.2, 2.5], "tp_learning_rates": [0.02, 0.005, 0.0004],
-                              "tp_fit_seeds": [10], "tp_test_seeds": [11, 12], "tp_steps": 3000, "tp_width": 50,
-                              "scales": [0.3246, 3.42], "n_seeds": 4, "n_fit": 1, "n_iterations": 1000,
-                              "n_snapshots": 21, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
-                              "first_block": 3, "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
-                              "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
-                              "converged_only": False, "continuum_fit_snapshots": 11},
-    },
-}
+# parameters overriding each notebook's ``parameters`` cell, per profile (the quick one declared with
+# each chapter in lib.book.chapters)
+PROFILES: dict[str, dict[str, dict]] = {"full": {}, "quick": quick_profile()}
 
 EXECUTED_DIR = REPO_ROOT / "book" / "executed"
 # one BLAS/OpenMP thread for the kernel of a chapter that shares the cores (--jobs): OpenBLAS's spinning

@@ -1,0 +1,146 @@
+"""One declaration per chapter: what the runner, its concurrency plan, the parameter checks and the
+verdicts chapter need to know about it, written once.
+
+Book layer, imported by :mod:`lib.book.notebook_sources`, :mod:`lib.book.concurrent_runs`,
+:mod:`lib.book.runner` and :mod:`lib.book.chapter_parameters`, importing nothing of ``lib``. A chapter
+is its notebook ``notebooks/<name>.py`` (narrative, parameters cell with the defaults, calls and
+figures), its :class:`Chapter` here and its line in ``_toc.yml``; everything else about it (the
+runner's order and quick profile, which chapters must finish first, which run alone, its parameter
+checker, whether the verdicts page collects its claims) is derived from :data:`CHAPTERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+
+class Chapter(NamedTuple):
+    """A chapter of the book.
+
+    Attributes:
+        name: its notebook, ``notebooks/<name>.py``.
+        checker: the function of :mod:`lib.book.chapter_parameters` that checks its parameters (the
+            notebook calls it in the cell after its ``parameters`` cell).
+        quick: parameters overriding its defaults in the quick profile (``make test``), which
+            exercises every code path in little time, not meaningful numbers.
+        reads: chapters whose results it reads (results-cache entries or summary records): it
+            starts after them when they run in the same output folder; ``("*",)``: every other one.
+        every_core: whether it keeps every core busy for most of its run (Dask sweeps with one
+            worker per core, or numba training on every core), so it runs alone.
+        judges: whether it judges claims (writes a summary record): the verdicts chapter collects
+            the claims of every such chapter.
+    """
+
+    name: str
+    checker: str
+    quick: Mapping[str, object] = {}
+    reads: tuple[str, ...] = ()
+    every_core: bool = False
+    judges: bool = False
+
+
+# in the order the runner starts them: with --jobs, the continuum first (four chapters read it), then
+# the one-core chapters so that two cores finish them together (08 takes as long as the rest; 02
+# before 03, which reads it), then the other chapters that use every core, and the verdicts last
+CHAPTERS: tuple[Chapter, ...] = (
+    Chapter("10_rich_lazy_continuum", "check_rich_lazy_continuum",
+            quick={"n_scales": 3, "hidden_scales": [10.0], "n_seeds": 3, "n_lr_seeds": 1,
+                   "lr_candidates": [0.01, 0.1],
+                   "iterations": {"single": 100, "finetune": 50, "route": 50, "lr_choice": 100},
+                   "n_pairs": 3, "robustness_iterations": {"ET": 1000, "LR": 500}, "block_pairs": 3,
+                   "n_resamples": 200, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
+                   "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
+                   "n_permutations": 199},
+            every_core=True,
+            judges=True),
+    Chapter("08_entk_over_training", "check_entk_over_training",
+            quick={"n_pairs": 2, "iterations": {"ET": 1000, "LR": 500}, "n_snapshots": 11,
+                   "node_every": {"ET": [[200, 1], [1000, 20]], "LR": [[100, 1], [500, 10]]},
+                   "n_points": 4, "check_rows": 8,
+                   "check_iterations": {"ET": 200, "LR": 100}, "n_halvings": 2,
+                   "convergence_iterations": 20},
+            judges=True),
+    Chapter("04_multitask_representations", "check_multitask_representations",
+            quick={"n_iterations": 1000, "n_entk_pairs": 3, "n_ari_pairs": 2},
+            judges=True),
+    Chapter("13_rival_theories", "check_rival_theories",
+            quick={"tp_gains": [0.6, 1.2, 2.5], "tp_learning_rates": [0.02, 0.005, 0.0004],
+                   "tp_fit_seeds": [10], "tp_test_seeds": [11, 12], "tp_steps": 3000, "tp_width": 50,
+                   "scales": [0.3246, 3.42], "n_seeds": 4, "n_fit": 1, "n_iterations": 1000,
+                   "n_snapshots": 21, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
+                   "first_block": 3, "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
+                   "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
+                   "converged_only": False, "continuum_fit_snapshots": 11},
+            reads=("10_rich_lazy_continuum",),  # the converged continuum
+            judges=True),
+    Chapter("02_smg_validation", "check_smg_validation",
+            quick={"n_sweep_seeds": 3},
+            judges=True),
+    Chapter("03_epntk", "check_epntk",
+            quick={"n_halvings": 2},
+            reads=("02_smg_validation",),  # its SMG runs (smg_run entries)
+            judges=True),
+    Chapter("05_multitask_performance", "check_multitask_performance",
+            quick={"n_pairs": 3, "n_verdict_pairs": 6, "n_replication_pairs": 3,
+                   "iterations": {"ET": 1000, "LR": 500}},
+            reads=("10_rich_lazy_continuum",),  # the schedule runs of the verdict pairs
+            judges=True),
+    Chapter("09_your_own_network", "check_your_own_network",
+            quick={"mlp_width": 16, "n_regression": 10, "n_images": 16, "n_iterations": 200,
+                   "n_multitask_patterns": 50}),
+    Chapter("00_quickstart", "check_quickstart",
+            quick={"n_iterations": 500}),
+    Chapter("01_one_step_entk", "check_one_step_entk",
+            quick={"n_iterations": 200, "n_learning_rates": 4},
+            judges=True),
+    Chapter("11_explorer", "check_live_explorer",
+            quick={"n_iterations": 100}),
+    Chapter("06_correlation_analysis", "check_correlation_analysis",
+            quick={"n_pairs": 3, "n_verdict_pairs": 6, "n_replication_pairs": 3,
+                   "iterations": {"ET": 1000, "LR": 500},
+                   "n_resamples": 500},
+            reads=("04_multitask_representations", "05_multitask_performance"),  # the t=0 structure; the pairs
+            every_core=True,
+            judges=True),
+    Chapter("12_prediction_horizon", "check_prediction_horizon",
+            quick={"converged_scales": [1.0, 10.0], "converged_seeds": 4, "first_block": 3,
+                   "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
+                   "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
+                   "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5], "converged_only": False,
+                   "n_resamples": 100, "pair_n_pairs": 4, "pair_block": 4,
+                   "pair_iterations": {"ET": 1000, "LR": 500}, "finetune_fractions": [0.0, 0.1]},
+            # the converged continuum; the pairs' t=0 structure
+            reads=("10_rich_lazy_continuum", "06_correlation_analysis"),
+            every_core=True,
+            judges=True),
+    Chapter("07_reproduction_summary", "check_reproduction_summary",
+            quick={},
+            reads=("*",)),  # the summary records of every other chapter
+
+)
+
+
+def chapter_names() -> tuple[str, ...]:
+    """Every chapter's name, in the runner's start order."""
+    return tuple(c.name for c in CHAPTERS)
+
+
+def judging_chapters() -> list[str]:
+    """The chapters that judge claims, in book order: the verdicts chapter's default."""
+    return sorted(c.name for c in CHAPTERS if c.judges)
+
+
+def quick_profile() -> dict[str, dict]:
+    """Each chapter's quick-profile parameters."""
+    return {c.name: dict(c.quick) for c in CHAPTERS if c.quick}
+
+
+def runs_after() -> dict[str, tuple[str, ...]]:
+    """For each chapter that reads others' results, those chapters (``"*"``: every other one)."""
+    return {c.name: c.reads for c in CHAPTERS if c.reads}
+
+
+def every_core_chapters() -> frozenset[str]:
+    """The chapters that keep every core busy and run alone."""
+    return frozenset(c.name for c in CHAPTERS if c.every_core)
