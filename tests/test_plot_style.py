@@ -216,3 +216,19 @@ def test_figure_is_legible(name):
     problems = [p for num in plt.get_fignums() for p in legibility_problems(plt.figure(num))]
     plt.close("all")
     assert not problems, problems
+
+
+def test_the_race_validation_ends_where_every_route_has_settled():
+    """The time axis stops at twice the settling time (the routes are flat after), and runs to the end
+    when a route never settles."""
+    time = np.linspace(0.0, 2000.0, 201)
+    fast = np.where(time[:, None] < 100, 0.5, 1e-4) * np.ones((1, 3))  # every route settles at t = 100
+    assert plot_rival_theories.settled_time(time, fast) == 100.0
+    fig = plot_rival_theories.plot_race_validation({"time": time, "direct": fast, "reduced": fast})
+    assert fig.axes[0].get_xlim()[1] == pytest.approx(200.0)
+    slow = fast.copy()
+    slow[:, 0] = 0.5  # one route never learns
+    assert plot_rival_theories.settled_time(time, slow) == 2000.0
+    fig = plot_rival_theories.plot_race_validation({"time": time, "direct": slow, "reduced": fast})
+    assert fig.axes[0].get_xlim()[1] >= 2000.0
+    plt.close("all")

@@ -58,14 +58,32 @@ def plot_two_point_validation(summary: dict[str, np.ndarray], examples: dict[str
     return fig
 
 
+SETTLED_FRACTION = 0.01  # a route has learned when its loss is this fraction of its start
+
+
+def settled_time(time: np.ndarray, losses: np.ndarray, fraction: float = SETTLED_FRACTION) -> float:
+    """The first time (T,) at which every route's loss (T, R) is at most ``fraction`` of its
+    start and stays so; the last time if some route never gets there."""
+    below = (losses <= fraction * losses[:1]).all(axis=1)
+    stays = np.logical_and.accumulate(below[::-1])[::-1]
+    return float(time[np.argmax(stays)]) if stays.any() else float(time[-1])
+
+
 def plot_race_validation(validation: dict[str, np.ndarray]):
-    """``validation``: :func:`lib.analyses.rival_theories.race_validation`. Returns the figure."""
+    """``validation``: :func:`lib.analyses.rival_theories.race_validation`. The time axis ends at
+    twice the time every route's loss, simulated and reduced, has settled below
+    :data:`SETTLED_FRACTION` of its start (nothing moves after). Returns the figure."""
     fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
     for r in range(validation["direct"].shape[1]):
         ax.plot(validation["time"], validation["direct"][:, r], color=CYCLE[r % len(CYCLE)], lw=1.5)
         ax.plot(validation["time"], validation["reduced"][:, r], color="black", lw=0.8, ls=":")
-    ax.set(xlabel="time (learning rate x steps)", ylabel="route loss",
-           title="gated linear network: direct (colour) vs reduction (dotted)")
+    time = validation["time"]
+    settled = max(settled_time(time, validation[k]) for k in ("direct", "reduced"))
+    xlabel = "time (learning rate x steps)"
+    if 0 < 2 * settled < time[-1]:
+        ax.set_xlim(time[0], 2 * settled)
+        xlabel += f"; every route below {SETTLED_FRACTION:.0%} of its start from {settled:.0f} to the end, {time[-1]:g}"
+    ax.set(xlabel=xlabel, ylabel="route loss", title="gated linear network: direct (colour) vs reduction (dotted)")
     return fig
 
 
