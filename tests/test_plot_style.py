@@ -232,3 +232,11 @@ def test_the_race_validation_ends_where_every_route_has_settled():
     fig = plot_rival_theories.plot_race_validation({"time": time, "direct": slow, "reduced": fast})
     assert fig.axes[0].get_xlim()[1] >= 2000.0
     plt.close("all")
+
+
+def test_the_horizon_figure_features_the_strongest_kernel_quantity_and_rival():
+    sizes = np.array([[0.1, 0.2], [0.5, 0.6], [0.3, np.nan], [0.9, 0.8], [np.nan, np.nan]])
+    is_kernel = np.array([True, True, False, False, False])
+    assert plot_horizon.featured(sizes, is_kernel) == [1, 3]
+    assert plot_horizon.featured(sizes[:2], is_kernel[:2]) == [1]  # no rival: only the kernel quantity
+    assert plot_horizon.featured(sizes[4:], is_kernel[4:]) == []  # nothing defined: nothing bold

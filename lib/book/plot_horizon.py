@@ -1,9 +1,11 @@
 """The prediction horizon's figure (chapter 12): accuracy against the fraction of training.
 
 :func:`plot_horizon`: one column per outcome, within init scales (top row) and across them
-(bottom row); one line per predictor, ``|r|`` with its Fisher 95% interval as a band, kernel
-quantities solid and the trivial rivals dashed; the declared accuracy as a horizontal line and
-the chance band (``|r|`` inside the 95% null interval) shaded. f = 0 (t = 0) is drawn at the left
+(bottom row); one line per predictor, ``|r|``, kernel quantities solid and the trivial rivals
+dashed; in each panel the strongest kernel quantity and the strongest rival (largest mean ``|r|``
+over the fractions, :func:`featured`) bold with their Fisher 95% intervals as bands, the others
+thin without bands; the declared accuracy as a horizontal line and the chance band (``|r|``
+inside the 95% null interval) shaded. f = 0 (t = 0) is drawn at the left
 edge of the logarithmic axis.
 """
 
@@ -13,6 +15,7 @@ import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter
 
 from .names import reader_name
@@ -31,6 +34,19 @@ def _size_band(r: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
     """``|r|`` and its interval: [lo, hi] for r >= 0, [-hi, -lo] for r < 0, clipped at 0."""
     negative = r < 0
     return (np.abs(r), np.clip(np.where(negative, -hi, lo), 0, 1), np.clip(np.where(negative, -lo, hi), 0, 1))
+
+
+def featured(sizes: np.ndarray, is_kernel: np.ndarray) -> list[int]:
+    """Indices of the predictors drawn bold in a panel: the kernel quantity and the rival with the
+    largest mean ``|r|`` (``sizes`` (P, F), NaN ignored) over the fractions, each where its family
+    has a finite value."""
+    means = np.array([np.nanmean(row) if np.isfinite(row).any() else -np.inf for row in sizes])
+    out = []
+    for family in (is_kernel, ~is_kernel):
+        candidates = np.flatnonzero(family & np.isfinite(means))
+        if candidates.size:
+            out.append(int(candidates[np.argmax(means[candidates])]))
+    return out
 
 
 def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str], kernels: list[str],
@@ -55,11 +71,16 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
             ax = axes[row, col]
             ax.axhspan(0, c["null_half"] if kind == "within" else 0, color="0.9", lw=0)
             ax.axhline(threshold, color="0.3", lw=0.8, ls=":")
+            bands = [_size_band(c[kind][i], c[f"{kind}_lo"][i], c[f"{kind}_hi"][i]) for i in range(len(predictors))]
+            bold = featured(np.array([b[0] for b in bands]), np.array([p in kernels for p in predictors]))
             for i, p in enumerate(predictors):
-                size, lo, hi = _size_band(c[kind][i], c[f"{kind}_lo"][i], c[f"{kind}_hi"][i])
+                size, lo, hi = bands[i]
                 style = "-" if p in kernels else "--"
-                ax.plot(x, size, style, color=colors[p], lw=1.4, marker="o", ms=2.5, label=reader_name(p))
-                ax.fill_between(x, lo, hi, color=colors[p], alpha=0.12, lw=0)
+                ax.plot(x, size, style, color=colors[p], lw=2.0 if i in bold else 0.9, marker="o",
+                        ms=3 if i in bold else 1.5, alpha=1.0 if i in bold else 0.75, label=reader_name(p),
+                        zorder=3 if i in bold else 2)
+                if i in bold:
+                    ax.fill_between(x, lo, hi, color=colors[p], alpha=0.18, lw=0)
             ax.set_xscale("log")
             ax.set_ylim(0, 1)
             if row == 0:
@@ -73,7 +94,9 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
         lambda v, _: "0" if np.isclose(v, T0_POSITION) else f"{100 * v:g}%"))
     for ax in axes[-1]:
         plt.setp(ax.get_xticklabels(), rotation=90)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
+    handles = [Line2D([], [], ls="-" if p in kernels else "--", color=colors[p], lw=1.4, marker="o", ms=2.5)
+               for p in predictors]  # one weight for all: bold marks a panel's strongest, not a predictor
+    labels = [reader_name(p) for p in predictors]
     fig.legend(handles, labels, loc="upper center", ncol=min(3, len(labels)), frameon=False,
                bbox_to_anchor=(0.5, 0.0))
     fig.tight_layout()
