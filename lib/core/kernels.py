@@ -1,13 +1,28 @@
-"""Empirical tangent kernels: NTK, the loss-weighted eNTK and its path integral, the ePNTK.
+r"""Empirical tangent kernels: NTK, the loss-weighted eNTK and its path integral, the ePNTK.
 
-Definitions (paper Eq. 3-6, App A.3-A.4), with theta the trainable weights:
+Definitions (paper Eq. 3-6, App A.3-A.4), with :math:`\theta` the trainable weights and
+:math:`L_m` pattern m's share of the training loss:
 
-* NTK:   ``ntk[n, m, k, l] = dy_k(x_n)/dtheta . dy_l(x_m)/dtheta``              shape (N, M, K, K)
-* eNTK:  ``entk[k, n, m] = dy_k(x_n)/dtheta . dL_m/dtheta = sum_l ntk[n, m, k, l] * dL/dy_l(x_m)``
-  shape (K, N, M), where ``L_m`` is pattern m's share of the training loss. One full-batch gradient step
-  changes the outputs by ``-lr * entk.sum(axis=2).T + O(lr^2)`` (:func:`predicted_change`).
-* ePNTK: ``P = -lr * sum_t entk(theta_t)`` over the steps of training (forward Euler), so
-  that ``P.sum(axis=2).T ~= y(t) - y(0)``.
+* NTK, ``ntk[n, m, k, l]``, shape (N, M, K, K):
+
+  .. math::
+
+     \Theta_{kl}(x_n, x_m) = \frac{\partial y_k(x_n)}{\partial \theta}
+     \cdot \frac{\partial y_l(x_m)}{\partial \theta}
+
+* eNTK, ``entk[k, n, m]``, shape (K, N, M):
+
+  .. math::
+
+     K_k(x_n, x_m) = \frac{\partial y_k(x_n)}{\partial \theta} \cdot \frac{\partial L_m}{\partial \theta}
+     = \sum_l \Theta_{kl}(x_n, x_m) \, \frac{\partial L}{\partial y_l(x_m)}
+
+  One full-batch gradient step with learning rate :math:`\eta` changes the outputs by
+  ``-lr * entk.sum(axis=2).T + O(lr^2)``, i.e. :math:`\Delta y_k(x_n) = -\eta \sum_m K_k(x_n, x_m)
+  + O(\eta^2)` (:func:`predicted_change`).
+* ePNTK, over the steps of training (forward Euler), so that ``P.sum(axis=2).T ~= y(t) - y(0)``:
+
+  .. math:: P(t) = -\eta \sum_{s < t} K(\theta_s)
 
 Three implementations of the same numbers:
 

@@ -1,14 +1,15 @@
-"""The ePNTK streamed along full-batch gradient descent: its path integral of the eNTK,
+r"""The ePNTK streamed along full-batch gradient descent: its path integral of the eNTK,
 accumulated in compiled segments without holding the kernel of every step.
 
 The paper integrates the eNTK along training only for the 4-3-5 linear network and calls
-it too costly for anything larger (App A.3). Here the ePNTK
+it too costly for anything larger (App A.3). Here the ePNTK, of shape (K, N_eval, M_train),
 
-    P(t) = -lr * sum_{s < t} K(theta_s)                                      (K, N_eval, M_train)
+.. math:: P(t) = -\eta \sum_{s < t} K(\theta_s)
 
-is accumulated inside the same full-batch gradient descent as :mod:`lib.core.training`, holding
-O(K N M) numbers however long the run: the running sum and the kernel at the current
-weights, never the kernel of every step. Each stretch between two snapshots is compiled
+(:math:`\eta` the learning rate ``lr``) is accumulated inside the same full-batch gradient
+descent as :mod:`lib.core.training`, holding O(K N M) numbers however long the run: the
+running sum and the kernel at the current weights, never the kernel of every step. Each
+stretch between two snapshots is compiled
 code (one program when a kernel is taken at every step, else alternating calls of a node's
 kernel and the steps to the next node, see :func:`_segment`; the node spacing is traced, so
 one compilation serves every spacing); at each snapshot an ``observe(params, path, kernel,
@@ -23,9 +24,9 @@ the per-pattern attribution of every step exact up to a Gauss-Legendre quadratur
 whatever lr.
 
 **Time quadrature.** The every-step sum is the definition. With *nodes* every
-``node_every = s`` steps (t_j = j s) and f_j = K(theta_{t_j}),
+``node_every = s`` steps (:math:`t_j = j s`) and :math:`f_j = K(\theta_{t_j})`,
 
-    P(t_J) ~= -lr * [ (s+1)/2 f_0 + s * sum_{0<j<J} f_j + (s-1)/2 f_J ],
+.. math:: P(t_J) \approx -\eta \left[ \tfrac{s+1}{2} f_0 + s \sum_{0<j<J} f_j + \tfrac{s-1}{2} f_J \right],
 
 the trapezoid rule of the *left Riemann sum*: exact whenever the kernel changes linearly
 between nodes, identical to the every-step sum for s = 1, and one kernel per s steps. The

@@ -1,4 +1,4 @@
-"""The multitask environment as a gated deep linear network, and the neural race it predicts.
+r"""The multitask environment as a gated deep linear network, and the neural race it predicts.
 
 Theory (Saxe, Sodhani & Lewallen 2022, "The Neural Race Reduction"). In a gated deep linear
 network (GDLN, Sec 2) activity flows along paths of linear edges that a context switches on or
@@ -7,7 +7,10 @@ in units of tau = 1) depends on the data only through per-path correlations Sigm
 Sigma^x(j, p) (Eqs. 3-6). When these share singular vectors (Eqs. 7-8) and the weights start
 decoupled (Eq. 9), every edge is one scalar per mode and (Eq. 10)
 
-    d b_e / dt = sum_{paths p through e} b_{p minus e} [ s_p - sum_{j ending where p does} b_j d(j, p) ],
+.. math::
+
+   \frac{d b_e}{dt} = \sum_{p \ni e} b_{p \setminus e}
+   \Big[ s_p - \sum_{j \text{ ending where } p \text{ does}} b_j\, d(j, p) \Big],
 
 so an edge used by more contexts ("pathway counting", Sec 3.1; Sec 4.2, Eqs. 16-17) learns
 faster, and pathways that share more race ahead of dedicated ones (Fig. 5).
@@ -37,9 +40,13 @@ scalar per edge per feature. Hidden bases are per module: W_in = R_m diag(b_in),
 
 Closed form (Saxe et al. 2014, the paper's Eq. 21). For one module family with equal counts,
 each in-edge on m_in paths and each out-edge on m_out paths, started on the conserved manifold
-m_out b_in^2 = m_in b_out^2, the path strength u = b_out b_in obeys
-du/dt = 2 sqrt(m_in m_out) u (s - d u): the logistic (sigmoid) trajectory
-u(t) = (s/d) / (1 - (1 - s/(d u0)) exp(-2 rate s t)), rate = sqrt(m_in m_out).
+m_out b_in^2 = m_in b_out^2, the path strength :math:`u = b_\mathrm{out} b_\mathrm{in}` obeys
+:math:`\dot u = 2 \sqrt{m_\mathrm{in} m_\mathrm{out}}\, u (s - d u)`: the logistic (sigmoid) trajectory
+
+.. math::
+
+   u(t) = \frac{s/d}{1 - \left(1 - \frac{s}{d u_0}\right) e^{-2 \rho s t}}, \qquad
+   \rho = \sqrt{m_\mathrm{in} m_\mathrm{out}}.
 
 What the module computes: the architecture (:class:`GatedArchitecture`), the statistics of a
 data set (:func:`route_statistics`, :func:`route_signals`), initial weights (decoupled, random,

@@ -1,19 +1,26 @@
-"""The two-point effective theory of van Rossem & Saxe ("When Representations Align", ICML 2024).
+r"""The two-point effective theory of van Rossem & Saxe ("When Representations Align", ICML 2024).
 
 Theory. Two inputs x_1, x_2 with targets y_1, y_2; around their mean an expressive network is
 linearised (Eq. 5) and gradient descent acts directly on the encoder and decoder Jacobians with
 effective learning rates ``rate_h = 1/tau_h`` and ``rate_y = 1/tau_y`` (Eq. 6). For pairs that
 move apart or together without rotating, three scalars form a closed system (Eq. 7 = App. A.1
 Eq. 21), with dx2 = ||x_2 - x_1||^2, dy2 = ||y_2 - y_1||^2 and the variables of Eq. 8,
+the representational distance :math:`a = \|\Delta h\|^2`, the output distance
+:math:`b = \|\Delta y\|^2` and the alignment :math:`w = \|\Delta y\|^2 - \Delta y \cdot (y_2 - y_1)`
+(``rate_h`` :math:`= r_h`, ``rate_y`` :math:`= r_y`, ``dx2`` :math:`= d_x^2`, ``dy2`` :math:`= d_y^2`):
 
-    a = ||dh||^2 (representational distance), b = ||dy||^2 (output distance),
-    w = ||dy||^2 - dy.(y_2 - y_1) (alignment):
-    da/dt = -rate_h dx2 w
-    db/dt = -w (rate_y a + rate_h dx2 b / a)
-    dw/dt = -rate_y/2 (3w - b + dy2) a - rate_h/2 dx2 (b + w) w / a.
+.. math::
+
+   \dot a = -r_h d_x^2 w, \qquad
+   \dot b = -w \left(r_y a + r_h d_x^2 \frac{b}{a}\right), \qquad
+   \dot w = -\frac{r_y}{2} (3w - b + d_y^2)\, a - \frac{r_h}{2} d_x^2 \frac{(b + w)\, w}{a}.
 
 Closed forms used here: ``b/a - (rate_y/rate_h) a/dx2`` is conserved (Eq. 23-24); the only
-stable fixed point is a* = A_high/2 + sqrt(A_high^2/4 + A_low^2) (Eq. 10-11 = Eq. 36), with
+stable fixed point (Eq. 10-11 = Eq. 36) is
+
+.. math:: a^* = \frac{A_\mathrm{high}}{2} + \sqrt{\frac{A_\mathrm{high}^2}{4} + A_\mathrm{low}^2},
+
+with
 A_high = dx2 (a0/dx2 - (rate_h/rate_y) b0/a0) set by the initialisation (lazy limit, Eq. 12) and
 ``A_low = sqrt(rate_h/rate_y) |dx| |dy|`` set by the data (rich limit, Eq. 13). For identical targets
 (and in the large-init limit of App. A.5) a(t) is the logistic of Eq. 39, a(t) = A_high / (1 +
