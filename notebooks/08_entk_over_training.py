@@ -125,16 +125,14 @@ plan = check_entk_over_training(architecture, n_pairs, first_seeds, iterations, 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue
 
 from lib.analyses import attribution, claims
 from lib.analyses import kernel_analysis as ka
 from lib.experiments import kernel_dynamics as kd
-from lib.book import entk_findings as findings, plot_attribution, plot_entk_over_training
+from lib.book import entk_findings as findings, entk_report as report, plot_attribution, plot_entk_over_training
 from lib.book.tables import reading_table
-from lib.analyses.entk_vectors import loglog_slope
 from lib.experiments.epntk_stream import node_count
 from lib.experiments.schedules import get_schedule
 from lib.core.entk_variants import ENTK_VARIANTS
@@ -184,52 +182,24 @@ glue("kd_training_agreement", f"{kd.TRAINING_AGREEMENT:g}", display=False)
 checks = {name: kd.cached_validation_runs(env, name, p.seeds[0], p.check_phases, p.check_iterations,
                                           p.check_snapshots, n_points, check_rows)
           for name, p in plan.items()}
-variants = {"euler": "eNTK sum (paper), every step", "step": "step-integrated, every step",
-            "step_quadrature": "step-integrated, quadrature"}
-rows = []
-for name, check in checks.items():
-    for variant, label in variants.items():
-        errors = check[f"reconstruction_error/{variant}"]  # (2 inits, S, 2 sets)
-        for i, init in enumerate(INITS):
-            rows.append({"schedule": name, "init": init, "ePNTK": label,
-                         "max error, training inputs": np.nanmax(errors[i, :, 0]),
-                         "max error, test inputs": np.nanmax(errors[i, :, 1]),
-                         "error at the end, test inputs": errors[i, -1, 1]})
-    for i, init in enumerate(INITS):
-        rows.append({"schedule": name, "init": init, "ePNTK": "bulk runs (all pairs): " + variants[
-            "step" if path_kernel == "step" else "euler"].split(",")[0] + ", quadrature",
-                     "max error, training inputs": np.nanmax(runs[name]["reconstruction_error"][:, i, :, 0]),
-                     "max error, test inputs": np.nanmax(runs[name]["reconstruction_error"][:, i, :, 1]),
-                     "error at the end, test inputs": np.nanmean(runs[name]["reconstruction_error"][:, i, -1, 1])})
-reconstruction = pd.DataFrame(rows)
+reconstruction = report.reconstruction_table(checks, runs, path_kernel)
 by = reconstruction.set_index(["schedule", "init", "ePNTK"])
 for name in checks:
     for init in INITS:
-        for variant, label in variants.items():
+        for variant, label in report.VARIANTS.items():
             glue(f"kd_recon_{variant}_{name}_{init}", f"{by.loc[(name, init, label), 'max error, test inputs']:.2%}",
                  display=False)
-worst_step = reconstruction[reconstruction.ePNTK == variants["step"]][["max error, training inputs",
-                                                                      "max error, test inputs"]].to_numpy().max()
+worst_step = report.largest_reconstruction_error(reconstruction, "step")
+bulk_worst = report.largest_reconstruction_error(reconstruction, "bulk")
 glue("kd_recon_step_worst", f"{worst_step:.1e}", display=False)
-bulk = reconstruction[reconstruction.ePNTK.str.startswith("bulk")]
-glue("kd_recon_bulk_worst", f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.2%}",
-     display=False)
-# the paper's first-order (every-step eNTK) sum: its largest relative error over the snapshots and both kinds of inputs
-euler_max, euler_worst_case, euler_each = attribution.largest_error(
-    {(name, init): check["reconstruction_error/euler"][i] for name, check in checks.items()
-     for i, init in enumerate(INITS)})
-# the snapshot of the largest error over both input sets; at t=0 the outputs have not changed yet, so the
-# relative error is 0/0 (NaN) on both sets and that snapshot is skipped (np.fmax ignores a NaN of one set)
-euler_where = {key: checks[key[0]]["iterations"][np.nanargmax(np.fmax.reduce(
-    checks[key[0]]["reconstruction_error/euler"][INITS.index(key[1])], axis=-1))] for key in euler_each}
-euler_end = {key: checks[key[0]]["reconstruction_error/euler"][INITS.index(key[1]), -1].max() for key in euler_each}
-euler_text = "; ".join(f"{name} {init} {value:.0%}" for (name, init), value in euler_each.items())
+glue("kd_recon_bulk_worst", f"{bulk_worst:.2%}", display=False)
+first_order = report.first_order_errors(checks)  # the paper's every-step eNTK sum
 check_length = {name: int(check["iterations"][-1]) for name, check in checks.items()}
-glue("ch08_first_order_max_error", f"{euler_max:.0%}", display=False)
-glue("ch08_first_order_worst", f"{euler_worst_case[0]}, {euler_worst_case[1]} init", display=False)
-glue("kd_first_order_each", euler_text, display=False)
-glue("kd_first_order_where", f"{euler_where[euler_worst_case]}", display=False)
-glue("kd_first_order_end", f"{euler_end[euler_worst_case]:.0%}", display=False)
+glue("ch08_first_order_max_error", f"{first_order.largest:.0%}", display=False)
+glue("ch08_first_order_worst", f"{first_order.worst[0]}, {first_order.worst[1]} init", display=False)
+glue("kd_first_order_each", first_order.each_text(), display=False)
+glue("kd_first_order_where", f"{first_order.where}", display=False)
+glue("kd_first_order_end", f"{first_order.end:.0%}", display=False)
 glue("kd_first_order_criterion", claims.criterion("epntk-multitask").text, display=False)
 glue("kd_check_length", " and ".join(f"{n} ({name})" for name, n in check_length.items()), display=False)
 reading_table(reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]}),
@@ -237,7 +207,8 @@ reading_table(reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format)
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off.", "name": "fig-kd-reconstruction"}} tags=["hide-input"]
 panels = {f"{name} (first {check['iterations'][-1]} iterations)": (
-    check["iterations"], {label: check[f"reconstruction_error/{variant}"][:, :, 1] for variant, label in variants.items()})
+    check["iterations"], {label: check[f"reconstruction_error/{variant}"][:, :, 1]
+                          for variant, label in report.VARIANTS.items()})
     for name, check in checks.items()}
 plot_entk_over_training.plot_reconstruction_errors(panels)
 plt.tight_layout()
@@ -267,20 +238,7 @@ plt.show()
 # %% tags=["hide-input"]
 convergence = {name: kd.cached_convergence(env, name, p.seeds[0], n_halvings, convergence_iterations, check_rows)
                for name, p in plan.items()}
-rows, slopes = [], {}
-for name, conv in convergence.items():
-    for i, init in enumerate(INITS):
-        for s, set_name in enumerate(("training", "test")):
-            errors = conv["reconstruction_error"][i, :, s]
-            slope_all = loglog_slope(conv["learning_rate"][i], errors)
-            slope_last = loglog_slope(conv["learning_rate"][i][-2:], errors[-2:])
-            slopes[(name, init, set_name)] = (slope_all, slope_last)
-            rates = conv["learning_rate"][i]  # the init's learning rate, then its halvings
-            rows.append({"run": f"{name}, {init}, {set_name} inputs", "η₀": rates[0],
-                         **{("error at η₀" if k == 0 else f"at η₀/{rates[0] / lr:.0f}"): e
-                            for k, (lr, e) in enumerate(zip(rates, errors))},
-                         "order (last halving)": slope_last})
-convergence_table = pd.DataFrame(rows).set_index("run")  # shown transposed: one column per run
+convergence_table, slopes = report.convergence_table(convergence)  # shown transposed: one column per run
 last_orders = np.array([v[1] for v in slopes.values()])
 glue("kd_order_min", f"{last_orders.min():.2f}", display=False)
 glue("kd_order_max", f"{last_orders.max():.2f}", display=False)
@@ -311,16 +269,7 @@ plt.show()
 # ### The time quadrature against the every-step sum
 
 # %% tags=["hide-input"]
-rows = []
-for name, check in checks.items():
-    for i, init in enumerate(INITS):
-        rows.append({"schedule": name, "init": init,
-                     "|P_quadrature - P_every step| / |P_every step|": check["path_difference/step_quadrature"][i],
-                     "largest difference of a share of |change|": check["sharing_abs_difference"][i],
-                     "largest difference of a signed share": check["sharing_signed_difference"][i],
-                     "largest difference of an alignment": check["alignment_difference"][i],
-                     "|P_paper - P_step| / |P_step|": check["path_difference/euler"][i]})
-quadrature_table = pd.DataFrame(rows)
+quadrature_table = report.quadrature_table(checks)
 glue("kd_quadrature_path_max", f"{quadrature_table.iloc[:, 2].max():.2%}", display=False)
 glue("kd_quadrature_share_max", f"{quadrature_table.iloc[:, 3].max():.3f}", display=False)
 glue("kd_euler_vs_step_max", f"{quadrature_table.iloc[:, -1].max():.1%}", display=False)
@@ -556,16 +505,7 @@ plt.show()
 
 # %% tags=["hide-input"]
 agreement = {name: ka.representation_agreement(run, index_set) for name, run in runs.items()}
-rows = []
-for name, values in agreement.items():
-    for i, init in enumerate(INITS):
-        for predictor in ka.REPRESENTATION_PREDICTORS:
-            rows.append({"schedule": name, "init": init, "predictor": predictor,
-                         **{metric: ka.mean_sd(values[f"{metric}/{predictor}"][:, i])
-                            for metric in ("rsa", "ari3", "ari4")},
-                         "_rsa": np.nanmean(values[f"rsa/{predictor}"][:, i])})
-representation = pd.DataFrame(rows).rename(columns={"rsa": "RSA", "ari3": "ARI (3 clusters)",
-                                                    "ari4": "ARI (4 clusters)"})
+representation = report.representation_table(agreement)
 reading_table(representation[[c for c in representation if not c.startswith("_")]],
               "Agreement of each predictor's task similarity with the trained hidden layer's, per schedule and init")
 
@@ -607,15 +547,14 @@ plt.show()
 # ## What we found
 
 # %% tags=["remove-cell"]
-first_order_judgement = claims.judge("epntk-multitask", value=euler_max)
-first_order = bool((last_orders > 0.8).all() and (last_orders < 1.2).all())
+first_order_judgement = claims.judge("epntk-multitask", value=first_order.largest)
 glue("kd_find_order_reading", "the first order of a forward-Euler sum: the error is the sum's, at the paper's "
-     "learning rates" if first_order else "not yet the first order expected of a forward-Euler sum", display=False)
+     "learning rates" if report.is_first_order(last_orders) else "not yet the first order expected of a forward-Euler "
+     "sum", display=False)
 glue("kd_find_criterion", first_order_judgement.criterion, display=False)
 glue("kd_find_verdict", first_order_judgement.verdict, display=False)
 glue("kd_find_step_worst", f"{worst_step:.0e}", display=False)
-glue("kd_find_bulk_worst", f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.1%}",
-     display=False)
+glue("kd_find_bulk_worst", f"{bulk_worst:.1%}", display=False)
 glue("kd_find_threshold_low", f"{attribution.THRESHOLDS[0]:g}", display=False)
 glue("kd_find_threshold_high", f"{attribution.THRESHOLDS[-1]:g}", display=False)
 
@@ -752,55 +691,7 @@ for name in runs:
 # %% tags=["remove-cell"]
 from lib.book import summary
 
-E = summary.evidence
-DESCRIPTIVE = "descriptive, no registry claim: mean over pairs (95% t-interval)"
-
-
-rows = [
-    summary.claim_row(
-        f"paper's first-order ePNTK (every-step eNTK sum), multitask network: largest relative error in "
-        f"reconstructing y(t) - y(0) (first pair, first {' / '.join(str(n) for n in check_length.values())} "
-        f"iterations of ET / LR, training and test inputs; per schedule and init: {euler_text})",
-        "'extremely compute and memory intensive' (not computed; App A.3's attribution applied to Sec 4)",
-        first_order_judgement,
-        control=f"the step-integrated ePNTK of the same runs (error at most {worst_step:.0e})",
-        evidence=E("fig-kd-reconstruction", "reconstruction errors")),
-    summary.row("ePNTK reconstruction: order of convergence in the learning rate (last halving)", "-",
-                f"{last_orders.min():.2f} to {last_orders.max():.2f}", first_order,
-                "first order (forward Euler): every order in [0.8, 1.2]"),
-    summary.row("step-integrated ePNTK with time quadrature: largest reconstruction error over all runs", "-",
-                f"{bulk[['max error, training inputs', 'max error, test inputs']].to_numpy().max():.2%}", None, "new"),
-]
-PAIRED = "descriptive, no registry claim: paired mean over pairs (95% t-interval)"
-for name in runs:
-    other = {kind: [tuple(shared.loc[(name, init, attribution.OTHER_TASKS), [f"_{kind}", f"_{kind}_low",
-                                                                             f"_{kind}_high"]]) for init in INITS]
-             for kind in ("signed", "abs")}
-    rows += [
-        summary.row(f"signed share of the learned change of test outputs from other tasks' patterns, {name} "
-                    "(standard / large init)", "-", findings.interval_pair(other["signed"])[0], None, DESCRIPTIVE,
-                    findings.interval_pair(other["signed"])[1]),
-        summary.row(f"share of sum |contribution| to the learned change of test outputs from other tasks' patterns, "
-                    f"{name} (standard / large init)", "-", findings.interval_pair(other["abs"], ".2f")[0], None, DESCRIPTIVE,
-                    findings.interval_pair(other["abs"], ".2f")[1]),
-        summary.row(f"cancellation factor sum |C| / |dy| by category, {name}: median over networks (standard / large)",
-                    "-", " / ".join(f"{cancelled.loc[(name, init, 'by category'), '_median']:.1f}" for init in INITS),
-                    None, "descriptive: 1 = no cancellation"),
-    ]
-    ours, interval = findings.interval_pair([findings.same_task_difference(runs[name][key][:, :, -1, 1, 0])
-                                             for key in ("sharing_abs", "sharing_signed")])
-    rows.append(summary.row(f"same task's share of the learned change of test outputs, large minus standard init, "
-                            f"{name} (by magnitude / signed)", "large init separated, standard shared (Sec 4)", ours,
-                            None, PAIRED, interval))
-    for init in INITS:
-        ours, interval = findings.interval_pair([findings.contrast(contrast_of, name, init, m, findings.EPNTK,
-                                                                   findings.ENTK0) for m in findings.METRIC_NAMES])
-        rows.append(summary.row(f"agreement with the trained hidden layer, final ePNTK minus t=0 eNTK, {name}, {init} "
-                                "init (RSA / ARI 3 clusters / ARI 4 clusters)", "-", ours, None, PAIRED, interval))
-    ours, interval = findings.interval_pair([findings.negated(findings.contrast(contrast_of, name, "large", "rsa", kernel,
-                                                                                findings.CONTROL))
-                                             for kernel in (findings.EPNTK, findings.ENTK0)])
-    rows.append(summary.row(f"agreement with the trained hidden layer (RSA), untrained hidden layer minus final ePNTK "
-                            f"/ minus t=0 eNTK, {name}, large init", "-", ours, None, PAIRED, interval))
+rows = report.summary_rows(runs, first_order, first_order_judgement, check_length, worst_step, last_orders, bulk_worst,
+                           shared, cancelled, contrast_of)
 summary.record("08_entk_over_training", dict(architecture=architecture, n_pairs=n_pairs, iterations=iterations,
                                              n_snapshots=n_snapshots, path_kernel=path_kernel, n_rows=n_rows), rows)
