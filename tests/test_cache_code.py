@@ -131,6 +131,23 @@ def test_editing_labels_or_plots_keeps_every_entry_and_editing_the_training_kern
     assert found == [False] * len(modules) and stale == len(modules)
 
 
+def test_rewording_docstrings_and_comments_of_the_training_kernel_recomputes_nothing(tmp_path):
+    """Docstrings, comments and formatting are not code: the entries stay valid (the test above
+    shows that one line of code in the same file recomputes every one)."""
+    root = copy_of_code(tmp_path)
+    modules = sorted(set(computations().values()))
+    argument = json.dumps(modules)
+    run_with(CACHE_EVERY, root, argument)
+    kernel = root / "lib" / "core" / "training_kernel.py"
+    text = kernel.read_text()
+    first_docstring = text.index('"""') + 3
+    kernel.write_text(text[:first_docstring] + "Reworded. " + text[first_docstring:] + "\n# a new comment\n\n\n")
+    for path in (root / "lib").rglob("*.py"):  # every function's docstring reworded too
+        path.write_text(re.sub(r'(\n    """)(?=[A-Z])', r"\1Reworded: ", path.read_text()))
+    found, stale = json.loads(run_with(LOAD_EVERY, root, argument))
+    assert found == [True] * len(modules) and stale == 0
+
+
 def test_an_entry_without_modules_is_keyed_on_all_of_lib(tmp_path):
     root = copy_of_code(tmp_path)
     done = run_python("""

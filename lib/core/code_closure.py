@@ -3,7 +3,8 @@
 ``__init__.py`` of every package on the way (importing a module runs them).
 
 The results cache keys an entry on the digest of these files (:func:`lib.core.results.code_digest`),
-so an entry is recomputed when code its computation can run changes, and only then: the book
+so an entry is recomputed when code its computation can run changes, and only then (its code
+as :func:`code_text` reads it: docstrings, comments and formatting do not count): the book
 layer (plotting, labels, the runner) is imported by no computation, so editing it recomputes
 nothing. A module reached only by ``importlib.import_module`` with a computed name is not found;
 the one place that does so (a sweep's point function, :mod:`lib.experiments.sweep`) names that
@@ -104,3 +105,27 @@ def module_closure(modules: Iterable[str], lib_dir: Path = LIB_DIR) -> list[str]
 def closure_files(modules: tuple[str, ...]) -> tuple[Path, ...]:
     """The files of :func:`module_closure` of ``modules`` in this checkout, read once per process."""
     return tuple(module_file(name) for name in module_closure(modules))
+
+
+def code_text(path: Path) -> bytes:
+    """What of a file decides what its code computes: for a Python file its syntax tree written back
+    as source (:func:`ast.unparse`) with every docstring emptied, so rewording a docstring or a
+    comment, or reformatting, changes nothing; any other file (``requirements.txt``) byte for byte; a
+    missing file, nothing."""
+    if not path.exists():
+        return b""
+    if path.suffix != ".py":
+        return path.read_bytes()
+    return _python_code_text(path, path.stat().st_mtime_ns, path.stat().st_size)
+
+
+@functools.lru_cache(maxsize=None)
+def _python_code_text(path: Path, mtime_ns: int, size: int) -> bytes:  # the file's version: its time and size
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value,
+                                                                                                    str):
+                first.value.value = ""
+    return ast.unparse(tree).encode()

@@ -67,7 +67,7 @@ import numpy as np
 from .cache_entry import (ARRAYS_FILE, KEY_PATTERN, META_FILE, TMP_PATTERN, CacheError, EntryLock, describe_holder,
                           file_sha256, read_meta, verified_arrays)
 from .cache_key import canonical_json, computation_conditions, describe_conditions, entry_key
-from .code_closure import PACKAGE, closure_files
+from .code_closure import PACKAGE, closure_files, code_text
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RESULTS_ENV = "REPRO_RESULTS_DIR"
@@ -143,16 +143,27 @@ def digest_files(paths: list[Path], root: Path | None = None) -> str:
     return digest.hexdigest()
 
 
+def digest_code(paths: list[Path], root: Path | None = None) -> str:
+    """SHA-256 (hex) over the names relative to ``root`` (default: the repository) and the
+    :func:`lib.core.code_closure.code_text` of ``paths``."""
+    root = REPO_ROOT if root is None else root
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + code_text(path) + b"\0")
+    return digest.hexdigest()
+
+
 def code_digest(computed_by: ComputedBy = None) -> str:
-    """First 16 hex digits of :func:`digest_files` over :func:`code_files` of ``computed_by``, read
+    """First 16 hex digits of :func:`digest_code` over :func:`code_files` of ``computed_by``, read
     once per process: the digest of the code this process loaded (a process started after an edit
-    sees the edit)."""
+    sees the edit). Docstrings, comments and formatting do not count
+    (:func:`lib.core.code_closure.code_text`)."""
     return _modules_digest(code_modules(computed_by))
 
 
 @functools.lru_cache(maxsize=None)
 def _modules_digest(modules: tuple[str, ...]) -> str:
-    return digest_files(code_files(modules))[:16]
+    return digest_code(code_files(modules))[:16]
 
 
 @functools.lru_cache(maxsize=1)
