@@ -45,7 +45,8 @@ Four layers; a module imports only from its own layer or the ones above it in th
     ``chapter_parameters_beyond``, shared ones in ``parameter_checks``), ``kernel_manager`` and ``page_outputs`` (quiet kernels; what a
     published page may show), ``summary`` (the verdicts page's records), ``plot_style`` and the
     ``plot_*`` modules (every figure, by chapter), ``tables`` and ``names`` (what a table shows),
-    ``horizon_report`` and ``rival_report`` (chapters 12 and 13's tables and sentences), ``sweep_command`` (sweeps of notebooks and the
+    ``entk_report`` and ``entk_findings`` (chapter 08's tables and sentences), ``horizon_report`` and
+    ``rival_report`` (chapters 12 and 13's), ``sweep_command`` (sweeps of notebooks and the
     ``python -m lib.book.sweep_command`` command line).
 """
 
