@@ -16,21 +16,16 @@ from typing import NamedTuple
 
 
 class Chapter(NamedTuple):
-    """A chapter of the book.
-
-    Attributes:
-        name: its notebook, ``notebooks/<name>.py``.
-        checker: the function of :mod:`lib.book.chapter_parameters` that checks its parameters (the
-            notebook calls it in the cell after its ``parameters`` cell).
-        quick: parameters overriding its defaults in the quick profile (``make test``), which
-            exercises every code path in little time, not meaningful numbers.
-        reads: chapters whose results it reads (results-cache entries or summary records): it
-            starts after them when they run in the same output folder; ``("*",)``: every other one.
-        every_core: whether it keeps every core busy for most of its run (Dask sweeps with one
-            worker per core, or numba training on every core), so it runs alone.
-        judges: whether it judges claims (writes a summary record): the verdicts chapter collects
-            the claims of every such chapter.
-    """
+    """A chapter of the book: ``name``, its notebook ``notebooks/<name>.py``; ``checker``, the
+    function of :mod:`lib.book.chapter_parameters` that checks its parameters (the notebook calls
+    it in the cell after its ``parameters`` cell); ``quick``, the parameters that override its
+    defaults in the quick profile (``make test``, which exercises every code path in little time,
+    not meaningful numbers); ``reads``, the chapters whose results it reads (results-cache entries
+    or summary records), so it starts after them when they run in the same output folder
+    (``("*",)``: every other one); ``every_core``, whether it keeps every core busy for most of its
+    run (Dask sweeps with one worker per core, or numba training on every core), so it runs alone;
+    ``judges``, whether it judges claims (writes a summary record), so the verdicts chapter
+    collects them."""
 
     name: str
     checker: str
