@@ -406,8 +406,6 @@ glue("rv_side_shape_observed", ", ".join(f"g = {g:g}: {np.mean(scores[g]['c_shap
 # without any theory.
 
 # %% tags=["hide-input"]
-from tqdm.auto import tqdm
-
 from lib.analyses import continuum_sweeps
 from lib.analyses import rival_continuum as rcon
 
@@ -418,29 +416,9 @@ cont_common = dict(n_single=converged_iterations["single"], n_finetune=converged
 cont_nets = continuum_sweeps.converged_sweep(cont_scales, [float(lr) for lr in lr_candidates], n_lr_seeds,
                                              lr_choice_iterations, converged_seeds, first_block, cont_common)
 cont_use = cont_nets["converged"] == 1 if converged_only else np.ones(cont_nets["g"].shape, bool)
-cont_scores, cont_rates, cont_match, cont_pooled = {}, {}, [], {}
-for g in tqdm(cont_scales, desc="continuum scales"):
-    rows = (cont_nets["g"] == g) & cont_use
-    lr_g = float(cont_nets["lr"][cont_nets["g"] == g][0])
-    cont_rates[g] = rcon.cached_scale_rates(env, g, lr_g, continuum_fit_seeds, converged_seeds,
-                                            converged_iterations["single"], continuum_fit_snapshots,
-                                            converged_n_hidden, converged_n_train) | {"lr": lr_g}
-    predictions = rcon.initial_predictions(env, g, [int(s) for s in cont_nets["seed"][rows]], cont_rates[g],
-                                           converged_n_hidden, converged_n_train) if rows.any() else None
-    if predictions is None:  # no analysed network at this scale: no scores
-        cont_scores[g] = {name: np.array([]) for name in rcon.CONTINUUM_PREDICTORS_A}
-        continue
-    cont_match.append(rcon.check_initial_match(predictions["initial"], cont_nets["pairs/initial"][rows]))
-    observed = cont_nets["pairs/single"][rows]
-    named = dict(zip(rcon.CONTINUUM_PREDICTORS_A, (predictions["two_point"], predictions["entk"],
-                                                   cont_nets["pairs/linearized"][rows], predictions["targets"],
-                                                   predictions["initial"])))
-    cont_scores[g] = rcon.similarity_scores(observed, named)
-    for name, values in named.items():
-        cont_pooled.setdefault(name, []).append(values)
-    cont_pooled.setdefault("observed", []).append(observed)
-    cont_pooled.setdefault(rival_report.SCALE_ALONE, []).append(np.full(observed.shape, np.log(g)))
-
+cont_scores, cont_rates, cont_match, cont_pooled = rcon.continuum_scores(
+    env, cont_nets, cont_use, cont_scales, continuum_fit_seeds, converged_seeds, converged_iterations["single"],
+    continuum_fit_snapshots, converged_n_hidden, converged_n_train)
 cont_table = rc.interval_table(cont_scores, rcon.CONTINUUM_PREDICTORS_A)
 scale_columns = [c for c in cont_table.columns if c.startswith("g = ")]  # one row per predictor and scale: fits the page
 cont_long = long_view(cont_table, ["predictor", "scale"], columns=scale_columns, value_name="mean r [95% interval]")
@@ -514,9 +492,8 @@ from functools import partial
 from lib.book import rival_answer, summary
 
 own = claims.criterion("rival-two-point-own-ground").settings["names"]
-conditions = {own[0]: bool(np.median(tp_summary["final_rel_error"]) <= 0.2),
-              own[1]: bool(np.all(plateaus["plateau_sim"][0] > 10 * plateaus["plateau_sim"][-1])
-                           and np.all(plateaus["plateau_theory"][0] > 10 * plateaus["plateau_theory"][-1]))}
+conditions = dict(zip(own, rt.own_ground_conditions(tp_summary["final_rel_error"], plateaus["plateau_sim"],
+                                                     plateaus["plateau_theory"])))
 held_r = np.concatenate([out["pair_r"] for out in by_scale.values()])
 finite_race = np.isfinite(small["rho_race"]) & np.isfinite(small["rho_size"])
 judgements = {
@@ -577,25 +554,7 @@ judgements["rival-race-loss-shape"] = claims.judge("rival-race-loss-shape", a=np
 earlier = {key: older for key, (_, older) in versioned.items()}
 
 
-_best = partial(rival_report.best_words, scores, scales)
-_as_good = partial(rival_report.as_good_words, scores, scales)
-side_words = (
-    f"**Which predicts what.** (a) The learned task similarity is best predicted by: "
-    f"{_best('a', rival_report.predictive_names(rc.A_PREDICTORS))} (the accumulated eNTK, which has seen the run: "
-    f"{_best('a', ('accumulated eNTK (reference)',))}). The two-point theory against the t=0 eNTK, the linearized "
-    f"network and the targets control, cell by cell: {judgements['rival-side-similarity'].ours} "
-    f"({judgements['rival-side-similarity'].verdict}). (b) The route order is best predicted by: "
-    f"{_best('b', rival_report.predictive_names(rc.B_PREDICTORS))}. At the smallest scale, the race against its rivals: "
-    f"{judgements['rival-side-order'].ours} ({judgements['rival-side-order'].verdict}). (c) The loss shape is best "
-    f"predicted by: {_best('c', rival_report.predictive_names(rc.C_PREDICTORS), lower_is_better=True)} (absolute error). The t=0 eNTK "
-    f"against the targets control: {judgements['rival-side-kernel-vs-control'].ours} "
-    f"({judgements['rival-side-kernel-vs-control'].verdict}). **Where the kernel and the controls do as well "
-    f"or better** (mean score at least the theory's, on the same networks): against the two-point theory on task "
-    f"similarity, {_as_good('a', 'two-point theory', ('t=0 eNTK', 'linearized at t=0', 'targets control', 'distance at t=0'))}; "
-    f"against the race on route order, "
-    f"{_as_good('b', 'race', ('t=0 eNTK', 'linearized at t=0', 'targets control', 'route size', 'race without sharing'))}; "
-    f"against the race on the loss shape, "
-    f"{_as_good('c', 'race', ('linearized at t=0', 'targets control'), lower_is_better=True)}.")
+side_words = rival_report.side_words(scores, scales, judgements)
 glue("rv_side_words", side_words, display=False)
 glue("rv_cont_verdicts", f"On chapter 13's own networks ({n_hidden} hidden units, held-out seeds), the two-point theory "
      f"against the t=0 eNTK, the linearized network and the targets control is "

@@ -129,3 +129,22 @@ def test_check_initial_match_rejects_other_networks():
         rcon.check_initial_match(a * 1.1, a)
     with pytest.raises(ValueError, match="recomputed and cached"):
         rcon.check_initial_match(a, a[0])
+
+
+def test_continuum_scores_scale_by_scale_skip_a_scale_without_analysed_networks(small, monkeypatch):
+    env, _, cached = small
+    rates = {"rate_h": 0.3, "rate_y": 0.7}
+    fitted = []
+    monkeypatch.setattr(rcon, "cached_scale_rates", lambda env_, g, lr, *rest: fitted.append((g, lr)) or dict(rates))
+    nets = {"g": np.array([G, G, 2 * G]), "seed": np.array([*SEEDS, 9]), "lr": np.array([LR, LR, 0.05]),
+            **{k: np.concatenate([cached[k], cached[k][:1]]) for k in ("pairs/initial", "pairs/single",
+                                                                        "pairs/linearized")}}
+    use = np.array([True, True, False])  # the third network (the only one at 2G) is not analysed
+    found = rcon.continuum_scores(env, nets, use, [G, 2 * G], (90, 91), 2, N_SINGLE, 4, N_HIDDEN, N_TRAIN)
+    assert fitted == [(G, LR), (2 * G, 0.05)] and found.rates[2 * G]["lr"] == 0.05  # rates at every scale
+    assert set(found.scores[G]) == set(rcon.CONTINUUM_PREDICTORS_A) and found.scores[G]["t=0 eNTK"].shape == (2,)
+    assert all(v.size == 0 for v in found.scores[2 * G].values())
+    assert len(found.match) == 1 and found.match[0] < 1e-3
+    assert set(found.pooled) == {*rcon.CONTINUUM_PREDICTORS_A, "observed", rcon.SCALE_ALONE}
+    np.testing.assert_allclose(found.pooled[rcon.SCALE_ALONE][0], np.log(G))
+    np.testing.assert_array_equal(found.pooled["observed"][0], cached["pairs/single"])

@@ -113,3 +113,20 @@ def test_small_reader_helpers_of_the_rival_chapter():
     np.testing.assert_array_equal(rival_report.negated_scores([1, -2]), [-1.0, 2.0])
     assert rival_report.as_scores([1, 2]).dtype == np.float64
     assert rival_report.predictive_names(("t=0 eNTK", "accumulated eNTK (reference)")) == ("t=0 eNTK",)
+
+
+def test_side_words_name_the_best_predictors_and_every_side_by_side_verdict():
+    from lib.analyses.claims import Judgement
+    from lib.analyses import rival_comparison as rc
+
+    names = {*rc.A_PREDICTORS, *rc.B_PREDICTORS, *rc.C_PREDICTORS, "distance at t=0", "route size",
+             "race without sharing"}
+    scores = {g: {k: {n: np.array([0.1 * (i + 1)] * 3) for i, n in enumerate(sorted(names))} for k in "abc"}
+              for g in (0.3, 3.0)}
+    judgements = {key: Judgement(key, 1, verdict, f"ours of {key}", "", 3, "", "", "")
+                  for key, verdict in (("rival-side-similarity", "reproduced"), ("rival-side-order", "inconclusive"),
+                                       ("rival-side-kernel-vs-control", "not reproduced"))}
+    words = rr.side_words(scores, [0.3, 3.0], judgements)
+    for key, judgement in judgements.items():
+        assert f"{judgement.ours} ({judgement.verdict})" in words
+    assert words.count("best predicted by") == 3 and "(reference)" in words  # the accumulated eNTK, named as such

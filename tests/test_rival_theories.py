@@ -150,3 +150,15 @@ def test_half_time_clock_puts_each_curve_on_its_own_clock():
     np.testing.assert_allclose(rt.half_time_clock(np.array([1.0, 0.9, 0.8, 0.7, 0.6]), clock), clock / 40)
     with pytest.raises(ValueError, match="curve and clock"):
         rt.half_time_clock(np.ones(3), np.ones(4))
+
+
+def test_own_ground_conditions_are_the_criterion_s_and_each_can_fail():
+    from lib.analyses import claims
+
+    text = " ".join(claims.criterion("rival-two-point-own-ground").settings["names"])
+    assert f"<= {rt.OWN_GROUND_ERROR:g}" in text and f"exceed {rt.OWN_GROUND_PLATEAU_RATIO:g}x" in text
+    plateau = np.array([[500.0, np.inf], [2.0, 3.0]])  # (scales, seeds): long at the smallest scale, short at the largest
+    assert rt.own_ground_conditions([0.1, 0.3, 0.15], plateau, plateau) == (True, True)
+    assert rt.own_ground_conditions([0.1, 0.3, 0.25], plateau, plateau) == (False, True)  # median 0.25
+    short = np.array([[500.0, 25.0], [2.0, 3.0]])  # one seed's plateau only 8.3x the largest scale's
+    assert rt.own_ground_conditions([0.1], plateau, short) == (True, False)

@@ -28,9 +28,12 @@ Checked in tests/test_rival_continuum.py.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
+from tqdm.auto import tqdm
 
 from .continuum_points import LR_SELECTION_SEED
 from ..core import results
@@ -47,6 +50,21 @@ from ..experiments.continuum import scaled_initial_params
 from ..experiments.route_learning import run_route_learning
 
 CONTINUUM_PREDICTORS_A = ("two-point theory", "t=0 eNTK", "linearized at t=0", "targets control", "distance at t=0")
+SCALE_ALONE = "scale alone"  # the log of the init scale, the same on every task pair of a network
+
+
+class ContinuumScores(NamedTuple):
+    """What :func:`continuum_scores` finds: ``scores`` scale -> predictor ->
+    (networks,) r (:func:`similarity_scores`; empty arrays at a scale with no analysed network);
+    ``rates`` scale -> the two-point theory's fitted rates and the scale's learning rate ``lr``;
+    ``match``, per scale, the largest relative difference of the recomputed t=0 distances from the
+    cached ones (:func:`check_initial_match`); ``pooled`` "observed", each predictor's prediction and
+    :data:`SCALE_ALONE` -> one (networks, task pairs) array per analysed scale."""
+
+    scores: dict
+    rates: dict
+    match: list
+    pooled: dict
 
 
 def check_fit_seeds(fit_seeds, n_analysed: int, fit_seeds_name: str = "fit_seeds",
@@ -174,3 +192,34 @@ def pooled_log_r(predicted: np.ndarray, observed: np.ndarray) -> float:
         raise ValueError(f"predicted and observed must be positive and of one shape, got {predicted.shape}, "
                          f"{observed.shape}")
     return pearson(np.log(predicted), np.log(observed))
+
+
+def continuum_scores(env: TaskEnvironment, nets: dict, use: np.ndarray, scales, fit_seeds, n_seeds: int,
+                     n_iterations: int, n_snapshots: int, n_hidden: int, n_train: int) -> ContinuumScores:
+    """The predictors of task similarity (a) on the converged continuum's networks ``nets``
+    (:func:`lib.analyses.continuum_sweeps.converged_sweep`: ``g``, ``seed``, ``lr``, ``pairs/initial``,
+    ``pairs/single``, ``pairs/linearized``), the analysed ones ``use`` (N,) bool, scale by scale
+    (``scales``, the continuum's init scales in their order): the
+    two-point theory's rates fitted on the held-out ``fit_seeds`` (:func:`cached_scale_rates`, with
+    ``n_seeds`` networks per scale, ``n_iterations`` single-task steps and ``n_snapshots``), each
+    network's predictions from t=0 (:func:`initial_predictions`), and their scores against the
+    distances after single-task training. Returns :class:`ContinuumScores`."""
+    scores, rates, match, pooled = {}, {}, [], {}
+    for g in tqdm([float(g) for g in scales], desc="continuum scales"):
+        rows = (nets["g"] == g) & use
+        lr = float(nets["lr"][nets["g"] == g][0])
+        rates[g] = cached_scale_rates(env, g, lr, fit_seeds, n_seeds, n_iterations, n_snapshots, n_hidden,
+                                      n_train) | {"lr": lr}
+        if not rows.any():  # no analysed network at this scale: no scores
+            scores[g] = {name: np.array([]) for name in CONTINUUM_PREDICTORS_A}
+            continue
+        predictions = initial_predictions(env, g, [int(s) for s in nets["seed"][rows]], rates[g], n_hidden, n_train)
+        match.append(check_initial_match(predictions["initial"], nets["pairs/initial"][rows]))
+        observed = nets["pairs/single"][rows]
+        named = dict(zip(CONTINUUM_PREDICTORS_A, (predictions["two_point"], predictions["entk"],
+                                                  nets["pairs/linearized"][rows], predictions["targets"],
+                                                  predictions["initial"])))
+        scores[g] = similarity_scores(observed, named)
+        for name, values in {**named, "observed": observed, SCALE_ALONE: np.full(observed.shape, np.log(g))}.items():
+            pooled.setdefault(name, []).append(values)
+    return ContinuumScores(scores, rates, match, pooled)

@@ -335,3 +335,19 @@ def two_point_examples(summary: dict[str, np.ndarray], learning_rates, seed: int
     theory = np.stack([two_point.integrate_two_point(s[0], t, rh, ry, input_gap ** 2, target_gap ** 2)
                        for s, t, rh, ry in zip(sim, run["times"], summary["rate_h"], summary["rate_y"])])
     return {"times": run["times"], "sim": sim, "theory": theory}
+
+
+# the own-ground claim's two conditions (claim rival-two-point-own-ground, whose criterion states them)
+OWN_GROUND_ERROR = 0.2  # the median of |a*(Eq. 36) / a(final) - 1| over scales and held-out seeds, at most
+OWN_GROUND_PLATEAU_RATIO = 10  # the smallest scale's plateau over the largest scale's, more than, on every seed
+
+
+def own_ground_conditions(final_rel_error, plateau_sim, plateau_theory) -> tuple[bool, bool]:
+    """(the theory predicts the final distance: the median relative error (scales x seeds) is at most
+    :data:`OWN_GROUND_ERROR`; the plateau shortens with the scale: at the smallest scale (row 0 of
+    ``plateau_sim`` and ``plateau_theory``, (scales, seeds), inf for a run still on its plateau) both
+    plateau lengths exceed :data:`OWN_GROUND_PLATEAU_RATIO` times those at the largest (last row),
+    on every seed)."""
+    plateau_sim, plateau_theory = np.asarray(plateau_sim, float), np.asarray(plateau_theory, float)
+    shortens = all(np.all(p[0] > OWN_GROUND_PLATEAU_RATIO * p[-1]) for p in (plateau_sim, plateau_theory))
+    return bool(np.median(final_rel_error) <= OWN_GROUND_ERROR), bool(shortens)

@@ -90,7 +90,7 @@ def best_per_scale(scores_by_scale: dict, scales: Sequence[float]) -> str:
 
 
 RAW_PREDICTORS = ("t=0 eNTK", "targets control")  # 1 - cosine: no size to take the log of; raw values
-SCALE_ALONE = "scale alone"  # the log of the init scale, the same on every task pair of a network
+SCALE_ALONE = rival_continuum.SCALE_ALONE  # the log of the init scale, the same on every task pair of a network
 
 
 def across_scales_table(pooled: dict, names: Sequence[str],
@@ -179,3 +179,33 @@ def negated_scores(values) -> np.ndarray:
 def predictive_names(names) -> tuple[str, ...]:
     """The predictors of ``names`` known before training: those not marked "(reference)"."""
     return tuple(n for n in names if "reference" not in n)
+
+
+def side_words(scores: dict, scales: Sequence[float], judgements: dict) -> str:
+    """Chapter 13's side-by-side answer: the best predictors of (a) task similarity, (b) route order
+    and (c) loss shape (:func:`best_words` over :func:`predictive_names`), the verdicts of the
+    side-by-side claims (``judgements``: claim -> :class:`~lib.analyses.claims.Judgement`), and where
+    the kernel and the controls do as well as the theories or better (:func:`as_good_words`).
+    ``scores``: scale -> :func:`lib.analyses.rival_comparison.outcome_scores`."""
+    best = lambda outcome, names, **options: best_words(scores, scales, outcome, names, **options)
+    as_good = lambda outcome, theory, rivals, **options: as_good_words(scores, scales, outcome, theory, rivals,
+                                                                       **options)
+    kernel_and_controls = ("t=0 eNTK", "linearized at t=0", "targets control")
+    verdict = lambda key: f"{judgements[key].ours} ({judgements[key].verdict})"
+    return (
+        f"**Which predicts what.** (a) The learned task similarity is best predicted by: "
+        f"{best('a', predictive_names(rival_comparison.A_PREDICTORS))} (the accumulated eNTK, which has seen the run: "
+        f"{best('a', ('accumulated eNTK (reference)',))}). The two-point theory against the t=0 eNTK, the "
+        f"linearized network and the targets control, cell by cell: {verdict('rival-side-similarity')}. (b) The "
+        f"route order is best predicted by: {best('b', predictive_names(rival_comparison.B_PREDICTORS))}. At the "
+        f"smallest scale, the race against its rivals: {verdict('rival-side-order')}. (c) The loss shape is best "
+        f"predicted by: {best('c', predictive_names(rival_comparison.C_PREDICTORS), lower_is_better=True)} "
+        f"(absolute error). The t=0 eNTK against the targets control: {verdict('rival-side-kernel-vs-control')}. "
+        f"**Where the kernel and the controls do as well or better** (mean score at least the theory's, on the same "
+        f"networks): against "
+        f"the two-point theory on task similarity, "
+        f"{as_good('a', 'two-point theory', (*kernel_and_controls, 'distance at t=0'))};"
+        f" against the race on route order, "
+        f"{as_good('b', 'race', (*kernel_and_controls, 'route size', 'race without sharing'))};"
+        f" against the race on the loss shape, "
+        f"{as_good('c', 'race', ('linearized at t=0', 'targets control'), lower_is_better=True)}.")
