@@ -74,6 +74,7 @@ from sklearn.metrics import adjusted_rand_score
 from lib.analyses import claims
 from lib.analyses import controls
 from lib.analyses import partitions
+from lib.analyses import representation_claims as rc
 from lib.analyses import representations as rep
 from lib.analyses import structure_report as report
 from lib.book import plot_representations
@@ -367,8 +368,7 @@ reading_table(report.paired_table(eta_pair, entk_seeds),
 # %% tags=["hide-input"]
 glue("n_permutations", f"{n_permutations}", display=False)
 null_rows, null_tests = report.shuffle_null_rows(env, structure, loadings, n_entk_pairs, n_permutations)
-large_structured = int(((null_tests["input"]["p"][:, 1] < 0.05) | (null_tests["task"]["p"][:, 1] < 0.05)).sum())
-standard_structured = int(((null_tests["input"]["p"][:, 0] < 0.05) & (null_tests["task"]["p"][:, 0] < 0.05)).sum())
+standard_structured, large_structured = rc.structured_networks(null_tests["input"]["p"], null_tests["task"]["p"])
 glue("null_large_structured", f"{large_structured} of {n_entk_pairs}", display=False)
 glue("null_large_eta", f"{null_tests['input']['observed'][:, 1].mean():.2f}", display=False)
 glue("null_std_eta", f"{null_tests['input']['observed'][:, 0].mean():.2f}", display=False)
@@ -509,7 +509,7 @@ else:
     for name in ("other_share_epsilon_std", "other_share_output_error_large", "other_sil_std", "other_sil_large",
                  "other_task_output_pool"):
         glue(name, "not computed", display=False)
-order_holds = {arch: bool(o["task vs output_pool"] < o["task vs input_pool"]) for arch, o in onset_table.items()}
+order_holds = {arch: rc.output_pools_first(o) for arch, o in onset_table.items()}
 if show_swapped_architecture:
     other_factors = report.loading_factor_names(env_other, structure_other)
     other_eta = report.variance_explained(env_other, structure_other, "entk_authors", n_swapped_pairs)
@@ -610,44 +610,35 @@ ratio_in, ratio_out = distance_ratios["same input pool"], distance_ratios["same 
 share_eps_std = shares["authors"]["epsilon"][:, 0].mean()
 share_err_large = shares["authors"]["output_error"][:, 1].mean()
 same_control = (agreement[("task", "control", "standard")] + agreement[("input", "control", "standard")]) / (2 * n_entk_pairs)
-anticipation_holds = bool(derived_input_ari[:, 0].mean(axis=0).max() >= 0.9
-                          and derived_task_ari[:, 0].mean(axis=0).max() >= 0.9)
-notes = []
-if derived_task_ari[:, 0, -1].mean() < 0.9:
-    notes.append("the task partition matches only the early hidden layer")
-if same_control >= 0.8:
-    notes.append("a kernel-free control gives the same partitions")
+anticipation_holds = rc.matched_at_some_point(derived_input_ari[:, 0].mean(axis=0), derived_task_ari[:, 0].mean(axis=0))
+notes = rc.anticipation_notes(derived_task_ari[:, 0, -1].mean(), same_control)
 kernel_free = (f"kernel-free control: ε explains {share_eps_std:.3f} of the standard-init eNTK vectors, ε·σ' "
                f"{share_err_large:.3f} of the large-init ones")
-input_holds = {"peak of the mean ARI curve >= 0.9": bool(input_peak >= 0.9),
-               "end below peak - 0.3": bool(input_end < input_peak - 0.3)}
 derived_input_peak, derived_input_end = derived_input_ari[:, 0].mean(axis=0).max(), derived_input_ari[:, 0, -1].mean()
 judged = {
     "mphate-task": claims.judge("mphate-task", value=task_ari[:, 0, -1].mean()),
-    "mphate-input": claims.judge("mphate-input", conditions=input_holds, ours=f"{input_peak:.2f} / {input_end:.2f}"),
+    "mphate-input": claims.judge("mphate-input", conditions=claims.named_conditions("mphate-input", rc.rises_then_decays(
+        input_ari[:, 0].mean(axis=0))), ours=f"{input_peak:.2f} / {input_end:.2f}"),
     "mphate-output": claims.judge("mphate-output", value=output_ari[:, 0, -1].mean()),
-    "mphate-order": claims.judge("mphate-order", conditions={"output-pool ARI reaches 0.5 first": order_holds[architecture]},
+    "mphate-order": claims.judge("mphate-order", conditions=claims.named_conditions("mphate-order", [order_holds[architecture]]),
                                  ours=f"{main_onsets['task vs output_pool']:.0f} / {main_onsets['task vs input_pool']:.0f}"),
     "mphate-large": claims.judge("mphate-large", value=min(ratio_in[:, 1].mean(), ratio_out[:, 1].mean())),
     "mphate-large-output": claims.judge("mphate-large-output", value=output_ari[:, 1, -1].mean()),
     "entk-standard": claims.judge(
-        "entk-standard", conditions={"every standard-init network beyond the shuffled-label null":
-                                     standard_structured == n_entk_pairs},
+        "entk-standard", conditions=claims.named_conditions("entk-standard", [standard_structured == n_entk_pairs]),
         ours=f"{standard_structured}/{n_entk_pairs} beyond the null; η² by feature / by output pool "
              f"{eta['entk_authors/feature']['_std']:.2f} / {eta['entk_authors/output pool']['_std']:.2f}",
-        qualification="the structure is the targets'" if share_eps_std > 0.9 else ""),
+        qualification=rc.targets_qualification(share_eps_std)),
     "entk-anticipates": claims.judge(
-        "entk-anticipates", conditions={"both eNTK-derived partitions matched (mean ARI >= 0.9) at some point of "
-                                        "training": anticipation_holds},
+        "entk-anticipates", conditions=claims.named_conditions("entk-anticipates", [anticipation_holds]),
         ours=f"peak {derived_input_peak:.2f} / {derived_task_ari[:, 0].mean(axis=0).max():.2f}; final tasks "
              f"{derived_task_ari[:, 0, -1].mean():.2f}", qualification="; ".join(notes)),
     "ari-task": claims.judge("ari-task", value=derived_task_ari[:, 0, -1].mean()),
     "ari-input": claims.judge(
-        "ari-input", conditions={"peak >= 0.9": bool(derived_input_peak >= 0.9),
-                                 "end below peak - 0.3": bool(derived_input_end < derived_input_peak - 0.3)},
+        "ari-input", conditions=claims.named_conditions("ari-input", rc.rises_then_decays(
+            derived_input_ari[:, 0].mean(axis=0))),
         ours=f"{derived_input_peak:.2f} / {derived_input_end:.2f}",
-        qualification="the derived partition is the targets' (feature position)"
-        if agreement[("input", "control", "standard")] >= 0.8 * n_entk_pairs else ""),
+        qualification=rc.derived_input_qualification(agreement[("input", "control", "standard")], n_entk_pairs)),
 }
 entk_large_v1 = claims.judge("entk-large", version=1, value=large_structured / n_entk_pairs)
 rows_out = [
@@ -697,8 +688,8 @@ rows_out = [
 ]
 if show_swapped_architecture:
     swapped_onsets = onset_table[other]
-    swapped = claims.judge("swapped", conditions={"output-pool organization first in both architectures":
-                                                  order_holds[other] and order_holds[architecture]},
+    swapped = claims.judge("swapped", conditions=claims.named_conditions(
+        "swapped", [order_holds[other] and order_holds[architecture]]),
                            ours=f"{swapped_onsets['task vs output_pool']:.0f} / {swapped_onsets['task vs input_pool']:.0f}")
     rows_out.append(summary.claim_row(f"{other} architecture: tasks reach ARI 0.5 against output pools before input "
                                       "pools (iterations)", "pattern unchanged (output first)", swapped,

@@ -491,9 +491,8 @@ from functools import partial
 
 from lib.book import rival_answer, summary
 
-own = claims.criterion("rival-two-point-own-ground").settings["names"]
-conditions = dict(zip(own, rt.own_ground_conditions(tp_summary["final_rel_error"], plateaus["plateau_sim"],
-                                                     plateaus["plateau_theory"])))
+conditions = claims.named_conditions("rival-two-point-own-ground", rt.own_ground_conditions(
+    tp_summary["final_rel_error"], plateaus["plateau_sim"], plateaus["plateau_theory"]))
 held_r = np.concatenate([out["pair_r"] for out in by_scale.values()])
 finite_race = np.isfinite(small["rho_race"]) & np.isfinite(small["rho_size"])
 judgements = {

@@ -135,6 +135,17 @@ def _resampled_outcome(c: Criterion, evidence: dict) -> tuple[Outcome, str]:
     return first, f"{k}/{STABILITY_SEEDS}"
 
 
+def named_conditions(claim: str, holds, version: int | None = None) -> dict[str, bool]:
+    """The conditions an ``all_hold`` criterion of ``claim`` names (in force, or ``version``), in
+    their order, paired with ``holds``, whether each was measured to hold: the ``conditions`` that
+    :func:`judge` takes. ValueError unless there is one value per name."""
+    names = criterion(claim, version).settings["names"]
+    holds = [bool(h) for h in holds]
+    if len(holds) != len(names):
+        raise ValueError(f"holds must give one value per condition of {claim!r}: {list(names)}, got {holds}")
+    return dict(zip(names, holds))
+
+
 def not_judged(claim: str, reason: str) -> Judgement:
     """The "not tested" judgement of ``claim``'s criterion in force when its evidence was not
     measured in this run (e.g. a chapter option turned it off), with the ``reason``."""
