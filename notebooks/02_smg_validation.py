@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib.analyses import claims
+from lib.analyses import claims, smg_claims
 from lib.book import plot_theory
 from lib.experiments import smg
 from lib.book import summary
@@ -237,15 +237,10 @@ switch_table = pd.DataFrame({"primary settles on the mode": primary_switch[:3],
                              "secondary settles on the mode": secondary_switch[:3],
                              "mode half-learned (half-time)": own_half},
                             index=["mode 1", "mode 2", "mode 3"]).round(0)
-primary_order = [t for t in primary_switch[:3] if not np.isnan(t)]
-primary_monotone = len(primary_order) >= 2 and bool(np.all(np.diff(primary_order) > 0)) and not np.isnan(primary_switch[1])
 after_start = run.times > 0
 secondary_best = overlaps[:, 1].argmax(axis=1)
 secondary_leaves_2 = float(run.times[after_start][np.flatnonzero(secondary_best[after_start] != 1)[0]]) \
     if (secondary_best[after_start] != 1).any() else float("nan")
-secondary_gap = abs(secondary_switch[2] - primary_switch[1])
-secondary_tied = bool(secondary_gap <= 0.1 * primary_switch[1]) if not np.isnan(secondary_gap) else False
-anticipates = bool(primary_switch[1] < own_half[1])
 glue("switch_primary_2", f"{primary_switch[1]:.0f}", display=False)
 glue("switch_secondary_3", "never" if np.isnan(secondary_switch[2]) else f"{secondary_switch[2]:.0f}", display=False)
 glue("switch_half_2", f"{own_half[1]:.0f}", display=False)
@@ -337,40 +332,34 @@ ranges = {a: (np.nanmin(sweep["random"][:, a]), np.nanmax(sweep["random"][:, a])
 fig3_first_190 = int(np.argmax(fig3.iloc[0].values)) + 1
 fig3_first = int(np.argmax(fig3.iloc[2].values)) + 1
 fig3_second = int(np.argmax(fig3.iloc[3].values)) + 1
-ordered = [bool(h[0] < h[1] and (np.isnan(h[2]) or h[1] < h[2])) for h in sweep["random"]]
-own_ordered = bool(own_half[0] < own_half[1] and (np.isnan(own_half[2]) or own_half[1] < own_half[2]))
+ordered_share = np.mean([smg_claims.half_times_ordered(h) for h in sweep["random"]])
 in_iqr = all(quartiles[a][0] <= t <= quartiles[a][1] for a, t in enumerate(analysis_times))
-fig3_first_holds = fig3_first_190 == 1 and fig3.iloc[0, 0] > 0.9
-fig3_second_holds = 2 in (fig3_first, fig3_second) and max(fig3.iloc[2, 1], fig3.iloc[3, 1]) > 0.9
-tiers = claims.judge("smg-tiers", conditions={
-    "half-times increase with the mode (modes reached) in this seed": own_ordered,
-    "the same in >= 90% of sweep seeds": bool(np.mean(ordered) >= 0.9)},
-    ours=" < ".join(f"{h:.0f}" for h in own_half if not np.isnan(h)) + f"; {np.mean(ordered):.0%} of "
+tiers = claims.judge("smg-tiers", conditions=claims.named_conditions(
+    "smg-tiers", smg_claims.tiers(own_half, sweep["random"])),
+    ours=" < ".join(f"{h:.0f}" for h in own_half if not np.isnan(h)) + f"; {ordered_share:.0%} of "
          f"{n_sweep_seeds} seeds")
-fig3_claim = claims.judge("smg-fig3", conditions={
-    "vector 1 tracks mode 1 at t=190 with |r| > 0.9": fig3_first_holds,
-    "a vector tracks mode 2 at t=770 with |r| > 0.9": fig3_second_holds},
+fig3_claim = claims.judge("smg-fig3", conditions=claims.named_conditions(
+    "smg-fig3", smg_claims.fig3_tracking(fig3.to_numpy())),
     ours=f"t={t1}: vector 1 on mode {fig3_first_190} (|r| {fig3.iloc[0, 0]:.3f}); t={t2}: vectors 1 / 2 on modes "
          f"{fig3_first} / {fig3_second} (|r| with mode 2: {max(fig3.iloc[2, 1], fig3.iloc[3, 1]):.3f})",
     qualification="the second vector (the first stays on mode 1)" if fig3_first != 2 else "")
-mode_learned = claims.judge("smg-mode-learned", conditions={
-    "mode 1 at t=190 (largest |cos| with the target's input singular vectors)": best_at_t1 == 1,
-    "mode 2 at t=770": best_at_t2 == 2}, ours=f"mode {best_at_t1} / mode {best_at_t2}")
-times = claims.judge("smg-times", conditions={
-    "t=190 within the range of our draws' mode-1 half-times": bool(ranges[0][0] <= t1 <= ranges[0][1]),
-    "t=770 within the range of our draws' mode-2 half-times": bool(ranges[1][0] <= t2 <= ranges[1][1])},
+mode_learned = claims.judge("smg-mode-learned", conditions=claims.named_conditions(
+    "smg-mode-learned", [best_at_t1 == 1, best_at_t2 == 2]), ours=f"mode {best_at_t1} / mode {best_at_t2}")
+times = claims.judge("smg-times", conditions=claims.named_conditions(
+    "smg-times", [smg_claims.within_range(t, sweep["random"][:, a]) for a, t in enumerate((t1, t2))]),
     ours=f"{median_random[0]:.0f} [{quartiles[0][0]:.0f}, {quartiles[0][1]:.0f}] / {median_random[1]:.0f} "
          f"[{quartiles[1][0]:.0f}, {quartiles[1][1]:.0f}] (median [IQR]; range {ranges[0][0]:.0f}-{ranges[0][1]:.0f} "
          f"/ {ranges[1][0]:.0f}-{ranges[1][1]:.0f}); this seed {own_half[0]:.0f} / {own_half[1]:.0f}",
     qualification="" if in_iqr else "one of the paper's times lies outside our interquartile range")
-primary = claims.judge("smg-primary", conditions={
-    "settling times increase with the mode (modes 1 and 2 reached)": primary_monotone},
+primary = claims.judge("smg-primary", conditions=claims.named_conditions(
+    "smg-primary", [smg_claims.settles_in_order(primary_switch)]),
     ours=" / ".join("never" if np.isnan(t) else f"{t:.0f}" for t in primary_switch[:3]))
-secondary = claims.judge("smg-secondary", conditions={"the secondary's switch within 10% of the primary's": secondary_tied},
+secondary = claims.judge("smg-secondary", conditions=claims.named_conditions(
+    "smg-secondary", [smg_claims.switch_tied(secondary_switch[2], primary_switch[1])]),
     ours=f"{'never' if np.isnan(secondary_switch[2]) else f'{secondary_switch[2]:.0f}'} vs {primary_switch[1]:.0f} "
          f"(secondary leaves mode 2 at {secondary_leaves_2:.0f})")
-anticipation = claims.judge("smg-anticipation", conditions={
-    "the primary settles on mode 2 before mode 2's half-time": anticipates},
+anticipation = claims.judge("smg-anticipation", conditions=claims.named_conditions(
+    "smg-anticipation", [smg_claims.anticipates(primary_switch[1], own_half[1])]),
     ours=f"{primary_switch[1]:.0f} vs {own_half[1]:.0f}")
 summary.record("02_smg_validation", run_parameters, [
     summary.claim_row("SMG: modes learned one after another, larger first (half-times ordered: this seed; share of "

@@ -113,7 +113,7 @@ import pandas as pd
 from lib.book.tables import reading_table
 from myst_nb import glue
 
-from lib.analyses import claims, entk_vectors
+from lib.analyses import claims, entk_vectors, smg_claims
 from lib.book import plot_theory
 from lib.experiments import smg
 from lib.book import summary
@@ -171,9 +171,6 @@ plt.show()
 # %% tags=["hide-input"]
 t1, t2 = analysis_times
 top = {key: (int(m[0]) + 1, float(c[0])) for key, (m, c) in matches.items()}
-fig11_holds = (top[("ePNTK", t1)][0] == 1 and top[("ePNTK", t1)][1] >= 0.9 and top[("eNTK", t1)][0] == 1
-               and top[("eNTK", t2)][0] == 2 and top[("eNTK", t2)][1] >= 0.9
-               and set(matches[("ePNTK", t2)][0][:2]) == {0, 1} and matches[("ePNTK", t2)][1][:2].min() >= 0.9)
 reading_table(pd.DataFrame({f"{name}, t = {t}": [f"mode {a + 1} (|cos| {c:.2f})" for a, c in zip(*matches[(name, t)])]
                             for name, t in matches},
                            index=[f"kernel vector {j + 1}" for j in range(problem.v_in.shape[1])]),
@@ -259,13 +256,11 @@ E = summary.evidence
 fig12_r = [fig12.loc[f"t={t}, singular vector 1", "mode 1"] for t in analysis_times]
 mode_half = smg.half_times(problem, run, n_modes=2)
 sv_half = np.array([smg.crossing_time(times, singular_values[:, a], problem.singular_values[a] / 2) for a in range(2)])
-fig13_within = np.abs(sv_half - mode_half) <= 0.1 * mode_half  # (2,) per mode; never reached counts as not within
-fig13 = claims.judge("epntk-fig13", conditions={
-    "singular value 1 reaches half the target's within 10% of mode 1's half-time": bool(fig13_within[0]),
-    "singular value 2 the same for mode 2": bool(fig13_within[1])},
+fig13 = claims.judge("epntk-fig13", conditions=claims.named_conditions(
+    "epntk-fig13", smg_claims.half_times_match(sv_half, mode_half)),
     ours=f"{sv_half[0]:.0f} vs {mode_half[0]:.0f} / {sv_half[1]:.0f} vs {mode_half[1]:.0f}")
-fig11 = claims.judge("epntk-fig11", conditions={
-    "all matches as stated, |cos| >= 0.9 where a mode is claimed learned": bool(fig11_holds)},
+fig11 = claims.judge("epntk-fig11", conditions=claims.named_conditions(
+    "epntk-fig11", [smg_claims.fig11_matches(matches, t1, t2)]),
     ours=f"{top[('ePNTK', t1)][0]}; {top[('eNTK', t1)][0]}; {top[('eNTK', t2)][0]}; "
          f"{' and '.join(str(a + 1) for a in sorted(matches[('ePNTK', t2)][0][:2]))}")
 summary.record("03_epntk", run_parameters, [
