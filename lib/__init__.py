@@ -35,7 +35,8 @@ Four layers; a module imports only from its own layer or the ones above it in th
     the rival theories (``rival_theories``, ``rival_comparison``, ``rival_continuum``), and
     the verdicts: ``claims`` (the registry; its types in ``claim_types``, its data in
     ``claim_registry_paper`` and ``claim_registry_horizon_rivals``; the digest of the code that decides a
-    verdict in ``verdict_code``), ``claim_tests``, ``expected_signs``,
+    verdict in ``verdict_code``), ``claim_tests``, the chapters' claim rules (``smg_claims``: 02 and 03; ``representation_claims``: 04),
+    ``expected_signs``,
     ``multiple_testing``, ``checks``.
 ``lib.book``
     Book plumbing: ``chapters`` (one declaration per chapter, from which the runner's tables derive),
