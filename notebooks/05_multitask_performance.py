@@ -162,7 +162,7 @@ for name, run in runs.items():
         row |= {"start_standard": float(losses[:, 0, 0].mean()), "start_large": float(losses[:, 1, 0].mean()),
                 "pairs_large_faster": int((relative[:, 1] < relative[:, 0]).sum()),
                 "halving_large_first": int((halving[:, 1] < halving[:, 0]).sum()),
-                "early_large_better": bool(((losses[:, 0] - losses[:, 1]).mean(axis=0)[1:max(2, len(its) // 10)] > 0).any())}
+                "early_large_better": performance_verdicts.large_better_early(losses)}
         rows.append(row)
 summary_table = pd.DataFrame(rows)
 by = {(r["schedule"], r["phase"]): r for r in rows}
@@ -318,15 +318,8 @@ fig.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"]
-train_below = {(n, ph, i): bool(train_loss[n][ph][:, i, -1].mean() < test_loss[n][ph][:, i, -1].mean())
-               for n in runs for ph in phases for i in range(2)}
-early_slice = slice(1, max(2, len(runs["ET"]["iterations"]) // 10))
+train_below = performance_verdicts.train_below_test(train_loss, test_loss)
 final10 = test_loss["ET"]["single"][:, :, -1]
-et_train_large_faster = bool((train_loss["ET"]["single"][:, 1, early_slice].mean(axis=0)
-                              < train_loss["ET"]["single"][:, 0, early_slice].mean(axis=0)).any())
-et_test_large_not_better = bool(final10[:, 1].mean() >= final10[:, 0].mean())
-lr_train_standard_better = bool(train_loss["LR"]["finetune"][:, 0, -1].mean() < train_loss["LR"]["finetune"][:, 1, -1].mean())
-lr_test_standard_not_better = bool(test_loss["LR"]["finetune"][:, 0, -1].mean() >= test_loss["LR"]["finetune"][:, 1, -1].mean())
 glue("perf_train_below", f"{sum(train_below.values())} of {len(train_below)}", display=False)
 
 # %% [markdown]
@@ -343,14 +336,12 @@ et_s, et_f, lr_s, lr_f = (by[k] for k in (("ET", "single"), ("ET", "finetune"), 
 n10 = 2 * n_pairs  # pairs of both schedules in the figures
 start_ratio = float(np.median(np.concatenate([r["finetune/loss_test"][:, 1, 0] / r["finetune/loss_test"][:, 0, 0]
                                               for r in verdict_runs.values()])))
-start_note = f"large init starts fine-tuning at {start_ratio:.2f}x standard's test loss (median over pairs)" \
-    if start_ratio < 0.8 else ""
+start_note = performance_verdicts.head_start_note(start_ratio)
 
 in_force = performance_verdicts.judge_single_task(counts)
 et_single, runs_claim, scale = (in_force[c] for c in performance_verdicts.SINGLE_TASK_CLAIMS)
-et_single_old = [claims.judge("perf-et-single", version=1, conditions={
-    "mean difference favours large in the first 10%": et_s["early_large_better"],
-    "standard lower at end in most pairs": et_s["pairs_standard_better_at_end"] > n_pairs / 2},
+et_single_old = [claims.judge("perf-et-single", version=1, conditions=claims.named_conditions(
+    "perf-et-single", [et_s["early_large_better"], et_s["pairs_standard_better_at_end"] > n_pairs / 2], version=1),
     ours=f"large better early: {et_s['early_large_better']}; standard lower at end in "
          f"{et_s['pairs_standard_better_at_end']}/{n_pairs} pairs")]
 et_finetune = claims.judge("perf-et-finetune", value=et_f["share_standard_better"])
@@ -368,14 +359,12 @@ scale_old = [claims.judge("perf-scale", version=1, value=float(final10[:, 0].max
 lr_single = claims.judge("perf-lr-single", value=lr_s["share_standard_better"])
 lr_single_old = [claims.judge("perf-lr-single", version=1, value=lr_s["share_standard_better"])]
 lr_finetune = claims.judge("perf-lr-finetune", value=lr_f["share_standard_better"])
-train_test = claims.judge("perf-train-test", conditions={
-    "mean final training loss below test loss in every (schedule, phase, init) cell": all(train_below.values())},
+train_test = claims.judge("perf-train-test", conditions=claims.named_conditions(
+    "perf-train-test", [all(train_below.values())]),
     ours=f"{sum(train_below.values())}/{len(train_below)} cells",
     qualification="train and test sets overlap (i.i.d. split)" if split == "iid" else "")
-train_speed = claims.judge("perf-train-speed", conditions={
-    "ET: large init fits faster without a lower final test loss": et_train_large_faster and et_test_large_not_better,
-    "LR: standard init fits better without a lower final test loss":
-        lr_train_standard_better and lr_test_standard_not_better})
+train_speed = claims.judge("perf-train-speed", conditions=claims.named_conditions(
+    "perf-train-speed", performance_verdicts.train_speed_conditions(train_loss, test_loss)))
 judged = {"et_single": et_single, "et_finetune": et_finetune, "speed": speed, "runs": runs_claim, "scale": scale,
           "lr_single": lr_single, "lr_finetune": lr_finetune, "train_test": train_test, "train_speed": train_speed}
 for key, j in judged.items():

@@ -76,3 +76,46 @@ def precision_notes(blocks: list[SingleTaskCounts]) -> dict[str, str]:
     n = min(b.n for b in blocks)
     return {claim: precision_note(max(share_half_width(getattr(b, field), b.n) for b in blocks), n, DECLARED[claim])
             for claim, field in SHARE_FIELDS.items()}
+
+
+# the rules of chapter 05's other claims (criteria perf-et-single v1, perf-train-test, perf-train-speed)
+EARLY_PARTS = 10  # "the first 10%" of a phase: its first tenth, snapshots 1 .. max(2, T // 10) - 1
+LARGE_HEAD_START = 0.8  # large init starts fine-tuning below this share of standard's test loss: the speed is qualified
+
+
+def early_snapshots(n_snapshots: int) -> slice:
+    """The snapshots of the first 1 / :data:`EARLY_PARTS` of a phase after its start (at least one)."""
+    return slice(1, max(2, n_snapshots // EARLY_PARTS))
+
+
+def large_better_early(losses: np.ndarray) -> bool:
+    """Whether the mean over pairs of standard minus large init's loss (P, 2 inits, T) is positive at
+    some snapshot of the first 1 / :data:`EARLY_PARTS` of the phase."""
+    return bool(((losses[:, 0] - losses[:, 1]).mean(axis=0)[early_snapshots(losses.shape[-1])] > 0).any())
+
+
+def head_start_note(start_ratio: float) -> str:
+    """The qualification of "large init acquires multitasking faster" when large init starts
+    fine-tuning below :data:`LARGE_HEAD_START` of standard's test loss (the median ratio over pairs)."""
+    return (f"large init starts fine-tuning at {start_ratio:.2f}x standard's test loss (median over pairs)"
+            if start_ratio < LARGE_HEAD_START else "")
+
+
+def train_below_test(train_loss: dict, test_loss: dict) -> dict[tuple, bool]:
+    """(schedule, phase, init index) -> whether the mean final training loss lies below the mean
+    final test loss; ``train_loss``, ``test_loss``: schedule -> phase -> (P, 2 inits, T)."""
+    return {(name, phase, i): bool(train_loss[name][phase][:, i, -1].mean() < test_loss[name][phase][:, i, -1].mean())
+            for name in train_loss for phase in train_loss[name] for i in range(2)}
+
+
+def train_speed_conditions(train_loss: dict, test_loss: dict) -> tuple[bool, bool]:
+    """(ET single-task: large init's mean training loss is below standard's at some snapshot of the
+    first 1 / :data:`EARLY_PARTS`, and its mean final test loss is not lower; LR fine-tuning: standard
+    init's mean final training loss is lower, and its mean final test loss is not)."""
+    et_train, et_test = train_loss["ET"]["single"], test_loss["ET"]["single"][:, :, -1]
+    early = early_snapshots(et_train.shape[-1])
+    et = bool((et_train[:, 1, early].mean(axis=0) < et_train[:, 0, early].mean(axis=0)).any()
+              and et_test[:, 1].mean() >= et_test[:, 0].mean())
+    lr_train, lr_test = train_loss["LR"]["finetune"][:, :, -1], test_loss["LR"]["finetune"][:, :, -1]
+    lr = bool(lr_train[:, 0].mean() < lr_train[:, 1].mean() and lr_test[:, 0].mean() >= lr_test[:, 1].mean())
+    return et, lr
