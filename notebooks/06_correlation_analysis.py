@@ -431,8 +431,7 @@ rows_out += [
                       control=f"silhouettes shuffled within each init; ε·σ' silhouette within {eps_gap:.3f} of the "
                               f"eNTK's r ({n_pairs} pairs)",
                       evidence=summary.evidence("tab-corr-verdicts", "verdict table"),
-                      earlier=[claims.judge("corr-predicts", version=1,
-                                            value=float((authors["p_within_permutation"] < 0.05).mean())),
+                      earlier=[correlation_verdicts.judge_predicts_version_1(authors),
                                correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs, 2)],
                       replication=replicated_in_force["corr-predicts"], replication_block=block_text),
     summary.row("largest |r(silhouette) - r(init label)| over the relative-loss correlations", "- (not reported)",

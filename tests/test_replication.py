@@ -99,6 +99,13 @@ def test_version_1_is_judged_on_the_first_pairs_table():
     assert raw.ours.count(" / ") == 5
 
 
+def test_corr_predicts_version_1_counts_uncorrected_permutation_p_below_the_level():
+    table = pd.DataFrame({"p_within_permutation": [0.01, 0.2, 0.04, 0.5]})
+    j = cv.judge_predicts_version_1(table)
+    assert j.version == 1 and j.ours == format(0.5, claims.criterion("corr-predicts", 1).settings.get("fmt", ".3g"))
+    assert cv.judge_predicts_version_1(table, level=0.03).ours != j.ours
+
+
 def entry(current_verdict: str, replicated_verdict: str | None) -> dict:
     current = judgement(current_verdict)
     row = summary.claim_row("q", "-0.881 / 0.973", current, control="label", evidence="",

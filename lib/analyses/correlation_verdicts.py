@@ -165,6 +165,12 @@ def holm_significant(table: pd.DataFrame, level: float = 0.05) -> tuple[np.ndarr
     return adjusted, {phase: bool((adjusted[(table.phase == phase).to_numpy()] <= level).any()) for phase in PHASES}
 
 
+def judge_predicts_version_1(table: pd.DataFrame, level: float = 0.05) -> claims.Judgement:
+    """Version 1 of ``corr-predicts`` on the chapter's first pairs (``table``): the share of its
+    correlations whose within-init permutation p lies below ``level``, uncorrected."""
+    return claims.judge("corr-predicts", version=1, value=float((table["p_within_permutation"] < level).mean()))
+
+
 def judge_predicts(table: pd.DataFrame, n_pairs: int, version: int | None = None) -> claims.Judgement:
     """``corr-predicts`` (in force, or ``version`` >= 2) on one block's ``table``: a within-init
     association significant after Holm correction in each phase."""
