@@ -588,71 +588,9 @@ glue("hz_answer", horizon_answer.answer_details(
     int(np.isfinite(partial_p).sum()), finetune_fractions, ft_judgements, pair_fractions, pair_judgements,
     len(pair_winners), len(pair_tests), len(pair_adds), int(np.isfinite(pair_partial_p).sum())), display=False)
 
-rows = [summary.claim_row("within-scale |r| of an eNTK quantity at f <= 10% with an outcome", "a time window of "
-                          "prediction (Discussion)", judgements["horizon-kernel-window"],
-                          control="the same criterion for the trivial rivals (next rows) and a within-scale shuffled "
-                          "outcome", evidence=summary.evidence("hz-figure", "horizon figure")),
-        summary.claim_row("within-scale |r| of the sharing index at f <= 10% with its final value", "",
-                          judgements["horizon-representation-window"], control="the shuffled outcome",
-                          evidence=summary.evidence("hz-figure", "horizon figure")),
-        summary.claim_row("within-scale |r| of the test loss at f <= 10% with the final test loss", "",
-                          judgements["horizon-loss-window"], control="the shuffled outcome",
-                          evidence=summary.evidence("hz-figure", "horizon figure")),
-        summary.claim_row("a kernel quantity predicts better than every trivial rival at the same f", "",
-                          judgements["horizon-kernel-beats-rivals"], control="the reverse test (a rival beats the "
-                          "kernel quantity)", evidence=summary.evidence("hz-rivals", "rival comparison"),
-                          earlier=[beats_v1]),
-        summary.claim_row("partial r of a kernel quantity with an outcome given all trivial rivals (post hoc)", "",
-                          judgements["horizon-kernel-adds"], control="Holm over every kernel quantity, outcome and "
-                          "fraction; the same test on within-scale shuffled outcomes (next row): "
-                          + control_text(control_found), evidence=summary.evidence("hz-rivals", "rival comparison")),
-        summary.claim_row("control: the partial-correlation test on within-scale shuffled outcomes finds little", "",
-                          judgements["horizon-kernel-adds-control"], control="negative control of the row above",
-                          evidence=summary.evidence("hz-rivals", "rival comparison"))]
-rows += [summary.claim_row("within-scale |r| of an eNTK quantity observed at f <= 10% of fine-tuning with a fine-tuning "
-                           "outcome", "a time window of prediction (Discussion)",
-                           ft_judgements["horizon-finetune-kernel-window"], control="the multitask test loss observed "
-                           "at the same f (next row)", evidence=summary.evidence("hz-finetune", "fine-tuning figure")),
-         summary.claim_row("within-scale |r| of the multitask test loss at f <= 10% of fine-tuning with its final value",
-                           "", ft_judgements["horizon-finetune-loss-window"], control="",
-                           evidence=summary.evidence("hz-finetune", "fine-tuning figure")),
-         summary.claim_row("a kernel quantity observed during fine-tuning predicts a fine-tuning outcome better than "
-                           "every trivial rival at the same f", "", ft_judgements["horizon-finetune-kernel-beats-rivals"],
-                           control="the reverse test (a rival beats the kernel quantity); the test-loss rival shares "
-                           "data with the fine-tuning speed", evidence=summary.evidence("hz-finetune",
-                                                                                         "fine-tuning figure"))]
-rows += [summary.claim_row("the paper's pairs: within-group |r| of an eNTK quantity at f <= 10% with an outcome",
-                           "a time window of prediction (Discussion)", pair_judgements["horizon-pairs-kernel-window"],
-                           control="the same criterion for the trivial rivals (next rows)",
-                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure"),
-                           replication=replicated_pair_judgements["horizon-pairs-kernel-window"],
-                           replication_block=pair_replication_words, precision=pair_precision_text),
-         summary.claim_row("the paper's pairs: within-group |r| of the sharing index at f <= 10% with its final value",
-                           "", pair_judgements["horizon-pairs-representation-window"], control="",
-                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure"),
-                           replication=replicated_pair_judgements["horizon-pairs-representation-window"],
-                           replication_block=pair_replication_words, precision=pair_precision_text),
-         summary.claim_row("the paper's pairs: within-group |r| of the test loss at f <= 10% with the final test loss",
-                           "", pair_judgements["horizon-pairs-loss-window"], control="",
-                           evidence=summary.evidence("hz-pairs", "pairs' horizon figure"),
-                           replication=replicated_pair_judgements["horizon-pairs-loss-window"],
-                           replication_block=pair_replication_words, precision=pair_precision_text),
-         summary.claim_row("the paper's pairs: a kernel quantity predicts better than every trivial rival at the same "
-                           "f", "", pair_judgements["horizon-pairs-kernel-beats-rivals"],
-                           control="the reverse test (a rival beats the kernel quantity)",
-                           evidence=summary.evidence("hz-pairs-table", "pairs' table"),
-                           replication=replicated_pair_judgements["horizon-pairs-kernel-beats-rivals"],
-                           replication_block=pair_replication_words, precision=pair_precision_text),
-         summary.claim_row("the paper's pairs: partial r of a kernel quantity with an outcome given all trivial rivals",
-                           "", pair_judgements["horizon-pairs-kernel-adds"], control="Holm over every kernel quantity, "
-                           "outcome and fraction; the same test on within-group shuffled outcomes (next row): "
-                           + control_text(pair_control_found), evidence=summary.evidence("hz-pairs-table", "pairs' table"),
-                           replication=replicated_pair_judgements["horizon-pairs-kernel-adds"],
-                           replication_block=pair_replication_words, precision=pair_precision_text),
-         summary.claim_row("the paper's pairs, control: the partial-correlation test on within-group shuffled outcomes "
-                           "finds little", "", pair_judgements["horizon-pairs-kernel-adds-control"],
-                           control="negative control of the row above",
-                           evidence=summary.evidence("hz-pairs-table", "pairs' table"))]
+rows = hr.summary_rows(judgements, ft_judgements, pair_judgements, replicated_pair_judgements, beats_v1,
+                       control_text(control_found), control_text(pair_control_found), pair_replication_words,
+                       pair_precision_text)
 _ = summary.record("12_prediction_horizon",
                    dict(converged_scales=converged_scales, converged_seeds=converged_seeds, first_block=first_block,
                         converged_iterations=converged_iterations, lr_candidates=lr_candidates, n_lr_seeds=n_lr_seeds,

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..analyses import horizon, horizon_checks
 from ..analyses.multiple_testing import holm_adjusted_finite
+from . import summary
 from .names import reader_name
 from .tables import long_view
 
@@ -177,3 +178,74 @@ def window_cells(curves: dict, predictors, names, outcomes, fractions, early: fl
     labels = [f"{reader_name(p)} -> {reader_name(o)} at {fraction_label(fractions[f])}{phase}"
               for o in outcomes for p in names for f in at]
     return r, labels
+
+
+
+def summary_rows(judgements: dict, finetune_judgements: dict, pair_judgements: dict, replicated: dict,
+                 beats_version_1, control_found_text: str, pair_control_found_text: str, replication_words: str,
+                 precision_text: str) -> list[dict]:
+    """Chapter 12's summary records (:func:`lib.book.summary.claim_row`), one per horizon claim: the
+    continuum's windows, rivals and partial correlations (``judgements``) with version 1 of the
+    rival comparison (``beats_version_1``), the fine-tuning claims (``finetune_judgements``), and the
+    paper's pairs (``pair_judgements``) beside their replication block (``replicated``, the block's
+    words and the precision text); the shuffled-outcome controls' findings as text
+    (:func:`control_text`)."""
+    window = "a time window of prediction (Discussion)"
+    rival_control = "the reverse test (a rival beats the kernel quantity)"
+    figure, rivals = summary.evidence("hz-figure", "horizon figure"), summary.evidence("hz-rivals", "rival comparison")
+    finetune = summary.evidence("hz-finetune", "fine-tuning figure")
+    pairs_figure, pairs_table = (summary.evidence("hz-pairs", "pairs' horizon figure"),
+                                 summary.evidence("hz-pairs-table", "pairs' table"))
+    row = summary.claim_row
+    rows = [
+        row("within-scale |r| of an eNTK quantity at f <= 10% with an outcome", window,
+            judgements["horizon-kernel-window"], evidence=figure,
+            control="the same criterion for the trivial rivals (next rows) and a within-scale shuffled outcome"),
+        row("within-scale |r| of the sharing index at f <= 10% with its final value", "",
+            judgements["horizon-representation-window"], control="the shuffled outcome", evidence=figure),
+        row("within-scale |r| of the test loss at f <= 10% with the final test loss", "",
+            judgements["horizon-loss-window"], control="the shuffled outcome", evidence=figure),
+        row("a kernel quantity predicts better than every trivial rival at the same f", "",
+            judgements["horizon-kernel-beats-rivals"], control=rival_control, evidence=rivals,
+            earlier=[beats_version_1]),
+        row("partial r of a kernel quantity with an outcome given all trivial rivals (post hoc)", "",
+            judgements["horizon-kernel-adds"], evidence=rivals,
+            control="Holm over every kernel quantity, outcome and fraction; the same test on within-scale shuffled "
+                    "outcomes (next row): " + control_found_text),
+        row("control: the partial-correlation test on within-scale shuffled outcomes finds little", "",
+            judgements["horizon-kernel-adds-control"], control="negative control of the row above", evidence=rivals),
+        row("within-scale |r| of an eNTK quantity observed at f <= 10% of fine-tuning with a fine-tuning outcome",
+            window, finetune_judgements["horizon-finetune-kernel-window"], evidence=finetune,
+            control="the multitask test loss observed at the same f (next row)"),
+        row("within-scale |r| of the multitask test loss at f <= 10% of fine-tuning with its final value", "",
+            finetune_judgements["horizon-finetune-loss-window"], control="", evidence=finetune),
+        row("a kernel quantity observed during fine-tuning predicts a fine-tuning outcome better than every trivial "
+            "rival at the same f", "", finetune_judgements["horizon-finetune-kernel-beats-rivals"], evidence=finetune,
+            control=rival_control + "; the test-loss rival shares data with the fine-tuning speed"),
+    ]
+    replication = lambda key: dict(replication=replicated[key], replication_block=replication_words,
+                                   precision=precision_text)
+    rows += [
+        row("the paper's pairs: within-group |r| of an eNTK quantity at f <= 10% with an outcome", window,
+            pair_judgements["horizon-pairs-kernel-window"], evidence=pairs_figure,
+            control="the same criterion for the trivial rivals (next rows)",
+            **replication("horizon-pairs-kernel-window")),
+        row("the paper's pairs: within-group |r| of the sharing index at f <= 10% with its final value", "",
+            pair_judgements["horizon-pairs-representation-window"], control="", evidence=pairs_figure,
+            **replication("horizon-pairs-representation-window")),
+        row("the paper's pairs: within-group |r| of the test loss at f <= 10% with the final test loss", "",
+            pair_judgements["horizon-pairs-loss-window"], control="", evidence=pairs_figure,
+            **replication("horizon-pairs-loss-window")),
+        row("the paper's pairs: a kernel quantity predicts better than every trivial rival at the same f", "",
+            pair_judgements["horizon-pairs-kernel-beats-rivals"], control=rival_control, evidence=pairs_table,
+            **replication("horizon-pairs-kernel-beats-rivals")),
+        row("the paper's pairs: partial r of a kernel quantity with an outcome given all trivial rivals", "",
+            pair_judgements["horizon-pairs-kernel-adds"], evidence=pairs_table,
+            control="Holm over every kernel quantity, outcome and fraction; the same test on within-group shuffled "
+                    "outcomes (next row): " + pair_control_found_text,
+            **replication("horizon-pairs-kernel-adds")),
+        row("the paper's pairs, control: the partial-correlation test on within-group shuffled outcomes finds little",
+            "", pair_judgements["horizon-pairs-kernel-adds-control"], control="negative control of the row above",
+            evidence=pairs_table),
+    ]
+    return rows
