@@ -106,3 +106,28 @@ def test_rival_findings_refuses_bad_input(cells, level, message):
             | {"kernel_of": ["K"], "labels": [("K", "o", "1%")]})
     with pytest.raises(ValueError, match=message):
         hr.rival_findings(good if cells is None else cells, level=level)
+
+
+def test_summary_rows_give_every_horizon_claim_once_and_the_pairs_their_replication():
+    from lib.analyses import claims
+    from lib.analyses.claim_types import Judgement
+
+    def judged(keys):
+        return {k: Judgement(k, claims.criterion(k).version, "inconclusive", "ours", "", 10, "", "", "criterion")
+                for k in keys}
+
+    continuum = judged(["horizon-kernel-window", "horizon-representation-window", "horizon-loss-window",
+                        "horizon-kernel-beats-rivals", "horizon-kernel-adds", "horizon-kernel-adds-control"])
+    finetune = judged(["horizon-finetune-kernel-window", "horizon-finetune-loss-window",
+                       "horizon-finetune-kernel-beats-rivals"])
+    pairs = judged(["horizon-pairs-kernel-window", "horizon-pairs-representation-window", "horizon-pairs-loss-window",
+                    "horizon-pairs-kernel-beats-rivals", "horizon-pairs-kernel-adds",
+                    "horizon-pairs-kernel-adds-control"])
+    replicated = {k: j._replace(verdict="reproduced") for k, j in pairs.items()}
+    beats_v1 = claims.judge("horizon-kernel-beats-rivals", version=1, p=[0.01], labels=["a"], n=10)
+    rows = hr.summary_rows(continuum, finetune, pairs, replicated, beats_v1, "CONTROL", "PAIR CONTROL",
+                           "seeds 2000-2003", "half-width 0.3")
+    assert [r["claim"] for r in rows] == [*continuum, *finetune, *pairs]
+    with_replication = [r["claim"] for r in rows if r.get("replication")]
+    assert with_replication == [k for k in pairs if k != "horizon-pairs-kernel-adds-control"]
+    assert any("CONTROL" in r["control"] for r in rows) and any("PAIR CONTROL" in r["control"] for r in rows)
