@@ -534,22 +534,8 @@ reading_table(shown, "The paper's correlations on more pairs, per quantity, phas
 # %% tags=["remove-cell"]
 from lib.book import summary
 
-loss_win = win[CONV]["loss_single_test"]
-summary_rows = [
-    summary.row("within-scale winner predicting single-task test loss (converged continuum)",
-                "eNTK silhouette (implied)", continuum_report.winner_text(loss_win),
-                loss_win["predictor"].startswith("silhouette_entk") and loss_win["sign_as_expected"] is True,
-                f"strongest cell significant after Benjamini-Hochberg (5%) over {n_tests} cells, with the declared "
-                "sign", f"authors' silhouette within-scale r {sil['r']:+.2f} [{sil['lo']:+.2f}, {sil['hi']:+.2f}]"),
-    summary.row("transition midpoint by NTK distance (converged continuum, g)", "", f"{mid['kernel_distance']['midpoint']:.2g}",
-                None, "crossing of the middle of the per-scale medians' range, bootstrap 95% interval",
-                f"[{mid['kernel_distance']['lo']:.2g}, {mid['kernel_distance']['hi']:.2g}]"),
-    summary.claim_row("r(sharing of the trained representation, iterations to learn a held-out route), within "
-                      "scales", "negative (hypothesis i)", judgement,
-                      control="correlation within each init scale (the scale held fixed); testable only if the "
-                      "sharing measure separates g = 1 from g = 10",
-                      evidence=summary.evidence("cont-routes", "held-out routes"), earlier=earlier),
-]
+summary_rows = continuum_report.summary_rows(win[CONV]["loss_single_test"], n_tests, sil, mid["kernel_distance"],
+                                            judgement, earlier)
 _ = summary.record("10_rich_lazy_continuum",
                    dict(g_min=g_min, g_max=g_max, n_scales=n_scales, hidden_scales=hidden_scales, n_seeds=n_seeds,
                         n_lr_seeds=n_lr_seeds, lr_candidates=lr_candidates, iterations=iterations, n_train=n_train,

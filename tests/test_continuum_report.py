@@ -104,3 +104,20 @@ def test_within_table_formats_each_cell_for_the_reader():
     table = continuum_report.within_table(rows)
     assert table.iloc[0]["within r [95% CI]"] == "-0.25 [-0.50, +0.02]"
     assert table.iloc[0]["expected sign"] == "-" and table.iloc[0]["q (BH)"] == "0.2"
+
+
+def test_the_silhouette_wins_only_with_its_declared_sign_and_the_rows_say_so():
+    from lib.analyses import claims
+
+    win = {"predictor": "silhouette_entk_authors", "sign_as_expected": True, "r": -0.4, "lo": -0.6, "hi": -0.2,
+           "q": 0.01}
+    cr = continuum_report
+    assert cr.silhouette_wins(win)
+    assert not cr.silhouette_wins(win | {"sign_as_expected": False})
+    assert not cr.silhouette_wins(win | {"predictor": "kta_ntk_single"})
+    judgement = claims.not_judged("sharing-new-task", "a test")
+    earlier = [claims.judge("sharing-new-task", version=1, value=-0.2)]
+    rows = cr.summary_rows(win, 150, {"r": -0.4, "lo": -0.6, "hi": -0.2}, {"midpoint": 3.0, "lo": 2.0, "hi": 5.0},
+                           judgement, earlier)
+    assert [r.get("agrees") for r in rows[:2]] == [True, None] and rows[2]["claim"] == "sharing-new-task"
+    assert "over 150 cells" in rows[0]["criterion"] and rows[1]["interval"] == "[2, 5]"

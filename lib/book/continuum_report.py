@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..analyses.continuum_facts import GAP_DEFINED_SHARE, cell
+from . import summary
 from .names import reader_name
 
 # a short-run entry that disagrees with the converged run, as the comparison table marks it
@@ -139,3 +140,35 @@ def short_run_comparison(facts: Mapping, by_setting: Mapping[str, list[dict]], h
     n_marked = int(sum(SIGN_DIFFERS in text or DIFFERENT_WINNER in text
                        for column in short_columns for text in table[column]))
     return table, n_marked
+
+
+def silhouette_wins(winner: Mapping) -> bool:
+    """Whether the within-scale winner of an outcome (:func:`lib.analyses.within_scale.winners`) is
+    one of the eNTK silhouettes with its declared sign: the paper's implied predictor of
+    single-task test loss holds up inside the scales."""
+    return winner["predictor"].startswith("silhouette_entk") and winner["sign_as_expected"] is True
+
+
+def summary_rows(loss_winner: Mapping, n_tests: int, silhouette_cell: Mapping, kernel_midpoint: Mapping, judgement,
+                 earlier: list) -> list[dict]:
+    """Chapter 10's summary records: the within-scale winner of single-task test loss in the
+    converged continuum (:func:`silhouette_wins` against the paper's implied eNTK silhouette, with
+    the authors' silhouette's cell ``silhouette_cell``), the transition midpoint by NTK distance
+    (``kernel_midpoint``: ``midpoint``, ``lo``, ``hi``), and the route-learning claim
+    (``judgement``, its ``earlier`` versions)."""
+    return [
+        summary.row("within-scale winner predicting single-task test loss (converged continuum)",
+                    "eNTK silhouette (implied)", winner_text(loss_winner), silhouette_wins(loss_winner),
+                    f"strongest cell significant after Benjamini-Hochberg (5%) over {n_tests} cells, with the "
+                    "declared sign", f"authors' silhouette within-scale r {silhouette_cell['r']:+.2f} "
+                    f"[{silhouette_cell['lo']:+.2f}, {silhouette_cell['hi']:+.2f}]"),
+        summary.row("transition midpoint by NTK distance (converged continuum, g)", "",
+                    f"{kernel_midpoint['midpoint']:.2g}", None,
+                    "crossing of the middle of the per-scale medians' range, bootstrap 95% interval",
+                    f"[{kernel_midpoint['lo']:.2g}, {kernel_midpoint['hi']:.2g}]"),
+        summary.claim_row("r(sharing of the trained representation, iterations to learn a held-out route), within "
+                          "scales", "negative (hypothesis i)", judgement,
+                          control="correlation within each init scale (the scale held fixed); testable only if the "
+                          "sharing measure separates g = 1 from g = 10",
+                          evidence=summary.evidence("cont-routes", "held-out routes"), earlier=earlier),
+    ]
