@@ -77,3 +77,17 @@ def test_up_to_date_notebooks_are_not_re_executed(tmp_path, capsys):
     assert execution_key("00_quickstart", params) != execution_key("00_quickstart", {**params, "seed": 1})
     execute("00_quickstart", {**params, "seed": 1}, tmp_path)
     assert output.stat().st_mtime_ns != first
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_no_notebook_states_a_claim_s_conditions_itself(source):
+    """A claim's conditions come from lib (its rule) under the criterion's own names
+    (lib.analyses.claims.named_conditions): a notebook that spells out a conditions dict restates a
+    verdict rule the registry and its tests cannot see."""
+    import ast
+
+    code = "\n".join(c.source for c in jupytext.read(source).cells if c.cell_type == "code")
+    tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    spelled = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "conditions"
+               and isinstance(node.value, ast.Dict)]
+    assert not spelled, f"{source.name}: conditions written as a dict literal (use claims.named_conditions): {spelled}"
