@@ -43,3 +43,61 @@ def test_a_chapter_reads_only_declared_chapters_that_start_before_it():
     for chapter in chapters.CHAPTERS:
         for other in chapter.reads:
             assert other == "*" or names.index(other) < names.index(chapter.name), (chapter.name, other)
+
+
+THROWAWAY = '''# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # A throwaway chapter
+
+# %% tags=["parameters"]
+a = 1
+b = 2
+
+# %% tags=["remove-cell"]
+from lib.book.chapter_parameters import check_throwaway
+
+check_throwaway(a, b)
+
+# %%
+print("sum", a + b)
+'''
+
+
+def test_a_new_chapter_is_its_notebook_its_declaration_and_its_toc_line(tmp_path):
+    """A chapter added to a copy of the code by only these three (and the checker its declaration
+    names) runs in the quick profile with its quick values, and its checker refuses a bad value
+    before any kernel starts."""
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.test_faults import copy_of_code
+
+    root = copy_of_code(tmp_path)
+    shutil.copytree(REPO_ROOT / "notebooks", root / "notebooks")
+    (root / "notebooks" / "99_throwaway.py").write_text(THROWAWAY)
+    (root / "_toc.yml").write_text((REPO_ROOT / "_toc.yml").read_text() + "      - file: book/executed/99_throwaway\n")
+    declarations = root / "lib" / "book" / "chapters.py"
+    declarations.write_text(declarations.read_text().replace(
+        '    Chapter("07_reproduction_summary",', '    Chapter("99_throwaway", "check_throwaway", quick={"b": 5}),\n'
+        '    Chapter("07_reproduction_summary",'))
+    checkers = root / "lib" / "book" / "chapter_parameters.py"
+    checkers.write_text(checkers.read_text().replace("CHECKERS = {", 'def check_throwaway(a, b) -> None:\n'
+                                                     '    check_int("a", a, minimum=0)\n    check_int("b", b)\n\n\n'
+                                                     'CHECKERS = {'))
+    env = {**__import__("os").environ, "PYTHONPATH": str(root)}
+    run = lambda *extra: subprocess.run([sys.executable, "-m", "lib.book.runner", "--profile", "quick", "--only",
+                                         "99_throwaway", "--output-dir", str(tmp_path / "out"), *extra], cwd=root,
+                                        env=env, capture_output=True, text=True, timeout=300)
+    done = run()
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert '"sum 6' in (tmp_path / "out" / "99_throwaway.ipynb").read_text()  # a = 1 and the quick profile's b = 5
+    refused = run("-p", "a=-1")  # the right type, refused by the chapter's own checker
+    assert refused.returncode == 2 and "99_throwaway: a must be" in refused.stdout + refused.stderr
