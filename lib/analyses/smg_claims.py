@@ -34,8 +34,8 @@ def tiers(own_half_times, sweep_half_times) -> tuple[bool, bool]:
 
 def fig3_tracking(abs_r) -> tuple[bool, bool]:
     """Paper Fig 3 from ``abs_r`` (4, modes): rows t1 vector 1, t1 vector 2, t2 vector 1, t2 vector 2.
-    (vector 1 tracks mode 1 at t1 with |r| above :data:`TRACKS`; at t2 one of the two vectors is
-    closest to mode 2 and its |r| with mode 2 is above :data:`TRACKS`)."""
+    (vector 1 tracks mode 1 at t1 with ``|r|`` above :data:`TRACKS`; at t2 one of the two vectors is
+    closest to mode 2 and its ``|r|`` with mode 2 is above :data:`TRACKS`)."""
     abs_r = np.asarray(abs_r, float)
     closest = abs_r.argmax(axis=1) + 1  # each row's mode, 1-based
     first = bool(closest[0] == 1 and abs_r[0, 0] > TRACKS)
@@ -75,9 +75,9 @@ HALF_TIME_TOLERANCE = 0.1  # a singular value's half-time within this share of i
 def fig11_matches(matches: dict, t1: int, t2: int) -> bool:
     """Paper Fig 11's matches, every one as stated: the ePNTK's first vector on mode 1 at ``t1``, the
     eNTK's first vector on mode 1 at ``t1`` and on mode 2 at ``t2``, and the ePNTK's first two
-    vectors on modes 1 and 2 at ``t2``, each with |cos| at least :data:`MATCHED_COS` where a mode is
+    vectors on modes 1 and 2 at ``t2``, each with ``|cos|`` at least :data:`MATCHED_COS` where a mode is
     claimed learned. ``matches``: (kernel "eNTK" or "ePNTK", time) -> (each vector's closest mode,
-    0-based (r,), its |cos| (r,))."""
+    0-based (r,), its ``|cos|`` (r,))."""
     top = {key: (int(modes[0]) + 1, float(cosines[0])) for key, (modes, cosines) in matches.items()}
     two_modes, two_cosines = matches[("ePNTK", t2)][0][:2], matches[("ePNTK", t2)][1][:2]
     return bool(top[("ePNTK", t1)][0] == 1 and top[("ePNTK", t1)][1] >= MATCHED_COS and top[("eNTK", t1)][0] == 1
