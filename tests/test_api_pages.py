@@ -45,3 +45,39 @@ def test_a_new_module_makes_the_pages_stale_until_written(tmp_path):
 def test_an_unknown_layer_is_refused():
     with pytest.raises(ValueError, match="layer must be one of"):
         api_pages.layer_modules("plots")
+
+
+def docstring_errors(doc: str) -> list[str]:
+    """The reStructuredText errors of a docstring as the API pages render it (napoleon's Google
+    sections first), leaving out Sphinx's own roles and directives, which plain docutils does not know."""
+    import io
+
+    import docutils.core
+    from sphinx.ext.napoleon import Config
+    from sphinx.ext.napoleon.docstring import GoogleDocstring
+
+    stream = io.StringIO()
+    docutils.core.publish_doctree(str(GoogleDocstring(doc, Config())),
+                                  settings_overrides={"report_level": 3, "halt_level": 5, "warning_stream": stream})
+    return [line for line in stream.getvalue().splitlines() if ("ERROR" in line or "SEVERE" in line)
+            and "Unknown interpreted text role" not in line and "Unknown directive type" not in line]
+
+
+def test_every_docstring_in_lib_is_valid_restructured_text():
+    """A docstring the book build would reject (`|r|` read as a substitution, a broken list) fails
+    here, in seconds, rather than in the book build."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import lib
+
+    assert docstring_errors("the largest |r| of a cell")  # the control: the error this test exists for
+    problems = []
+    for info in pkgutil.walk_packages(lib.__path__, "lib."):
+        module = importlib.import_module(info.name)
+        documented = [(info.name, module.__doc__ or "")] + [
+            (f"{info.name}.{name}", inspect.getdoc(obj) or "") for name, obj in vars(module).items()
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == info.name and obj.__doc__]
+        problems += [f"{where}: {error}" for where, doc in documented for error in docstring_errors(doc)]
+    assert not problems, "\n".join(problems)
