@@ -79,8 +79,11 @@ def test_a_stopped_worker_is_dropped_and_its_point_resubmitted_within_the_stated
     assert not resumed, f"the stopped worker was not dropped within the stated {deadline_s:.0f} s: {messages}"
     assert report.ok and report.computed == [{"x": 7}]
     assert (tmp_path / "computed-pid").read_text() != marker.read_text()  # resubmitted to the restarted worker
+    # the stopped worker is reported silent once, with the promise; its restarted successor (another
+    # address) may be reported too while it starts on a busy machine, and then as responding again
     silent = [m for m in messages if "has sent no heartbeat" in m]
-    assert len(silent) == 1 and silent[0].endswith(
+    stopped_address = silent[0].split()[2] if silent else None  # "[sweep] worker <address> (name 0) has sent ..."
+    assert silent and sum(stopped_address in m for m in silent) == 1 and silent[0].endswith(
         f"nothing is stopped: the scheduler restarts or drops it at the latest {deadline_s:.0f} s after its last "
         "heartbeat (distributed.scheduler.worker-ttl 2 s) and resubmits its points"), messages
 
