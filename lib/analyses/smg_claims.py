@@ -55,11 +55,17 @@ def settles_in_order(switch) -> bool:
     return len(reached) >= 2 and bool(np.all(np.diff(reached) > 0)) and not np.isnan(switch[1])
 
 
+def within_share(times, references, share: float):
+    """Whether each time lies within ``share`` of its reference time, ``|t - ref| <= share * ref``
+    (either NaN, never reached: False); elementwise."""
+    times, references = np.asarray(times, float), np.asarray(references, float)
+    return np.abs(times - references) <= share * references  # a NaN compares False
+
+
 def switch_tied(secondary_on_3: float, primary_on_2: float) -> bool:
     """The secondary settles on mode 3 within :data:`TIED` of the time the primary settles on mode 2
     (either never: False)."""
-    gap = abs(secondary_on_3 - primary_on_2)
-    return bool(gap <= TIED * primary_on_2) if not np.isnan(gap) else False
+    return bool(within_share(secondary_on_3, primary_on_2, TIED))
 
 
 def anticipates(primary_on_2: float, half_time_2: float) -> bool:
@@ -88,5 +94,4 @@ def fig11_matches(matches: dict, t1: int, t2: int) -> bool:
 def half_times_match(singular_value_half_times, mode_half_times) -> tuple[bool, ...]:
     """Per mode (paper Fig 13): the kernel's singular value reaches half the target's within
     :data:`HALF_TIME_TOLERANCE` of the mode's own half-time (either never reached: False)."""
-    sv, mode = np.asarray(singular_value_half_times, float), np.asarray(mode_half_times, float)
-    return tuple(bool(b) for b in np.abs(sv - mode) <= HALF_TIME_TOLERANCE * mode)
+    return tuple(bool(b) for b in within_share(singular_value_half_times, mode_half_times, HALF_TIME_TOLERANCE))

@@ -131,30 +131,22 @@ def code_files(computed_by: ComputedBy = None) -> list[Path]:
     return [*closure_files(code_modules(computed_by)), REPO_ROOT / "requirements.txt"]
 
 
-def digest_files(paths: list[Path], root: Path | None = None) -> str:
-    """SHA-256 (hex) over the names relative to ``root`` (default: the repository) and bytes of
-    ``paths``; a missing file counts as empty."""
-    root = REPO_ROOT if root is None else root
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() if path.exists() else b"")
-        digest.update(b"\0")
-    return digest.hexdigest()
+def _file_bytes(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
 
 
-def digest_code(paths: list[Path], root: Path | None = None) -> str:
+def digest_files(paths: list[Path], root: Path | None = None, content: Callable[[Path], bytes] = _file_bytes) -> str:
     """SHA-256 (hex) over the names relative to ``root`` (default: the repository) and the
-    :func:`lib.core.code_closure.code_text` of ``paths``."""
+    ``content`` of ``paths`` (default: their bytes; a missing file counts as empty)."""
     root = REPO_ROOT if root is None else root
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + code_text(path) + b"\0")
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + content(path) + b"\0")
     return digest.hexdigest()
 
 
 def code_digest(computed_by: ComputedBy = None) -> str:
-    """First 16 hex digits of :func:`digest_code` over :func:`code_files` of ``computed_by``, read
+    """First 16 hex digits of :func:`digest_files` of the code text of :func:`code_files` of ``computed_by``, read
     once per process: the digest of the code this process loaded (a process started after an edit
     sees the edit). Docstrings, comments and formatting do not count
     (:func:`lib.core.code_closure.code_text`)."""
@@ -163,7 +155,7 @@ def code_digest(computed_by: ComputedBy = None) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _modules_digest(modules: tuple[str, ...]) -> str:
-    return digest_code(code_files(modules))[:16]
+    return digest_files(code_files(modules), content=code_text)[:16]
 
 
 @functools.lru_cache(maxsize=1)
