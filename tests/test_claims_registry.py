@@ -168,7 +168,7 @@ def test_a_verdict_that_moves_with_the_bootstrap_seed_is_borderline():
     else:
         pytest.fail("no seed-dependent example found")
     j = claims.judge("entk-large", version=2, a=a, b=b)
-    assert j.verdict == "borderline" and "bootstrap seeds" in j.qualification
+    assert j.verdict == "borderline" and "resampling seeds" in j.qualification
     k = int(j.stability.split("/")[0])
     assert 10 <= k < claims.STABLE_AT
     stable = claims.judge("entk-large", version=2, a=b + 1.0 + rng.normal(0, 0.01, 30), b=b)
@@ -191,6 +191,40 @@ def test_the_reported_verdict_is_the_one_most_seeds_give_not_seed_0s(monkeypatch
     both = [claims.modal_outcome([Outcome(v, str(i), "", 3) for i, v in enumerate(order)]).ours
             for order in (("a", "b", "b"), ("a", "b", "a"), ("b", "a"))]
     assert both == ["1", "0", "0"]  # the commonest, its first seed; of equally common, the first seen
+
+
+def test_evidence_from_a_seeded_permutation_test_is_judged_under_every_stability_seed():
+    """p-values a sign-flip test draws under a seed (``seeded``): the criterion's test (not itself a
+    resampling one) runs once per stability seed, the verdict is the commonest with its count, and
+    one that moves with the permutation seed is borderline, as for a bootstrap test."""
+    from lib.analyses.rival_comparison import sign_flip_p
+
+    family = dict(labels=["a", "b"], n=40)
+    calls = []
+
+    def seeded(seed):
+        calls.append(seed)
+        return {"p": np.array([0.001, 0.02 if seed % 2 else 0.06]), "p_reverse": np.array([0.9, 0.9])}
+
+    moving = claims.judge("rival-multitask-family", seeded=seeded, **family)
+    assert calls == list(range(claims.STABILITY_SEEDS))
+    assert moving.verdict == "borderline" and moving.stability == "10/20" and "resampling seeds" in moving.qualification
+    settled = claims.judge("rival-multitask-family", seeded=lambda seed: {"p": np.array([0.001, 0.002 + 1e-4 * seed]),
+                                                                           "p_reverse": np.array([0.9, 0.9])}, **family)
+    assert (settled.verdict, settled.stability) == ("reproduced", "20/20")
+    fixed = claims.judge("rival-multitask-family", seeded=lambda seed: {"p": np.array([0.001, np.nan]),
+                                                                         "p_reverse": np.array([0.9, np.nan])}, **family)
+    assert fixed.stability == ""  # the same evidence under every seed (an enumerated test): nothing was resampled
+    direct = claims.judge("rival-multitask-family", p=np.array([0.001, 0.002]), p_reverse=np.array([0.9, 0.9]), **family)
+    assert (direct.verdict, direct.stability) == ("reproduced", "")  # fixed evidence: nothing to resample
+    # the sign-flip p of 30 networks draws its patterns from the seed (above 16 it cannot enumerate them)
+    d = np.random.default_rng(0).normal(0.3, 1.0, 30)
+    assert len({sign_flip_p(d, n_flips=2000, seed=s)[0] for s in range(5)}) > 1
+    assert len({sign_flip_p(d[:16], seed=s)[0] for s in range(5)}) == 1  # exact: the seed plays no part
+    with pytest.raises(ValueError, match="seeded"):
+        claims.judge("rival-multitask-family", seeded=lambda seed: {"n": 3}, **family)  # evidence given twice
+    with pytest.raises(ValueError, match="seeded must be a function"):
+        claims.judge("rival-multitask-family", seeded={"p": [0.1]}, **family)
 
 
 def test_discriminating_and_testable():

@@ -130,3 +130,33 @@ def test_side_words_name_the_best_predictors_and_every_side_by_side_verdict():
     for key, judgement in judgements.items():
         assert f"{judgement.ours} ({judgement.verdict})" in words
     assert words.count("best predicted by") == 3 and "(reference)" in words  # the accumulated eNTK, named as such
+
+
+def _chapter_inputs(rng, n_side=10, n_continuum=30):
+    """Inputs of holm_claim_evidence: every predictor scored on n_side networks per side scale and
+    n_continuum per continuum scale (above EXACT_FLIPS: drawn sign flips)."""
+    side_names = ("two-point theory", "race", "route size", *rr.SIDE_RIVALS)
+    scores = {g: {k: {name: rng.uniform(-0.5, 0.9, n_side) for name in side_names} for k in "abc"} for g in (0.3, 3.0)}
+    cont_scores = {g: {name: rng.uniform(-0.5, 0.9, n_continuum) for name in ("two-point theory", *rr.SIDE_RIVALS)}
+                   for g in (1.0, 10.0)}
+    small = {"rho_race": rng.uniform(-0.2, 0.8, n_side), "rho_size": rng.uniform(-0.2, 0.8, n_side),
+             "out_first": rng.integers(0, 2, n_side)}
+    return scores, [0.3, 3.0], cont_scores, [1.0, 10.0], rng.uniform(0, 1, 24), small
+
+
+def test_holm_claim_evidence_draws_sign_flips_under_the_seed_only_where_it_cannot_enumerate():
+    """Cells of at most EXACT_FLIPS networks give the same p under every seed; the continuum's cells
+    (30 networks) draw their patterns from the seed; seed 0 is what the direct calls give."""
+    inputs = _chapter_inputs(np.random.default_rng(5))
+    at = {seed: rr.holm_claim_evidence(*inputs, seed=seed) for seed in (0, 1)}
+    assert set(at[0]) == set(rr.HOLM_CLAIMS)
+    for claim in ("rival-side-similarity", "rival-side-order", "rival-side-kernel-vs-control", "rival-multitask-family"):
+        np.testing.assert_array_equal(at[0][claim]["p"], at[1][claim]["p"])
+    assert not np.array_equal(at[0]["rival-continuum-similarity"]["p"], at[1]["rival-continuum-similarity"]["p"])
+    scores, scales, cont_scores, cont_scales, _, _ = inputs
+    direct = rr.scale_cells(scores, "a", "two-point theory", rr.SIDE_RIVALS, scales, rc.fisher_z)
+    for key, value in rr.cell_evidence(direct).items():
+        np.testing.assert_array_equal(at[0]["rival-side-similarity"][key], value)
+    seeded = rr.seeded_holm_evidence(*inputs)
+    for claim in rr.HOLM_CLAIMS:
+        np.testing.assert_array_equal(seeded[claim](1)["p"], at[1][claim]["p"])

@@ -20,8 +20,9 @@ parts, :mod:`lib.analyses.claim_registry_paper` (chapters 01-10) and
 ``Judgement`` and ``VERDICTS``, so callers import everything from here.
 
 Verdicts come only from here: a chapter measures the evidence and calls :func:`judge`, which
-applies the criterion's test (under 20 bootstrap seeds where the test resamples: a verdict
-that changes with the seed is "borderline (k/20)"). Changing a criterion means adding a
+applies the criterion's test (under 20 seeds where the test resamples, or where its evidence
+comes from a seeded permutation or sign-flip test: a verdict that changes with the seed is
+"borderline (k/20)"). Changing a criterion means adding a
 version with the reason; the old version stays, the chapter judges it too, and the verdicts
 page shows both. ``lib/analyses/claims_digest.json`` holds a digest of every version's
 criterion version, covering everything that decides its verdict (the criterion, the claim's
@@ -36,8 +37,11 @@ import hashlib
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .claim_registry_horizon_rivals import HORIZON_RIVAL_CLAIMS
 from .claim_registry_paper import PAPER_CLAIMS
@@ -47,7 +51,7 @@ from .claim_types import VERDICTS, Claim, Criterion, Judgement
 
 STABILITY_SEEDS = 20
 STABLE_AT = 19  # a resampling verdict is settled when at least this many of the seeds agree
-JUDGE_VERSION = 3  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
+JUDGE_VERSION = 4  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
 DIGEST_FILE = Path(__file__).with_name("claims_digest.json")
 REGISTRY_PARTS: tuple[dict[str, Claim], ...] = (PAPER_CLAIMS, HORIZON_RIVAL_CLAIMS)  # in the verdicts page's order
 
@@ -80,7 +84,8 @@ def criterion(claim: str, version: int | None = None) -> Criterion:
 
 
 def judge(claim: str, *, version: int | None = None, qualification: str = "",
-          controls: dict[str, dict] | None = None, **evidence: Any) -> Judgement:
+          controls: dict[str, dict] | None = None, seeded: Callable[[int], dict] | None = None,
+          **evidence: Any) -> Judgement:
     """The verdict of ``claim``'s criterion (in force, or ``version``) on the measured ``evidence``
     (the keyword arguments its test takes, see :mod:`lib.analyses.claim_tests`).
 
@@ -88,7 +93,17 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     resampling test runs under seeds 0-19 and reports the commonest outcome (verdict, and whether
     it carries a note), with the number, interval and note of the first seed that gives it;
     unless at least 19 seeds agree the verdict is "borderline" with the count of the commonest
-    one. ``qualification`` (a caveat a control found) turns "reproduced" into "reproduced with
+    one.
+
+    ``seeded``: for evidence that a seeded random test computes before the criterion's test (the
+    p-values of a permutation or random sign-flip test), a function ``seed -> {name: value}`` giving
+    that evidence under a seed. judge then runs the criterion's test on ``evidence`` plus
+    ``seeded(seed)`` for each of the seeds 0-19, with the same modal outcome and stability count as a
+    resampling test (and both sources under the same seed where the test resamples too). Evidence
+    that is the same under every seed (a sign-flip test small enough to enumerate every pattern)
+    is judged once, with no stability count.
+
+    ``qualification`` (a caveat a control found) turns "reproduced" into "reproduced with
     qualification"; so does the test's own note (e.g. "sign only").
 
     ``controls``: control name -> the same keyword arguments measured on that control, one entry
@@ -102,11 +117,11 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     if set(given) != set(c.controls):
         raise ValueError(f"controls must give evidence for exactly the declared controls of {claim!r} version "
                          f"{c.version}: {list(c.controls)}, got {sorted(given)}")
-    first, stability = _resampled_outcome(c, evidence)
+    first, stability = _resampled_outcome(c, evidence, seeded)
     verdict, note = first.verdict, first.note
     if stability and int(stability.split("/")[0]) < STABLE_AT:
         verdict, note = "borderline", f"{first.verdict}{' (' + first.note + ')' if first.note else ''} " \
-                                      f"for {stability.split('/')[0]} of {STABILITY_SEEDS} bootstrap seeds"
+                                      f"for {stability.split('/')[0]} of {STABILITY_SEEDS} resampling seeds"
     if first.n and first.n < c.min_sample:
         verdict, note = "not tested", f"n = {first.n} is below the criterion's minimum sample of {c.min_sample}"
     if verdict == "reproduced":
@@ -123,16 +138,39 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     return Judgement(claim, c.version, verdict, first.ours, first.interval, first.n, note, stability, c.text)
 
 
-def _resampled_outcome(c: Criterion, evidence: dict) -> tuple[Outcome, str]:
-    """(the commonest outcome of ``c``'s test on ``evidence`` over the resampling seeds, "k/20": how
-    many seeds give it; "" for a test that does not resample)."""
+def _resampled_outcome(c: Criterion, evidence: dict,
+                       seeded: Callable[[int], dict] | None = None) -> tuple[Outcome, str]:
+    """(the commonest outcome of ``c``'s test on ``evidence`` (plus ``seeded(seed)``, see :func:`judge`)
+    over the resampling seeds, "k/20": how many seeds give it; "" for a test that does not resample
+    on evidence without ``seeded``)."""
     test = TESTS[c.test]
-    if c.test not in RANDOM_TESTS:
+    if c.test not in RANDOM_TESTS and seeded is None:
         return test(**evidence, **c.settings), ""
-    outcomes = [test(**evidence, **c.settings, seed=seed) for seed in range(STABILITY_SEEDS)]
+    if seeded is not None and not callable(seeded):
+        raise ValueError(f"seeded must be a function seed -> evidence, got {type(seeded).__name__}")
+
+    def at(seed: int) -> dict:
+        drawn = seeded(seed) if seeded is not None else {}
+        if not isinstance(drawn, dict) or set(drawn) & set(evidence):
+            raise ValueError(f"seeded({seed}) must return a dict of evidence names not also given directly "
+                             f"({sorted(evidence)}), got {drawn!r:.200}")
+        return {**evidence, **drawn, **c.settings, **({"seed": seed} if c.test in RANDOM_TESTS else {})}
+
+    drawn = [at(seed) for seed in range(STABILITY_SEEDS)]
+    if c.test not in RANDOM_TESTS and all(_same_evidence(d, drawn[0]) for d in drawn[1:]):
+        return test(**drawn[0]), ""  # e.g. a sign-flip test small enough to enumerate: no seed plays a part
+    outcomes = [test(**d) for d in drawn]
     first = modal_outcome(outcomes)
     k = sum((o.verdict, bool(o.note)) == (first.verdict, bool(first.note)) for o in outcomes)
     return first, f"{k}/{STABILITY_SEEDS}"
+
+
+def _same_evidence(a: dict, b: dict) -> bool:
+    """Whether two evidence dicts hold equal values under the same names (arrays element by element,
+    nan equal to nan)."""
+    return a.keys() == b.keys() and all(
+        np.array_equal(np.asarray(a[k]), np.asarray(b[k]), equal_nan=np.asarray(a[k]).dtype.kind in "fc")
+        for k in a)
 
 
 def named_conditions(claim: str, holds, version: int | None = None) -> dict[str, bool]:

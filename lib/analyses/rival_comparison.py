@@ -299,15 +299,17 @@ def kernel_predictions(env: TaskEnvironment, run: dict, learning_rate: float, co
     return {k: np.asarray(v, np.float64) for k, v in out.items()}
 
 
-def paired_cells(theory: dict[str, np.ndarray], rivals: dict[str, dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+def paired_cells(theory: dict[str, np.ndarray], rivals: dict[str, dict[str, np.ndarray]],
+                 seed: int = 0) -> dict[str, np.ndarray]:
     """Cells for a claim test: ``theory`` scale -> (S,) per-network scores of the theory, ``rivals``
     name -> scale -> (S,) the rival's scores on the same networks (higher is better). Returns
     ``labels`` (m,) "rival, scale", ``p`` and ``p_reverse`` (m,) (:func:`sign_flip_p` of theory -
-    rival over the networks where both are finite), ``mean`` (m,) the mean difference, ``n`` (m,)."""
+    rival over the networks where both are finite, its random patterns drawn under ``seed``),
+    ``mean`` (m,) the mean difference, ``n`` (m,)."""
     rows = {"labels": [], "p": [], "p_reverse": [], "mean": [], "n": []}
     for name, scale in product(rivals, theory):
         d = np.asarray(theory[scale], np.float64) - np.asarray(rivals[name][scale], np.float64)
-        p, q = sign_flip_p(d)
+        p, q = sign_flip_p(d, seed=seed)
         rows["labels"].append(f"{name}, g = {scale:g}")
         rows["p"].append(p), rows["p_reverse"].append(q)
         rows["mean"].append(float(np.nanmean(d)) if np.isfinite(d).any() else np.nan)
@@ -383,10 +385,12 @@ def time_ratio(predicted: np.ndarray, observed: np.ndarray) -> np.ndarray:
 
 
 
-def family_p_values(proportions: dict[str, tuple[int, int]], means: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def family_p_values(proportions: dict[str, tuple[int, int]], means: dict[str, np.ndarray],
+                    seed: int = 0) -> dict[str, np.ndarray]:
     """One-sided p both ways for a family of claims: ``proportions`` name -> (k, n), a share claimed
     above 1/2 (exact binomial test); ``means`` name -> (n,) values whose mean is claimed above 0
-    (:func:`sign_flip_p`, non-finite values dropped). Returns ``labels``, ``p``, ``p_reverse`` (m,)."""
+    (:func:`sign_flip_p` under ``seed``, non-finite values dropped). Returns ``labels``, ``p``,
+    ``p_reverse`` (m,)."""
     labels, p, q = [], [], []
     for name, (k, n) in proportions.items():
         k, n = check_int(f"{name} k", k, 0), check_int(f"{name} n", n, 1)
@@ -395,7 +399,7 @@ def family_p_values(proportions: dict[str, tuple[int, int]], means: dict[str, np
         q.append(binomtest(k, n, 0.5, alternative="less").pvalue)
     for name, values in means.items():
         labels.append(name)
-        greater, less = sign_flip_p(values)
+        greater, less = sign_flip_p(values, seed=seed)
         p.append(greater), q.append(less)
     return {"labels": np.array(labels), "p": np.array(p, np.float64), "p_reverse": np.array(q, np.float64)}
 

@@ -11,6 +11,7 @@ predictor scores best and pool the converged continuum's predictions over its sc
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -20,12 +21,13 @@ from ..analyses import rival_comparison, rival_continuum, rival_theories
 
 
 def scale_cells(scores: dict, outcome: str, theory: str, rivals: Sequence[str], scales: Sequence[float],
-                transform: Callable[[np.ndarray], np.ndarray]) -> dict:
+                transform: Callable[[np.ndarray], np.ndarray], seed: int = 0) -> dict:
     """:func:`lib.analyses.rival_comparison.paired_cells` of ``theory`` against each rival at each scale,
-    on the scores of ``outcome`` after ``transform`` (e.g. Fisher z for correlations)."""
+    on the scores of ``outcome`` after ``transform`` (e.g. Fisher z for correlations), sign flips
+    drawn under ``seed`` where a cell has too many networks to enumerate them."""
     return rival_comparison.paired_cells(
         {g: transform(scores[g][outcome][theory]) for g in scales},
-        {name: {g: transform(scores[g][outcome][name]) for g in scales} for name in rivals})
+        {name: {g: transform(scores[g][outcome][name]) for g in scales} for name in rivals}, seed=seed)
 
 
 def joined_cells(parts: Sequence[tuple[str, str, dict]]) -> dict:
@@ -137,6 +139,57 @@ def cell_evidence(cells: dict) -> dict:
     :func:`joined_cells` output: one-sided ``p`` and ``p_reverse`` per cell, the cells' labels and
     the smallest number of networks of any cell (``n``)."""
     return dict(p=cells["p"], p_reverse=cells["p_reverse"], labels=list(cells["labels"]), n=int(np.min(cells["n"])))
+
+
+SIDE_RIVALS = ("t=0 eNTK", "linearized at t=0", "targets control")
+HOLM_CLAIMS = ("rival-side-similarity", "rival-continuum-similarity", "rival-side-order",
+               "rival-side-kernel-vs-control", "rival-multitask-family")
+
+
+def holm_claim_evidence(scores: dict, scales: Sequence[float], cont_scores: dict, cont_scales: Sequence[float],
+                        held_r: np.ndarray, small: dict, seed: int = 0) -> dict[str, dict]:
+    """The evidence of each of the chapter's Holm-over-cells claims (:data:`HOLM_CLAIMS`), its
+    one-sided p-values from sign-flip tests drawn under ``seed`` (exact, so the same under every
+    seed, where a cell has at most :data:`lib.analyses.rival_comparison.EXACT_FLIPS` networks).
+
+    ``scores``: scale -> outcome ("a" similarity, "b" order, "c" loss shape) -> predictor -> (S,)
+    per-network scores on the chapter's own networks; ``cont_scores``: scale -> predictor -> (S,)
+    task-similarity r on the continuum's networks; ``held_r`` (M,) the two-point theory's per-pair r
+    on held-out seeds; ``small``: the smallest scale's race measures (``rho_race``, ``rho_size``,
+    ``out_first``, per network)."""
+    sim_cells = scale_cells(scores, "a", "two-point theory", SIDE_RIVALS, scales, rival_comparison.fisher_z, seed)
+    cont_cells = rival_comparison.paired_cells(
+        {g: rival_comparison.fisher_z(cont_scores[g]["two-point theory"]) for g in cont_scales},
+        {name: {g: rival_comparison.fisher_z(cont_scores[g][name]) for g in cont_scales} for name in SIDE_RIVALS},
+        seed=seed)
+    order_cells = scale_cells(scores, "b", "race", (*SIDE_RIVALS, "route size"), scales[:1], as_scores, seed)
+    control_parts = [(outcome, name, scale_cells(scores, outcome, name, ("targets control",), scales, transform, seed))
+                     for outcome, kernels, transform in (("a", ("t=0 eNTK", "linearized at t=0"), rival_comparison.fisher_z),
+                                                         ("b", ("t=0 eNTK", "linearized at t=0"), as_scores),
+                                                         ("c", ("linearized at t=0",), negated_scores))
+                     for name in kernels]
+    control_cells = joined_cells(control_parts)
+    finite_race = np.isfinite(small["rho_race"]) & np.isfinite(small["rho_size"])
+    family = rival_comparison.family_p_values(
+        {"rival-two-point-task-pairs": (int(np.sum(held_r > 0.5)), int(held_r.size)),
+         "rival-race-structure": (int(small["out_first"].sum()), int(small["out_first"].size))},
+        {"rival-race-order": small["rho_race"][finite_race],
+         "rival-race-beats-size": small["rho_race"][finite_race] - small["rho_size"][finite_race]}, seed=seed)
+    return {"rival-side-similarity": cell_evidence(sim_cells),
+            "rival-continuum-similarity": cell_evidence(cont_cells),
+            "rival-side-order": cell_evidence(order_cells),
+            "rival-side-kernel-vs-control": {**cell_evidence(control_cells), "kernel_of": control_cells["kernel_of"]},
+            "rival-multitask-family": dict(p=family["p"], p_reverse=family["p_reverse"], labels=list(family["labels"]),
+                                           n=int(min(held_r.size, small["out_first"].size, finite_race.sum())))}
+
+
+def seeded_holm_evidence(*inputs) -> dict[str, Callable[[int], dict]]:
+    """For each claim of :data:`HOLM_CLAIMS`, a function seed -> its evidence at that sign-flip seed
+    (:func:`holm_claim_evidence` of ``inputs``, computed once per seed for all the claims): what
+    :func:`lib.analyses.claims.judge` takes as ``seeded``, to judge each claim under every
+    stability seed."""
+    at_seed = functools.lru_cache(maxsize=None)(lambda seed: holm_claim_evidence(*inputs, seed=seed))
+    return {claim: functools.partial(lambda claim, seed: at_seed(seed)[claim], claim) for claim in HOLM_CLAIMS}
 
 
 def verdict_lines(judgements: dict, earlier: dict, claim_texts: dict[str, str]) -> str:

@@ -55,11 +55,11 @@ def with_intervals(ours: str, interval: str) -> str:
 
 
 def number_text(entry: dict) -> str:
-    """"paper: .. · ours: .. (n = .., same verdict under k/20 bootstrap seeds)"."""
+    """"paper: .. · ours: .. (n = .., same verdict under k/20 resampling seeds)"."""
     ours = with_intervals(entry["ours"], entry.get("interval", ""))
     paper = text(entry["paper"])
     extra = [f"n = {entry['n']}" if entry.get("n") else "",
-             f"same verdict under {entry['stability']} bootstrap seeds" if entry.get("stability") else ""]
+             f"same verdict under {entry['stability']} resampling seeds" if entry.get("stability") else ""]
     extra = "; ".join(e for e in extra if e)
     return f"paper: {paper or '–'} · ours: {ours or '–'}" + (f" ({extra})" if extra else "")
 
