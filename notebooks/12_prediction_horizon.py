@@ -199,7 +199,7 @@ glue("hz_early", f"{100 * EARLY:g}%", display=False)
 # (hz-figure)=
 # ## Accuracy against the fraction of training
 
-# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): how well each quantity observed at a fraction f of the single-task phase predicts each outcome, |r|, within init scales (top, scales weighed equally) and across them (bottom); kernel quantities solid, trivial rivals dashed; bold with its Fisher 95% band: the strongest kernel quantity and the strongest rival of each panel (largest mean |r| over the fractions); dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales. f = 0 is t = 0.", "name": "fig-horizon"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): how well each quantity observed at a fraction f of the single-task phase predicts each outcome, |r|, within init scales (top, scales weighed equally) and across them (bottom); in colour with its Fisher 95% band, the strongest kernel quantity (solid) and the strongest trivial rival (dashed) of each panel (largest mean |r| over the fractions); thin grey: the other quantities, for context; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales. f = 0 is t = 0.", "name": "fig-horizon"}} tags=["hide-input"]
 fig = plot_horizon.plot_horizon(curves, PREDICTORS, KERNELS, fractions, THRESHOLD)
 plt.show()
 
@@ -352,7 +352,7 @@ reading_table(hr.per_group_long(per_scale_table), "Strongest cells: correlation 
 # part built in, and a kernel quantity failing to beat it there says less than elsewhere.
 # {glue:text}`hz_ft_text`
 
-# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the continuum's networks observed at the fractions finetune_fractions of fine-tuning (t = 0 and 1% in the book), on the multitask data; |r| of each predictor with each fine-tuning outcome, within init scales (top) and across them (bottom); kernel quantities solid, trivial rivals dashed; bold with its Fisher 95% band: the strongest kernel quantity and the strongest rival of each panel; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales.", "name": "fig-horizon-finetune"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the continuum's networks observed at the fractions finetune_fractions of fine-tuning (t = 0 and 1% in the book), on the multitask data; |r| of each predictor with each fine-tuning outcome, within init scales (top) and across them (bottom); in colour with its Fisher 95% band, the strongest kernel quantity (solid) and the strongest trivial rival (dashed) of each panel (largest mean |r| over the fractions); thin grey: the other quantities, for context; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales.", "name": "fig-horizon-finetune"}} tags=["hide-input"]
 from lib.analyses import horizon_finetune
 
 FT_OUTCOMES = ["finetune_speed", "loss_finetune_test"]
@@ -423,7 +423,7 @@ glue("hz_ft_text", " ".join(
 # declared in the registry before these numbers were computed, with the continuum's
 # thresholds.
 
-# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs (pair_n_pairs per schedule) observed at the fractions pair_fractions of their single-task phase (t = 0 and 10% in the book); |r| of each predictor with each outcome, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); kernel quantities solid, trivial rivals dashed; bold with its Fisher 95% band: the strongest kernel quantity and the strongest rival of each panel; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups.", "name": "fig-horizon-pairs"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs (pair_n_pairs per schedule) observed at the fractions pair_fractions of their single-task phase (t = 0 and 10% in the book); |r| of each predictor with each outcome, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); in colour with its Fisher 95% band, the strongest kernel quantity (solid) and the strongest trivial rival (dashed) of each panel (largest mean |r| over the fractions); thin grey: the other quantities, for context; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups.", "name": "fig-horizon-pairs"}} tags=["hide-input"]
 from lib.book import horizon_pair_block
 
 pairs = horizon_pair_block.pair_block(pair_plan, pair_fractions, pair_block, PREDICTORS, KERNELS, OUTCOMES, THRESHOLD,

@@ -240,3 +240,25 @@ def test_the_horizon_figure_features_the_strongest_kernel_quantity_and_rival():
     assert plot_horizon.featured(sizes, is_kernel) == [1, 3]
     assert plot_horizon.featured(sizes[:2], is_kernel[:2]) == [1]  # no rival: only the kernel quantity
     assert plot_horizon.featured(sizes[4:], is_kernel[4:]) == []  # nothing defined: nothing bold
+
+
+def test_each_horizon_panel_shows_two_series_in_colour_and_the_others_in_grey():
+    """Five predictors: per panel, the featured kernel quantity and rival in colour with bands (two
+    marked lines), the other three as thin grey lines; the legend lists the featured ones and the grey."""
+    rng = np.random.default_rng(0)
+    fractions = np.array([0.0, 0.1, 0.5])
+    n = 5
+    curves = {o: {"within": rng.uniform(-0.9, 0.9, (n, 3)), "across": rng.uniform(-0.9, 0.9, (n, 3)),
+                  "within_lo": np.full((n, 3), -1.0), "within_hi": np.full((n, 3), 1.0),
+                  "across_lo": np.full((n, 3), -1.0), "across_hi": np.full((n, 3), 1.0), "null_half": 0.2}
+              for o in ("sharing_final", "loss_single_test")}
+    predictors = ["sharing", "kta_ntk_single", "loss_test", "weight_change", "loss_train"]
+    fig = plot_horizon.plot_horizon(curves, predictors, ["sharing", "kta_ntk_single"], fractions, 0.5)
+    for ax in fig.axes:
+        marked = [line for line in ax.get_lines() if line.get_marker() == "o"]
+        grey = [line for line in ax.get_lines() if line.get_color() == plot_horizon.OTHERS_GREY]
+        assert [line.get_linestyle() for line in marked] == ["-", "--"]  # one kernel quantity, one rival
+        assert len(grey) == 3 and len(ax.collections) >= 2  # the others; the two bands (and the chance band)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend[-1] == "the other quantities (grey)" and 2 <= len(legend) - 1 <= len(predictors)
+    plt.close(fig)

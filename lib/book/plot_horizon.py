@@ -1,10 +1,10 @@
 """The prediction horizon's figure (chapter 12): accuracy against the fraction of training.
 
 :func:`plot_horizon`: one column per outcome, within init scales (top row) and across them
-(bottom row); one line per predictor, ``|r|``, kernel quantities solid and the trivial rivals
-dashed; in each panel the strongest kernel quantity and the strongest rival (largest mean ``|r|``
-over the fractions, :func:`featured`) bold with their Fisher 95% intervals as bands, the others
-thin without bands; the declared accuracy as a horizontal line and the chance band (``|r|``
+(bottom row); in each panel two series in colour, the strongest kernel quantity (solid) and the
+strongest rival (dashed; largest mean ``|r|`` over the fractions, :func:`featured`), with their
+Fisher 95% intervals as bands, and the other predictors as thin grey lines for context; the
+declared accuracy as a horizontal line and the chance band (``|r|``
 inside the 95% null interval) shaded. f = 0 (t = 0) is drawn at the left
 edge of the logarithmic axis.
 """
@@ -24,6 +24,7 @@ from .plot_style import CYCLE, use_book_style
 use_book_style()  # importing any plot_* module applies the book's figure style
 
 T0_POSITION = 0.001  # where f = 0 sits on the log axis (left of the first fraction, 0.25%)
+OTHERS_GREY = "0.72"  # the predictors a panel does not feature
 
 
 def _positions(fractions: np.ndarray) -> np.ndarray:
@@ -65,6 +66,7 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
                              squeeze=False)
     x = _positions(fractions)
     colors = {p: CYCLE[i % len(CYCLE)] for i, p in enumerate(predictors)}
+    shown: set[str] = set()  # the predictors featured in some panel: the legend's coloured entries
     for col, outcome in enumerate(outcomes):
         c = curves[outcome]
         for row, (kind, title) in enumerate((("within", f"within {groups}"), ("across", f"across {groups}"))):
@@ -76,11 +78,12 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
             for i, p in enumerate(predictors):
                 size, lo, hi = bands[i]
                 style = "-" if p in kernels else "--"
-                ax.plot(x, size, style, color=colors[p], lw=2.0 if i in bold else 0.9, marker="o",
-                        ms=3 if i in bold else 1.5, alpha=1.0 if i in bold else 0.75, label=reader_name(p),
-                        zorder=3 if i in bold else 2)
                 if i in bold:
+                    ax.plot(x, size, style, color=colors[p], lw=2.0, marker="o", ms=3, zorder=3)
                     ax.fill_between(x, lo, hi, color=colors[p], alpha=0.18, lw=0)
+                    shown.add(p)
+                else:
+                    ax.plot(x, size, style, color=OTHERS_GREY, lw=0.7, zorder=2)
             ax.set_xscale("log")
             ax.set_ylim(0, 1)
             if row == 0:
@@ -94,9 +97,10 @@ def plot_horizon(curves: dict[str, dict[str, np.ndarray]], predictors: list[str]
         lambda v, _: "0" if np.isclose(v, T0_POSITION) else f"{100 * v:g}%"))
     for ax in axes[-1]:
         plt.setp(ax.get_xticklabels(), rotation=90)
-    handles = [Line2D([], [], ls="-" if p in kernels else "--", color=colors[p], lw=1.4, marker="o", ms=2.5)
-               for p in predictors]  # one weight for all: bold marks a panel's strongest, not a predictor
-    labels = [reader_name(p) for p in predictors]
+    featured_anywhere = [p for p in predictors if p in shown]
+    handles = [Line2D([], [], ls="-" if p in kernels else "--", color=colors[p], lw=2.0, marker="o", ms=3)
+               for p in featured_anywhere] + [Line2D([], [], color=OTHERS_GREY, lw=0.7)]
+    labels = [reader_name(p) for p in featured_anywhere] + ["the other quantities (grey)"]
     fig.legend(handles, labels, loc="upper center", ncol=min(3, len(labels)), frameon=False,
                bbox_to_anchor=(0.5, 0.0))
     fig.tight_layout()
