@@ -35,9 +35,9 @@ class Chapter(NamedTuple):
     judges: bool = False
 
 
-# in the order the runner starts them: with --jobs, the continuum first (four chapters read it), then
-# the one-core chapters so that two cores finish them together (08 takes as long as the rest; 02
-# before 03, which reads it), then the other chapters that use every core, and the verdicts last
+# in the order the runner runs them one at a time (each after the chapters it reads: 02 before 03, the
+# verdicts last); with --jobs, lib.book.concurrent_runs.start_order offers the free cores first to the
+# longest chain of chapters that read each other's results, this order breaking ties
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("10_rich_lazy_continuum", "check_rich_lazy_continuum",
             quick={"n_scales": 3, "hidden_scales": [10.0], "n_seeds": 3, "n_lr_seeds": 1,

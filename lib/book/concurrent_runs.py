@@ -5,9 +5,11 @@ module starts them on ``jobs`` slots (one per core by default) in the planned or
 (i) every run it must follow in the same output folder has finished and (ii) enough slots are
 free; each runs in a process of its own, so a process that dies (killed, out of memory) ends
 only its own run, which is then named (:class:`RunDied`). A chapter that keeps every core busy for most of its run (:data:`USES_EVERY_CORE`: its Dask
-sweeps start one worker per core) takes every slot, so it never shares the cores; the other
-chapters run in one kernel on about one core and take one slot each, so two of them can run side
-by side on two cores.
+sweeps start one worker per core) takes every slot at the book's own parameters, so it never shares
+the cores; the other chapters run in one kernel on about one core and take one slot each, so two of
+them can run side by side on two cores. In the quick profile (:data:`ALONE_IN_PROFILE`) no chapter
+runs alone: its sweeps are too small to keep the cores busy (they are mostly start-up), and running
+them beside other chapters fills the cores they leave idle.
 
 Why a chapter must follow another (:data:`RUNS_AFTER`): it reads the summary records of all
 the others (``07_reproduction_summary``), or it reads results-cache entries the other one
@@ -32,6 +34,8 @@ from .chapters import every_core_chapters, runs_after
 # chapters that keep every core busy and run alone, and the chapters each one starts after (declared
 # in lib.book.chapters)
 USES_EVERY_CORE = every_core_chapters()
+# the chapters that run alone, per runner profile
+ALONE_IN_PROFILE: dict[str, frozenset[str]] = {"full": USES_EVERY_CORE, "quick": frozenset()}
 RUNS_AFTER: dict[str, tuple[str, ...]] = runs_after()
 
 
@@ -40,9 +44,10 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def width(name: str, jobs: int) -> int:
-    """Slots the run of notebook ``name`` takes out of ``jobs``."""
-    return jobs if name in USES_EVERY_CORE else 1
+def width(name: str, jobs: int, alone: frozenset[str] = USES_EVERY_CORE) -> int:
+    """Slots the run of notebook ``name`` takes out of ``jobs``: all of them when it is one of the
+    chapters that run ``alone``, else one."""
+    return jobs if name in alone else 1
 
 
 def predecessors(runs: list[tuple[str, dict, Path]]) -> list[set[int]]:
@@ -56,14 +61,30 @@ def predecessors(runs: list[tuple[str, dict, Path]]) -> list[set[int]]:
     return out
 
 
+def start_order(runs: list[tuple[str, dict, Path]], after: list[set[int]]) -> list[int]:
+    """The runs' indices in the order :func:`run_all` offers them the free slots: longest chain of
+    runs that must wait for it first (so the chain that bounds the build's wall time never waits
+    for a slot), then the chapters that keep every core busy at paper scale (the longest ones),
+    then plan order. A run always comes after every run it must follow (its chain is longer)."""
+    followers: list[set[int]] = [set() for _ in runs]
+    for i, preceding in enumerate(after):
+        for j in preceding:
+            followers[j].add(i)
+    chain: dict[int, int] = {}
+    for i in reversed(range(len(runs))):  # a run's followers come after it in the plan
+        chain[i] = 1 + max((chain[j] for j in followers[i]), default=0)
+    return sorted(range(len(runs)), key=lambda i: (-chain[i], runs[i][0] not in USES_EVERY_CORE, i))
+
+
 def next_runs(waiting: list[int], finished: set[int], busy_slots: int, jobs: int,
-              runs: list[tuple[str, dict, Path]], after: list[set[int]]) -> list[int]:
+              runs: list[tuple[str, dict, Path]], after: list[set[int]],
+              alone: frozenset[str] = USES_EVERY_CORE) -> list[int]:
     """The waiting runs (indices, in plan order) to start now: each whose predecessors have all
-    finished and whose width fits the slots still free, taken in order (a run that does not fit
-    yet lets a narrower later one start)."""
+    finished and whose width (:func:`width`, with the chapters that run ``alone``) fits the slots
+    still free, taken in order (a run that does not fit yet lets a narrower later one start)."""
     starting, free = [], jobs - busy_slots
     for i in waiting:
-        need = width(runs[i][0], jobs)
+        need = width(runs[i][0], jobs, alone)
         if after[i] <= finished and need <= free:
             starting.append(i)
             free -= need
@@ -71,10 +92,12 @@ def next_runs(waiting: list[int], finished: set[int], busy_slots: int, jobs: int
 
 
 def run_all(runs: list[tuple[str, dict, Path]], execute_one: Callable[[str, dict, Path], object], jobs: int,
-            report: Callable[[str], None] = print) -> tuple[list[tuple[str, Path, float]], list[BaseException]]:
+            report: Callable[[str], None] = print,
+            alone: frozenset[str] = USES_EVERY_CORE) -> tuple[list[tuple[str, Path, float]], list[BaseException]]:
     """Execute every run with ``execute_one(name, parameters, folder)`` on ``jobs`` slots: with one
     slot in this process, in plan order; with more each in a process of its own (``execute_one``
-    must then be picklable), started as :func:`next_runs` allows. After the first failure no new run
+    must then be picklable), offered the free slots in :func:`start_order` and started as
+    :func:`next_runs` allows (the chapters named in ``alone`` take every slot). After the first failure no new run
     starts; running ones finish (nothing computed is lost). A run whose process dies fails with a
     :class:`RunDied` naming it, and its temporary run folder is removed. Returns (name, folder,
     seconds) per finished run, in finishing order, and the exceptions of the failed runs."""
@@ -82,7 +105,7 @@ def run_all(runs: list[tuple[str, dict, Path]], execute_one: Callable[[str, dict
         raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
     if jobs == 1:
         return _run_in_order(runs, execute_one, report)
-    return _run_side_by_side(runs, execute_one, jobs, report)
+    return _run_side_by_side(runs, execute_one, jobs, report, alone)
 
 
 def _run_in_order(runs, execute_one, report):
@@ -122,18 +145,18 @@ def died(name: str, folder: Path, before: set[Path]) -> RunDied:
                    f"{removed}its previous output in {folder} is untouched")
 
 
-def _run_side_by_side(runs, execute_one, jobs, report):
+def _run_side_by_side(runs, execute_one, jobs, report, alone):
     """Each run in a process of its own (a one-process pool), so that a process that dies ends
     only its own run, which :func:`died` names."""
     after = predecessors(runs)
-    waiting, finished, running, started = list(range(len(runs))), set(), {}, {}
+    waiting, finished, running, started = start_order(runs, after), set(), {}, {}
     times, errors = [], []
     context = multiprocessing.get_context("spawn")
     try:
         while waiting or running:
             if not errors:
-                busy = sum(width(runs[j][0], jobs) for j, _, _ in running.values())
-                for i in next_runs(waiting, finished, busy, jobs, runs, after):
+                busy = sum(width(runs[j][0], jobs, alone) for j, _, _ in running.values())
+                for i in next_runs(waiting, finished, busy, jobs, runs, after, alone):
                     name, parameters, folder = runs[i]
                     report(f"[runner] {name} started ({parameters}) -> {folder}")
                     pool = ProcessPoolExecutor(max_workers=1, mp_context=context)

@@ -8,8 +8,8 @@
 
 Notebooks run in the order of :data:`lib.book.notebook_sources.NOTEBOOKS`, or with ``--jobs N``
 (0: one per usable core; ``make book`` and ``make test`` use it) side by side in N processes, each
-chapter after those it reads from and the chapters that keep every core busy (their Dask sweeps)
-alone (:mod:`lib.book.concurrent_runs`);
+chapter after those it reads from and, in the full profile, the chapters that keep every core busy
+(their Dask sweeps) alone (:mod:`lib.book.concurrent_runs`);
 the numbers do not depend on the order. Profiles never share outputs. ``full`` writes the executed notebooks the book renders to
 ``book/executed/`` and its results to ``results/`` (or ``$REPRO_RESULTS_DIR``); ``quick`` writes
 executed notebooks, summary records and results under ``_build/quick/`` (with a copy of the
@@ -78,7 +78,7 @@ from ..core.results import REPO_ROOT, RESULTS_ENV, code_digest, resolve_results_
 from ..core.validation import ALLOW_LARGE_ENV
 from ..experiments.sweep_cluster import KEEP_ENV
 from .chapters import quick_profile
-from .concurrent_runs import USES_EVERY_CORE, RunDied, run_all, usable_cores
+from .concurrent_runs import ALONE_IN_PROFILE, USES_EVERY_CORE, RunDied, run_all, usable_cores
 from .execution_report import run_provenance, write_report
 from .notebook_sources import (NOTEBOOK_DIR, NOTEBOOKS, PairMismatch, ParameterError, check_paired,
                                notebook_source, reads_summaries, writes_summary)
@@ -421,8 +421,9 @@ def main(argv: list[str] | None = None) -> int:
                              "for full, _build/quick/results for quick)")
     parser.add_argument("--force", action="store_true", help="execute even notebooks that are up to date")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="notebooks run side by side, each in its own process (0: one per usable core; chapters "
-                             "whose Dask sweeps keep every core busy run alone; see lib.book.concurrent_runs); "
+                        help="notebooks run side by side, each in its own process (0: one per usable core; in the full "
+                             "profile, chapters whose Dask sweeps keep every core busy run alone; see "
+                             "lib.book.concurrent_runs); "
                              "default 1: in order")
     parser.add_argument("--allow-large", action="store_true",
                         help="run sizes and iteration counts above the notebooks' sane bounds (may take days)")
@@ -458,7 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     run_one = functools.partial(execute, force=args.force, profile=args.profile, results=results,
                                 allow_large=args.allow_large, **({} if jobs == 1 else {"progress_bar": False}))
     start, build_started = time.perf_counter(), time.time()
-    times, errors = run_all(runs, run_one, jobs, report=lambda line: print(line, flush=True))
+    times, errors = run_all(runs, run_one, jobs, report=lambda line: print(line, flush=True),
+                           alone=ALONE_IN_PROFILE[args.profile])
     for err in errors:
         known = isinstance(err, (ParameterError, NotebookFailed, PairMismatch, RunDied))
         print(f"[runner] error: {err}" if known else "[runner] error:\n" + "".join(traceback.format_exception(err)),
