@@ -127,8 +127,8 @@ structure = {name: controls.cached_initial_structure(env, seeds, predictors=pred
              for name, (seeds, _) in plan.items()}
 
 
-tables = {variant: pd.DataFrame(stats.correlation_table(correlation_verdicts.network_inputs(runs, structure, [f"entk_{variant}"]),
-                                                        n_resamples, predictor=f"entk_{variant}"))
+first_inputs = {variant: correlation_verdicts.network_inputs(runs, structure, [f"entk_{variant}"]) for variant in variants}
+tables = {variant: pd.DataFrame(stats.correlation_table(first_inputs[variant], n_resamples, predictor=f"entk_{variant}"))
           for variant in variants}
 silhouette_summary = pd.DataFrame(
     {(name, init): [structure[name][f"silhouette/entk_{v}"][:, i].mean() for v in variants]
@@ -211,7 +211,9 @@ glue("corr_et_finetune_label", f"{et_finetune.r_label:+.3f}", display=False)
 # paper's $r$ lies outside our 95% interval, the size *differs*; the verdict's qualification
 # says which of the two holds. A verdict
 # counts as settled only when it is the same under at least 19 of 20 bootstrap seeds;
-# otherwise it is *borderline*, with the count.
+# otherwise it is *borderline*, with the count. The within-init permutation test behind
+# "the silhouette predicts beyond the init" is drawn the same way: its verdict is judged under
+# 20 seeds of the shuffles, with the same rule.
 
 # %% tags=["hide-input", "remove-stderr"]
 from lib.analyses import claims, replication
@@ -274,10 +276,16 @@ replication_block = correlation_verdicts.correlation_block(env, replication_plan
                                                            **choices)
 replicated = correlation_verdicts.judge_correlations(replication_block.inputs[headline], f"entk_{headline}",
                                                      replication_block.tables[headline])
+# corr-predicts under every stability seed of its within-init permutations, per block
+p_by_seed = {name: correlation_verdicts.within_init_p_by_seed(inputs[headline], f"entk_{headline}", n_resamples)
+             for name, inputs in (("first", first_inputs), ("discovery", discovery.inputs),
+                                  ("replication", replication_block.inputs))}
 discovery_in_force = {claim: j.current for claim, j in judged[headline].items()} | {
-    "corr-predicts": correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs)}
+    "corr-predicts": correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs,
+                                                         p_by_seed["discovery"])}
 replicated_in_force = {claim: j.current for claim, j in replicated.items()} | {
-    "corr-predicts": correlation_verdicts.judge_predicts(replication_block.tables[headline], n_replication_pairs)}
+    "corr-predicts": correlation_verdicts.judge_predicts(replication_block.tables[headline], n_replication_pairs,
+                                                         p_by_seed["replication"])}
 precision = {claim: correlation_report.precision_text(
     [discovery.tables[headline], replication_block.tables[headline]], claim, min(n_verdict_pairs, n_replication_pairs),
     replication.DECLARED[claim], claims.criterion(claim).settings["margin_z"]) for claim in judged[headline]}
@@ -431,8 +439,9 @@ rows_out += [
                       control=f"silhouettes shuffled within each init; ε·σ' silhouette within {eps_gap:.3f} of the "
                               f"eNTK's r ({n_pairs} pairs)",
                       evidence=summary.evidence("tab-corr-verdicts", "verdict table"),
-                      earlier=[correlation_verdicts.judge_predicts_version_1(authors),
-                               correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs, 2)],
+                      earlier=[correlation_verdicts.judge_predicts_version_1(authors, p_by_seed["first"]),
+                               correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs,
+                                                                   p_by_seed["discovery"], 2)],
                       replication=replicated_in_force["corr-predicts"], replication_block=block_text),
     summary.row("largest |r(silhouette) - r(init label)| over the relative-loss correlations", "- (not reported)",
                 f"{gap:.3f}", None, "how much the silhouette adds beyond knowing the init"),

@@ -100,8 +100,9 @@ display(Markdown(page.claim_index(verdicts)))
 # Verdicts: **reproduced** (the criterion holds); **reproduced with qualification** (it
 # holds, but a control or a caveat changes what it means — named); **not reproduced** (the
 # criterion fails); **inconclusive** (the interval straddles the criterion's threshold: more
-# data could decide); **borderline** (the verdict changes with the bootstrap seed: the count
-# says under how many of 20 seeds the commonest verdict holds); **not discriminating** (the
+# data could decide); **borderline** (the verdict changes with the seed of its resampling,
+# a bootstrap or the shuffles of a permutation or sign-flip test: the count says under how
+# many of 20 seeds the commonest verdict holds); **not discriminating** (the
 # measure says the same in a negative control where the claim does not apply); **not
 # tested** (with the reason).
 

@@ -516,10 +516,10 @@ judgements = {
 
 shape_error = scores[scales[0]]["c"]["race"]
 shape_error = shape_error[np.isfinite(shape_error)]  # a network whose loss never halves has no shape
-# each Holm-over-cells claim is judged under the 20 stability seeds of its sign-flip tests, and every
-# version of its criterion on the same evidence (the page shows each verdict)
-seeded = rival_report.seeded_holm_evidence(scores, scales, cont_scores, cont_scales, held_r, small)
-versioned = {key: claims.judge_every_version(key, seeded=seeded[key]) for key in rival_report.HOLM_CLAIMS}
+# each Holm-over-cells claim whose sign-flip tests draw patterns is judged under the 20 stability seeds
+# of that draw, and every version of its criterion on the same evidence (the page shows each verdict)
+holm_arguments = rival_report.holm_judge_arguments(scores, scales, cont_scores, cont_scales, held_r, small)
+versioned = {key: claims.judge_every_version(key, **arguments) for key, arguments in holm_arguments.items()}
 judgements |= {key: current for key, (current, _) in versioned.items()}
 judgements["rival-race-loss-shape"] = claims.judge("rival-race-loss-shape", a=np.full(shape_error.size, 0.1),
                                                    b=shape_error)

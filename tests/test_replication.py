@@ -101,9 +101,29 @@ def test_version_1_is_judged_on_the_first_pairs_table():
 
 def test_corr_predicts_version_1_counts_uncorrected_permutation_p_below_the_level():
     table = pd.DataFrame({"p_within_permutation": [0.01, 0.2, 0.04, 0.5]})
-    j = cv.judge_predicts_version_1(table)
+    fixed = lambda seed: table["p_within_permutation"].to_numpy()  # noqa: E731 (the same p under every seed)
+    j = cv.judge_predicts_version_1(table, fixed)
     assert j.version == 1 and j.ours == format(0.5, claims.criterion("corr-predicts", 1).settings.get("fmt", ".3g"))
-    assert cv.judge_predicts_version_1(table, level=0.03).ours != j.ours
+    assert cv.judge_predicts_version_1(table, fixed, level=0.03).ours != j.ours
+    assert j.stability == "20/20"  # the same share under every seed
+
+
+def test_corr_predicts_is_judged_under_every_seed_of_its_within_init_permutations():
+    """The permutation p of each row drawn under seeds 0-19: seed 0 is the table's own column, other
+    seeds draw other shuffles; a p_by_seed of another block is refused; the verdict carries the count
+    of seeds that give it."""
+    inputs = synthetic_inputs(10, within=0.05)  # p between 0.03 and 0.2: the shuffles matter
+    table = pd.DataFrame(stats.correlation_table(inputs, 500, predictor="entk_authors"))
+    p_by_seed = cv.within_init_p_by_seed(inputs, "entk_authors", 500)
+    np.testing.assert_array_equal(p_by_seed(0), table["p_within_permutation"].to_numpy())
+    assert not np.array_equal(p_by_seed(1), p_by_seed(0))
+    for j in (cv.judge_predicts(table, 10, p_by_seed), cv.judge_predicts(table, 10, p_by_seed, version=2),
+              cv.judge_predicts_version_1(table, p_by_seed)):
+        k = int(j.stability.split("/")[0])
+        assert k >= claims.STABLE_AT or j.verdict == "borderline"
+    other = cv.within_init_p_by_seed(synthetic_inputs(10, within=0.0, seed=9), "entk_authors", 500)
+    with pytest.raises(ValueError, match="p_by_seed must draw the within-init permutations of the table's own block"):
+        cv.judge_predicts(table, 10, other)
 
 
 def entry(current_verdict: str, replicated_verdict: str | None) -> dict:
@@ -162,8 +182,9 @@ def test_no_significant_within_init_test_is_inconclusive_not_a_refutation():
     assert claims.judge("corr-predicts", conditions={names[0]: True, names[1]: True}, n=50).verdict == "reproduced"
     rng = np.random.default_rng(2)
     table = pd.DataFrame({"phase": ["single", "finetune"] * 3, "p_within_permutation": rng.uniform(0.3, 0.9, 6)})
-    assert cv.judge_predicts(table, 50).verdict == "inconclusive"
-    assert cv.judge_predicts(table, 50, version=2).verdict == "not reproduced"
+    fixed = lambda seed: table["p_within_permutation"].to_numpy()  # noqa: E731 (the same p under every seed)
+    assert cv.judge_predicts(table, 50, fixed).verdict == "inconclusive"
+    assert cv.judge_predicts(table, 50, fixed, version=2).verdict == "not reproduced"
 
 
 def test_the_precision_text_says_at_which_sample_equivalence_becomes_decidable():

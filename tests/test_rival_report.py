@@ -145,18 +145,23 @@ def _chapter_inputs(rng, n_side=10, n_continuum=30):
 
 
 def test_holm_claim_evidence_draws_sign_flips_under_the_seed_only_where_it_cannot_enumerate():
-    """Cells of at most EXACT_FLIPS networks give the same p under every seed; the continuum's cells
-    (30 networks) draw their patterns from the seed; seed 0 is what the direct calls give."""
+    """Cells of at most EXACT_FLIPS networks give the same p under every seed and are passed to judge
+    as they are; the continuum's cells (30 networks) draw their patterns from the seed and are passed
+    as ``seeded``; seed 0 is what the direct calls give."""
     inputs = _chapter_inputs(np.random.default_rng(5))
     at = {seed: rr.holm_claim_evidence(*inputs, seed=seed) for seed in (0, 1)}
     assert set(at[0]) == set(rr.HOLM_CLAIMS)
-    for claim in ("rival-side-similarity", "rival-side-order", "rival-side-kernel-vs-control", "rival-multitask-family"):
-        np.testing.assert_array_equal(at[0][claim]["p"], at[1][claim]["p"])
-    assert not np.array_equal(at[0]["rival-continuum-similarity"]["p"], at[1]["rival-continuum-similarity"]["p"])
+    for claim in rr.HOLM_CLAIMS:
+        evidence, drawn = at[0][claim]
+        assert drawn == (claim == "rival-continuum-similarity"), claim
+        assert np.array_equal(evidence["p"], at[1][claim][0]["p"]) != drawn, claim
     scores, scales, cont_scores, cont_scales, _, _ = inputs
     direct = rr.scale_cells(scores, "a", "two-point theory", rr.SIDE_RIVALS, scales, rc.fisher_z)
     for key, value in rr.cell_evidence(direct).items():
-        np.testing.assert_array_equal(at[0]["rival-side-similarity"][key], value)
-    seeded = rr.seeded_holm_evidence(*inputs)
-    for claim in rr.HOLM_CLAIMS:
-        np.testing.assert_array_equal(seeded[claim](1)["p"], at[1][claim]["p"])
+        np.testing.assert_array_equal(at[0]["rival-side-similarity"][0][key], value)
+    arguments = rr.holm_judge_arguments(*inputs)
+    assert set(arguments["rival-continuum-similarity"]) == {"seeded"}
+    np.testing.assert_array_equal(arguments["rival-continuum-similarity"]["seeded"](1)["p"],
+                                  at[1]["rival-continuum-similarity"][0]["p"])
+    assert "seeded" not in arguments["rival-side-similarity"]
+    np.testing.assert_array_equal(arguments["rival-side-similarity"]["p"], at[0]["rival-side-similarity"][0]["p"])

@@ -41,8 +41,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .claim_registry_horizon_rivals import HORIZON_RIVAL_CLAIMS
 from .claim_registry_paper import PAPER_CLAIMS
 from .claim_tests import OUTCOMES, RANDOM_TESTS, TESTS, Outcome
@@ -100,8 +98,8 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     that evidence under a seed. judge then runs the criterion's test on ``evidence`` plus
     ``seeded(seed)`` for each of the seeds 0-19, with the same modal outcome and stability count as a
     resampling test (and both sources under the same seed where the test resamples too). Evidence
-    that is the same under every seed (a sign-flip test small enough to enumerate every pattern)
-    is judged once, with no stability count.
+    that no seed plays a part in (e.g. a sign-flip test small enough to enumerate every pattern) is
+    passed directly, not as ``seeded``.
 
     ``qualification`` (a caveat a control found) turns "reproduced" into "reproduced with
     qualification"; so does the test's own note (e.g. "sign only").
@@ -156,21 +154,10 @@ def _resampled_outcome(c: Criterion, evidence: dict,
                              f"({sorted(evidence)}), got {drawn!r:.200}")
         return {**evidence, **drawn, **c.settings, **({"seed": seed} if c.test in RANDOM_TESTS else {})}
 
-    drawn = [at(seed) for seed in range(STABILITY_SEEDS)]
-    if c.test not in RANDOM_TESTS and all(_same_evidence(d, drawn[0]) for d in drawn[1:]):
-        return test(**drawn[0]), ""  # e.g. a sign-flip test small enough to enumerate: no seed plays a part
-    outcomes = [test(**d) for d in drawn]
+    outcomes = [test(**at(seed)) for seed in range(STABILITY_SEEDS)]
     first = modal_outcome(outcomes)
     k = sum((o.verdict, bool(o.note)) == (first.verdict, bool(first.note)) for o in outcomes)
     return first, f"{k}/{STABILITY_SEEDS}"
-
-
-def _same_evidence(a: dict, b: dict) -> bool:
-    """Whether two evidence dicts hold equal values under the same names (arrays element by element,
-    nan equal to nan)."""
-    return a.keys() == b.keys() and all(
-        np.array_equal(np.asarray(a[k]), np.asarray(b[k]), equal_nan=np.asarray(a[k]).dtype.kind in "fc")
-        for k in a)
 
 
 def named_conditions(claim: str, holds, version: int | None = None) -> dict[str, bool]:

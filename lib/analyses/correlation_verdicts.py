@@ -8,12 +8,13 @@ per schedule, each predictor's t=0 silhouette and the final test loss after each
 criterion in force, with the init label as their declared control, and under version 2, which
 was judged with the chapter's own label rule (:func:`label_rule_note`, kept so that version's
 verdict stays what it was); ``corr-predicts`` from the Holm-corrected within-init permutation
-tests of :func:`holm_significant`.
+tests of :func:`holm_significant`, under every stability seed of their shuffles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -158,26 +159,54 @@ def judge_version_1(claim: str, table: pd.DataFrame, n_pairs: int) -> claims.Jud
                         ours=" / ".join(f"{r:+.3f}" for r in rows.r) + f" ({n_pairs} pairs)")
 
 
-def holm_significant(table: pd.DataFrame, level: float = 0.05) -> tuple[np.ndarray, dict[str, bool]]:
-    """(Holm-adjusted within-init permutation p of every row of ``table``, phase -> whether some
-    row of that phase is significant at ``level`` after the correction)."""
-    adjusted = multiple_testing.holm_adjusted(table["p_within_permutation"])
+def within_init_p_by_seed(inputs: Mapping[str, dict], predictor: str, n_permutations: int) -> Callable[[int], np.ndarray]:
+    """seed -> (rows,) the within-init permutation p of every correlation of a block's ``inputs`` (its
+    table's rows, in order; :func:`lib.analyses.stats.within_init_p_values` with ``n_permutations``
+    shuffles drawn under that seed), each seed computed once: the ``corr-predicts`` verdicts are
+    judged under every stability seed of these shuffles."""
+    return functools.lru_cache(maxsize=None)(
+        lambda seed: stats.within_init_p_values(inputs, n_permutations, seed, predictor=predictor))
+
+
+def holm_significant(table: pd.DataFrame, level: float = 0.05, p: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, bool]]:
+    """(Holm-adjusted within-init permutation p of every row of ``table`` (its own
+    ``p_within_permutation``, or ``p`` (rows,) drawn under another seed), phase -> whether some row
+    of that phase is significant at ``level`` after the correction)."""
+    adjusted = multiple_testing.holm_adjusted(table["p_within_permutation"] if p is None else p)
     return adjusted, {phase: bool((adjusted[(table.phase == phase).to_numpy()] <= level).any()) for phase in PHASES}
 
 
-def judge_predicts_version_1(table: pd.DataFrame, level: float = 0.05) -> claims.Judgement:
+def _checked(table: pd.DataFrame, p_by_seed: Callable[[int], np.ndarray]) -> Callable[[int], np.ndarray]:
+    """``p_by_seed``, after checking that its seed 0 is ``table``'s own column (the same block)."""
+    own = table["p_within_permutation"].to_numpy(np.float64)
+    if not np.array_equal(p_by_seed(0), own, equal_nan=True):
+        raise ValueError("p_by_seed must draw the within-init permutations of the table's own block: its seed 0 "
+                         f"gives {np.round(p_by_seed(0), 4).tolist()}, the table {np.round(own, 4).tolist()}")
+    return p_by_seed
+
+
+def judge_predicts_version_1(table: pd.DataFrame, p_by_seed: Callable[[int], np.ndarray],
+                             level: float = 0.05) -> claims.Judgement:
     """Version 1 of ``corr-predicts`` on the chapter's first pairs (``table``): the share of its
-    correlations whose within-init permutation p lies below ``level``, uncorrected."""
-    return claims.judge("corr-predicts", version=1, value=float((table["p_within_permutation"] < level).mean()))
+    correlations whose within-init permutation p lies below ``level``, uncorrected, under every
+    stability seed of the permutations (``p_by_seed``, :func:`within_init_p_by_seed` of the table's block)."""
+    p_by_seed = _checked(table, p_by_seed)
+    return claims.judge("corr-predicts", version=1, seeded=lambda seed: {"value": float((p_by_seed(seed) < level).mean())})
 
 
-def judge_predicts(table: pd.DataFrame, n_pairs: int, version: int | None = None) -> claims.Judgement:
+def judge_predicts(table: pd.DataFrame, n_pairs: int, p_by_seed: Callable[[int], np.ndarray],
+                   version: int | None = None) -> claims.Judgement:
     """``corr-predicts`` (in force, or ``version`` >= 2) on one block's ``table``: a within-init
-    association significant after Holm correction in each phase."""
-    adjusted, significant = holm_significant(table)
+    association significant after Holm correction in each phase, under every stability seed of the
+    permutations (``p_by_seed``, :func:`within_init_p_by_seed` of the table's block)."""
+    p_by_seed = _checked(table, p_by_seed)
     names = claims.criterion("corr-predicts", version).settings["names"]
-    smallest = {phase: adjusted[(table.phase == phase).to_numpy()].min() for phase in PHASES}
-    return claims.judge("corr-predicts", version=version,
-                        conditions={names[0]: significant["single"], names[1]: significant["finetune"]},
-                        ours=f"smallest Holm-adjusted p: single-task {smallest['single']:.3f}, fine-tuning "
-                             f"{smallest['finetune']:.3f}", n=n_pairs)
+
+    def evidence(seed: int) -> dict:
+        adjusted, significant = holm_significant(table, p=p_by_seed(seed))
+        smallest = {phase: adjusted[(table.phase == phase).to_numpy()].min() for phase in PHASES}
+        return {"conditions": {names[0]: significant["single"], names[1]: significant["finetune"]},
+                "ours": f"smallest Holm-adjusted p: single-task {smallest['single']:.3f}, fine-tuning "
+                        f"{smallest['finetune']:.3f}"}
+
+    return claims.judge("corr-predicts", version=version, seeded=evidence, n=n_pairs)

@@ -161,6 +161,26 @@ def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 
     return rows
 
 
+def within_init_p_values(by_schedule: dict, n_permutations: int = 10_000, seed: int = 0,
+                         predictor: str = "silhouette") -> np.ndarray:
+    """(rows,) the within-init permutation p (:func:`permutation_within_condition` with
+    ``n_permutations`` shuffles drawn under ``seed``) of every row of :func:`correlation_table` of the
+    same ``by_schedule`` and ``predictor``, in its order: under the table's own ``n_resamples`` and
+    seed, its ``p_within_permutation`` column (tested); under other seeds, the same tests drawn anew."""
+    from ..experiments.paper import PAPER_CORRELATIONS
+
+    keys = (predictor, "single", "finetune")
+    _check_by_schedule(by_schedule, keys)
+    pooled = {key: np.concatenate([d[key] for d in by_schedule.values()]) for key in keys}
+    p = []
+    for (quantity, phase, schedule) in PAPER_CORRELATIONS:
+        data = pooled if schedule == "combined" else by_schedule.get(schedule)
+        if data is not None:
+            outcome = relative_to_partner(data[phase]) if quantity == "relative" else data[phase]
+            p.append(permutation_within_condition(data[predictor], outcome, n_permutations, seed)[1])
+    return np.array(p, np.float64)
+
+
 def _check_by_schedule(by_schedule: dict, keys: tuple[str, ...]) -> None:
     """Every entry of ``by_schedule`` a dict holding finite (P, 2) arrays of one shape under ``keys``."""
     if not isinstance(by_schedule, Mapping) or not by_schedule:

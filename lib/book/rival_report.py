@@ -147,10 +147,11 @@ HOLM_CLAIMS = ("rival-side-similarity", "rival-continuum-similarity", "rival-sid
 
 
 def holm_claim_evidence(scores: dict, scales: Sequence[float], cont_scores: dict, cont_scales: Sequence[float],
-                        held_r: np.ndarray, small: dict, seed: int = 0) -> dict[str, dict]:
-    """The evidence of each of the chapter's Holm-over-cells claims (:data:`HOLM_CLAIMS`), its
-    one-sided p-values from sign-flip tests drawn under ``seed`` (exact, so the same under every
-    seed, where a cell has at most :data:`lib.analyses.rival_comparison.EXACT_FLIPS` networks).
+                        held_r: np.ndarray, small: dict, seed: int = 0) -> dict[str, tuple[dict, bool]]:
+    """For each of the chapter's Holm-over-cells claims (:data:`HOLM_CLAIMS`): (its evidence, its
+    one-sided p-values from sign-flip tests drawn under ``seed``; whether any of its cells draws them,
+    having more than :data:`lib.analyses.rival_comparison.EXACT_FLIPS` networks, where the others
+    enumerate every pattern and give the same p under every seed).
 
     ``scores``: scale -> outcome ("a" similarity, "b" order, "c" loss shape) -> predictor -> (S,)
     per-network scores on the chapter's own networks; ``cont_scores``: scale -> predictor -> (S,)
@@ -175,21 +176,25 @@ def holm_claim_evidence(scores: dict, scales: Sequence[float], cont_scores: dict
          "rival-race-structure": (int(small["out_first"].sum()), int(small["out_first"].size))},
         {"rival-race-order": small["rho_race"][finite_race],
          "rival-race-beats-size": small["rho_race"][finite_race] - small["rho_size"][finite_race]}, seed=seed)
-    return {"rival-side-similarity": cell_evidence(sim_cells),
-            "rival-continuum-similarity": cell_evidence(cont_cells),
-            "rival-side-order": cell_evidence(order_cells),
-            "rival-side-kernel-vs-control": {**cell_evidence(control_cells), "kernel_of": control_cells["kernel_of"]},
-            "rival-multitask-family": dict(p=family["p"], p_reverse=family["p_reverse"], labels=list(family["labels"]),
-                                           n=int(min(held_r.size, small["out_first"].size, finite_race.sum())))}
+    drawn = lambda cells: bool(np.any(np.asarray(cells["n"]) > rival_comparison.EXACT_FLIPS))  # noqa: E731
+    return {"rival-side-similarity": (cell_evidence(sim_cells), drawn(sim_cells)),
+            "rival-continuum-similarity": (cell_evidence(cont_cells), drawn(cont_cells)),
+            "rival-side-order": (cell_evidence(order_cells), drawn(order_cells)),
+            "rival-side-kernel-vs-control": ({**cell_evidence(control_cells), "kernel_of": control_cells["kernel_of"]},
+                                             drawn(control_cells)),
+            "rival-multitask-family": (dict(p=family["p"], p_reverse=family["p_reverse"], labels=list(family["labels"]),
+                                            n=int(min(held_r.size, small["out_first"].size, finite_race.sum()))),
+                                       bool(finite_race.sum() > rival_comparison.EXACT_FLIPS))}
 
 
-def seeded_holm_evidence(*inputs) -> dict[str, Callable[[int], dict]]:
-    """For each claim of :data:`HOLM_CLAIMS`, a function seed -> its evidence at that sign-flip seed
-    (:func:`holm_claim_evidence` of ``inputs``, computed once per seed for all the claims): what
-    :func:`lib.analyses.claims.judge` takes as ``seeded``, to judge each claim under every
-    stability seed."""
+def holm_judge_arguments(*inputs) -> dict[str, dict]:
+    """For each claim of :data:`HOLM_CLAIMS`, the keyword arguments of
+    :func:`lib.analyses.claims.judge` (:func:`holm_claim_evidence` of ``inputs``): its evidence where
+    every cell enumerates its sign patterns, else ``seeded``, a function seed -> its evidence at that
+    sign-flip seed (computed once per seed for all the claims), to judge it under every stability seed."""
     at_seed = functools.lru_cache(maxsize=None)(lambda seed: holm_claim_evidence(*inputs, seed=seed))
-    return {claim: functools.partial(lambda claim, seed: at_seed(seed)[claim], claim) for claim in HOLM_CLAIMS}
+    return {claim: {"seeded": functools.partial(lambda claim, seed: at_seed(seed)[claim][0], claim)} if drawn
+            else evidence for claim, (evidence, drawn) in at_seed(0).items()}
 
 
 def verdict_lines(judgements: dict, earlier: dict, claim_texts: dict[str, str]) -> str:
