@@ -1,9 +1,9 @@
 """Which of the runner's notebook runs may execute at the same time, and running them so.
 
 Book layer. :mod:`lib.book.runner` plans runs ``(notebook, parameters, output folder)``; this
-module starts them on ``jobs`` slots (one per core by default) in the planned order, as soon as
-(i) every run it must follow in the same output folder has finished and (ii) enough slots are
-free; each runs in a process of its own, so a process that dies (killed, out of memory) ends
+module starts them on ``jobs`` slots (one per core by default), offering free slots first to the
+longest chain of runs that must follow one another (:func:`start_order`), as soon as (i) every
+run it must follow in the same output folder has finished and (ii) enough slots are free; each runs in a process of its own, so a process that dies (killed, out of memory) ends
 only its own run, which is then named (:class:`RunDied`). A chapter that keeps every core busy for most of its run (:data:`USES_EVERY_CORE`: its Dask
 sweeps start one worker per core) takes every slot at the book's own parameters, so it never shares
 the cores; the other chapters run in one kernel on about one core and take one slot each, so two of
