@@ -50,17 +50,22 @@ def simulate(runs, jobs, alone=cr.USES_EVERY_CORE, durations=None, order=None):
     return spans
 
 
+def assert_readers_start_after_what_they_read(span: dict) -> None:
+    """Every chapter in ``span`` (name -> (start, end)) starts after the chapters it reads have finished."""
+    for name, (start, _) in span.items():
+        for first in cr.RUNS_AFTER.get(name, ()):
+            for other in (NOTEBOOKS if first == "*" else [first]):
+                if other != name:
+                    assert span[other][1] <= start, f"{name} started before {other} finished"
+
+
 @pytest.mark.parametrize("jobs", [1, 2, 3, 8])
 def test_schedule_respects_dependencies_and_core_use(jobs):
     runs = [(name, {}, FOLDER) for name in NOTEBOOKS]
     spans = simulate(runs, jobs)
     assert sorted(n for n, _, _ in spans) == sorted(NOTEBOOKS)  # each run once
     span = {n: (s, e) for n, s, e in spans}
-    for name, (start, _) in span.items():
-        for first in cr.RUNS_AFTER.get(name, ()):
-            for other in (NOTEBOOKS if first == "*" else [first]):
-                if other != name:
-                    assert span[other][1] <= start, f"{name} started before {other} finished"
+    assert_readers_start_after_what_they_read(span)
     for name in cr.USES_EVERY_CORE:
         start, end = span[name]
         overlapping = [n for n, (s, e) in span.items() if n != name and s < end and e > start]
@@ -79,11 +84,7 @@ def test_in_the_quick_profile_no_chapter_runs_alone_and_dependencies_still_hold(
     assert set(cr.ALONE_IN_PROFILE) == set(PROFILES)  # every profile says which chapters run alone
     spans = simulate(runs, 2, alone=cr.ALONE_IN_PROFILE["quick"])
     span = {n: (s, e) for n, s, e in spans}
-    for name, (start, _) in span.items():
-        for first in cr.RUNS_AFTER.get(name, ()):
-            for other in (NOTEBOOKS if first == "*" else [first]):
-                if other != name:
-                    assert span[other][1] <= start, f"{name} started before {other} finished"
+    assert_readers_start_after_what_they_read(span)
     shared = [name for name in cr.USES_EVERY_CORE
               if any(n != name and s < span[name][1] and e > span[name][0] for n, (s, e) in span.items())]
     assert shared, "in the quick profile some chapter that runs alone in the full one should share the cores"

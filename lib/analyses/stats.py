@@ -142,6 +142,19 @@ def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 
             (default ``silhouette``) and final test losses ``single`` and ``finetune`` (P, 2).
             "combined" pools all schedules' pairs. All values finite.
     """
+    rows = []
+    for (quantity, phase, schedule), paper_r, x, outcome in _correlation_rows(by_schedule, predictor):
+        report = correlation_report(x, outcome, n_resamples, seed)
+        rows.append({"quantity": quantity, "phase": phase, "schedule": schedule, "paper_r": paper_r,
+                     "n_networks": int(np.size(outcome)), **report})
+    return rows
+
+
+def _correlation_rows(by_schedule: dict, predictor: str):
+    """For each (quantity, phase, schedule) of :data:`lib.experiments.paper.PAPER_CORRELATIONS` that
+    ``by_schedule`` has ("combined": every schedule's pairs pooled), in order: (that key, the paper's
+    r, the predictor (P, 2), the outcome (P, 2): the phase's final test loss, relative to the
+    partner's for a "relative" quantity)."""
     from ..experiments.paper import PAPER_CORRELATIONS
 
     if not isinstance(predictor, str):
@@ -149,16 +162,11 @@ def correlation_table(by_schedule: dict, n_resamples: int = 10_000, seed: int = 
     keys = (predictor, "single", "finetune")
     _check_by_schedule(by_schedule, keys)
     pooled = {key: np.concatenate([d[key] for d in by_schedule.values()]) for key in keys}
-    rows = []
     for (quantity, phase, schedule), paper_r in PAPER_CORRELATIONS.items():
         data = pooled if schedule == "combined" else by_schedule.get(schedule)
-        if data is None:
-            continue
-        outcome = relative_to_partner(data[phase]) if quantity == "relative" else data[phase]
-        report = correlation_report(data[predictor], outcome, n_resamples, seed)
-        rows.append({"quantity": quantity, "phase": phase, "schedule": schedule, "paper_r": paper_r,
-                     "n_networks": int(np.size(outcome)), **report})
-    return rows
+        if data is not None:
+            outcome = relative_to_partner(data[phase]) if quantity == "relative" else data[phase]
+            yield (quantity, phase, schedule), paper_r, data[predictor], outcome
 
 
 def within_init_p_values(by_schedule: dict, n_permutations: int = 10_000, seed: int = 0,
@@ -167,18 +175,8 @@ def within_init_p_values(by_schedule: dict, n_permutations: int = 10_000, seed: 
     ``n_permutations`` shuffles drawn under ``seed``) of every row of :func:`correlation_table` of the
     same ``by_schedule`` and ``predictor``, in its order: under the table's own ``n_resamples`` and
     seed, its ``p_within_permutation`` column (tested); under other seeds, the same tests drawn anew."""
-    from ..experiments.paper import PAPER_CORRELATIONS
-
-    keys = (predictor, "single", "finetune")
-    _check_by_schedule(by_schedule, keys)
-    pooled = {key: np.concatenate([d[key] for d in by_schedule.values()]) for key in keys}
-    p = []
-    for (quantity, phase, schedule) in PAPER_CORRELATIONS:
-        data = pooled if schedule == "combined" else by_schedule.get(schedule)
-        if data is not None:
-            outcome = relative_to_partner(data[phase]) if quantity == "relative" else data[phase]
-            p.append(permutation_within_condition(data[predictor], outcome, n_permutations, seed)[1])
-    return np.array(p, np.float64)
+    return np.array([permutation_within_condition(x, outcome, n_permutations, seed)[1]
+                     for _, _, x, outcome in _correlation_rows(by_schedule, predictor)], np.float64)
 
 
 def _check_by_schedule(by_schedule: dict, keys: tuple[str, ...]) -> None:

@@ -159,10 +159,8 @@ def holm_claim_evidence(scores: dict, scales: Sequence[float], cont_scores: dict
     on held-out seeds; ``small``: the smallest scale's race measures (``rho_race``, ``rho_size``,
     ``out_first``, per network)."""
     sim_cells = scale_cells(scores, "a", "two-point theory", SIDE_RIVALS, scales, rival_comparison.fisher_z, seed)
-    cont_cells = rival_comparison.paired_cells(
-        {g: rival_comparison.fisher_z(cont_scores[g]["two-point theory"]) for g in cont_scales},
-        {name: {g: rival_comparison.fisher_z(cont_scores[g][name]) for g in cont_scales} for name in SIDE_RIVALS},
-        seed=seed)
+    cont_cells = scale_cells({g: {"a": cont_scores[g]} for g in cont_scales}, "a", "two-point theory", SIDE_RIVALS,
+                             cont_scales, rival_comparison.fisher_z, seed)
     order_cells = scale_cells(scores, "b", "race", (*SIDE_RIVALS, "route size"), scales[:1], as_scores, seed)
     control_parts = [(outcome, name, scale_cells(scores, outcome, name, ("targets control",), scales, transform, seed))
                      for outcome, kernels, transform in (("a", ("t=0 eNTK", "linearized at t=0"), rival_comparison.fisher_z),
