@@ -20,12 +20,15 @@ USER_VARS := NOTEBOOK FUNCTION GRID WORKERS SCHEDULER TABLE LAB_ARGS LAB_PORT
 $(foreach var,$(USER_VARS),$(eval override $(var) := $$(value $(var))))
 export $(USER_VARS)
 
-# uv installs the pinned requirements (the same versions pip would) several times faster than pip
+# uv installs the pinned requirements (the same versions pip would) several times faster than pip.
+# --compile-bytecode writes every package's .pyc once, as pip does by default: without them each
+# kernel, Dask worker and test process compiles the modules it imports from source, again and again
+# where PYTHONDONTWRITEBYTECODE is set (benchmarks/import_cost.py measures the difference).
 $(STAMP):
 	rm -f $(VENV)/.installed-*
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(VENV)/bin/uv pip install --quiet --python $(PY) -r requirements.txt
+	$(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) -r requirements.txt
 	$(VENV)/bin/uv pip install --quiet --python $(PY) --no-deps --no-build-isolation -e .
 	touch $@
 
@@ -103,6 +106,7 @@ lab: setup
 	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) $$LAB_ARGS
 
 benchmark: setup
+	$(PY) benchmarks/import_cost.py
 	$(PY) benchmarks/entk_speed.py
 	$(PY) benchmarks/leading_vector_speed.py
 	$(PY) benchmarks/train_speed.py
