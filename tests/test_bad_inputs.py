@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -504,3 +507,18 @@ def test_continuum_large_runs_need_allow_large(monkeypatch):
         continuum_check(n_seeds=100_001)  # the held-out networks start at seed 100 000: never overlap
     with pytest.raises(ValueError, match=r"give \d distinct init scales"):  # no confirmation lifts a collapse
         continuum_check(g_min=1.00001, g_max=1.00002)
+
+
+def test_the_checks_child_imports_none_of_the_heavy_analysis_packages():
+    """The runner's parameter check (one child process per runner call, before any kernel) executes
+    every chapter's check cell; those import lib.book.chapter_parameters and through it most of lib.
+    Its cost is its imports: scikit-learn, scipy.stats, scipy.integrate, pandas and matplotlib are
+    imported by the functions that use them, not by the modules a check reaches."""
+    heavy = ("sklearn", "scipy.stats", "scipy.integrate", "scipy.optimize", "pandas", "matplotlib")
+    runs = [(name, dict(runner.PROFILES["quick"].get(name, {})), None) for name in notebook_sources.NOTEBOOKS]
+    code = run_parameters.CHECK_CHILD + f"; import sys; print('imported:', [m for m in {heavy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(run_parameters.check_jobs(runs)),
+                          capture_output=True, text=False, cwd=run_parameters.REPO_ROOT, check=True)
+    out = done.stdout.decode()
+    assert run_parameters._RANGE_ERROR not in out, out
+    assert "imported: []" in out, out

@@ -17,14 +17,15 @@ Both return one loading per *training* pattern, with the same sign convention (a
 eigenvector's sign is arbitrary; flipping a whole output's column changes no silhouette,
 but averages over networks need a convention). The left singular vector (``side="left"``)
 is offered for comparison: a loading per evaluated pattern.
+
+scikit-learn and ARPACK are imported where they are used: the chapters' parameter checks import
+this module (through :mod:`lib.analyses.continuum_points`), and a check should not pay their import
+time (``benchmarks/import_cost.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse.linalg import svds
-from sklearn.cluster import KMeans
-from sklearn.metrics import silhouette_score
 
 from .checks import as_array, check_cluster_count, check_finite, check_ndim
 from ..core.entk_variants import ENTK_VARIANTS
@@ -141,6 +142,8 @@ def leading_singular_pair(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if min(matrix.shape) < 50:
         left, _, right_t = np.linalg.svd(matrix, full_matrices=False)
         return left[:, 0], right_t[0]
+    from scipy.sparse.linalg import svds
+
     start = np.random.default_rng(0).normal(size=min(matrix.shape))
     left, _, right_t = svds(matrix, k=1, v0=start, tol=0, solver="arpack")
     return left[:, 0], right_t[0]
@@ -170,6 +173,9 @@ def silhouette_of_loadings(loadings: np.ndarray, n_clusters: int = 12, seed: int
                         maximum=np.shape(loadings)[0] - 1)
     check_finite("loadings", as_array("loadings", loadings))
     check_seed("seed", seed)
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import silhouette_score
+
     labels = KMeans(n_clusters=n_clusters, n_init=10, random_state=seed).fit_predict(loadings)
     if len(np.unique(labels)) < 2:
         raise ValueError(f"loadings has fewer than 2 distinct rows ({np.shape(loadings)[0]} rows): k-means finds one "

@@ -29,7 +29,6 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from .controls import align_signs, explained_share, network_structure
@@ -120,6 +119,8 @@ def explore(g: float = 1.0, seed: int = 0, schedule: str = "LR", architecture: s
         for variant in ENTK_VARIANTS:
             loadings[f"entk_{variant}"] = align_signs(loadings[f"entk_{variant}"], loadings["epsilon"])
         # k-means warns where a control has fewer than 12 distinct rows (the targets)
+        from sklearn.exceptions import ConvergenceWarning  # here: chapter 11's parameter check imports this module
+
         warnings.simplefilter("ignore", ConvergenceWarning)
         silhouette = {n: silhouette_of_loadings(loadings[n]) for n in names}
     share = {v: {c: float(np.nanmean(explained_share(loadings[f"entk_{v}"], loadings[c]))) for c in CONTROLS}

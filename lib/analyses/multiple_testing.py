@@ -1,10 +1,10 @@
 """Corrections for many tests at once: Holm (family-wise error) and Benjamini-Hochberg (false
-discovery rate, from :func:`scipy.stats.false_discovery_control`)."""
+discovery rate, from :func:`scipy.stats.false_discovery_control`, imported where it is used: the
+chapters' parameter checks import this module, and ``scipy.stats`` costs a check most of its time)."""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import false_discovery_control
 
 
 def _p_values(p_values) -> np.ndarray:
@@ -29,6 +29,8 @@ def holm_adjusted(p_values) -> np.ndarray:
 def bh_adjusted(p_values) -> np.ndarray:
     """Benjamini-Hochberg adjusted p-values (q-values) (m,): reject at false discovery rate q
     when the adjusted p-value is <= q."""
+    from scipy.stats import false_discovery_control
+
     return false_discovery_control(_p_values(p_values), method="bh")
 
 

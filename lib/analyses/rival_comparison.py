@@ -44,7 +44,8 @@ absolute error of the loss shape (beside the race's).
 Statistics: :func:`sign_flip_p` (exact one-sided sign-flip permutation p of a mean paired
 difference, both ways), :func:`paired_cells` (a theory against rivals, cell by cell),
 :func:`family_p_values` (a family of claims), :func:`mean_interval` and :func:`interval_table`
-(percentile bootstrap of a mean). Checked in tests/test_rival_comparison.py.
+(percentile bootstrap of a mean). Checked in tests/test_rival_comparison.py. ``scipy.stats`` is
+imported where it is used: chapter 13's parameter check imports this module.
 """
 
 from __future__ import annotations
@@ -55,7 +56,6 @@ from itertools import product
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy.stats import binomtest, rankdata
 
 from .controls import small_weight_entk
 from .horizon_points import accumulated_kernels
@@ -325,6 +325,8 @@ def spearman(predicted: np.ndarray, observed: np.ndarray) -> float:
         raise ValueError(f"predicted and observed must be (R,) of one length >= 3, got {p.shape} and {o.shape}")
     if np.isnan(p).any() or np.isnan(o).any():
         return float("nan")
+    from scipy.stats import rankdata
+
     rp, ro = rankdata(p), rankdata(o)
     rp, ro = rp - rp.mean(), ro - ro.mean()
     denom = np.sqrt((rp ** 2).sum() * (ro ** 2).sum())
@@ -391,6 +393,8 @@ def family_p_values(proportions: dict[str, tuple[int, int]], means: dict[str, np
     above 1/2 (exact binomial test); ``means`` name -> (n,) values whose mean is claimed above 0
     (:func:`sign_flip_p` under ``seed``, non-finite values dropped). Returns ``labels``, ``p``,
     ``p_reverse`` (m,)."""
+    from scipy.stats import binomtest
+
     labels, p, q = [], [], []
     for name, (k, n) in proportions.items():
         k, n = check_int(f"{name} k", k, 0), check_int(f"{name} n", n, 1)

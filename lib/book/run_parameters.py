@@ -140,10 +140,10 @@ _RANGE_ERROR = "[runner-check] "
 def _check_ranges_child() -> None:
     """Child process of :func:`check_ranges`: run each job's check cell with its parameters; print
     the first failure as one marked JSON line."""
-    for name, parameters in pickle.load(sys.stdin.buffer):
-        namespace = {"__name__": "__check__", **notebook_parameters(name), **parameters}
+    for name, source, defaults, parameters in pickle.load(sys.stdin.buffer):
+        namespace = {"__name__": "__check__", **defaults, **parameters}
         try:
-            exec(compile(check_cell_source(name), f"notebooks/{name}.py (checks)", "exec"), namespace)
+            exec(compile(source, f"notebooks/{name}.py (checks)", "exec"), namespace)
         except Exception as err:  # any failure of the checks under these parameters is the parameters' fault
             message = " ".join(str(err).split()) or type(err).__name__
             print(_RANGE_ERROR + json.dumps({"name": name, "parameters": repr(parameters), "error": message}),
@@ -151,20 +151,30 @@ def _check_ranges_child() -> None:
             return
 
 
-def check_ranges(runs: list[tuple[str, dict, Path]], allow_large: bool = False, timeout: float = 600) -> None:
-    """Run every notebook's own checks (:func:`check_cell_source`) with each run's parameters, before
-    any kernel starts, in one child process (the checks may configure JAX); the first failure is a
-    :class:`ParameterError` naming the notebook."""
+def check_jobs(runs: list[tuple[str, dict, Path]]) -> list[tuple[str, str, dict, dict]]:
+    """(name, check cell source, parameter defaults, parameters) of each distinct (notebook,
+    parameters) of ``runs``: what the child process of :func:`check_ranges` executes. The sources are
+    read here, so that the child imports only what the checks themselves import."""
     jobs, seen = [], set()
     for name, parameters, _ in runs:
         key = (name, repr(parameters))  # repr, not JSON: a dict whose keys mix types is the checks' to refuse
         if key not in seen:
             seen.add(key)
-            jobs.append((name, parameters))
+            jobs.append((name, check_cell_source(name), notebook_parameters(name), parameters))
+    return jobs
+
+
+CHECK_CHILD = "from lib.book.run_parameters import _check_ranges_child as c; c()"
+
+
+def check_ranges(runs: list[tuple[str, dict, Path]], allow_large: bool = False, timeout: float = 600) -> None:
+    """Run every notebook's own checks (:func:`check_cell_source`) with each run's parameters, before
+    any kernel starts, in one child process (the checks may configure JAX); the first failure is a
+    :class:`ParameterError` naming the notebook."""
     env = {**os.environ, ALLOW_LARGE_ENV: "1" if allow_large else "0"}
     try:
-        done = subprocess.run([sys.executable, "-c", "from lib.book.run_parameters import _check_ranges_child as c; c()"],
-                              input=pickle.dumps(jobs), capture_output=True, cwd=REPO_ROOT, env=env,
+        done = subprocess.run([sys.executable, "-c", CHECK_CHILD],
+                              input=pickle.dumps(check_jobs(runs)), capture_output=True, cwd=REPO_ROOT, env=env,
                               timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as err:
         raise RuntimeError(f"could not check the notebooks' parameters: {err}") from None

@@ -19,6 +19,9 @@ pattern. Pure functions then give the route learning times and order (the race's
 tasks (k = n_in_pools, k = n_out_pools) against the input- and output-pool groupings
 (:func:`pool_ari`), and the rank agreement of a predicted and an observed order with a
 permutation p-value (:func:`order_agreement`). Checked in tests/test_route_learning.py.
+
+scikit-learn and ``scipy.stats`` are imported where they are used: the chapters' parameter checks
+import this module, and a check should not pay their import time (``benchmarks/import_cost.py``).
 """
 
 from __future__ import annotations
@@ -27,9 +30,6 @@ from dataclasses import dataclass
 
 import jax.numpy as jnp
 import numpy as np
-from scipy.stats import rankdata, spearmanr
-from sklearn.cluster import AgglomerativeClustering, KMeans
-from sklearn.metrics import adjusted_rand_score
 
 from ..core.engines import DEFAULT_ENGINE, Engine
 from ..core.models import MultitaskNet
@@ -154,6 +154,8 @@ def cluster_tasks(representations: np.ndarray, n_clusters: int, method: str = "a
     if representations.ndim != 2 or not np.all(np.isfinite(representations)):
         raise ValueError(f"representations must be a finite (R, K) array, got shape {representations.shape}")
     check_int("n_clusters", n_clusters, minimum=1, maximum=representations.shape[0])
+    from sklearn.cluster import AgglomerativeClustering, KMeans
+
     if method == "kmeans":
         return KMeans(n_clusters=n_clusters, n_init=10, random_state=0).fit_predict(representations)
     return AgglomerativeClustering(n_clusters=n_clusters, linkage="ward").fit_predict(representations)
@@ -167,6 +169,8 @@ def ari_over_time(representations: np.ndarray, labels: np.ndarray, n_clusters: i
     if representations.ndim != 3 or labels.shape != (representations.shape[1],):
         raise ValueError(f"representations must be (T, R, K) and labels (R,), got {representations.shape} "
                          f"and {labels.shape}")
+    from sklearn.metrics import adjusted_rand_score
+
     return np.array([adjusted_rand_score(labels, cluster_tasks(r, n_clusters, method)) for r in representations])
 
 
@@ -196,6 +200,8 @@ def order_agreement(predicted_times: np.ndarray, observed_times: np.ndarray, n_p
                          f"{predicted.shape} and {observed.shape}")
     if np.any(np.isnan(predicted)) or np.any(np.isnan(observed)):
         raise ValueError("predicted_times and observed_times must not contain NaN")
+    from scipy.stats import rankdata, spearmanr
+
     rank_p, rank_o = rankdata(predicted), rankdata(observed)
     if np.all(rank_p == rank_p[0]) or np.all(rank_o == rank_o[0]):
         raise ValueError("predicted_times and observed_times must each have at least two distinct values")

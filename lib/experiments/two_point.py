@@ -53,6 +53,10 @@ extractor on hand-built pairs; one simulated step against finite-difference grad
 network's lazy regime (distance kept), rich regime (plateau, Eq. 36 with rates fitted on another
 seed, A_low's proportionality to ``|dx| |dy|``) and the plateau-to-decay transition; rate recovery
 and held-out prediction on ODE-generated trajectories; bad inputs, a diverging learning rate among them.
+
+``scipy.integrate`` and ``scipy.optimize`` are imported where they are used: the chapters' parameter
+checks import this module (through :mod:`lib.analyses.rival_theories`), and a check should not pay
+their import time (``benchmarks/import_cost.py``).
 """
 
 from __future__ import annotations
@@ -60,8 +64,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.optimize import least_squares
 
 from ..core.validation import check_choice, check_int, check_number_list, check_positive_float, check_seeds
 
@@ -141,6 +143,8 @@ def integrate_two_point(initial_state, times, rate_h: float, rate_y: float, inpu
     dx2, dy2 = _distances(input_dist2, target_dist2)
     check_choice("method", method, ("LSODA", "Radau", "BDF", "RK45", "DOP853"))
     check_positive_float("rtol", rtol, maximum=1e-2)
+    from scipy.integrate import solve_ivp
+
     sol = solve_ivp(lambda t, s: two_point_rhs(s, rate_h, rate_y, dx2, dy2), (times[0], times[-1]), state,
                     t_eval=times, method=method, rtol=rtol, atol=rtol * 1e-4 * max(1.0, abs(state).max()))
     if not sol.success or sol.y.shape[1] != len(times):
@@ -395,6 +399,8 @@ def fit_effective_rates(times, trajectories, input_dist2: float, target_dist2: f
         return _scaled_residuals(times, trajectories, *np.exp(log_rates), dx2, dy2)
 
     start = min(((h, y) for h in grid for y in grid), key=lambda p: float(np.sum(residuals(np.array(p)) ** 2)))
+    from scipy.optimize import least_squares
+
     best = least_squares(residuals, np.array(start), method="trf", x_scale=1.0, xtol=1e-10, ftol=1e-12)
     rate_h, rate_y = np.exp(best.x)
     return {"rate_h": float(rate_h), "rate_y": float(rate_y), "fit_error": float(np.sqrt(np.mean(best.fun**2)))}
