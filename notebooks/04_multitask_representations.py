@@ -65,20 +65,18 @@ run_parameters = dict(architecture=architecture, schedule=schedule, n_iterations
 
 # %% mystnb={"figure": {"caption": "Paper Fig 6, redrawn. (A) The network: stimulus pools (green) and task units (purple) project to 200 sigmoid hidden units; hidden and task units project to the output pools (red). All biases are fixed at -2. (B) The tasks: each maps one input pool to one output pool (numbers: task index).", "name": "fig-network"}} tags=["hide-input"]
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue
-from sklearn.metrics import adjusted_rand_score
 
-from lib.analyses import claims
 from lib.analyses import controls
-from lib.analyses import partitions
 from lib.analyses import representation_claims as rc
 from lib.analyses import representations as rep
 from lib.analyses import structure_report as report
 from lib.book import plot_representations
+from lib.book import representation_report
 from lib.book import summary
+from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 from lib.core.tasks import ARCHITECTURES, TaskEnvironment, environment_key
 
@@ -323,24 +321,9 @@ reading_table(report.factor_means_table(explained, factors, controls.LOADING_PRE
 
 # %% tags=["hide-input"]
 eta_pair = report.sort_factor_eta(explained["entk_authors"], factors)  # (P, 2 inits, 2 factors)
-eta_standard, eta_large = eta_pair[:, 0].mean(axis=1), eta_pair[:, 1].mean(axis=1)  # (P,) mean of the two factors
-control_pair = report.sort_factor_eta(explained["output_error"], factors).mean(axis=2)  # (P, 2): the same, ε·σ' alone
-entk_large_v2 = claims.judge("entk-large", version=2, a=eta_standard, b=eta_large)
-entk_large = claims.judge("entk-large", a=eta_standard, b=eta_large,
-                          controls={claims.criterion("entk-large").controls[0]: dict(a=control_pair[:, 0],
-                                                                                     b=control_pair[:, 1])})
-control_diff = float((control_pair[:, 0] - control_pair[:, 1]).mean())
-glue("entk_large_control_diff", f"{control_diff:+.3f}", display=False)
-glue("entk_large_diff", entk_large.ours, display=False)
-glue("entk_large_ci", entk_large.interval, display=False)
-glue("entk_large_std", f"{eta_standard.mean():.3f}", display=False)
-glue("entk_large_large", f"{eta_large.mean():.3f}", display=False)
-glue("entk_large_k", f"{int((eta_standard > eta_large).sum())} of {n_entk_pairs}", display=False)
-glue("entk_large_verdict", entk_large.verdict + (f" ({entk_large.qualification})" if entk_large.qualification else ""),
-     display=False)
-glue("entk_large_v2_verdict", entk_large_v2.verdict, display=False)
-glue("entk_large_stability", f"the same verdict under {entk_large.stability} bootstrap seeds" if entk_large.stability
-     else "a test without resampling", display=False)
+control_pair = report.sort_factor_eta(explained["output_error"], factors).mean(axis=2)  # (P, 2): ε·σ' alone
+entk_large = representation_report.judge_entk_large(eta_pair, control_pair)
+glue_texts(representation_report.entk_large_texts(entk_large))
 reading_table(report.paired_table(eta_pair, entk_seeds),
               "Per weight draw: η² of the eNTK loadings by the two sort factors, standard vs large")
 
@@ -427,15 +410,7 @@ plt.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"]
-for title, v in ari.items():
-    slug = title.replace(" ", "_")
-    for i, init in enumerate(("std", "large")):
-        glue(f"ari_final_{init}_{slug}", f"{v[:, i, -1].mean():.2f}", display=False)
-        glue(f"ari_peak_{init}_{slug}", f"{v[:, i].mean(axis=0).max():.2f}", display=False)
-        glue(f"ari_peak_at_{init}_{slug}", f"{iterations[np.argmax(v[:, i].mean(axis=0))]}", display=False)
-cross_ari = adjusted_rand_score(partitions.reference_partition(env, "task", "input_pool")[0],
-                                partitions.reference_partition(env, "task", "output_pool")[0])
-glue("ari_crossing", f"{cross_ari:.2f}", display=False)
+glue_texts(representation_report.ari_texts(env, ari, iterations))
 reading_table(pd.DataFrame(report.ari_rows(ari, iterations)),
               "Adjusted Rand index of hidden-layer clusters against each partition: end, peak and onset")
 
@@ -498,30 +473,10 @@ else:
 onset_table = {architecture: report.onsets(ari, iterations)}
 if show_swapped_architecture:
     onset_table[other] = report.onsets(ari_other, recorded_other["iterations"])
-    other_shares = controls.shares_explained(structure_other, "entk_authors", ("epsilon", "output_error"))
-    glue("other_share_epsilon_std", f"{other_shares['epsilon'][:, 0].mean():.3f}", display=False)
-    glue("other_share_output_error_large", f"{other_shares['output_error'][:, 1].mean():.3f}", display=False)
-    glue("other_sil_std", f"{structure_other['silhouette/entk_authors'][:, 0].mean():.2f}", display=False)
-    glue("other_sil_large", f"{structure_other['silhouette/entk_authors'][:, 1].mean():.2f}", display=False)
-    other_task_labels, _ = derived_other["task"]
-    glue("other_task_output_pool", f"{sum(partitions.same_partition(l, partitions.reference_partition(env_other, 'task', 'output_pool')[0]) for l in other_task_labels[:, 0])}/{n_swapped_pairs}", display=False)
-else:
-    for name in ("other_share_epsilon_std", "other_share_output_error_large", "other_sil_std", "other_sil_large",
-                 "other_task_output_pool"):
-        glue(name, "not computed", display=False)
-order_holds = {arch: rc.output_pools_first(o) for arch, o in onset_table.items()}
-if show_swapped_architecture:
-    other_factors = report.loading_factor_names(env_other, structure_other)
-    other_eta = report.variance_explained(env_other, structure_other, "entk_authors", n_swapped_pairs)
-    glue("other_eta_by_factor", "; ".join(f"{f} {other_eta[:, 0, j].mean():.2f} / {other_eta[:, 1, j].mean():.2f}"
-                                          for j, f in enumerate(other_factors)), display=False)
-else:
-    glue("other_eta_by_factor", "not computed", display=False)
-glue("other_architecture", other, display=False)
-glue("other_n_pairs", f"{n_swapped_pairs}", display=False)
-for arch, o in onset_table.items():
-    for name, value in o.items():
-        glue(f"onset_{arch}_{name.replace(' ', '_')}", "never" if np.isnan(value) else f"{value:.0f}", display=False)
+glue_texts(representation_report.swapped_texts(env_other, structure_other, derived_other["task"][0], n_swapped_pairs)
+           if show_swapped_architecture else dict.fromkeys(representation_report.SWAPPED_TEXTS, "not computed"))
+glue_texts({"other_architecture": other, "other_n_pairs": f"{n_swapped_pairs}"}
+           | representation_report.onset_texts(onset_table, architecture, other))
 reading_table(pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration with mean ARI ≥ 0.5: {n}"),
               "Per architecture: when each hidden-layer organization appears under standard init", digits=6)
 
@@ -590,114 +545,7 @@ reading_table(pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration
 #   {glue:text}`dist_same_output_pool_large`.
 
 # %% tags=["remove-cell"]
-glue("arch_main", architecture, display=False)
-main_onsets = onset_table[architecture]
-fmt = lambda t: "never" if np.isnan(t) else f"{t:.0f}"
-glue("onset_main_out", fmt(main_onsets["task vs output_pool"]), display=False)
-glue("onset_main_task", fmt(main_onsets["task vs input_pool"]), display=False)
-other_onsets = onset_table.get(other, {n: float("nan") for n in report.ONSET_CURVES})
-glue("onset_other_out", fmt(other_onsets["task vs output_pool"]), display=False)
-glue("onset_other_task", fmt(other_onsets["task vs input_pool"]), display=False)
-
-# %% tags=["remove-cell"]
-E = summary.evidence
-eta = {r["_name"] + "/" + r["_factor"]: r for r in rows}
-task_ari, input_ari, derived_task_ari = ari["task vs input_pool"], ari["input vs feature"], ari["task vs eNTK-derived"]
-derived_input_ari = ari["input vs eNTK-derived"]
-input_peak, input_end = input_ari[:, 0].mean(axis=0).max(), input_ari[:, 0, -1].mean()
-output_ari = ari["output vs output_pool"]
-ratio_in, ratio_out = distance_ratios["same input pool"], distance_ratios["same output pool"]
-share_eps_std = shares["authors"]["epsilon"][:, 0].mean()
-share_err_large = shares["authors"]["output_error"][:, 1].mean()
-same_control = (agreement[("task", "control", "standard")] + agreement[("input", "control", "standard")]) / (2 * n_entk_pairs)
-anticipation_holds = rc.matched_at_some_point(derived_input_ari[:, 0].mean(axis=0), derived_task_ari[:, 0].mean(axis=0))
-notes = rc.anticipation_notes(derived_task_ari[:, 0, -1].mean(), same_control)
-kernel_free = (f"kernel-free control: ε explains {share_eps_std:.3f} of the standard-init eNTK vectors, ε·σ' "
-               f"{share_err_large:.3f} of the large-init ones")
-derived_input_peak, derived_input_end = derived_input_ari[:, 0].mean(axis=0).max(), derived_input_ari[:, 0, -1].mean()
-judged = {
-    "mphate-task": claims.judge("mphate-task", value=task_ari[:, 0, -1].mean()),
-    "mphate-input": claims.judge("mphate-input", conditions=claims.named_conditions("mphate-input", rc.rises_then_decays(
-        input_ari[:, 0].mean(axis=0))), ours=f"{input_peak:.2f} / {input_end:.2f}"),
-    "mphate-output": claims.judge("mphate-output", value=output_ari[:, 0, -1].mean()),
-    "mphate-order": claims.judge("mphate-order", conditions=claims.named_conditions("mphate-order", [order_holds[architecture]]),
-                                 ours=f"{main_onsets['task vs output_pool']:.0f} / {main_onsets['task vs input_pool']:.0f}"),
-    "mphate-large": claims.judge("mphate-large", value=min(ratio_in[:, 1].mean(), ratio_out[:, 1].mean())),
-    "mphate-large-output": claims.judge("mphate-large-output", value=output_ari[:, 1, -1].mean()),
-    "entk-standard": claims.judge(
-        "entk-standard", conditions=claims.named_conditions("entk-standard", [standard_structured == n_entk_pairs]),
-        ours=f"{standard_structured}/{n_entk_pairs} beyond the null; η² by feature / by output pool "
-             f"{eta['entk_authors/feature']['_std']:.2f} / {eta['entk_authors/output pool']['_std']:.2f}",
-        qualification=rc.targets_qualification(share_eps_std)),
-    "entk-anticipates": claims.judge(
-        "entk-anticipates", conditions=claims.named_conditions("entk-anticipates", [anticipation_holds]),
-        ours=f"peak {derived_input_peak:.2f} / {derived_task_ari[:, 0].mean(axis=0).max():.2f}; final tasks "
-             f"{derived_task_ari[:, 0, -1].mean():.2f}", qualification="; ".join(notes)),
-    "ari-task": claims.judge("ari-task", value=derived_task_ari[:, 0, -1].mean()),
-    "ari-input": claims.judge(
-        "ari-input", conditions=claims.named_conditions("ari-input", rc.rises_then_decays(
-            derived_input_ari[:, 0].mean(axis=0))),
-        ours=f"{derived_input_peak:.2f} / {derived_input_end:.2f}",
-        qualification=rc.derived_input_qualification(agreement[("input", "control", "standard")], n_entk_pairs)),
-}
-entk_large_v1 = claims.judge("entk-large", version=1, value=large_structured / n_entk_pairs)
-rows_out = [
-    summary.claim_row("M-PHATE, standard init: tasks cluster by input pool (mean final ARI vs input pool)",
-                      "four clusters of tasks sharing an input pool", judged["mphate-task"],
-                      control=f"large init of the same draw (ARI {task_ari[:, 1, -1].mean():.2f})", evidence=E("fig-ari", "ARI figure")),
-    summary.claim_row("M-PHATE, standard init: input units cluster by feature early, then decohere (ARI peak / end)",
-                      "three transient clusters by feature position", judged["mphate-input"],
-                      control="ARI's chance level 0", evidence=E("fig-ari", "ARI figure")),
-    summary.claim_row("M-PHATE, standard init: output units cluster by output pool (mean final ARI)",
-                      "three clusters by output pool", judged["mphate-output"], control="ARI's chance level 0",
-                      evidence=E("fig-ari", "ARI figure")),
-    summary.claim_row("organization by output pool before input pool (first iteration with mean ARI >= 0.5: "
-                      "tasks vs output pool / tasks vs input pool)", "output first", judged["mphate-order"],
-                      control="the swapped architecture (Fig 20)", evidence=E("fig-ari", "ARI figure")),
-    summary.claim_row("M-PHATE, large init: tasks roughly equidistant (distance ratio vs neither, the smaller of same "
-                      "input pool / same output pool)", "roughly equidistant", judged["mphate-large"],
-                      control=f"standard init of the same draws ({ratio_in[:, 0].mean():.2f} / "
-                              f"{ratio_out[:, 0].mean():.2f}; large {ratio_in[:, 1].mean():.2f} / "
-                              f"{ratio_out[:, 1].mean():.2f})", evidence=E("tab-task-distances", "distance table")),
-    summary.claim_row("M-PHATE, large init: output units still cluster by output pool (mean final ARI)",
-                      "three clusters", judged["mphate-large-output"], control="ARI's chance level 0",
-                      evidence=E("fig-ari", "ARI figure")),
-    summary.claim_row("t=0 eNTK, standard init: networks structured beyond a shuffled-label null (authors' variant)",
-                      "clustered by feature (input sort) and output pool (task sort)", judged["entk-standard"],
-                      control=f"shuffled labels; {kernel_free}", evidence=E("fig-entk-controls", "controls figure")),
-    summary.claim_row("t=0 eNTK, standard minus large init, per weight draw: η² of the leading loadings (mean of "
-                      "feature position and output pool; authors' variant)", "not clustered (vs clustered at standard "
-                      "init)", entk_large, control=f"the same weight draw at standard init; ε·σ' alone (no kernel) gives "
-                                                      f"standard − large {control_diff:+.3f}",
-                      evidence=E("tab-entk-paired", "paired comparison"), earlier=[entk_large_v1, entk_large_v2]),
-    summary.claim_row("t=0 eNTK anticipates learned structure: eNTK-derived partitions vs the hidden layer, standard "
-                      "init (peak ARI input / tasks; final ARI tasks)", "predictive of M-PHATE structure",
-                      judged["entk-anticipates"],
-                      control=f"ε·σ' alone gives the eNTK's partition in {same_control:.0%} of standard-init networks",
-                      evidence=E("fig-ari", "ARI figure")),
-    summary.claim_row("tasks: mean final ARI vs the eNTK-derived partition, standard init", "complete match by the end",
-                      judged["ari-task"],
-                      control=f"the reference input-pool partition (ARI {task_ari[:, 0, -1].mean():.2f}); eNTK-derived "
-                              f"task partition = output pools in {agreement[('task', 'output_pool', 'standard')]}/"
-                              f"{n_entk_pairs}, = input pools in {agreement[('task', 'input_pool', 'standard')]}/"
-                              f"{n_entk_pairs}", evidence=E("fig-ari", "ARI figure")),
-    summary.claim_row("input units: ARI vs the eNTK-derived partition, standard init: peak / end",
-                      "perfect match early, then decays", judged["ari-input"],
-                      control=f"eNTK-derived = feature partition in {agreement[('input', 'feature', 'standard')]}/"
-                              f"{n_entk_pairs}", evidence=E("fig-ari", "ARI figure")),
-]
-if show_swapped_architecture:
-    swapped_onsets = onset_table[other]
-    swapped = claims.judge("swapped", conditions=claims.named_conditions(
-        "swapped", [order_holds[other] and order_holds[architecture]]),
-                           ours=f"{swapped_onsets['task vs output_pool']:.0f} / {swapped_onsets['task vs input_pool']:.0f}")
-    rows_out.append(summary.claim_row(f"{other} architecture: tasks reach ARI 0.5 against output pools before input "
-                                      "pools (iterations)", "pattern unchanged (output first)", swapped,
-                                      control="the main architecture's order",
-                                      evidence=E("fig-ari-swapped", "swapped-architecture ARI")))
-else:  # nothing measured: the registry's criterion is recorded as not tested, with the reason
-    swapped = claims.not_judged("swapped", "show_swapped_architecture is False")
-    rows_out.append(summary.claim_row("swapped architecture", "pattern unchanged", swapped,
-                                      control="the main architecture's order",
-                                      evidence=E("fig-ari", "ARI figure")))
-summary.record("04_multitask_representations", run_parameters, rows_out)
+measures = representation_report.RepresentationMeasures(
+    architecture, other, n_entk_pairs, ari, distance_ratios, shares, agreement, onset_table,
+    {r["_name"] + "/" + r["_factor"]: r for r in rows}, (standard_structured, large_structured), show_swapped_architecture)
+summary.record("04_multitask_representations", run_parameters, representation_report.claim_rows(measures, entk_large))

@@ -1,0 +1,117 @@
+"""Chapter 04's verdicts and summary rows (lib.book.representation_report) on measurements built
+by hand, so that each claim's outcome is known before it is judged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lib.book import representation_report as rr
+from lib.book.glued import glue_texts
+
+P, T = 10, 5
+CURVES = ("input vs feature", "input vs eNTK-derived", "output vs output_pool", "task vs input_pool",
+          "task vs output_pool", "task vs eNTK-derived")
+
+
+def ari(standard: list[float], large: float = 0.1) -> np.ndarray:
+    """(P, 2, T) ARI curves: every network follows ``standard`` (T,) at standard init, ``large`` at large."""
+    out = np.empty((P, 2, T))
+    out[:, 0], out[:, 1] = standard, large
+    return out
+
+
+def measures(**changes) -> rr.RepresentationMeasures:
+    """Measurements under which every claim of the paper holds, with ``changes``."""
+    rising = [0.0, 0.95, 0.9, 0.95, 0.95]
+    curves = {name: ari(rising) for name in CURVES}
+    curves["input vs feature"] = curves["input vs eNTK-derived"] = ari([0.0, 0.95, 0.5, 0.3, 0.2])  # transient
+    curves["output vs output_pool"] = ari(rising, large=0.95)
+    eta = {f"entk_authors/{f}": {"_std": 0.8} for f in ("feature", "output pool")}
+    base = dict(architecture="4x3", other="3x4", n_networks=P, ari=curves,
+                distance_ratios={"same input pool": np.full((P, 2), [0.5, 0.95]),
+                                 "same output pool": np.full((P, 2), [0.6, 0.97])},
+                shares={"authors": {"epsilon": np.full((P, 2), 0.5), "output_error": np.full((P, 2), 0.5)}},
+                agreement={("task", "control", "standard"): 2, ("input", "control", "standard"): 2,
+                           ("task", "output_pool", "standard"): 1, ("task", "input_pool", "standard"): 9,
+                           ("input", "feature", "standard"): 10},
+                onsets={"4x3": {"task vs output_pool": 100.0, "task vs input_pool": 400.0},
+                        "3x4": {"task vs output_pool": 150.0, "task vs input_pool": 500.0}},
+                eta=eta, structured=(P, 0), swapped_shown=True)
+    return rr.RepresentationMeasures(**{**base, **changes})
+
+
+def entk_large(difference: float = 0.3) -> rr.EntkLarge:
+    rng = np.random.default_rng(0)
+    eta_pair = np.empty((P, 2, 2))
+    eta_pair[:, 0] = 0.5 + difference + 0.01 * rng.normal(size=(P, 2))
+    eta_pair[:, 1] = 0.5 + 0.01 * rng.normal(size=(P, 2))
+    return rr.judge_entk_large(eta_pair, np.full((P, 2), 0.4))
+
+
+def test_every_claim_holds_where_the_measurements_say_so():
+    judged = rr.judge_claims(measures())
+    assert {name: j.verdict for name, j in judged.items()} == dict.fromkeys(
+        ["mphate-task", "mphate-input", "mphate-output", "mphate-order", "mphate-large", "mphate-large-output",
+         "entk-standard", "entk-anticipates", "ari-task", "ari-input", "swapped"], "reproduced")
+
+
+def test_each_claim_fails_with_its_own_measurement():
+    m = measures()
+    late_output = {**m.onsets, "4x3": {"task vs output_pool": 500.0, "task vs input_pool": 400.0}}
+    never = {**m.onsets, "3x4": {"task vs output_pool": float("nan"), "task vs input_pool": 500.0}}
+    flat = {**m.ari, "input vs feature": ari([0.0, 0.95, 0.95, 0.95, 0.95])}
+    assert rr.judge_claims(m._replace(onsets=late_output))["mphate-order"].verdict == "not reproduced"
+    assert rr.judge_claims(m._replace(onsets=late_output))["swapped"].verdict == "not reproduced"
+    assert rr.judge_claims(m._replace(onsets=never))["swapped"].verdict == "not reproduced"
+    assert rr.judge_claims(m._replace(onsets=never))["mphate-order"].verdict == "reproduced"
+    assert rr.judge_claims(m._replace(ari=flat))["mphate-input"].verdict == "not reproduced"
+    assert rr.judge_claims(m._replace(structured=(P - 1, 0)))["entk-standard"].verdict == "not reproduced"
+    targets = {"authors": {**m.shares["authors"], "epsilon": np.full((P, 2), 0.95)}}
+    assert rr.judge_claims(m._replace(shares=targets))["entk-standard"].verdict == "reproduced with qualification"
+
+
+def test_without_the_swapped_architecture_its_claim_is_not_tested_and_its_row_says_why():
+    m = measures(swapped_shown=False, onsets={"4x3": measures().onsets["4x3"]})
+    judged = rr.judge_claims(m)
+    assert judged["swapped"].verdict == "not tested"
+    rows = rr.claim_rows(m, entk_large())
+    assert len(rows) == 12 and rows[-1]["verdict"] == "not tested"
+    assert "3x4" in rr.claim_rows(measures(), entk_large())[-1]["quantity"]
+
+
+def test_entk_large_is_judged_with_its_kernel_free_control_and_its_texts_name_the_draws():
+    clear = entk_large(0.3)
+    assert clear.current.verdict.startswith("reproduced") and clear.version_2.verdict.startswith("reproduced")
+    assert entk_large(-0.3).current.verdict == "not reproduced"
+    texts = rr.entk_large_texts(clear)
+    assert texts["entk_large_k"] == f"{P} of {P}" and texts["entk_large_control_diff"] == "+0.000"
+    assert texts["entk_large_verdict"].startswith(clear.current.verdict)
+    row = next(r for r in rr.claim_rows(measures(), clear) if r["claim"] == "entk-large")
+    assert "+0.000" in row["control"]
+    with pytest.raises(ValueError, match="eta_pair must be"):
+        rr.judge_entk_large(np.zeros((P, 2)), np.zeros((P, 2)))
+
+
+def test_glue_texts_refuses_a_text_that_is_not_a_string_before_gluing_anything():
+    with pytest.raises(TypeError, match="not strings: {'b': 'float'}"):
+        glue_texts({"a": "1", "b": 2.0})
+
+
+def test_onset_texts_say_never_for_a_curve_that_never_reaches_half_and_for_a_missing_architecture():
+    onsets = {"4x3": {"task vs output_pool": 100.0, "task vs input_pool": float("nan")}}
+    texts = rr.onset_texts(onsets, "4x3", "3x4")
+    assert texts["onset_4x3_task_vs_output_pool"] == "100" and texts["onset_4x3_task_vs_input_pool"] == "never"
+    assert (texts["onset_main_out"], texts["onset_main_task"]) == ("100", "never")
+    assert (texts["onset_other_out"], texts["onset_other_task"], texts["arch_main"]) == ("never", "never", "4x3")
+
+
+def test_ari_texts_give_each_curves_final_mean_its_peak_and_where_it_peaks():
+    from lib.core.tasks import TaskEnvironment
+
+    curves = {"task vs input_pool": ari([0.0, 0.95, 0.9, 0.95, 0.8])}
+    curves["task vs input_pool"][0, 0, 1] = 0.45  # one network lower at iteration 10: the mean peak moves to 30
+    texts = rr.ari_texts(TaskEnvironment(), curves, np.array([0, 10, 20, 30, 40]))
+    assert texts["ari_final_std_task_vs_input_pool"] == "0.80" and texts["ari_final_large_task_vs_input_pool"] == "0.10"
+    assert texts["ari_peak_std_task_vs_input_pool"] == "0.95" and texts["ari_peak_at_std_task_vs_input_pool"] == "30"
+    assert -1 <= float(texts["ari_crossing"]) < 1  # input pools and output pools are different partitions
