@@ -66,10 +66,9 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib.analyses import claims, smg_claims
 from lib.book import plot_theory
 from lib.experiments import smg
-from lib.book import summary
+from lib.book import smg_report, summary
 from lib.book.tables import reading_table
 
 problem, run = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="random")
@@ -326,65 +325,7 @@ glue("ntk_match", f"mode {ntk_best[0]} at t = {t1} and mode {ntk_best[1]} at t =
 # the largest mode not yet learned.
 
 # %% tags=["remove-cell"]
-E = summary.evidence
-quartiles = {a: np.nanpercentile(sweep["random"][:, a], [25, 75]) for a in range(2)}
-ranges = {a: (np.nanmin(sweep["random"][:, a]), np.nanmax(sweep["random"][:, a])) for a in range(2)}
-fig3_first_190 = int(np.argmax(fig3.iloc[0].values)) + 1
-fig3_first = int(np.argmax(fig3.iloc[2].values)) + 1
-fig3_second = int(np.argmax(fig3.iloc[3].values)) + 1
-ordered_share = np.mean([smg_claims.half_times_ordered(h) for h in sweep["random"]])
-in_iqr = all(quartiles[a][0] <= t <= quartiles[a][1] for a, t in enumerate(analysis_times))
-tiers = claims.judge("smg-tiers", conditions=claims.named_conditions(
-    "smg-tiers", smg_claims.tiers(own_half, sweep["random"])),
-    ours=" < ".join(f"{h:.0f}" for h in own_half if not np.isnan(h)) + f"; {ordered_share:.0%} of "
-         f"{n_sweep_seeds} seeds")
-fig3_claim = claims.judge("smg-fig3", conditions=claims.named_conditions(
-    "smg-fig3", smg_claims.fig3_tracking(fig3.to_numpy())),
-    ours=f"t={t1}: vector 1 on mode {fig3_first_190} (|r| {fig3.iloc[0, 0]:.3f}); t={t2}: vectors 1 / 2 on modes "
-         f"{fig3_first} / {fig3_second} (|r| with mode 2: {max(fig3.iloc[2, 1], fig3.iloc[3, 1]):.3f})",
-    qualification="the second vector (the first stays on mode 1)" if fig3_first != 2 else "")
-mode_learned = claims.judge("smg-mode-learned", conditions=claims.named_conditions(
-    "smg-mode-learned", [best_at_t1 == 1, best_at_t2 == 2]), ours=f"mode {best_at_t1} / mode {best_at_t2}")
-times = claims.judge("smg-times", conditions=claims.named_conditions(
-    "smg-times", [smg_claims.within_range(t, sweep["random"][:, a]) for a, t in enumerate((t1, t2))]),
-    ours=f"{median_random[0]:.0f} [{quartiles[0][0]:.0f}, {quartiles[0][1]:.0f}] / {median_random[1]:.0f} "
-         f"[{quartiles[1][0]:.0f}, {quartiles[1][1]:.0f}] (median [IQR]; range {ranges[0][0]:.0f}-{ranges[0][1]:.0f} "
-         f"/ {ranges[1][0]:.0f}-{ranges[1][1]:.0f}); this seed {own_half[0]:.0f} / {own_half[1]:.0f}",
-    qualification="" if in_iqr else "one of the paper's times lies outside our interquartile range")
-primary = claims.judge("smg-primary", conditions=claims.named_conditions(
-    "smg-primary", [smg_claims.settles_in_order(primary_switch)]),
-    ours=" / ".join("never" if np.isnan(t) else f"{t:.0f}" for t in primary_switch[:3]))
-secondary = claims.judge("smg-secondary", conditions=claims.named_conditions(
-    "smg-secondary", [smg_claims.switch_tied(secondary_switch[2], primary_switch[1])]),
-    ours=f"{'never' if np.isnan(secondary_switch[2]) else f'{secondary_switch[2]:.0f}'} vs {primary_switch[1]:.0f} "
-         f"(secondary leaves mode 2 at {secondary_leaves_2:.0f})")
-anticipation = claims.judge("smg-anticipation", conditions=claims.named_conditions(
-    "smg-anticipation", [smg_claims.anticipates(primary_switch[1], own_half[1])]),
-    ours=f"{primary_switch[1]:.0f} vs {own_half[1]:.0f}")
-summary.record("02_smg_validation", run_parameters, [
-    summary.claim_row("SMG: modes learned one after another, larger first (half-times ordered: this seed; share of "
-                      "sweep seeds)", "tiered learning", tiers, control="SMG's closed form (aligned twin)",
-                      evidence=E("fig-smg-modes", "mode strengths vs closed form")),
-    summary.claim_row(f"SMG Fig 3: data x data eNTK vector matching mode 1 at t={t1}; vectors 1 / 2 at t={t2}",
-                      "mode 1; mode 2", fig3_claim, control="the input projections on the other modes",
-                      evidence=E("fig-smg-fig3", "Fig 3")),
-    summary.claim_row(f"SMG: mode being learned at t={t1} / t={t2} (top eNTK vector of the one-step map change)",
-                      "mode 1 / mode 2", mode_learned, control="the plain NTK (Fig 14) points elsewhere",
-                      evidence=E("fig-smg-primary-secondary", "Fig 4")),
-    summary.claim_row("SMG: mode 1 / mode 2 half-times over random draws", f"{t1} / {t2}", times,
-                      control=f"{n_sweep_seeds} random draws", evidence=E("tab-smg-sweep", "half-time sweep")),
-    summary.claim_row("SMG Fig 4: primary vector settles on modes 1, 2, 3 in that order (iterations)",
-                      "one at a time, larger first", primary, control="half-times of the mode strengths",
-                      evidence=E("tab-smg-switches", "switch table")),
-    summary.claim_row("SMG Fig 4: secondary settles on mode 3 when the primary settles on mode 2 (iterations)",
-                      "switches tied to the primary's", secondary, control="the primary's switch time",
-                      evidence=E("tab-smg-switches", "switch table")),
-    summary.claim_row("SMG Fig 5: primary settles on mode 2 before mode 2 is half learned (iterations)",
-                      "switch precedes the loss drop", anticipation, control="half-time of the mode strength",
-                      evidence=E("fig-smg-cos-vs-loss", "Fig 5")),
-    summary.claim_row("SMG Fig 14: share of recorded times at which the plain NTK's primary vector best matches mode 1",
-                      "always mode 1", claims.judge("smg-ntk", value=ntk_mode1_share), control="the eNTK (Fig 4)",
-                      evidence=E("fig-smg-ntk", "Fig 14")),
-    summary.row("SMG simulator vs closed form (aligned twin), largest half-time error, modes 1-3", "-",
-                f"{np.nanmax(twin_errors):.1%}", np.nanmax(twin_errors) < 0.10, "within 10% over all sweep seeds"),
-])
+measures = smg_report.SmgMeasures(
+    (t1, t2), own_half, sweep["random"], twin_errors, fig3.to_numpy(), (best_at_t1, best_at_t2), primary_switch,
+    secondary_switch, secondary_leaves_2, ntk_mode1_share)
+summary.record("02_smg_validation", run_parameters, smg_report.claim_rows(measures))

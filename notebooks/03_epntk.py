@@ -113,10 +113,10 @@ import pandas as pd
 from lib.book.tables import reading_table
 from myst_nb import glue
 
-from lib.analyses import claims, entk_vectors, smg_claims
+from lib.analyses import entk_vectors
 from lib.book import plot_theory
 from lib.experiments import smg
-from lib.book import summary
+from lib.book import epntk_report, summary
 
 problem, path = smg.cached_epntk(seed, learning_rate, n_iterations, record_every)
 _, run = smg.cached_run(seed, learning_rate, n_iterations, record_every)  # the same trajectory, recorded
@@ -170,7 +170,6 @@ plt.show()
 
 # %% tags=["hide-input"]
 t1, t2 = analysis_times
-top = {key: (int(m[0]) + 1, float(c[0])) for key, (m, c) in matches.items()}
 reading_table(pd.DataFrame({f"{name}, t = {t}": [f"mode {a + 1} (|cos| {c:.2f})" for a, c in zip(*matches[(name, t)])]
                             for name, t in matches},
                            index=[f"kernel vector {j + 1}" for j in range(problem.v_in.shape[1])]),
@@ -252,34 +251,9 @@ plt.show()
 # limit of gradient flow.
 
 # %% tags=["remove-cell"]
-E = summary.evidence
-fig12_r = [fig12.loc[f"t={t}, singular vector 1", "mode 1"] for t in analysis_times]
 mode_half = smg.half_times(problem, run, n_modes=2)
 sv_half = np.array([smg.crossing_time(times, singular_values[:, a], problem.singular_values[a] / 2) for a in range(2)])
-fig13 = claims.judge("epntk-fig13", conditions=claims.named_conditions(
-    "epntk-fig13", smg_claims.half_times_match(sv_half, mode_half)),
-    ours=f"{sv_half[0]:.0f} vs {mode_half[0]:.0f} / {sv_half[1]:.0f} vs {mode_half[1]:.0f}")
-fig11 = claims.judge("epntk-fig11", conditions=claims.named_conditions(
-    "epntk-fig11", [smg_claims.fig11_matches(matches, t1, t2)]),
-    ours=f"{top[('ePNTK', t1)][0]}; {top[('eNTK', t1)][0]}; {top[('eNTK', t2)][0]}; "
-         f"{' and '.join(str(a + 1) for a in sorted(matches[('ePNTK', t2)][0][:2]))}")
-summary.record("03_epntk", run_parameters, [
-    summary.claim_row(f"ePNTK estimate of W(t) - W(0) at t={analysis_times[1]}: relative error",
-                      "'closely tracks' the true change", claims.judge("epntk-map", value=map_errors.iloc[1, 1]),
-                      control="the true W(t) - W(0)", evidence=E("fig-epntk-fig13", "Fig 13")),
-    summary.claim_row("ePNTK reconstruction of y(t) - y(0): order of convergence in the learning rate (fitted slope)",
-                      "complete attribution", claims.judge("epntk-exact", value=slope, qualification="exact only in "
-                                                           "the limit of small steps (first order)"),
-                      control="halved learning rates", evidence=E("fig-epntk-convergence", "convergence figure")),
-    summary.row("ePNTK reconstruction of y(t) - y(0) at the paper's step: relative error", "-",
-                f"{convergence['output_error'].iloc[0]:.2%}", None, "size of the Euler error (no claim)"),
-    summary.claim_row(f"Fig 11: top vectors matched to modes (ePNTK t={t1}; eNTK t={t1}; eNTK t={t2}; ePNTK t={t2} "
-                      "top two)", "1; 1; 2; 1 and 2", fig11, control="the other target modes",
-                      evidence=E("fig-epntk-fig11", "Fig 11")),
-    summary.claim_row(f"Fig 12: |r| of the ePNTK's first vector with the mode-1 projection at t={t1} / t={t2} (the "
-                      "smaller)", "matches mode 1 at both times", claims.judge("epntk-fig12", value=min(fig12_r)),
-                      control="projections on the other modes", evidence=E("fig-epntk-fig12", "Fig 12")),
-    summary.claim_row("Fig 13: iteration at which ePNTK singular value 1 / 2 reaches half the target's, vs the mode's "
-                      "half-time", "jumps when the loss drops", fig13, control="the mode strengths of W(t)",
-                      evidence=E("fig-epntk-fig13", "Fig 13")),
-])
+measures = epntk_report.EpntkMeasures(
+    (t1, t2), map_errors.iloc[1, 1], slope, convergence["output_error"].iloc[0], matches,
+    tuple(fig12.loc[f"t={t}, singular vector 1", "mode 1"] for t in analysis_times), sv_half, mode_half)
+summary.record("03_epntk", run_parameters, epntk_report.claim_rows(measures))
