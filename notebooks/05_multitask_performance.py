@@ -85,12 +85,11 @@ run_parameters = dict(n_pairs=n_pairs, n_verdict_pairs=n_verdict_pairs, first_se
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from myst_nb import glue
 
-from lib.analyses import claims, performance_verdicts, replication, stats
-from lib.book import correlation_report, plot_performance, replication_report, summary
-from lib.book.names import verdict_badge
+from lib.analyses import performance_verdicts, replication
+from lib.book import correlation_report, performance_report, plot_performance, replication_report, summary
+from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.schedules import cached_schedule, schedule_wall_time_s
@@ -130,7 +129,7 @@ glue("perf_n_pairs", f"{n_pairs}", display=False)
 # legible.
 
 # %% mystnb={"figure": {"caption": "Paper Fig 10, ET schedule, the first n_pairs pairs. Top: mean \u00b1 sd test loss of standard (blue) and large (orange) init over single-task training (left) and multitask fine-tuning (right). Bottom: mean \u00b1 sd of the paired difference large \u2212 standard (the paper's sign; above zero: standard init better), symlog axis.", "name": "fig-perf-et"}} tags=["hide-input"]
-phases = ("single", "finetune")
+phases = performance_report.PHASES
 test_loss = {name: {phase: run[f"{phase}/loss_test"] for phase in phases} for name, run in runs.items()}
 train_loss = {name: {phase: run[f"{phase}/loss_train"] for phase in phases} for name, run in runs.items()}
 plot_performance.plot_phase_losses(runs["ET"]["iterations"], test_loss["ET"], title="ET: ")
@@ -151,38 +150,9 @@ plt.show()
 # training).
 
 # %% tags=["hide-input"]
-rows = []
-for name, run in runs.items():
-    its = run["iterations"]
-    for phase in phases:
-        losses = test_loss[name][phase]
-        row = {"schedule": name, "phase": phase, **stats.paired_trajectory_summary(its, losses)}
-        relative = stats.relative_loss_area(losses)  # (P, 2) time-averaged loss relative to the start
-        halving = stats.first_iteration_below(its, losses, 0.5)  # (P, 2), at snapshot resolution
-        row |= {"start_standard": float(losses[:, 0, 0].mean()), "start_large": float(losses[:, 1, 0].mean()),
-                "pairs_large_faster": int((relative[:, 1] < relative[:, 0]).sum()),
-                "halving_large_first": int((halving[:, 1] < halving[:, 0]).sum()),
-                "early_large_better": performance_verdicts.large_better_early(losses)}
-        rows.append(row)
-summary_table = pd.DataFrame(rows)
-by = {(r["schedule"], r["phase"]): r for r in rows}
-for r in rows:
-    k = f"perf_{r['schedule']}_{r['phase']}"
-    glue(f"{k}_better", f"{r['pairs_standard_better_at_end']}/{r['n_pairs']}", display=False)
-    glue(f"{k}_share", f"{r['share_standard_better']:.0%}", display=False)
-    glue(f"{k}_settle", "never changes sign" if np.isnan(r["settles_at"]) else f"{r['settles_at']:.0f}", display=False)
-    for stem in ("start_standard", "start_large", "final_standard", "final_large"):
-        glue(f"{k}_{stem}", f"{r[stem]:.1f}", display=False)
-    glue(f"{k}_start_ratio", f"{r['start_large'] / r['start_standard']:.2f}", display=False)
-shown = summary_table.rename(columns={"pairs_standard_better_at_end": "standard lower at end",
-                                      "share_standard_better": "share of snapshots standard better",
-                                      "settles_at": "final sign from", "start_standard": "start, standard",
-                                      "start_large": "start, large"})
-shown = shown.drop(columns=["early_large_better", "n_pairs", "pairs_large_faster", "halving_large_first"]).rename(
-    columns={"final_standard": "final, standard", "final_large": "final, large"})
-for column, form in {"final, standard": "{:.2f}", "final, large": "{:.2f}", "share of snapshots standard better": "{:.0%}",
-                     "final sign from": "{:.0f}", "start, standard": "{:.1f}", "start, large": "{:.1f}"}.items():
-    shown[column] = [form.format(v) if np.isfinite(v) else None for v in shown[column]]
+rows = performance_report.phase_rows(runs)
+glue_texts(performance_report.phase_texts(rows))
+shown = performance_report.phase_view(rows)
 reading_table(shown, "Per schedule and phase: start and end test loss, and where standard init is better")
 
 # %% [markdown]
@@ -213,18 +183,7 @@ reading_table(shown, "Per schedule and phase: start and end test loss, and where
 # %% tags=["hide-input"]
 counts = performance_verdicts.single_task_counts(verdict_runs["ET"]["iterations"],
                                                 verdict_runs["ET"]["single/loss_test"])
-n_et, overtaken, pattern = counts.n, counts.overtaken, counts.pattern
-et_final = verdict_runs["ET"]["single/loss_test"][:, :, -1]  # (P, 2)
-q05, q95 = np.quantile(et_final[:, 0], [0.05, 0.95])
-pair_table = pd.DataFrame([
-    {"ET pairs (single-task)": "standard init ends lower", "pairs": f"{overtaken}/{n_et}"},
-    {"ET pairs (single-task)": f"large lower at iteration {counts.early_iteration} and standard lower at the end",
-     "pairs": f"{pattern}/{n_et}"},
-    {"ET pairs (single-task)": "final test loss of standard init: 95th / 5th percentile",
-     "pairs": f"{q95:.1f} / {q05:.1f} = {q95 / q05:.1f}x"},
-    {"ET pairs (single-task)": "final test loss of standard init: max / min",
-     "pairs": f"{et_final[:, 0].max():.1f} / {et_final[:, 0].min():.1f} = {et_final[:, 0].max() / et_final[:, 0].min():.1f}x"},
-])
+pair_table = performance_report.pair_view(counts)
 reading_table(pair_table,
               "Single-task ET pairs: standard init ending lower, the paper's pattern, spread of final loss")
 
@@ -253,34 +212,10 @@ plt.show()
 # its own value at the start of the phase, interpolated linearly (nan: not within the window)
 EARLY_FRACTION, EARLY_EVERY = 0.1, 10
 early = cached_early_phase_blocks(env, verdict_plan, EARLY_FRACTION, EARLY_EVERY, block_pairs=n_pairs, **choices)
-worst = 0.0
-for name, run in verdict_runs.items():  # the early runs are the start of the cached runs, re-sampled finer
-    shared, i, j = np.intersect1d(run["iterations"], early[name]["iterations"], return_indices=True)
-    for phase in phases:
-        a, b = run[f"{phase}/loss_test"][..., i], early[name][f"{phase}/loss_test"][..., j]
-        np.testing.assert_allclose(b, a, rtol=1e-5, err_msg=f"{name} {phase}: early run differs from the cached run")
-        worst = max(worst, float(np.max(np.abs(b - a) / np.abs(a))))
-halving = {(name, phase): stats.halving_iteration(early[name]["iterations"], early[name][f"{phase}/loss_test"])
-           for name in early for phase in phases}
-compared = {key: stats.halving_comparison(times) for key, times in halving.items()}
-speed_rows = []
-for (name, phase), c in compared.items():
-    times = halving[name, phase]
-    speed_rows.append({"schedule": name, "phase": phase, "window": f"0-{early[name]['iterations'][-1]}",
-                       "large halves first": c["large_faster"], "standard halves first": c["standard_faster"],
-                       "tied": c["tied"], "neither halves": c["neither"], "pairs": c["n_pairs"],
-                       "median halving, standard": np.nanmedian(times[:, 0]) if np.isfinite(times[:, 0]).any() else np.nan,
-                       "median halving, large": np.nanmedian(times[:, 1]) if np.isfinite(times[:, 1]).any() else np.nan})
-speed_table = pd.DataFrame(speed_rows)
-pooled = {phase: {k: sum(compared[name, phase][k] for name in early) for k in ("large_faster", "n_pairs")}
-          for phase in phases}
-for (name, phase), c in compared.items():
-    glue(f"perf_speed_{name}_{phase}", f"{c['large_faster']}/{c['n_pairs']}", display=False)
-for phase in phases:
-    glue(f"perf_speed_{phase}", f"{pooled[phase]['large_faster']}/{pooled[phase]['n_pairs']}", display=False)
-glue("perf_speed_worst", "exactly (bit for bit)" if worst == 0 else f"to a relative {worst:.0e}", display=False)
-for column in ("median halving, standard", "median halving, large"):
-    speed_table[column] = [f"{v:.0f}" if np.isfinite(v) else None for v in speed_table[column]]
+worst = performance_report.early_agreement(verdict_runs, early)  # the early runs re-sample the cached runs' start
+speed = performance_report.speed_comparison(early)
+glue_texts(performance_report.speed_texts(speed, worst))
+speed_table = performance_report.speed_view(speed)
 reading_table(speed_table, "Per schedule and phase: which init first halves its test loss from its own start")
 
 # %% [markdown]
@@ -319,7 +254,6 @@ plt.show()
 
 # %% tags=["hide-input"]
 train_below = performance_verdicts.train_below_test(train_loss, test_loss)
-final10 = test_loss["ET"]["single"][:, :, -1]
 glue("perf_train_below", f"{sum(train_below.values())} of {len(train_below)}", display=False)
 
 # %% [markdown]
@@ -331,65 +265,10 @@ glue("perf_train_below", f"{sum(train_below.values())} of {len(train_below)}", d
 # ## Verdicts
 
 # %% tags=["remove-cell"]
-E = summary.evidence
-et_s, et_f, lr_s, lr_f = (by[k] for k in (("ET", "single"), ("ET", "finetune"), ("LR", "single"), ("LR", "finetune")))
-n10 = 2 * n_pairs  # pairs of both schedules in the figures
-start_ratio = float(np.median(np.concatenate([r["finetune/loss_test"][:, 1, 0] / r["finetune/loss_test"][:, 0, 0]
-                                              for r in verdict_runs.values()])))
-start_note = performance_verdicts.head_start_note(start_ratio)
-
-in_force = performance_verdicts.judge_single_task(counts)
-et_single, runs_claim, scale = (in_force[c] for c in performance_verdicts.SINGLE_TASK_CLAIMS)
-et_single_old = [claims.judge("perf-et-single", version=1, conditions=claims.named_conditions(
-    "perf-et-single", [et_s["early_large_better"], et_s["pairs_standard_better_at_end"] > n_pairs / 2], version=1),
-    ours=f"large better early: {et_s['early_large_better']}; standard lower at end in "
-         f"{et_s['pairs_standard_better_at_end']}/{n_pairs} pairs")]
-et_finetune = claims.judge("perf-et-finetune", value=et_f["share_standard_better"])
-speed = claims.judge("perf-multitask-speed", k=pooled["finetune"]["large_faster"], n=pooled["finetune"]["n_pairs"],
-                     k_control=pooled["single"]["large_faster"], n_control=pooled["single"]["n_pairs"],
-                     qualification=start_note)
-speed_old = [claims.judge("perf-multitask-speed", version=1,
-                          value=(et_f["halving_large_first"] + lr_f["halving_large_first"]) / n10,
-                          qualification=start_note),
-             claims.judge("perf-multitask-speed", version=2,
-                          value=(et_f["pairs_large_faster"] + lr_f["pairs_large_faster"]) / n10,
-                          qualification=start_note)]
-runs_old = [claims.judge("perf-runs", version=1, value=et_s["pairs_standard_better_at_end"] / n_pairs)]
-scale_old = [claims.judge("perf-scale", version=1, value=float(final10[:, 0].max() / final10[:, 0].min()))]
-lr_single = claims.judge("perf-lr-single", value=lr_s["share_standard_better"])
-lr_single_old = [claims.judge("perf-lr-single", version=1, value=lr_s["share_standard_better"])]
-lr_finetune = claims.judge("perf-lr-finetune", value=lr_f["share_standard_better"])
-train_test = claims.judge("perf-train-test", conditions=claims.named_conditions(
-    "perf-train-test", [all(train_below.values())]),
-    ours=f"{sum(train_below.values())}/{len(train_below)} cells",
-    qualification="train and test sets overlap (i.i.d. split)" if split == "iid" else "")
-train_speed = claims.judge("perf-train-speed", conditions=claims.named_conditions(
-    "perf-train-speed", performance_verdicts.train_speed_conditions(train_loss, test_loss)))
-judged = {"et_single": et_single, "et_finetune": et_finetune, "speed": speed, "runs": runs_claim, "scale": scale,
-          "lr_single": lr_single, "lr_finetune": lr_finetune, "train_test": train_test, "train_speed": train_speed}
-for key, j in judged.items():
-    glue(f"perf_{key}_verdict", j.verdict, display=False)
-    glue(f"perf_{key}_ours", j.ours, display=False)
-    glue(f"perf_{key}_interval", j.interval or "-", display=False)
-SPEED_MEANING = {
-    "not discriminating": "the measure calls large init faster in single-task training too, where the paper claims "
-                          "no such advantage, so it does not single out multitask fine-tuning",
-    "reproduced": "large init halves its loss first in more than half of the fine-tuning pairs (the whole interval), "
-                  "and not so in single-task training",
-    "reproduced with qualification": "large init halves its loss first in more than half of the fine-tuning pairs, "
-                                     "and not so in single-task training, with the caveat stated",
-    "not reproduced": "large init halves its loss first in fewer than half of the fine-tuning pairs (the whole interval)",
-    "inconclusive": "the interval of the fine-tuning share includes one half",
-    "not tested": "too few pairs for the criterion's minimum sample"}
-glue("perf_speed_meaning", SPEED_MEANING[speed.verdict], display=False)
-glue("perf_speed_detail", f"fine-tuning {speed.ours}; exact 95% intervals {speed.interval}"
-     + (f"; {speed.qualification}" if speed.qualification else ""), display=False)
-glue("perf_scale_stability", scale.stability, display=False)
-verdict_table = pd.DataFrame([{"claim": claims.CLAIMS[j.claim].text
-                               + (f" ({claims.CLAIMS[j.claim].figure})" if claims.CLAIMS[j.claim].figure else ""),
-                               "criterion": j.criterion, "ours": j.ours, "interval": j.interval,
-                               "verdict": verdict_badge(j.verdict) + (f" ({j.qualification})" if j.qualification else "")}
-                              for j in judged.values()])
+judged = performance_report.judge_claims(performance_report.PerformanceMeasures(
+    {(r["schedule"], r["phase"]): r for r in rows}, n_pairs, counts, speed.pooled,
+    performance_report.start_ratio(verdict_runs), train_loss, test_loss, split))
+glue_texts(performance_report.verdict_texts(judged))
 
 # %% [markdown]
 # Each claim of this chapter under the criterion in force ({doc}`07_reproduction_summary`
@@ -417,7 +296,7 @@ verdict_table = pd.DataFrame([{"claim": claims.CLAIMS[j.claim].text
 #   better without generalizing better* — **{glue:text}`perf_train_speed_verdict`**.
 
 # %% tags=["hide-input"]
-reading_table(verdict_table[["verdict", "claim", "ours", "interval", "criterion"]],
+reading_table(performance_report.verdict_view(judged),
               "This chapter's claims: our result, its interval and the verdict under the criterion in force")
 
 # %% [markdown]
@@ -439,9 +318,8 @@ replication_counts = performance_verdicts.single_task_counts(replication_runs["E
                                                              replication_runs["ET"]["single/loss_test"])
 replicated = performance_verdicts.judge_single_task(replication_counts)
 precision = performance_verdicts.precision_notes([counts, replication_counts])
-for claim, j in replicated.items():
-    glue(f"perf_{claim.removeprefix('perf-').replace('-', '_')}_replication",
-         replication_report.replication_words(in_force[claim], j), display=False)
+in_force = performance_report.single_task_judgements(judged)
+glue_texts(performance_report.replication_texts(in_force, replicated))
 glue("perf_replication_pairs", f"{n_replication_pairs}", display=False)
 glue("perf_replication_block", correlation_report.block_words({"ET": replication_plan["ET"]}), display=False)
 glue("perf_declared_half_width", f"{replication.PERFORMANCE_SAMPLE.half_width:.2f}", display=False)
@@ -449,41 +327,6 @@ reading_table(replication_report.replication_view(in_force, replicated, precisio
               "Pair-count claims: verdicts on the original pairs and on a replication block of new pairs")
 
 # %% tags=["remove-cell"]
-P = f"{n_verdict_pairs} pairs per schedule"
-rows_out = [
-    summary.claim_row(f"Fig 10, ET single-task: pairs in which large init is lower at 10% of the phase and standard "
-                      f"init at its end ({P})", "yes", et_single, control="per pair (same draw, same data)",
-                      evidence=E("tab-perf-pairs", "pairs table"), earlier=et_single_old,
-                      replication=replicated["perf-et-single"], replication_block=correlation_report.block_words({"ET": replication_plan["ET"]}),
-                      precision=precision.get("perf-et-single", "")),
-    summary.claim_row("Fig 10, ET fine-tuning: large init better throughout", "clear and sustained", et_finetune,
-                      control="paired differences", evidence=E("fig-perf-et", "Fig 10 (ET)")),
-    summary.claim_row(f"large init acquires multitasking faster: pairs in which large init's fine-tuning test loss "
-                      f"halves first from its own start (ET + LR, {P}); control: the same in single-task training",
-                      "faster", speed, control="the same measure in single-task training (negative control)",
-                      evidence=E("tab-perf-speed", "halving times"), earlier=speed_old),
-    summary.claim_row(f"Fig 17: ET pairs in which standard init ends the single-task phase below large init ({P})",
-                      "every trial", runs_claim, control="per pair, no averaging",
-                      evidence=E("tab-perf-pairs", "pairs table"), earlier=runs_old,
-                      replication=replicated["perf-runs"], replication_block=correlation_report.block_words({"ET": replication_plan["ET"]}),
-                      precision=precision.get("perf-runs", "")),
-    summary.claim_row(f"Fig 17: spread of final single-task test loss over ET pairs, standard init ({P})",
-                      "over an order of magnitude", scale, control="a quantile ratio (does not grow with the pairs)",
-                      evidence=E("tab-perf-pairs", "pairs table"), earlier=scale_old,
-                      replication=replicated["perf-scale"], replication_block=correlation_report.block_words({"ET": replication_plan["ET"]}),
-                      precision=precision.get("perf-scale", "")),
-    summary.claim_row("Fig 18, LR single-task: standard init better (transient removed)", "yes", lr_single,
-                      control="paired differences", evidence=E("fig-perf-lr", "Fig 18"), earlier=lr_single_old),
-    summary.claim_row("Fig 18, LR fine-tuning: large init better throughout", "yes", lr_finetune,
-                      control="paired differences", evidence=E("fig-perf-lr", "Fig 18")),
-    summary.claim_row("Fig 19: mean final training loss below test loss ((schedule, phase, init) cells)", "yes",
-                      train_test, control="disjoint split (chapter 06)", evidence=E("fig-perf-train-test", "Fig 19")),
-    summary.claim_row("Fig 19: ET large init fits the training set faster without a lower final test loss; LR standard "
-                      "init ends with lower fine-tuning training loss without lower test loss", "yes", train_speed,
-                      control="-", evidence=E("fig-perf-train-test", "Fig 19")),
-    summary.row("wall time of the runs (both schedules, both phases, all pairs)", "-", f"{sum(wall.values()):.0f} s",
-                None, "measured when first computed"),
-    summary.row("early-phase re-runs vs the cached runs at shared snapshots: largest relative difference", "-",
-                f"{worst:.1e}", worst <= 1e-5, "float32 agreement (<= 1e-5)"),
-]
-summary.record("05_multitask_performance", run_parameters, rows_out)
+summary.record("05_multitask_performance", run_parameters, performance_report.claim_rows(
+    judged, replicated, precision, correlation_report.block_words({"ET": replication_plan["ET"]}), n_verdict_pairs,
+    sum(wall.values()), worst))
