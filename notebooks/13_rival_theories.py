@@ -489,52 +489,17 @@ reading_table(across, "(a) on the continuum's networks: each predictor's correla
 # race (on its own time) cannot predict at all.
 
 # %% tags=["remove-cell"]
-from lib.book import rival_answer, summary
+from lib.book import rival_answer, rival_verdicts, summary
 
-conditions = claims.named_conditions("rival-two-point-own-ground", rt.own_ground_conditions(
-    tp_summary["final_rel_error"], plateaus["plateau_sim"], plateaus["plateau_theory"]))
 held_r = np.concatenate([out["pair_r"] for out in by_scale.values()])
-finite_race = np.isfinite(small["rho_race"]) & np.isfinite(small["rho_size"])
-judgements = {
-    "rival-two-point-own-ground": claims.judge(
-        "rival-two-point-own-ground", conditions=conditions, n=int(tp_summary["final_rel_error"].size),
-        ours=f"median error {np.median(tp_summary['final_rel_error']):.1%}; plateau at gain {tp_gains[0]:g}: "
-        f"{np.median(plateaus['plateau_sim'][0]):.3g} (network), {np.median(plateaus['plateau_theory'][0]):.3g}"
-        f" (theory); at gain {tp_gains[-1]:g}: {np.median(plateaus['plateau_sim'][-1]):.3g}, "
-        f"{np.median(plateaus['plateau_theory'][-1]):.3g} (medians)"),
-    "rival-two-point-task-pairs": claims.judge("rival-two-point-task-pairs", k=int(np.sum(held_r > 0.5)),
-                                               n=int(held_r.size)),
-    "rival-race-order": claims.judge("rival-race-order", a=small["rho_race"][finite_race],
-                                     b=np.zeros(int(finite_race.sum()))),
-    "rival-race-beats-size": claims.judge("rival-race-beats-size", a=small["rho_race"][finite_race],
-                                          b=small["rho_size"][finite_race]),
-    "rival-race-structure": claims.judge("rival-race-structure", k=int(small["out_first"].sum()),
-                                         n=int(small["out_first"].size)),
-}
-# the side-by-side claims (first versions declared before these numbers, the loss shape's post hoc; second versions post hoc)
-
-
-shape_error = scores[scales[0]]["c"]["race"]
-shape_error = shape_error[np.isfinite(shape_error)]  # a network whose loss never halves has no shape
-# each Holm-over-cells claim whose sign-flip tests draw patterns is judged under the 20 stability seeds
-# of that draw, and every version of its criterion on the same evidence (the page shows each verdict)
-holm_arguments = rival_report.holm_judge_arguments(scores, scales, cont_scores, cont_scales, held_r, small)
-versioned = {key: claims.judge_every_version(key, **arguments) for key, arguments in holm_arguments.items()}
-judgements |= {key: current for key, (current, _) in versioned.items()}
-judgements["rival-race-loss-shape"] = claims.judge("rival-race-loss-shape", a=np.full(shape_error.size, 0.1),
-                                                   b=shape_error)
-earlier = {key: older for key, (_, older) in versioned.items()}
-
+measures = rival_verdicts.RivalMeasures(tp_summary["final_rel_error"], plateaus["plateau_sim"], plateaus["plateau_theory"],
+                                        tp_gains, held_r, small, scores, scales, cont_scores, cont_scales)
+judgements, earlier = rival_verdicts.judge_claims(measures)
 
 side_words = rival_report.side_words(scores, scales, judgements)
 glue("rv_side_words", side_words, display=False)
-glue("rv_cont_verdicts", f"On chapter 13's own networks ({n_hidden} hidden units, held-out seeds), the two-point theory "
-     f"against the t=0 eNTK, the linearized network and the targets control is "
-     f"**{judgements['rival-side-similarity'].verdict}** ({judgements['rival-side-similarity'].ours}); on the "
-     f"continuum's networks ({converged_n_hidden} hidden units, rates fitted on held-out seeds), "
-     f"**{judgements['rival-continuum-similarity'].verdict}** ({judgements['rival-continuum-similarity'].ours}). "
-     "Best mean r per scale on the continuum's networks (any predictor, the t = 0 distance baseline included): "
-     + rival_report.best_per_scale(cont_scores, cont_scales) + ".", display=False)
+glue("rv_cont_verdicts", rival_verdicts.continuum_text(judgements, n_hidden, converged_n_hidden, measures),
+     display=False)
 glue("rv_verdicts", rival_report.verdict_lines(judgements, earlier, {k: claims.CLAIMS[k].text for k in judgements}),
      display=False)
 answer_inputs = (judgements, float(np.median(tp_summary["final_rel_error"])), float(race_check["max_error"]), held_r,
@@ -542,48 +507,7 @@ answer_inputs = (judgements, float(np.median(tp_summary["final_rel_error"])), fl
 glue("rv_answer_box", rival_answer.answer_box(*answer_inputs), display=False)
 glue("rv_answer", rival_answer.answer_details(*answer_inputs), display=False)
 
-rows = [summary.claim_row("final distance and plateau of the two-point network (held-out seeds)", "van Rossem & Saxe "
-                          "Fig 3", judgements["rival-two-point-own-ground"], control="rates fitted on other seeds",
-                          evidence=summary.evidence("rv-two-point-validation", "two-point validation")),
-        summary.claim_row("share of held-out multitask networks with task-pair r > 0.5", "",
-                          judgements["rival-two-point-task-pairs"], control="rates fitted on other networks",
-                          evidence=summary.evidence("rv-task-pairs", "task-pair figure")),
-        summary.claim_row("mean Spearman rho, race vs observed route order (small init)", "pathway counting (Saxe et al. Sec 4.2)",
-                          judgements["rival-race-order"], control="the route-size rival (next row)",
-                          evidence=summary.evidence("rv-race", "race figure")),
-        summary.claim_row("mean rho(race) - rho(route size)", "", judgements["rival-race-beats-size"],
-                          control="route size alone", evidence=summary.evidence("rv-race", "race figure")),
-        summary.claim_row("share of networks grouping by output pool before input pool", "pathway counting (Saxe et al. Sec 4.2)",
-                          judgements["rival-race-structure"], control="the input-pool ARI",
-                          evidence=summary.evidence("rv-race", "race figure")),
-        summary.claim_row("two-point theory vs t=0 eNTK, linearized net, targets control (task similarity, every "
-                          "scale; Holm over cells)", "", judgements["rival-side-similarity"],
-                          control="the targets control (small-weight-limit eNTK)",
-                          earlier=earlier["rival-side-similarity"],
-                          evidence=summary.evidence("rv-side-by-side", "side-by-side comparison")),
-        summary.claim_row("two-point theory vs t=0 eNTK, linearized net, targets control (task similarity, the "
-                          "continuum's converged networks, every scale; Holm over cells)", "",
-                          judgements["rival-continuum-similarity"],
-                          control="the targets control (small-weight-limit eNTK)",
-                          earlier=earlier["rival-continuum-similarity"],
-                          evidence=summary.evidence("rv-continuum", "(a) on the continuum's networks")),
-        summary.claim_row("race vs t=0 eNTK, linearized net, targets control, route size (route order, small init; "
-                          "Holm over cells)", "pathway counting (Saxe et al. Sec 4.2)", judgements["rival-side-order"],
-                          control="route size and the targets control",
-                          earlier=earlier["rival-side-order"],
-                          evidence=summary.evidence("rv-side-by-side", "side-by-side comparison")),
-        summary.claim_row("t=0 eNTK vs the targets control (its own cells: task similarity and route order, every "
-                          "scale; Holm over them)", "",
-                          judgements["rival-side-kernel-vs-control"], control="the small-weight-limit kernel",
-                          earlier=earlier["rival-side-kernel-vs-control"],
-                          evidence=summary.evidence("rv-side-by-side", "side-by-side comparison")),
-        summary.claim_row("race's loss shape: mean absolute error of the share removed at half the half-time (post "
-                          "hoc)", "", judgements["rival-race-loss-shape"], control="the linearized net's shape (table)",
-                          evidence=summary.evidence("rv-side-by-side", "side-by-side comparison")),
-        summary.claim_row("the four multitask claims together (Holm over the four)", "",
-                          judgements["rival-multitask-family"], control="each claim's own verdict (rows above)",
-                          earlier=earlier["rival-multitask-family"],
-                          evidence=summary.evidence("rv-verdicts", "verdicts"))]
+rows = rival_verdicts.claim_rows(judgements, earlier)
 _ = summary.record("13_rival_theories",
                    dict(tp_gains=tp_gains, tp_learning_rates=tp_learning_rates, tp_fit_seeds=tp_fit_seeds,
                         tp_test_seeds=tp_test_seeds, tp_steps=tp_steps, tp_width=tp_width, scales=scales,
