@@ -95,5 +95,59 @@ def test_an_unshuffled_run_counts_the_discoveries_of_the_rival_cells(monkeypatch
     expected = np.sum(holm_adjusted_finite(horizon.rival_cells(kernels, rivals, outcomes, groups,
                                                                fractions)["p_partial"]) <= 0.05)
     assert expected > 0
-    monkeypatch.setattr(checks, "permute_within", lambda values, groups, rng: np.asarray(values))  # no shuffling
+    monkeypatch.setattr(checks, "within_order", lambda groups, rng: np.arange(len(groups)))  # no shuffling
     assert shuffled_discoveries(kernels, rivals, outcomes, groups, fractions, n_permutations=2).tolist() == [expected] * 2
+
+
+def _discoveries_one_run_at_a_time(kernels, rivals, outcomes, groups, fractions, n_permutations, alpha=0.05, seed=0):
+    """The control's definition, one added_information per run and outcome: the reference that
+    shuffled_discoveries' batched runs must equal."""
+    from lib.analyses.horizon import added_information
+    from lib.analyses.multiple_testing import holm_adjusted_finite
+
+    stacked, rng, out = np.stack(list(outcomes.values())), np.random.default_rng(seed), []
+    for _ in range(n_permutations):
+        shuffled = permute_within(stacked, groups, rng)
+        p = np.concatenate([added_information(kernels, rivals, y, groups)["p"][:, fractions > 0].ravel()
+                            for y in shuffled])
+        adjusted = holm_adjusted_finite(p)
+        out.append(np.sum(adjusted <= alpha) if np.isfinite(adjusted).any() else np.nan)
+    return np.array(out)
+
+
+def test_batched_runs_equal_one_run_at_a_time_with_missing_values_and_a_real_effect():
+    from lib.analyses.horizon import added_information, added_information_batch
+
+    rng = np.random.default_rng(3)
+    groups = np.repeat([0.5, 1.0, 2.0], 20)
+    kernels, rivals = rng.normal(size=(3, 4, 60)), rng.normal(size=(2, 4, 60))
+    kernels[0, 1, 5] = np.nan  # a kernel value missing in one cell
+    outcomes = {"effect": kernels[1, 2] + 0.3 * rng.normal(size=60), "noise": rng.normal(size=60),
+                "gaps": np.where(np.arange(60) % 7 == 0, np.nan, rng.normal(size=60))}  # moves with each permutation
+    fractions = np.array([0.0, 0.01, 0.1, 0.5])
+    batched = shuffled_discoveries(kernels, rivals, outcomes, groups, fractions, n_permutations=40, seed=2)
+    np.testing.assert_array_equal(batched, _discoveries_one_run_at_a_time(kernels, rivals, outcomes, groups, fractions,
+                                                                          40, seed=2))
+    rows = np.stack([outcomes["gaps"], outcomes["effect"], outcomes["noise"]])
+    out = added_information_batch(kernels, rivals, rows, groups)
+    for b, y in enumerate(rows):
+        one = added_information(kernels, rivals, y, groups)
+        np.testing.assert_allclose(out["p"][b], one["p"], rtol=1e-10, equal_nan=True)
+        np.testing.assert_allclose(out["r_partial"][b], one["r_partial"], rtol=1e-10, atol=1e-14, equal_nan=True)
+    assert np.isfinite(out["p"][1, 1, 2]) and out["p"][1, 1, 2] < 1e-6  # the planted effect, unshuffled
+
+
+def test_the_control_is_judged_under_every_seed_of_its_permutations_and_seed_0_is_the_reported_draw():
+    from lib.analyses import claims
+    from lib.analyses.horizon_checks import discoveries_by_seed
+
+    rng = np.random.default_rng(6)
+    groups = np.repeat([1.0, 10.0], 20)
+    kernels, rivals = rng.normal(size=(2, 3, 40)), rng.normal(size=(2, 3, 40))
+    outcomes, fractions = {"y": rng.normal(size=40)}, np.array([0.0, 0.1, 0.5])
+    by_seed = discoveries_by_seed(kernels, rivals, outcomes, groups, fractions, n_permutations=100, first_seed=1)
+    np.testing.assert_array_equal(by_seed(0), shuffled_discoveries(kernels, rivals, outcomes, groups, fractions,
+                                                                   n_permutations=100, seed=1))
+    assert by_seed(3) is by_seed(3) and not np.array_equal(by_seed(0), by_seed(3))
+    judged = claims.judge("horizon-kernel-adds-control", seeded=lambda s: {"discoveries": by_seed(s)})
+    assert judged.stability.endswith("/20") and judged.verdict in ("reproduced", "inconclusive", "borderline")

@@ -203,28 +203,50 @@ def added_information(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]
     with N - G - R - 1 degrees of freedom (G scales: their means are removed by the z-scoring).
     Returns ``r_partial`` and ``p`` (K, F) (nan where fewer than G + R + 3 networks are usable)."""
     kernels, outcome, groups = _check(kernels, outcome, groups)
+    out = added_information_batch(kernels, rivals, outcome[None], groups)
+    return {"r_partial": out["r_partial"][0], "p": out["p"][0]}
+
+
+def added_information_batch(kernels, rivals, outcomes, groups) -> dict[str, np.ndarray]:
+    """:func:`added_information` of each of B outcomes (B, N) (e.g. B permutations of one outcome)
+    at once: ``r_partial`` and ``p`` (B, K, F). The kernels' residuals on the rivals are computed once
+    per (kernel, fraction); the outcomes' in one least-squares solve with B right-hand sides where every
+    outcome is finite on the networks the kernel and rivals leave usable, one by one otherwise."""
+    kernels, outcomes, groups = np.asarray(kernels, np.float64), np.asarray(outcomes, np.float64), np.asarray(groups)
+    if outcomes.ndim != 2:
+        raise ValueError(f"outcomes must be (B, N), got shape {outcomes.shape}")
+    _check(kernels, outcomes[0], groups)
     rivals = np.asarray(rivals, np.float64)
     if rivals.ndim != 3 or rivals.shape[1:] != kernels.shape[1:]:
         raise ValueError(f"rivals must be (R, F, N) with F, N as kernels {kernels.shape[1:]}, got {rivals.shape}")
-    zk, zr, zy = _within_z(kernels, groups), _within_z(rivals, groups), _within_z(outcome, groups)
-    n_groups = len(np.unique(groups))
-    r_partial = np.full(kernels.shape[:2], np.nan)
-    p = np.full(kernels.shape[:2], np.nan)
+    zk, zr, zy = _within_z(kernels, groups), _within_z(rivals, groups), _within_z(outcomes, groups)
+    finite_y, lost = np.isfinite(zy), len(np.unique(groups)) + rivals.shape[0] + 1  # df = usable networks - lost
+    usable = np.isfinite(zk) & np.all(np.isfinite(zr), axis=0)  # (K, F, N)
+    df = (usable[None] & finite_y[:, None, None, :]).sum(axis=-1) - lost  # (B, K, F)
+    r_partial = np.full(df.shape, np.nan)
     for k in range(kernels.shape[0]):
         for f in range(kernels.shape[1]):
-            use = np.isfinite(zk[k, f]) & np.isfinite(zy) & np.all(np.isfinite(zr[:, f]), axis=0)
-            df = int(use.sum()) - n_groups - rivals.shape[0] - 1
-            if df < 2:
+            if finite_y[:, usable[k, f]].all():  # one solve for every outcome
+                if df[0, k, f] >= 2:
+                    r_partial[:, k, f] = _partial_r(zk[k, f], zr[:, f], zy, usable[k, f])
                 continue
-            design = zr[:, f, use].T
-            residual = lambda v: v - design @ np.linalg.lstsq(design, v, rcond=None)[0]
-            a, b = residual(zk[k, f, use]), residual(zy[use])
-            denom = np.sqrt((a @ a) * (b @ b))
-            if denom > 0:
-                r = float(np.clip(a @ b / denom, -1.0, 1.0))
-                r_partial[k, f] = r
-                p[k, f] = 2 * student_t.sf(abs(r) * np.sqrt(df / max(1e-300, 1 - r * r)), df)
-    return {"r_partial": r_partial, "p": p}
+            for b in np.flatnonzero(df[:, k, f] >= 2):
+                r_partial[b, k, f] = _partial_r(zk[k, f], zr[:, f], zy[b:b + 1], usable[k, f] & finite_y[b])[0]
+    with np.errstate(invalid="ignore"):
+        p = 2 * student_t.sf(np.abs(r_partial) * np.sqrt(np.maximum(df, 1) / np.maximum(1e-300, 1 - r_partial ** 2)),
+                             np.maximum(df, 1))
+    return {"r_partial": r_partial, "p": np.where(np.isfinite(r_partial), p, np.nan)}
+
+
+def _partial_r(kernel: np.ndarray, rivals: np.ndarray, outcomes: np.ndarray, use: np.ndarray) -> np.ndarray:
+    """(B,) partial correlation of ``kernel`` (N,) with each of ``outcomes`` (B, N) given ``rivals``
+    (R, N), over the networks ``use`` (N,); nan where either residual is zero (a constant variable)."""
+    design = rivals[:, use].T
+    residual = lambda v: v - design @ np.linalg.lstsq(design, v, rcond=None)[0]  # noqa: E731 (v: (n,) or (n, B))
+    a, b = residual(kernel[use]), residual(outcomes[:, use].T)
+    denom = np.sqrt((a @ a) * (b * b).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, np.clip(a @ b / denom, -1.0, 1.0), np.nan)
 
 
 def shuffled_accuracy(values, outcome, groups, n_permutations: int = 200, seed: int = 0) -> np.ndarray:

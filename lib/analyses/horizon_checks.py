@@ -12,15 +12,20 @@ schedule x init for the paper's pairs).
   :func:`shuffled_discoveries`: the partial-correlation family of
   :func:`lib.analyses.horizon.rival_cells` (Holm over every cell) run on within-group permutations
   of the outcomes, counting its discoveries. With no association left, a family-wise level of
-  alpha should give some discovery in about alpha of the permutations.
+  alpha should give some discovery in about alpha of the permutations. Each outcome's runs are
+  computed in one batch (:func:`lib.analyses.horizon.added_information_batch`), equal to one run at a
+  time (tested); :func:`discoveries_by_seed` draws them under each stability seed.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 from scipy.stats import chi2, norm
 
-from .horizon import added_information
+from .horizon import added_information_batch
 from .multiple_testing import holm_adjusted_finite
 from ..core.validation import check_int
 
@@ -61,17 +66,25 @@ def cochran_q(r, n) -> tuple[float, float]:
     return q, float(chi2.sf(q, keep.sum() - 1))
 
 
-def permute_within(values, groups, rng: np.random.Generator) -> np.ndarray:
-    """``values`` (..., N) with its last axis permuted inside each group of ``groups`` (N,): one
-    permutation of the networks, shared by every leading index (e.g. every outcome)."""
-    values, groups = np.asarray(values), np.asarray(groups)
-    if groups.ndim != 1 or values.shape[-1] != groups.size:
-        raise ValueError(f"values must be (..., N) with groups (N,), got {values.shape} and {groups.shape}")
+def within_order(groups, rng: np.random.Generator) -> np.ndarray:
+    """(N,) an order of the networks that permutes them inside each group of ``groups`` (N,) (groups
+    in order of first appearance, one ``rng.permutation`` each)."""
+    groups = np.asarray(groups)
     order = np.arange(groups.size)
     for g in dict.fromkeys(groups.tolist()):
         member = np.flatnonzero(groups == g)
         order[member] = member[rng.permutation(member.size)]
-    return values[..., order]
+    return order
+
+
+def permute_within(values, groups, rng: np.random.Generator) -> np.ndarray:
+    """``values`` (..., N) with its last axis permuted inside each group of ``groups`` (N,): one
+    permutation of the networks (:func:`within_order`), shared by every leading index (e.g. every
+    outcome)."""
+    values, groups = np.asarray(values), np.asarray(groups)
+    if groups.ndim != 1 or values.shape[-1] != groups.size:
+        raise ValueError(f"values must be (..., N) with groups (N,), got {values.shape} and {groups.shape}")
+    return values[..., within_order(groups, rng)]
 
 
 def shuffled_discoveries(kernels, rivals, outcomes: dict, groups, fractions, n_permutations: int = 200,
@@ -86,14 +99,25 @@ def shuffled_discoveries(kernels, rivals, outcomes: dict, groups, fractions, n_p
     fractions = np.asarray(fractions, np.float64)
     if fractions.shape != (np.shape(kernels)[1],):
         raise ValueError(f"fractions must be ({np.shape(kernels)[1]},), got {fractions.shape}")
-    stacked = np.stack([np.asarray(outcomes[o], np.float64) for o in outcomes])
+    stacked = np.stack([np.asarray(outcomes[o], np.float64) for o in outcomes])  # (O, N)
+    if stacked.shape[1:] != np.shape(groups):
+        raise ValueError(f"each outcome must be (N,) as groups {np.shape(groups)}, got {stacked.shape[1:]}")
     rng = np.random.default_rng(seed)
+    orders = np.stack([within_order(groups, rng) for _ in range(n_permutations)])  # one per run, shared by the outcomes
+    # the p-values of the cells of rival_cells in each run (B, cells): every run of an outcome in one batch
+    p = np.concatenate([added_information_batch(kernels, rivals, y[orders], groups)["p"][:, :, fractions > 0]
+                        .reshape(n_permutations, -1) for y in stacked], axis=1)
     out = np.empty(n_permutations)
-    for i in range(n_permutations):
-        shuffled = permute_within(stacked, groups, rng)
-        # the p-values of the cells of rival_cells (their order does not matter for Holm's count)
-        p = np.concatenate([added_information(kernels, rivals, y, groups)["p"][:, fractions > 0].ravel()
-                            for y in shuffled])
-        adjusted = holm_adjusted_finite(p)
+    for i, run in enumerate(p):
+        adjusted = holm_adjusted_finite(run)
         out[i] = np.sum(adjusted <= alpha) if np.isfinite(adjusted).any() else np.nan
     return out
+
+
+def discoveries_by_seed(kernels, rivals, outcomes: dict, groups, fractions, n_permutations: int,
+                        first_seed: int) -> Callable[[int], np.ndarray]:
+    """seed -> :func:`shuffled_discoveries` with the permutations drawn under ``first_seed + seed``
+    (so seed 0 is the draw the page reports), each seed computed once: the negative control's verdict
+    is judged under every stability seed of its permutations (``claims.judge(..., seeded=...)``)."""
+    return functools.lru_cache(maxsize=None)(lambda seed: shuffled_discoveries(
+        kernels, rivals, outcomes, groups, fractions, n_permutations=n_permutations, seed=first_seed + seed))
