@@ -398,9 +398,10 @@ hyp = hyp_by_key[("both", "converged")]
 hyp0 = continuum_facts.cell(by_setting[CONV], "sharing_initial", "route_iterations")
 separation = within_scale.group_difference(conv_nets["sharing_final"], conv_nets["g"], 1.0, 10.0, n_resamples)
 resolution = int(np.max(conv_nets["route_resolution"]))
-judgement = claims.judge("sharing-new-task", r=hyp["r"], lo=hyp["lo"], hi=hyp["hi"],
-                         separates=separation["separates"], resolution=resolution)
-earlier = [claims.judge("sharing-new-task", version=1, value=hyp["hi"])]
+# judged under every stability seed of its two bootstraps (seed 0: the numbers above)
+evidence = continuum_facts.route_hypothesis_evidence(conv_nets, n_resamples, n_permutations)
+judgement = claims.judge("sharing-new-task", resolution=resolution, seeded=evidence)
+earlier = [claims.judge("sharing-new-task", version=1, seeded=lambda s: {"value": evidence(s)["hi"]})]
 glue("cont_route_reached", f"{100 * conv_nets['route_reached'].mean():.0f}%", display=False)
 glue("cont_route_resolution", f"{resolution}", display=False)
 glue("cont_hyp_across", f"{hyp['r_across']:+.2f}", display=False)

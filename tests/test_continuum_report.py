@@ -121,3 +121,19 @@ def test_the_silhouette_wins_only_with_its_declared_sign_and_the_rows_say_so():
                            judgement, earlier)
     assert [r.get("agrees") for r in rows[:2]] == [True, None] and rows[2]["claim"] == "sharing-new-task"
     assert "over 150 cells" in rows[0]["criterion"] and rows[1]["interval"] == "[2, 5]"
+
+
+def test_the_sharing_claim_is_judged_under_every_seed_of_its_two_bootstraps():
+    from lib.analyses import claims, continuum_facts, within_scale
+
+    rng = np.random.default_rng(7)
+    g = np.repeat([0.3, 1.0, 10.0], 30)
+    sharing = np.where(g == 1.0, 0.6, 0.1) + 0.05 * rng.normal(size=g.size)
+    networks = {"g": g, "sharing_final": sharing, "route_iterations": 50 - 20 * sharing + 5 * rng.normal(size=g.size)}
+    evidence = continuum_facts.route_hypothesis_evidence(networks, 500, 999)
+    direct = continuum_facts.route_hypothesis(networks, 500, 999)
+    assert {k: evidence(0)[k] for k in ("r", "lo", "hi")} == {k: direct[k] for k in ("r", "lo", "hi")}
+    assert evidence(0)["separates"] == within_scale.group_difference(sharing, g, 1.0, 10.0, 500)["separates"]
+    assert evidence(1)["r"] == evidence(0)["r"] and evidence(1)["lo"] != evidence(0)["lo"]  # only the resampling moves
+    judged = claims.judge("sharing-new-task", resolution=1, seeded=evidence)
+    assert judged.verdict == "reproduced" and judged.stability == "20/20"

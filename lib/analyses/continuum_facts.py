@@ -8,6 +8,9 @@ return it (columns ``g``, ``scaling``, ``lr_kind``, the outcomes, ``converged``,
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 
 from . import within_scale
@@ -65,11 +68,27 @@ def cell(rows: list[dict], predictor: str, outcome: str) -> dict:
     raise ValueError(f"no cell for predictor={predictor!r} and outcome={outcome!r} among {len(rows)} rows")
 
 
-def route_hypothesis(networks: dict[str, np.ndarray], n_resamples: int, n_permutations: int) -> dict:
+def route_hypothesis(networks: dict[str, np.ndarray], n_resamples: int, n_permutations: int, seed: int = 0) -> dict:
     """Hypothesis (i) in one setting: the within-scale test of r(trained sharing, iterations to learn
-    the held-out route) (:func:`lib.analyses.within_scale.within_scale_test`), with ``r_across``: the
-    plain r over every network where both are finite."""
+    the held-out route) (:func:`lib.analyses.within_scale.within_scale_test`, resampled under
+    ``seed``), with ``r_across``: the plain r over every network where both are finite."""
     sharing, iterations = networks["sharing_final"], networks["route_iterations"]
     keep = np.isfinite(sharing) & np.isfinite(iterations)
-    return within_scale.within_scale_test(sharing, iterations, networks["g"], n_resamples, n_permutations) | {
-        "r_across": float(np.corrcoef(sharing[keep], iterations[keep])[0, 1])}
+    return within_scale.within_scale_test(sharing, iterations, networks["g"], n_resamples, n_permutations,
+                                          seed=seed) | {"r_across": float(np.corrcoef(sharing[keep], iterations[keep])[0, 1])}
+
+
+def route_hypothesis_evidence(networks: dict[str, np.ndarray], n_resamples: int, n_permutations: int,
+                              separated: tuple[float, float] = (1.0, 10.0)) -> Callable[[int], dict]:
+    """seed -> the evidence of claim ``sharing-new-task`` drawn under that resampling seed: ``r``, ``lo``,
+    ``hi`` of :func:`route_hypothesis` and ``separates`` (the bootstrap interval of the mean trained
+    sharing at ``separated[0]`` minus ``separated[1]`` excludes 0,
+    :func:`lib.analyses.within_scale.group_difference`); each seed computed once, seed 0 the page's.
+    The claim is judged under every stability seed of both bootstraps."""
+    def at(seed: int) -> dict:
+        test = route_hypothesis(networks, n_resamples, n_permutations, seed)
+        separation = within_scale.group_difference(networks["sharing_final"], networks["g"], *separated, n_resamples,
+                                                   seed=seed)
+        return {"r": test["r"], "lo": test["lo"], "hi": test["hi"], "separates": separation["separates"]}
+
+    return functools.lru_cache(maxsize=None)(at)
