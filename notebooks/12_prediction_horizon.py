@@ -276,8 +276,7 @@ from IPython.display import display
 
 findings = hr.rival_findings(hr.labelled_rival_cells(values, KERNELS, {o: nets[o][use] for o in OUTCOMES}, groups,
                                                      fractions))
-tests, reverse, partial_p, kernel_of, labels = (findings[k] for k in ("p", "p_reverse", "p_partial", "kernel_of",
-                                                                       "labels"))
+tests, partial_p, kernel_of = (findings[k] for k in ("p", "p_partial", "kernel_of"))
 reverse_holm, winners, beaten, adds = (findings[k] for k in ("p_reverse_holm", "winners", "beaten", "adds"))
 glue("hz_n_tests", f"{len(tests)}", display=False)
 if winners:
@@ -371,8 +370,7 @@ fig = plot_horizon.plot_horizon(ft_curves, PREDICTORS, KERNELS, finetune_fractio
 plt.show()
 ft_findings = hr.rival_findings(hr.labelled_rival_cells(ft_values, KERNELS, {o: nets[o][use] for o in FT_OUTCOMES},
                                                         groups, finetune_fractions))
-ft_tests, ft_reverse, ft_kernel_of, ft_labels, ft_p_holm, ft_reverse_holm = (
-    ft_findings[k] for k in ("p", "p_reverse", "kernel_of", "labels", "p_holm", "p_reverse_holm"))
+ft_tests, ft_p_holm, ft_reverse_holm = (ft_findings[k] for k in ("p", "p_holm", "p_reverse_holm"))
 ft_best = {o: max(((abs(c["within"][i, f]), PREDICTORS[i], f) for i in range(len(PREDICTORS))
                    for f in range(1, len(finetune_fractions)) if np.isfinite(c["within"][i, f])), default=None)
            for o, c in ft_curves.items()}
@@ -462,8 +460,7 @@ glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.from
 # %% tags=["hide-input"]
 pair_table = hr.within_table(pair_curves, PREDICTORS, pair_fractions)
 pair_findings = pairs.findings
-pair_tests, pair_reverse, pair_partial_p, pair_kernel_of, pair_labels = (
-    pair_findings[k] for k in ("p", "p_reverse", "p_partial", "kernel_of", "labels"))
+pair_tests, pair_partial_p = (pair_findings[k] for k in ("p", "p_partial"))
 pair_reverse_holm, pair_winners, pair_beaten, pair_adds = (
     pair_findings[k] for k in ("p_reverse_holm", "winners", "beaten", "adds"))
 glue("hz_pairs_beats_text", (f"a kernel quantity beats every rival in {len(pair_winners)} of {len(pair_tests)} "
@@ -545,50 +542,25 @@ reading_table(replication_report.replication_view(
 # ones); the per-scale view above shows this for the strongest cells only.
 
 # %% tags=["remove-cell"]
-from lib.book import horizon_answer, rival_report, summary
+from lib.book import horizon_answer, horizon_verdicts, rival_report, summary
 
-n_per_group = per_scale
-cells = lambda names, outcomes: hr.window_cells(curves, PREDICTORS, names, outcomes, fractions, EARLY)
-kernel_r, kernel_labels = cells(KERNELS, OUTCOMES)
-sharing_r, sharing_labels = cells(["sharing"], ["sharing_final"])
-loss_r, loss_labels = cells(["loss_test"], ["loss_single_test"])
-judgements = {
-    "horizon-kernel-window": claims.judge("horizon-kernel-window", r=kernel_r, labels=kernel_labels,
-                                          n_per_group=n_per_group),
-    "horizon-representation-window": claims.judge("horizon-representation-window", r=sharing_r, labels=sharing_labels,
-                                                  n_per_group=n_per_group),
-    "horizon-loss-window": claims.judge("horizon-loss-window", r=loss_r, labels=loss_labels, n_per_group=n_per_group),
-    "horizon-kernel-beats-rivals": claims.judge("horizon-kernel-beats-rivals", p=tests, p_reverse=reverse,
-                                                labels=[" / ".join(label) for label in labels], kernel_of=kernel_of,
-                                                n=int(use.sum())),
-    "horizon-kernel-adds": claims.judge("horizon-kernel-adds", p=partial_p,
-                                        labels=[" / ".join(label) for label in labels], n=int(use.sum())),
-}
-# the negative controls are judged under every stability seed of their permutations
-judgements["horizon-kernel-adds-control"] = claims.judge("horizon-kernel-adds-control",
-                                                         seeded=lambda s: {"discoveries": control_by_seed(s)})
+judgements = horizon_verdicts.judge_single_task(curves, findings, PREDICTORS, KERNELS, OUTCOMES, fractions, EARLY,
+                                                per_scale, int(use.sum()), control_by_seed)
+# the pairs' negative control, judged under every stability seed of its permutations
 pair_judgements["horizon-pairs-kernel-adds-control"] = claims.judge(
     "horizon-pairs-kernel-adds-control", seeded=lambda s: {"discoveries": pair_control_by_seed(s)})
-ft_cells = lambda names, outcomes: hr.window_cells(ft_curves, PREDICTORS, names, outcomes, finetune_fractions,
-                                                    EARLY, " of fine-tuning")
-ft_judgements = {key: claims.judge(key, r=r, labels=cell_labels, n_per_group=n_per_group)
-                 for key, (r, cell_labels) in {"horizon-finetune-kernel-window": ft_cells(KERNELS, FT_OUTCOMES),
-                                               "horizon-finetune-loss-window": ft_cells(["loss_test"],
-                                                                                        ["loss_finetune_test"])}.items()}
-ft_judgements["horizon-finetune-kernel-beats-rivals"] = claims.judge(
-    "horizon-finetune-kernel-beats-rivals", p=ft_tests, p_reverse=ft_reverse,
-    labels=[" / ".join(label) for label in ft_labels], kernel_of=ft_kernel_of, n=int(use.sum()))
-beats_v1 = claims.judge("horizon-kernel-beats-rivals", version=1, p=tests,
-                        labels=[" / ".join(label) for label in labels], n=int(use.sum()))
+ft_judgements = horizon_verdicts.judge_finetune(ft_curves, ft_findings, PREDICTORS, KERNELS, FT_OUTCOMES,
+                                                finetune_fractions, EARLY, per_scale, int(use.sum()))
+beats_v1 = horizon_verdicts.beats_rivals_version_1(findings, int(use.sum()))
 glue("hz_verdicts", rival_report.verdict_lines(
     {**judgements, **ft_judgements, **pair_judgements}, {"horizon-kernel-beats-rivals": [beats_v1]},
     {k: claims.CLAIMS[k].text for k in {**judgements, **ft_judgements, **pair_judgements}}), display=False)
-kernel_first = min(min(c["earliest_sure"][:len(KERNELS)]) for c in curves.values())
-rival_first = min(min(c["earliest_sure"][len(KERNELS):]) for c in curves.values())
+kernel_first, rival_first = horizon_verdicts.first_sure_fractions(curves, len(KERNELS))
+kernel_window_r, _ = hr.window_cells(curves, PREDICTORS, KERNELS, OUTCOMES, fractions, EARLY)
 glue("hz_answer_box", horizon_answer.answer_box(THRESHOLD, rival_first, kernel_first, fractions, judgements,
                                                 pair_judgements, replicated_pair_judgements), display=False)
 glue("hz_answer", horizon_answer.answer_details(
-    THRESHOLD, rival_first, kernel_first, fractions, len(kernel_r), judgements, len(winners), len(tests), len(adds),
+    THRESHOLD, rival_first, kernel_first, fractions, len(kernel_window_r), judgements, len(winners), len(tests), len(adds),
     int(np.isfinite(partial_p).sum()), finetune_fractions, ft_judgements, pair_fractions, pair_judgements,
     len(pair_winners), len(pair_tests), len(pair_adds), int(np.isfinite(pair_partial_p).sum())), display=False)
 
