@@ -101,3 +101,22 @@ def test_a_new_chapter_is_its_notebook_its_declaration_and_its_toc_line(tmp_path
     assert '"sum 6' in (tmp_path / "out" / "99_throwaway.ipynb").read_text()  # a = 1 and the quick profile's b = 5
     refused = run("-p", "a=-1")  # the right type, refused by the chapter's own checker
     assert refused.returncode == 2 and "99_throwaway: a must be" in refused.stdout + refused.stderr
+
+
+def _at(parameters: dict, name: str):
+    """A parameter's value, or a key of a dict parameter ("iterations.lr_choice")."""
+    head, _, key = name.partition(".")
+    return parameters[head][key] if key else parameters[head]
+
+
+def test_the_chapters_that_share_the_converged_continuum_give_it_the_declared_parameters_in_both_profiles():
+    """Chapter 10 trains the converged continuum and chapters 12 and 13 read it from the cache: a
+    parameter that differed in one of them would make it train, or wait for, another continuum."""
+    assert set(chapters.CONVERGED_NAMES) == {"10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"}
+    quick = chapters.quick_profile()
+    for chapter, names in chapters.CONVERGED_NAMES.items():
+        defaults = notebook_sources.notebook_parameters(chapter)
+        quick_parameters = {**defaults, **quick[chapter]}
+        for entry, (book, fast) in chapters.CONVERGED_CONTINUUM.items():
+            assert _at(defaults, names[entry]) == book, (chapter, names[entry])
+            assert _at(quick_parameters, names[entry]) == fast, (chapter, names[entry], "quick")

@@ -35,6 +35,40 @@ class Chapter(NamedTuple):
     judges: bool = False
 
 
+# The converged continuum: chapter 10 trains it, chapters 12 and 13 read it from the results cache, so
+# the three must give it the same parameters. Declared once here, as (the book's value, the quick
+# profile's); each chapter's parameters cell holds the book's values as literals (papermill reads
+# them there) under the names CONVERGED_NAMES gives, and tests/test_chapters.py checks both against
+# this declaration.
+CONVERGED_CONTINUUM: dict[str, tuple[object, object]] = {
+    "converged_scales": ([0.3246, 1.0, 3.42, 10.0, 20.0], [1.0, 10.0]),
+    "converged_seeds": (30, 4),
+    "first_block": (14, 3),  # the first networks per scale, shared with chapter 10's short run
+    "converged_iterations": ({"single": 2500, "finetune": 2500, "route": 200}, {"single": 100, "finetune": 50,
+                                                                              "route": 50}),
+    "lr_candidates": ([0.01, 0.03, 0.1], [0.01, 0.1]),
+    "n_lr_seeds": (2, 1),
+    "lr_choice_iterations": (500, 100),
+    "n_train": (200, 200),
+    "n_hidden": (200, 200),
+}
+# chapter -> the parameter (or "parameter.key" of a dict parameter) that holds each entry there
+CONVERGED_NAMES: dict[str, dict[str, str]] = {
+    "10_rich_lazy_continuum": {**{k: k for k in CONVERGED_CONTINUUM}, "first_block": "n_seeds",
+                               "lr_choice_iterations": "iterations.lr_choice"},
+    "12_prediction_horizon": {k: k for k in CONVERGED_CONTINUUM},
+    "13_rival_theories": {**{k: k for k in CONVERGED_CONTINUUM}, "n_train": "converged_n_train",
+                          "n_hidden": "converged_n_hidden"},
+}
+
+
+def converged_quick(chapter: str) -> dict[str, object]:
+    """The quick-profile overrides of the converged continuum under ``chapter``'s names (entries whose
+    quick value differs from the book's; names of a dict parameter's key are left to the chapter)."""
+    return {CONVERGED_NAMES[chapter][k]: quick for k, (book, quick) in CONVERGED_CONTINUUM.items()
+            if quick != book and "." not in CONVERGED_NAMES[chapter][k]}
+
+
 # in the order the runner runs them one at a time (each after the chapters it reads: 02 before 03, the
 # verdicts last); with --jobs, lib.book.concurrent_runs.start_order offers the free cores first to the
 # longest chain of chapters that read each other's results, this order breaking ties
@@ -63,10 +97,8 @@ CHAPTERS: tuple[Chapter, ...] = (
             quick={"tp_gains": [0.6, 1.2, 2.5], "tp_learning_rates": [0.02, 0.005, 0.0004],
                    "tp_fit_seeds": [10], "tp_test_seeds": [11, 12], "tp_steps": 3000, "tp_width": 50,
                    "scales": [0.3246, 3.42], "n_seeds": 4, "n_fit": 1, "n_iterations": 1000,
-                   "n_snapshots": 21, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
-                   "first_block": 3, "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
-                   "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
-                   "converged_only": False, "continuum_fit_snapshots": 11},
+                   "n_snapshots": 21, **converged_quick("13_rival_theories"), "converged_only": False,
+                   "continuum_fit_snapshots": 11},
             reads=("10_rich_lazy_continuum",),  # the converged continuum
             judges=True),
     Chapter("02_smg_validation", "check_smg_validation",
@@ -99,9 +131,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             every_core=True,
             judges=True),
     Chapter("12_prediction_horizon", "check_prediction_horizon",
-            quick={"converged_scales": [1.0, 10.0], "converged_seeds": 4, "first_block": 3,
-                   "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
-                   "lr_candidates": [0.01, 0.1], "n_lr_seeds": 1, "lr_choice_iterations": 100,
+            quick={**converged_quick("12_prediction_horizon"),
                    "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5], "converged_only": False,
                    "n_resamples": 100, "pair_n_pairs": 4, "pair_block": 4,
                    "pair_iterations": {"ET": 1000, "LR": 500}, "finetune_fractions": [0.0, 0.1]},
