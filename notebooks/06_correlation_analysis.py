@@ -106,10 +106,10 @@ from myst_nb import glue
 
 from lib.analyses import controls, correlation_verdicts
 from lib.book import correlation_report, plot_representations, replication_report
-from lib.experiments.paper import PAPER_CORRELATIONS
 from lib.analyses import stats
 from lib.book import summary
-from lib.book.names import reader_name, verdict_badge
+from lib.book.glued import glue_texts
+from lib.book.names import reader_name
 from lib.book.tables import reading_table
 from lib.core.entk_variants import ENTK_VARIANTS
 from lib.experiments.schedules import cached_schedule
@@ -161,21 +161,7 @@ reading_table(correlation_report.correlation_view(tables["principled"]),
               "Principled eNTK variant: silhouette against final test loss, with the same controls")
 
 # %% tags=["hide-input"]
-rel = authors[authors["quantity"] == "relative"]
-same_sign = int((np.sign(authors["r"]) == np.sign(authors["paper_r"])).sum())
-in_ci = int(((authors["paper_r"] >= authors["ci_low"]) & (authors["paper_r"] <= authors["ci_high"])).sum())
-gap = float(np.abs(rel["r"] - rel["r_label"]).max())
-significant = int((authors["p_within_permutation"] < 0.05).sum())
-glue("corr_same_sign", f"{same_sign} of {len(authors)}", display=False)
-glue("corr_in_ci", f"{in_ci} of {len(authors)}", display=False)
-glue("corr_label_gap", f"{gap:.3f}", display=False)
-glue("corr_significant", f"{significant} of {len(authors)}", display=False)
-et_single = rel[(rel.phase == "single") & (rel.schedule == "ET")].iloc[0]
-et_finetune = rel[(rel.phase == "finetune") & (rel.schedule == "ET")].iloc[0]
-glue("corr_et_single", f"{et_single.r:+.3f}", display=False)
-glue("corr_et_finetune", f"{et_finetune.r:+.3f}", display=False)
-glue("corr_et_single_label", f"{et_single.r_label:+.3f}", display=False)
-glue("corr_et_finetune_label", f"{et_finetune.r_label:+.3f}", display=False)
+glue_texts(correlation_report.headline_texts(authors))
 
 # %% [markdown]
 # **At the paper's size (10 pairs per schedule).** With the authors' eNTK variant the
@@ -307,23 +293,11 @@ reading_table(replication_report.replication_view(discovery_in_force, replicated
 
 # %% tags=["hide-input"]
 RIVALS = tuple(predictors)
-rivals = pd.DataFrame(stats.rival_correlations(correlation_verdicts.network_inputs(runs, structure, RIVALS), list(RIVALS), n_resamples))
-rivals["predictor"] = rivals["predictor"].map(lambda p: controls.LOADING_PREDICTOR_NAMES.get(p, p))
-rivals["correlation"] = rivals["quantity"] + " " + rivals["phase"] + " " + rivals["schedule"]
-rivals["cell"] = [correlation_report.rival_cell(r, p) for r, p in zip(rivals["r"], rivals["p_within_permutation"])]
-order = [controls.LOADING_PREDICTOR_NAMES[p] for p in RIVALS] + ["init label"]
-rival_table = rivals.pivot(index="predictor", columns="correlation", values="cell").loc[order]
-rival_table = rival_table[[c for c in rivals["correlation"].unique()]]
-paper_row = pd.DataFrame([[f"{v:+.3f}" for v in authors["paper_r"]]], columns=rival_table.columns, index=["paper"])
-by_pred = {(r.predictor, r.correlation): r.r for r in rivals.itertuples()}
-eps_gap = max(abs(by_pred[(controls.LOADING_PREDICTOR_NAMES["output_error"], c)] - by_pred[(controls.LOADING_PREDICTOR_NAMES[f"entk_{headline}"], c)])
-              for c in rival_table.columns if c.startswith("relative"))
-glue("rival_output_error_gap", f"{eps_gap:.3f}", display=False)
-for p in ("output_error", "epsilon", "ntk", "entk_left"):
-    glue(f"rival_{p}_et_single", f"{by_pred[(controls.LOADING_PREDICTOR_NAMES[p], 'relative single ET')]:+.3f}", display=False)
-    glue(f"rival_{p}_et_finetune", f"{by_pred[(controls.LOADING_PREDICTOR_NAMES[p], 'relative finetune ET')]:+.3f}",
-         display=False)
-reading_table(pd.concat([paper_row, rival_table]),
+rivals = pd.DataFrame(stats.rival_correlations(correlation_verdicts.network_inputs(runs, structure, RIVALS), list(RIVALS),
+                                               n_resamples))
+rival_table, by_pred = correlation_report.rival_view(rivals, RIVALS, authors["paper_r"])
+glue_texts(correlation_report.rival_texts(by_pred, headline))
+reading_table(rival_table,
               "Each correlation with each rival predictor's silhouette or the init label, beside the paper's r",
               transpose=True)
 
@@ -380,30 +354,9 @@ if compare_choices:
 choice_tables = {title: pd.DataFrame(stats.correlation_table(correlation_verdicts.network_inputs(r, s, ["entk_principled"]), n_resamples,
                                                              predictor="entk_principled"))
                  for title, (r, s) in columns.items()}
-first = next(iter(choice_tables.values()))
-choice_view = first[["quantity", "phase", "schedule"]].copy()
-choice_view["paper r"] = first["paper_r"].map("{:+.3f}".format)
-for title, table in choice_tables.items():
-    choice_view[title] = [f"{r:+.3f} ({lab:+.3f})" for r, lab in zip(table["r"], table["r_label"])]
-performance_rows = []
-for title, (r, _) in columns.items():
-    for name, run in r.items():
-        for phase in ("single", "finetune"):
-            s = stats.paired_trajectory_summary(run["iterations"], run[f"{phase}/loss_test"])
-            performance_rows.append({"analysis": title, "schedule": name, "phase": phase,
-                                     "standard lower at end": f"{s['pairs_standard_better_at_end']}/{s['n_pairs']}",
-                                     "share of snapshots standard better": f"{s['share_standard_better']:.0%}"})
-for slug in ("this", "split", "large_scaling"):
-    titles = [t for t in choice_tables if t.split(" ")[0].split("=")[0] == slug]
-    if titles:
-        table = choice_tables[titles[0]]
-        et = table[(table.quantity == "relative") & (table.schedule == "ET")]
-        glue(f"choice_{slug}_et", " / ".join(f"{v:+.3f}" for v in et["r"]), display=False)
-        glue(f"choice_{slug}_in_ci", f"{int(((table.paper_r >= table.ci_low) & (table.paper_r <= table.ci_high)).sum())}"
-                                     f" of {len(table)}", display=False)
-    else:
-        glue(f"choice_{slug}_et", "not computed (compare_choices=False)", display=False)
-        glue(f"choice_{slug}_in_ci", "not computed", display=False)
+choice_view = correlation_report.choice_view(choice_tables)
+performance_rows = correlation_report.choice_performance_rows({title: r for title, (r, _) in columns.items()})
+glue_texts(correlation_report.choice_texts(choice_tables))
 glue("other_split", other["split"], display=False)
 glue("other_scaling", other["large_scaling"], display=False)
 reading_table(choice_view,
@@ -423,34 +376,20 @@ reading_table(pd.DataFrame(performance_rows),
 # shows whether the performance effects themselves survive each change.
 
 # %% tags=["remove-cell"]
-rival_r = {(r.predictor, r.quantity, r.phase, r.schedule): r.r for r in rivals.itertuples()}
 block_text = correlation_report.block_words(replication_plan)
 rows_out = [correlation_report.correlation_claim_row(
     claim, judged[headline][claim], correlation_verdicts.judge_version_1(claim, authors, n_pairs),
     discovery_table=discovery.tables[headline], n_first_pairs=n_pairs, headline=headline,
-    first_pairs_rivals={} if claim == "corr-raw" else {
-        phase: rival_r[(controls.LOADING_PREDICTOR_NAMES["output_error"], "relative", phase,
-                        correlation_verdicts.RELATIVE_CLAIMS[claim])] for phase in correlation_verdicts.PHASES},
+    first_pairs_rivals={} if claim == "corr-raw" else correlation_report.output_error_rs(
+        by_pred, correlation_verdicts.RELATIVE_CLAIMS[claim]),
     replication=replicated[claim].current, replication_block=block_text, precision=precision[claim])
     for claim in judged[headline]]
 rows_out += [
-    summary.claim_row("silhouette carries information beyond the init (within-init permutation, Holm-corrected)",
-                      "predicts generalization after both phases", discovery_in_force["corr-predicts"],
-                      control=f"silhouettes shuffled within each init; ε·σ' silhouette within {eps_gap:.3f} of the "
-                              f"eNTK's r ({n_pairs} pairs)",
-                      evidence=summary.evidence("tab-corr-verdicts", "verdict table"),
-                      earlier=[correlation_verdicts.judge_predicts_version_1(authors, p_by_seed["first"]),
-                               correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs,
-                                                                   p_by_seed["discovery"], 2)],
-                      replication=replicated_in_force["corr-predicts"], replication_block=block_text),
-    summary.row("largest |r(silhouette) - r(init label)| over the relative-loss correlations", "- (not reported)",
-                f"{gap:.3f}", None, "how much the silhouette adds beyond knowing the init"),
-]
-if compare_choices:
-    for title, table in choice_tables.items():
-        if "=" in title:
-            et = table[(table.quantity == "relative") & (table.schedule == "ET")]
-            rows_out.append(summary.row(f"r(principled silhouette, relative loss), ET, with {title}: single / fine-tuning",
-                                        "-0.881 / 0.973", " / ".join(f"{v:+.3f}" for v in et["r"]), None,
-                                        "robustness to our choices (not a claim of the paper)"))
+    correlation_report.predicts_row(
+        discovery_in_force["corr-predicts"],
+        [correlation_verdicts.judge_predicts_version_1(authors, p_by_seed["first"]),
+         correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs, p_by_seed["discovery"], 2)],
+        replicated_in_force["corr-predicts"], block_text, correlation_report.output_error_gap(by_pred, headline), n_pairs),
+    correlation_report.label_gap_row(authors),
+    *correlation_report.choice_rows(choice_tables)]  # the other choices' correlations, where compare_choices
 summary.record("06_correlation_analysis", run_parameters, rows_out)
