@@ -132,6 +132,7 @@ from lib.analyses import attribution, claims
 from lib.analyses import kernel_analysis as ka
 from lib.experiments import kernel_dynamics as kd
 from lib.book import entk_findings as findings, entk_report as report, plot_attribution, plot_entk_over_training
+from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 from lib.experiments.epntk_stream import node_count
 from lib.experiments.schedules import get_schedule
@@ -183,25 +184,11 @@ checks = {name: kd.cached_validation_runs(env, name, p.seeds[0], p.check_phases,
                                           p.check_snapshots, n_points, check_rows)
           for name, p in plan.items()}
 reconstruction = report.reconstruction_table(checks, runs, path_kernel)
-by = reconstruction.set_index(["schedule", "init", "ePNTK"])
-for name in checks:
-    for init in INITS:
-        for variant, label in report.VARIANTS.items():
-            glue(f"kd_recon_{variant}_{name}_{init}", f"{by.loc[(name, init, label), 'max error, test inputs']:.2%}",
-                 display=False)
 worst_step = report.largest_reconstruction_error(reconstruction, "step")
 bulk_worst = report.largest_reconstruction_error(reconstruction, "bulk")
-glue("kd_recon_step_worst", f"{worst_step:.1e}", display=False)
-glue("kd_recon_bulk_worst", f"{bulk_worst:.2%}", display=False)
 first_order = report.first_order_errors(checks)  # the paper's every-step eNTK sum
 check_length = {name: int(check["iterations"][-1]) for name, check in checks.items()}
-glue("ch08_first_order_max_error", f"{first_order.largest:.0%}", display=False)
-glue("ch08_first_order_worst", f"{first_order.worst[0]}, {first_order.worst[1]} init", display=False)
-glue("kd_first_order_each", first_order.each_text(), display=False)
-glue("kd_first_order_where", f"{first_order.where}", display=False)
-glue("kd_first_order_end", f"{first_order.end:.0%}", display=False)
-glue("kd_first_order_criterion", claims.criterion("epntk-multitask").text, display=False)
-glue("kd_check_length", " and ".join(f"{n} ({name})" for name, n in check_length.items()), display=False)
+glue_texts(report.reconstruction_texts(reconstruction, first_order, check_length))
 reading_table(reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]}),
               "Reconstruction error of the learned change, per schedule, init and ePNTK sum")
 
@@ -240,10 +227,7 @@ convergence = {name: kd.cached_convergence(env, name, p.seeds[0], n_halvings, co
                for name, p in plan.items()}
 convergence_table, slopes = report.convergence_table(convergence)  # shown transposed: one column per run
 last_orders = np.array([v[1] for v in slopes.values()])
-glue("kd_order_min", f"{last_orders.min():.2f}", display=False)
-glue("kd_order_max", f"{last_orders.max():.2f}", display=False)
-for (name, init, set_name), (s_all, s_last) in slopes.items():
-    glue(f"kd_order_{name}_{init}_{set_name}", f"{s_all:.2f}", display=False)
+glue_texts(report.order_texts(slopes))
 reading_table(convergence_table,
               "Error of the paper's eNTK sum as the learning rate halves, per schedule, init and inputs",
               transpose=True)
@@ -358,16 +342,7 @@ plt.show()
 
 
 # %% tags=["remove-cell"]
-SLUGS = dict(zip(attribution.WINDOW_MEASURES, findings.WINDOW_SLUGS))
-for (name, label), times in crossings.items():
-    key = f"kd_cross_{name}_{SLUGS[label]}"
-    never = np.isnan(times).sum(axis=1)  # (T, 2 inits)
-    order = attribution.crossing_order(times[..., 1], times[..., 0])  # (T, 3): large first, same, standard first
-    glue(f"{key}_never", ", ".join(f"{t:g}: {a}/{b}" for t, (a, b) in zip(attribution.THRESHOLDS, never)),
-         display=False)
-    glue(f"{key}_large_first", findings.count_range(order[:, 0]), display=False)
-    glue(f"{key}_standard_first", findings.count_range(order[:, 2]), display=False)
-    glue(f"{key}_depends", "yes" if dependence[(name, label)]["never_changes"] else "no", display=False)
+glue_texts(findings.crossing_texts(crossings, dependence))
 glue("kd_cross_pairs", f"{n_pairs}", display=False)
 
 # %% [markdown]
@@ -561,10 +536,9 @@ glue("kd_find_threshold_high", f"{attribution.THRESHOLDS[-1]:g}", display=False)
 
 for name in runs:
     same_task = {key: runs[name][key][:, :, -1, 1, 0] for key in ("sharing_abs", "sharing_signed")}  # (P, 2 inits)
-    for key, text in {**findings.window_findings(window, dependence, crossings, name),
-                      **findings.sharing_findings(shared, cancelled, same_task, name),
-                      **findings.representation_findings(representation, contrast_of, name)}.items():
-        glue(key, text, display=False)
+    glue_texts({**findings.window_findings(window, dependence, crossings, name),
+                **findings.sharing_findings(shared, cancelled, same_task, name),
+                **findings.representation_findings(representation, contrast_of, name)})
 
 
 # %% [markdown]

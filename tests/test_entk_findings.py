@@ -65,3 +65,16 @@ def test_sharing_findings_read_the_tables_by_schedule_init_and_category():
     assert out["kd_find_other_reading_ET_standard"] == "they make part of it (signed share above 0)"
     assert out["kd_find_cancel_category_ET_standard"] == "2.0" and out["kd_find_cancel_pattern_ET_large"] == "2"
     assert out["kd_find_sharing_reading_ET"].startswith("the two measures point in opposite directions")
+
+
+def test_crossing_texts_count_never_and_who_crosses_first_per_threshold():
+    T, P = len(attribution.THRESHOLDS), 4
+    times = np.full((T, P, 2), 100.0)
+    times[..., 1] = 50.0  # large init crosses first in every pair at every threshold
+    times[-1, :2, 0] = np.nan  # two standard-init networks never cross the last threshold
+    label = next(iter(attribution.WINDOW_MEASURES))
+    crossings = {("ET", label): times}
+    texts = f.crossing_texts(crossings, {("ET", label): attribution.threshold_dependence(times)})
+    assert texts["kd_cross_ET_align_large_first"] == "4" and texts["kd_cross_ET_align_standard_first"] == "0"
+    assert texts["kd_cross_ET_align_never"].endswith(f"{attribution.THRESHOLDS[-1]:g}: 2/0")
+    assert texts["kd_cross_ET_align_depends"] == "yes"

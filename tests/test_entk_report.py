@@ -59,3 +59,19 @@ def test_convergence_table_measures_the_order_of_each_halving():
 def test_quadrature_table_has_one_row_per_schedule_and_init():
     table = report.quadrature_table({"ET": check_run(1.0), "LR": check_run(1.0)})
     assert len(table) == 4 and table.iloc[:, 2].max() == 0.02 and table.iloc[:, -1].max() == 0.6
+
+
+def test_order_and_reconstruction_texts_name_every_run():
+    slopes = {("ET", "standard", "training"): (0.98, 1.01), ("ET", "large", "test"): (1.1, 0.95)}
+    texts = report.order_texts(slopes)
+    assert (texts["kd_order_min"], texts["kd_order_max"]) == ("0.95", "1.01")
+    assert texts["kd_order_ET_large_test"] == "1.10"
+    import pandas as pd
+
+    rows = [{"schedule": "ET", "init": init, "ePNTK": label, "max error, training inputs": 0.01 * k,
+             "max error, test inputs": 0.02 * k}
+            for init in ("standard", "large") for k, label in enumerate([*report.VARIANTS.values(), "bulk run"], 1)]
+    first = report.FirstOrderErrors(0.05, ("ET", "large"), {("ET", "standard"): 0.04, ("ET", "large"): 0.05}, 120, 0.03)
+    texts = report.reconstruction_texts(pd.DataFrame(rows), first, {"ET": 200})
+    assert texts["kd_recon_euler_ET_standard"] == "2.00%" and texts["kd_recon_bulk_worst"] == "8.00%"
+    assert texts["ch08_first_order_worst"] == "ET, large init" and texts["kd_check_length"] == "200 (ET)"

@@ -160,3 +160,21 @@ def representation_findings(representation: pd.DataFrame, contrast_of: pd.DataFr
 def count_range(counts: np.ndarray) -> str:
     """"a" or "a to b": the range of pair counts over the thresholds."""
     return f"{counts.min()}" if counts.min() == counts.max() else f"{counts.min()} to {counts.max()}"
+
+
+def crossing_texts(crossings: dict, dependence: dict) -> dict[str, str]:
+    """The page's texts of the threshold crossings (:func:`lib.analyses.attribution.crossing_table`'s
+    (schedule, measure) -> (T thresholds, P pairs, 2 inits) iterations, NaN: never) and their
+    dependence on the threshold (:func:`lib.analyses.attribution.threshold_dependence`): per schedule and
+    window measure, the pairs that never cross at each threshold, the range of pairs in which large
+    or standard init crosses first, and whether "never" changes with the threshold."""
+    slugs = dict(zip(attribution.WINDOW_MEASURES, WINDOW_SLUGS))
+    texts = {}
+    for (name, label), times in crossings.items():
+        key = f"kd_cross_{name}_{slugs[label]}"
+        never = np.isnan(times).sum(axis=1)  # (T, 2 inits)
+        order = attribution.crossing_order(times[..., 1], times[..., 0])  # (T, 3): large first, same, standard first
+        texts |= {f"{key}_never": ", ".join(f"{t:g}: {a}/{b}" for t, (a, b) in zip(attribution.THRESHOLDS, never)),
+                  f"{key}_large_first": count_range(order[:, 0]), f"{key}_standard_first": count_range(order[:, 2]),
+                  f"{key}_depends": "yes" if dependence[(name, label)]["never_changes"] else "no"}
+    return texts

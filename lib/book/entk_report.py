@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..analyses import attribution
+from ..analyses import attribution, claims
 from ..analyses import kernel_analysis as ka
 from ..analyses.entk_vectors import loglog_slope
 from ..core.models import INITS
@@ -205,3 +205,31 @@ def _interval_row(quantity: str, intervals: list, fmt: str, criterion: str, pape
     intervals (mean, low, high), their means and intervals joined by " / "."""
     ours, interval = findings.interval_pair(intervals, fmt)
     return summary.row(quantity, paper, ours, None, criterion, interval)
+
+
+def reconstruction_texts(reconstruction: pd.DataFrame, first_order: FirstOrderErrors,
+                         check_length: dict[str, int]) -> dict[str, str]:
+    """The page's texts of the validation runs: each (sum, schedule, init)'s largest error on the test
+    inputs, the largest errors of the step-integrated sum and of the book's bulk runs, the paper's
+    every-step sum (:class:`FirstOrderErrors`) against its criterion, and each run's length
+    (``check_length``: schedule -> iterations)."""
+    by = reconstruction.set_index(["schedule", "init", "ePNTK"])
+    texts = {f"kd_recon_{variant}_{name}_{init}": f"{by.loc[(name, init, label), 'max error, test inputs']:.2%}"
+             for name in check_length for init in INITS for variant, label in VARIANTS.items()}
+    return texts | {
+        "kd_recon_step_worst": f"{largest_reconstruction_error(reconstruction, 'step'):.1e}",
+        "kd_recon_bulk_worst": f"{largest_reconstruction_error(reconstruction, 'bulk'):.2%}",
+        "ch08_first_order_max_error": f"{first_order.largest:.0%}",
+        "ch08_first_order_worst": f"{first_order.worst[0]}, {first_order.worst[1]} init",
+        "kd_first_order_each": first_order.each_text(), "kd_first_order_where": f"{first_order.where}",
+        "kd_first_order_end": f"{first_order.end:.0%}",
+        "kd_first_order_criterion": claims.criterion("epntk-multitask").text,
+        "kd_check_length": " and ".join(f"{n} ({name})" for name, n in check_length.items())}
+
+
+def order_texts(slopes: dict) -> dict[str, str]:
+    """The page's texts of :func:`convergence_table`'s slopes ((schedule, init, inputs) -> (order over
+    every halving, order of the last)): the range of the last orders and each order over every halving."""
+    last = np.array([s_last for _, s_last in slopes.values()])
+    return {"kd_order_min": f"{last.min():.2f}", "kd_order_max": f"{last.max():.2f}",
+            **{f"kd_order_{name}_{init}_{inputs}": f"{s_all:.2f}" for (name, init, inputs), (s_all, _) in slopes.items()}}
