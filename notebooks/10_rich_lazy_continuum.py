@@ -132,10 +132,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from myst_nb import glue
-from scipy.stats import binomtest
 
 from lib.book import continuum_report, plot_continuum
-from lib.book.names import OUTCOMES, PREDICTORS, reader_name
+from lib.book.names import OUTCOMES, PREDICTORS
+from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 from lib.analyses import continuum_facts, continuum_sweeps, robustness, within_scale
 from lib.analyses import stats
@@ -218,21 +218,8 @@ mid = {name: within_scale.midpoint_interval(conv_nets["g"], conv_nets[name],
                                             continuum_sweeps.transition_midpoint, n_resamples)
        for name in ("kernel_distance", "linearization_gap")}
 settled = {phase: continuum_facts.settled_share(conv_nets, phase) for phase in ("single", "finetune")}
-glue("conv_mid_dist", f"{mid['kernel_distance']['midpoint']:.2g} [{mid['kernel_distance']['lo']:.2g}, "
-     f"{mid['kernel_distance']['hi']:.2g}]", display=False)
-glue("conv_mid_gap", (f"{mid['linearization_gap']['midpoint']:.2g} [{mid['linearization_gap']['lo']:.2g}, "
-                     f"{mid['linearization_gap']['hi']:.2g}]") if cf["gap_defined"] else "undefined", display=False)
-glue("conv_gap_sentence", continuum_report.gap_sentence(cf), display=False)
-glue("conv_mid_undefined", f"{mid['kernel_distance']['n_undefined']}", display=False)
-d_max, d_min = int(np.nanargmax(cf["dist"])), int(np.nanargmin(cf["dist"]))
-glue("conv_dist_range", f"{cf['dist'][d_min]:.3f} at g = {cf['gs'][d_min]:g} to {cf['dist'][d_max]:.3f} at "
-     f"g = {cf['gs'][d_max]:g}", display=False)
-glue("conv_best_g", f"{cf['best_g']:g}", display=False)
-glue("conv_converged", f"{100 * cf['converged']:.0f}%", display=False)
-glue("conv_settled_single", f"{100 * settled['single']:.0f}%", display=False)
-glue("conv_settled_finetune", f"{100 * settled['finetune']:.0f}%", display=False)
-glue("cont_converged_paper", f"{100 * facts[('both', 'paper')]['converged']:.0f}%", display=False)
-glue("cont_converged_tuned", f"{100 * facts[('both', 'tuned')]['converged']:.0f}%", display=False)
+glue_texts(continuum_report.transition_texts(cf, mid, settled, {"paper": facts[("both", "paper")],
+                                                                 "tuned": facts[("both", "tuned")]}))
 reading_table(pd.DataFrame({
     "g": cf["gs"], "tuned lr": [conv_nets["lr"][conv_nets["g"] == g][0] for g in cf["gs"]],
     "linearization_gap": cf["gap"], "linearization finite (share)": cf["gap_finite"], "kernel_distance": cf["dist"],
@@ -304,7 +291,6 @@ win = {label: {o: within_scale.winners(rows, o, SIGNS) for o in CORR_OUTCOMES} f
 
 
 n_tests = sum(np.isfinite(r["p"]) for r in cells)
-n_sig = {label: sum(r["q"] <= 0.05 for r in rows) for label, rows in by_setting.items()}
 glue("cont_n_tests", f"{n_tests}", display=False)
 glue("cont_n_settings", f"{len(SETTINGS)}", display=False)
 glue("cont_n_cells_setting", f"{len(PREDICTOR_TITLES) * len(CORR_OUTCOMES)}", display=False)
@@ -326,26 +312,9 @@ plt.show()
 
 
 # %% tags=["hide-input"]
-CONV, SHORT = SETTINGS[("both", "converged")], SETTINGS[("both", "paper")]
+CONV = SETTINGS[("both", "converged")]
 sil = continuum_facts.cell(by_setting[CONV], "silhouette_entk_authors", "loss_single_test")
-glue("cont_sig_counts", "; ".join(f"{label}: {k} of {len(by_setting[label])}" for label, k in n_sig.items()),
-     display=False)
-glue("cont_sil_across", f"{sil['r_across']:+.2f}", display=False)
-glue("cont_sil_within", f"{sil['r']:+.2f} [{sil['lo']:+.2f}, {sil['hi']:+.2f}] (q = {sil['q']:.2g})", display=False)
-for name, outcome in (("loss", "loss_single_test"), ("ft", "finetune_speed"), ("ftloss", "loss_finetune_test"),
-                      ("route", "route_iterations")):
-    glue(f"cont_win_{name}", continuum_report.winner_text(win[CONV][outcome]), display=False)
-unexpected = [(label, o, w) for label, ws in win.items() for o, w in ws.items() if w.get("sign_as_expected") is False]
-glue("cont_unexpected", "; ".join(f"{reader_name(w['predictor'])} for {reader_name(o)} ({label}, r = {w['r']:+.2f})"
-                                  for label, o, w in unexpected)
-     or "none", display=False)
-glue("cont_n_unexpected", f"{len(unexpected)}", display=False)
-conv_unexpected = [(o, w) for label, o, w in unexpected if label == CONV]
-
-
-glue("cont_unexpected_reading", "; ".join(continuum_report.unexpected_reading(o, w, OUTCOME_TITLES, PREDICTOR_TITLES)
-                                          for o, w in conv_unexpected) or
-     "no winner of the converged run has the unexpected sign", display=False)
+glue_texts(continuum_report.winner_texts(by_setting, win, CONV, sil, OUTCOME_TITLES, PREDICTOR_TITLES))
 reading_table(continuum_report.within_table(by_setting[CONV]),
               "Converged continuum: within-scale correlation of each t=0 predictor with each outcome")
 
@@ -402,16 +371,7 @@ resolution = int(np.max(conv_nets["route_resolution"]))
 evidence = continuum_facts.route_hypothesis_evidence(conv_nets, n_resamples, n_permutations)
 judgement = claims.judge("sharing-new-task", resolution=resolution, seeded=evidence)
 earlier = [claims.judge("sharing-new-task", version=1, seeded=lambda s: {"value": evidence(s)["hi"]})]
-glue("cont_route_reached", f"{100 * conv_nets['route_reached'].mean():.0f}%", display=False)
-glue("cont_route_resolution", f"{resolution}", display=False)
-glue("cont_hyp_across", f"{hyp['r_across']:+.2f}", display=False)
-glue("cont_hyp_within", f"{hyp['r']:+.2f} [{hyp['lo']:+.2f}, {hyp['hi']:+.2f}]", display=False)
-glue("cont_hyp0_within", f"{hyp0['r']:+.2f} [{hyp0['lo']:+.2f}, {hyp0['hi']:+.2f}]", display=False)
-glue("cont_sep", f"{separation['difference']:+.2g} [{separation['lo']:+.2g}, {separation['hi']:+.2g}]", display=False)
-glue("cont_sep_word", "separates" if separation["separates"] else "does not separate", display=False)
-glue("cont_hyp_verdict", judgement.verdict + (f" ({judgement.qualification})" if judgement.qualification else ""),
-     display=False)
-glue("cont_hyp_verdict_v1", earlier[0].verdict, display=False)
+glue_texts(continuum_report.route_texts(conv_nets, resolution, hyp, hyp0, separation, judgement, earlier[0]))
 reading_table(route.rename(columns={"networks at <= 1 iteration": "share of networks at ≤ 1 iteration"}),
               "Converged continuum, per init scale: learning a held-out route, and sharing")
 
@@ -481,29 +441,10 @@ plt.show()
 
 # %% tags=["hide-input"]
 robust_table = pd.DataFrame(stats.correlation_table(robust, n_resamples))
-shown = robust_table[["quantity", "phase", "schedule", "n_networks", "paper_r"]].copy()
-shown["our r [95% CI]"] = [f"{r:+.3f} [{lo:+.2f}, {hi:+.2f}]" for r, lo, hi in
-                           zip(robust_table.r, robust_table.ci_low, robust_table.ci_high)]
-shown["label-only r"] = robust_table.r_label.map("{:+.3f}".format)
-shown["within std / large"] = [f"{a:+.2f} / {b:+.2f}" for a, b in
-                               zip(robust_table.r_within_standard, robust_table.r_within_large)]
-shown["permutation p"] = robust_table.p_within_permutation.map("{:.3f}".format)
-et, lr_ = comparisons["ET"], comparisons["LR"]
-et_interval = binomtest(int(et["single/standard_wins"]), n_pairs).proportion_ci(0.95, method="exact")
 first_block = robustness.binary_comparison(*(robust["ET"][k][:block_pairs] for k in
                                              ("single", "finetune", "single_train", "finetune_train")))
-glue("rob_n", f"{n_pairs}", display=False)
-glue("rob_et_single", f"{et['single/standard_wins']} of {n_pairs}", display=False)
-glue("rob_et_single_ci", f"{et_interval.low:.0%} to {et_interval.high:.0%}", display=False)
-glue("rob_et_single_first", f"{first_block['single/standard_wins']} of {min(block_pairs, n_pairs)}", display=False)
-glue("rob_et_ft", f"{et['finetune/large_wins']} of {n_pairs}", display=False)
-glue("rob_lr_single", f"{lr_['single/standard_wins']} of {n_pairs}", display=False)
-glue("rob_lr_ft", f"{lr_['finetune/large_wins']} of {n_pairs}", display=False)
-glue("rob_nc", ", ".join(f"{s} {p}: {c[f'{p}/not_converged_standard']} standard / {c[f'{p}/not_converged_large']} large"
-                         for s, c in comparisons.items() for p in ("single", "finetune")), display=False)
-glue("rob_sig", f"{int((robust_table.p_within_permutation < 0.05).sum())} of {len(robust_table)}", display=False)
-glue("rob_sig_chance", f"{0.05 * len(robust_table):.1f}", display=False)
-reading_table(shown, "The paper's correlations on more pairs, per quantity, phase and schedule")
+glue_texts(continuum_report.robustness_texts(comparisons, first_block, n_pairs, block_pairs, robust_table))
+reading_table(continuum_report.robustness_view(robust_table), "The paper's correlations on more pairs, per quantity, phase and schedule")
 
 # %% [markdown]
 # With {glue:text}`rob_n` pairs per schedule, standard init ends the single-task phase

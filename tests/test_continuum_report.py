@@ -137,3 +137,40 @@ def test_the_sharing_claim_is_judged_under_every_seed_of_its_two_bootstraps():
     assert evidence(1)["r"] == evidence(0)["r"] and evidence(1)["lo"] != evidence(0)["lo"]  # only the resampling moves
     judged = claims.judge("sharing-new-task", resolution=1, seeded=evidence)
     assert judged.verdict == "reproduced" and judged.stability == "20/20"
+
+
+def test_the_page_texts_of_the_transition_winners_route_and_robustness():
+    import pandas as pd
+
+    from lib.analyses import claims
+
+    facts = continuum_facts.transition_facts(_networks())
+    mid = {m: {"midpoint": 2.0, "lo": 1.0, "hi": 4.0, "n_undefined": 0} for m in ("kernel_distance", "linearization_gap")}
+    texts = continuum_report.transition_texts(facts, mid, {"single": 0.9, "finetune": 0.5},
+                                              {"paper": facts, "tuned": facts})
+    assert texts["conv_mid_dist"] == "2 [1, 4]" and texts["conv_best_g"] == "1" and texts["conv_converged"] == "75%"
+    assert texts["conv_dist_range"] == "0.200 at g = 10 to 1.000 at g = 0.3"
+    winner = {"predictor": "silhouette_entk_authors", "r": -0.4, "q": 0.01, "sign_as_expected": False}
+    none = {"predictor": "none"}
+    winners = {"converged": {"loss_single_test": winner, "finetune_speed": none, "loss_finetune_test": none,
+                             "route_iterations": none}}
+    rows = {"converged": [{"q": 0.01}, {"q": 0.2}]}
+    silhouette = {"r_across": -0.5, "r": -0.4, "lo": -0.6, "hi": -0.2, "q": 0.01}
+    texts = continuum_report.winner_texts(rows, winners, "converged", silhouette, {"loss_single_test": "loss"},
+                                          {"silhouette_entk_authors": "silhouette"})
+    assert texts["cont_sig_counts"] == "converged: 1 of 2" and texts["cont_n_unexpected"] == "1"
+    assert texts["cont_sil_within"] == "-0.40 [-0.60, -0.20] (q = 0.01)" and texts["cont_win_ft"] == "none"
+    judgement = claims.judge("sharing-new-task", r=-0.3, lo=-0.5, hi=-0.1, separates=True, resolution=1)
+    texts = continuum_report.route_texts({"route_reached": np.array([1.0, 0.0])}, 1, {**silhouette, "r_across": 0.1},
+                                         silhouette, {"difference": 0.5, "lo": 0.1, "hi": 0.9, "separates": True},
+                                         judgement, judgement)
+    assert texts["cont_route_reached"] == "50%" and texts["cont_sep_word"] == "separates"
+    assert texts["cont_hyp_verdict"] == "reproduced"
+    comparison = {"single/standard_wins": 40, "finetune/large_wins": 45, "single/not_converged_standard": 1,
+                  "single/not_converged_large": 0, "finetune/not_converged_standard": 0, "finetune/not_converged_large": 2}
+    table = pd.DataFrame({"p_within_permutation": [0.01, 0.2, 0.03, 0.5]})
+    texts = continuum_report.robustness_texts({"ET": comparison, "LR": comparison}, {"single/standard_wins": 8}, 50, 10,
+                                              table)
+    assert texts["rob_et_single"] == "40 of 50" and texts["rob_et_single_first"] == "8 of 10"
+    assert texts["rob_sig"] == "2 of 4" and texts["rob_sig_chance"] == "0.2"
+    assert texts["rob_et_single_ci"] == "66% to 90%"

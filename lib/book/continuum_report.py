@@ -172,3 +172,98 @@ def summary_rows(loss_winner: Mapping, n_tests: int, silhouette_cell: Mapping, k
                           "sharing measure separates g = 1 from g = 10",
                           evidence=summary.evidence("cont-routes", "held-out routes"), earlier=earlier),
     ]
+
+
+def transition_texts(converged: Mapping, midpoints: Mapping, settled: Mapping[str, float],
+                     short: Mapping[str, Mapping]) -> dict[str, str]:
+    """The page's texts of where the transition lies (``converged``: the converged run's
+    :func:`lib.analyses.continuum_facts.transition_facts`; ``midpoints``: measure -> its
+    :func:`lib.analyses.within_scale.midpoint_interval`; ``settled``: phase -> the share of settled
+    networks; ``short``: "paper" / "tuned" -> the short run's transition facts)."""
+    dist, gap = midpoints["kernel_distance"], midpoints["linearization_gap"]
+    d_max, d_min = int(np.nanargmax(converged["dist"])), int(np.nanargmin(converged["dist"]))
+    return {"conv_mid_dist": f"{dist['midpoint']:.2g} [{dist['lo']:.2g}, {dist['hi']:.2g}]",
+            "conv_mid_gap": (f"{gap['midpoint']:.2g} [{gap['lo']:.2g}, {gap['hi']:.2g}]" if converged["gap_defined"]
+                             else "undefined"),
+            "conv_gap_sentence": gap_sentence(converged), "conv_mid_undefined": f"{dist['n_undefined']}",
+            "conv_dist_range": f"{converged['dist'][d_min]:.3f} at g = {converged['gs'][d_min]:g} to "
+                               f"{converged['dist'][d_max]:.3f} at g = {converged['gs'][d_max]:g}",
+            "conv_best_g": f"{converged['best_g']:g}", "conv_converged": f"{100 * converged['converged']:.0f}%",
+            "conv_settled_single": f"{100 * settled['single']:.0f}%",
+            "conv_settled_finetune": f"{100 * settled['finetune']:.0f}%",
+            "cont_converged_paper": f"{100 * short['paper']['converged']:.0f}%",
+            "cont_converged_tuned": f"{100 * short['tuned']['converged']:.0f}%"}
+
+
+WINNER_TEXTS = {"loss": "loss_single_test", "ft": "finetune_speed", "ftloss": "loss_finetune_test",
+                "route": "route_iterations"}  # glue name -> outcome of the converged run's winners quoted
+
+
+def winner_texts(by_setting: Mapping[str, list[dict]], winners: Mapping[str, Mapping], converged: str,
+                 silhouette: Mapping, outcome_titles: Mapping[str, str],
+                 predictor_titles: Mapping[str, str]) -> dict[str, str]:
+    """The page's texts of the within-scale winners: significant cells per setting (``by_setting``:
+    setting -> cells with their BH ``q``), the paper's predictor on the converged run (``silhouette``:
+    its cell), the converged run's winners (``winners``: setting -> outcome -> winner) and every winner
+    with the unexpected sign, read for the converged run."""
+    unexpected = [(label, o, w) for label, ws in winners.items() for o, w in ws.items()
+                  if w.get("sign_as_expected") is False]
+    readings = [unexpected_reading(o, w, outcome_titles, predictor_titles) for label, o, w in unexpected
+                if label == converged]
+    return {"cont_sig_counts": "; ".join(f"{label}: {sum(r['q'] <= 0.05 for r in rows)} of {len(rows)}"
+                                         for label, rows in by_setting.items()),
+            "cont_sil_across": f"{silhouette['r_across']:+.2f}",
+            "cont_sil_within": f"{interval_text(silhouette)} (q = {silhouette['q']:.2g})",
+            **{f"cont_win_{name}": winner_text(winners[converged][outcome]) for name, outcome in WINNER_TEXTS.items()},
+            "cont_unexpected": "; ".join(f"{reader_name(w['predictor'])} for {reader_name(o)} ({label}, r = "
+                                         f"{w['r']:+.2f})" for label, o, w in unexpected) or "none",
+            "cont_n_unexpected": f"{len(unexpected)}",
+            "cont_unexpected_reading": "; ".join(readings) or "no winner of the converged run has the unexpected sign"}
+
+
+def route_texts(networks: Mapping, resolution: int, hypothesis: Mapping, initial: Mapping, separation: Mapping,
+                judgement, version_1) -> dict[str, str]:
+    """The page's texts of hypothesis (i) on the converged run (``networks``): the held-out route's
+    resolution and how many networks learn it, the within-scale r of trained (``hypothesis``) and
+    initial (``initial``) sharing, the sharing measure's separation of g = 1 from g = 10, and the verdicts."""
+    return {"cont_route_reached": f"{100 * networks['route_reached'].mean():.0f}%",
+            "cont_route_resolution": f"{resolution}", "cont_hyp_across": f"{hypothesis['r_across']:+.2f}",
+            "cont_hyp_within": interval_text(hypothesis), "cont_hyp0_within": interval_text(initial),
+            "cont_sep": f"{separation['difference']:+.2g} [{separation['lo']:+.2g}, {separation['hi']:+.2g}]",
+            "cont_sep_word": "separates" if separation["separates"] else "does not separate",
+            "cont_hyp_verdict": judgement.verdict + (f" ({judgement.qualification})" if judgement.qualification else ""),
+            "cont_hyp_verdict_v1": version_1.verdict}
+
+
+def robustness_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The reader's table of the robustness pairs' correlations (:func:`lib.analyses.stats.correlation_table`)."""
+    shown = table[["quantity", "phase", "schedule", "n_networks", "paper_r"]].copy()
+    shown["our r [95% CI]"] = [f"{r:+.3f} [{lo:+.2f}, {hi:+.2f}]" for r, lo, hi in
+                               zip(table.r, table.ci_low, table.ci_high)]
+    shown["label-only r"] = table.r_label.map("{:+.3f}".format)
+    shown["within std / large"] = [f"{a:+.2f} / {b:+.2f}" for a, b in zip(table.r_within_standard, table.r_within_large)]
+    shown["permutation p"] = table.p_within_permutation.map("{:.3f}".format)
+    return shown
+
+
+def robustness_texts(comparisons: Mapping[str, Mapping], first_block: Mapping, n_pairs: int, block_pairs: int,
+                     table: pd.DataFrame) -> dict[str, str]:
+    """The page's texts of the standard/large pairs run for robustness (``comparisons``: schedule ->
+    :func:`lib.analyses.robustness.binary_comparison`; ``first_block``: the same on ET's first block):
+    who ends lower (ET single-task with its exact 95% interval), who did not converge, and how many of
+    the correlations of ``table`` have a within-init permutation p below 0.05 (against chance)."""
+    from scipy.stats import binomtest
+
+    et, lr = comparisons["ET"], comparisons["LR"]
+    interval = binomtest(int(et["single/standard_wins"]), n_pairs).proportion_ci(0.95, method="exact")
+    return {"rob_n": f"{n_pairs}", "rob_et_single": f"{et['single/standard_wins']} of {n_pairs}",
+            "rob_et_single_ci": f"{interval.low:.0%} to {interval.high:.0%}",
+            "rob_et_single_first": f"{first_block['single/standard_wins']} of {min(block_pairs, n_pairs)}",
+            "rob_et_ft": f"{et['finetune/large_wins']} of {n_pairs}",
+            "rob_lr_single": f"{lr['single/standard_wins']} of {n_pairs}",
+            "rob_lr_ft": f"{lr['finetune/large_wins']} of {n_pairs}",
+            "rob_nc": ", ".join(f"{s} {p}: {c[f'{p}/not_converged_standard']} standard / "
+                                f"{c[f'{p}/not_converged_large']} large"
+                                for s, c in comparisons.items() for p in ("single", "finetune")),
+            "rob_sig": f"{int((table.p_within_permutation < 0.05).sum())} of {len(table)}",
+            "rob_sig_chance": f"{0.05 * len(table):.1f}"}
