@@ -147,8 +147,8 @@ from myst_nb import glue
 
 from lib.analyses import claims, continuum_sweeps, horizon, horizon_checks, horizon_points
 from lib.book import horizon_report as hr
-from lib.book import plot_horizon
-from lib.book.names import reader_name
+from lib.book import horizon_texts, plot_horizon
+from lib.book.glued import glue_texts
 from lib.book.tables import long_view, reading_table
 
 KERNELS, RIVALS = list(horizon_points.KERNEL_PREDICTORS), list(horizon_points.RIVAL_PREDICTORS)
@@ -230,23 +230,7 @@ plt.show()
 # fraction are {glue:text}`hz_sure`.
 
 # %% tags=["hide-input"]
-strongest = lambda kind, rows, at=slice(None): hr.strongest_text(curves, kind, PREDICTORS, rows, fractions, at)
-glue("hz_across_t0", strongest("across", slice(0, len(KERNELS)), slice(0, 1)), display=False)
-glue("hz_across_t0_rival", strongest("across", slice(len(KERNELS), None), slice(0, 1)), display=False)
-glue("hz_within_t0", strongest("within", slice(0, len(KERNELS)), slice(0, 1)), display=False)
-glue("hz_within_kernel", strongest("within", slice(0, len(KERNELS))), display=False)
-glue("hz_within_rival", strongest("within", slice(len(KERNELS), None)), display=False)
-glue("hz_last", f"{100 * max(fractions):g}%", display=False)
-shuffled = np.concatenate([np.abs(c["shuffled"]).ravel() for c in curves.values()])
-shuffled = shuffled[np.isfinite(shuffled)]
-null_half = curves[OUTCOMES[0]]["null_half"]
-glue("hz_n_perm", f"{curves[OUTCOMES[0]]['shuffled'].shape[0]}", display=False)
-glue("hz_shuffled", f"{np.mean(shuffled <= null_half):.1%}", display=False)
-glue("hz_shuffled_q95", f"{np.quantile(shuffled, 0.95):.3f}", display=False)
-glue("hz_null_half", f"{null_half:.3f}", display=False)
-sure = [f"{reader_name(p)} for the {reader_name(o)} from {hr.fraction_label(c['earliest_sure'][i])}"
-        for o, c in curves.items() for i, p in enumerate(PREDICTORS) if np.isfinite(c["earliest_sure"][i])]
-glue("hz_sure", "; ".join(sure) if sure else "none", display=False)
+glue_texts(horizon_texts.curve_texts(curves, PREDICTORS, len(KERNELS), fractions))
 reading_table(hr.earliest_table(curves, PREDICTORS),
               "Earliest fraction of training at which each quantity predicts each outcome within scales")
 
@@ -276,20 +260,9 @@ from IPython.display import display
 
 findings = hr.rival_findings(hr.labelled_rival_cells(values, KERNELS, {o: nets[o][use] for o in OUTCOMES}, groups,
                                                      fractions))
-tests, partial_p, kernel_of = (findings[k] for k in ("p", "p_partial", "kernel_of"))
-reverse_holm, winners, beaten, adds = (findings[k] for k in ("p_reverse_holm", "winners", "beaten", "adds"))
+tests, partial_p, winners, adds = (findings[k] for k in ("p", "p_partial", "winners", "adds"))
 glue("hz_n_tests", f"{len(tests)}", display=False)
-if winners:
-    beats_text = f"A kernel quantity beats every rival in {len(winners)} of {len(tests)} cells (first table below)."
-else:
-    beats_text = (f"No kernel quantity beats every rival in any of the {len(tests)} cells after the correction "
-                  f"(smallest p before it: {min(tests):.2g}). The reverse test (some rival predicts better than the "
-                  f"kernel quantity; the smallest p over the four rivals times four, Holm over the same cells) is "
-                  f"significant in {int(np.sum(reverse_holm <= 0.05))} cells, for "
-                  f"{len(beaten)} of the {len(KERNELS)} kernel quantities"
-                  + (f" (never for: {', '.join(k for k in dict.fromkeys(kernel_of) if k not in beaten)})."
-                     if len(beaten) < len(KERNELS) else "."))
-glue("hz_beats_text", beats_text, display=False)
+glue("hz_beats_text", horizon_texts.beats_text(findings, len(KERNELS)), display=False)
 N_CONTROL = 200  # permutations of the add test's negative control (declared in the registry)
 
 
@@ -300,9 +273,7 @@ control_by_seed = horizon_checks.discoveries_by_seed(values[:len(KERNELS)], valu
 control_found = control_by_seed(0)
 glue("hz_n_control", f"{N_CONTROL}", display=False)
 glue("hz_control_text", control_text(control_found), display=False)
-glue("hz_adds_text", (f"Significant after the correction in {len(adds)} of {int(np.isfinite(partial_p).sum())} "
-                      f"cells that could be tested"
-                      + (" (second table below)." if adds else ".")), display=False)
+glue("hz_adds_text", horizon_texts.adds_text(findings), display=False)
 if winners:
     display(reading_table(pd.DataFrame(winners, columns=["kernel quantity", "outcome", "fraction f",
                                                          "Holm-adjusted p"]),
@@ -370,19 +341,11 @@ fig = plot_horizon.plot_horizon(ft_curves, PREDICTORS, KERNELS, finetune_fractio
 plt.show()
 ft_findings = hr.rival_findings(hr.labelled_rival_cells(ft_values, KERNELS, {o: nets[o][use] for o in FT_OUTCOMES},
                                                         groups, finetune_fractions))
-ft_tests, ft_p_holm, ft_reverse_holm = (ft_findings[k] for k in ("p", "p_holm", "p_reverse_holm"))
-ft_best = {o: max(((abs(c["within"][i, f]), PREDICTORS[i], f) for i in range(len(PREDICTORS))
-                   for f in range(1, len(finetune_fractions)) if np.isfinite(c["within"][i, f])), default=None)
-           for o, c in ft_curves.items()}
 glue("hz_ft_fractions", " and ".join(hr.fraction_label(f) for f in finetune_fractions), display=False)
 glue("hz_ft_iterations", f"{converged_iterations['finetune']:,}", display=False)
 glue("hz_ft_n_fractions", f"{len(finetune_fractions)}", display=False)
 glue("hz_ft_retrace", "identical" if ft_retrace == 0 else f"equal to within {ft_retrace:.1e} (relative)", display=False)
-glue("hz_ft_text", " ".join(
-    f"For the {reader_name(o)}, the largest within-scale |r| after the start is {size:.2f} ({reader_name(p)} at "
-    f"{hr.fraction_label(finetune_fractions[f])})." for o, (size, p, f) in ft_best.items() if ft_best[o] is not None)
-    + f" A kernel quantity beats every rival in {int(np.sum(ft_p_holm <= 0.05))} of {len(ft_tests)} cells (Holm), and "
-    f"a rival beats a kernel quantity in {int(np.sum(ft_reverse_holm <= 0.05))}.", display=False)
+glue("hz_ft_text", horizon_texts.finetune_text(ft_curves, ft_findings, PREDICTORS, finetune_fractions), display=False)
 
 # %% [markdown]
 # (hz-pairs)=

@@ -1,0 +1,75 @@
+"""The prediction-horizon chapter's sentences about its accuracy curves and rival findings.
+
+Book layer. ``curves``: outcome -> :func:`lib.analyses.horizon.accuracy_curves` (``within``, ``across``
+(P predictors, F fractions), ``earliest_sure`` (P,), ``shuffled`` (permutations, P, F) and ``null_half``);
+``findings``: :func:`lib.book.horizon_report.rival_findings`; ``predictors``: the names behind the
+curves' rows, the first ``n_kernels`` of them the kernel quantities. Each function returns the texts
+the chapter glues, by glue name where it returns several. Checked in ``tests/test_horizon_texts.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .horizon_report import fraction_label, strongest_text
+from .names import reader_name
+
+
+def curve_texts(curves: dict, predictors: Sequence[str], n_kernels: int, fractions: Sequence[float]) -> dict[str, str]:
+    """The strongest cells across and within scales (at t = 0 and at any fraction, for the kernel
+    quantities and for the rivals), the shuffled-outcome control of the within-scale r's (the share of
+    shuffled ``|r|`` inside the null half-width, their 95th percentile) and every cell surely beyond the
+    threshold from some fraction on."""
+    kernels, rivals, t0 = slice(0, n_kernels), slice(n_kernels, None), slice(0, 1)
+    strongest = lambda kind, rows, at=slice(None): strongest_text(curves, kind, predictors, rows, fractions, at)  # noqa: E731
+    first = next(iter(curves.values()))
+    shuffled = np.concatenate([np.abs(c["shuffled"]).ravel() for c in curves.values()])
+    shuffled = shuffled[np.isfinite(shuffled)]
+    sure = [f"{reader_name(p)} for the {reader_name(o)} from {fraction_label(c['earliest_sure'][i])}"
+            for o, c in curves.items() for i, p in enumerate(predictors) if np.isfinite(c["earliest_sure"][i])]
+    return {"hz_across_t0": strongest("across", kernels, t0), "hz_across_t0_rival": strongest("across", rivals, t0),
+            "hz_within_t0": strongest("within", kernels, t0), "hz_within_kernel": strongest("within", kernels),
+            "hz_within_rival": strongest("within", rivals), "hz_last": f"{100 * max(fractions):g}%",
+            "hz_n_perm": f"{first['shuffled'].shape[0]}",
+            "hz_shuffled": f"{np.mean(shuffled <= first['null_half']):.1%}",
+            "hz_shuffled_q95": f"{np.quantile(shuffled, 0.95):.3f}", "hz_null_half": f"{first['null_half']:.3f}",
+            "hz_sure": "; ".join(sure) if sure else "none"}
+
+
+def beats_text(findings: dict, n_kernels: int, level: float = 0.05) -> str:
+    """Whether a kernel quantity beats every rival in some cell after Holm's correction; where none
+    does, the reverse test: in how many cells, and for which kernel quantities, some rival predicts
+    better."""
+    tests, winners, beaten = findings["p"], findings["winners"], findings["beaten"]
+    if winners:
+        return f"A kernel quantity beats every rival in {len(winners)} of {len(tests)} cells (first table below)."
+    never = [k for k in dict.fromkeys(findings["kernel_of"]) if k not in beaten]
+    return (f"No kernel quantity beats every rival in any of the {len(tests)} cells after the correction (smallest p "
+            f"before it: {min(tests):.2g}). The reverse test (some rival predicts better than the kernel quantity; the "
+            f"smallest p over the four rivals times four, Holm over the same cells) is significant in "
+            f"{int(np.sum(findings['p_reverse_holm'] <= level))} cells, for {len(beaten)} of the {n_kernels} kernel "
+            "quantities" + (f" (never for: {', '.join(never)})." if len(beaten) < n_kernels else "."))
+
+
+def adds_text(findings: dict) -> str:
+    """In how many of the cells that could be tested a kernel quantity adds to the rivals."""
+    adds = findings["adds"]
+    return (f"Significant after the correction in {len(adds)} of {int(np.isfinite(findings['p_partial']).sum())} cells "
+            "that could be tested" + (" (second table below)." if adds else "."))
+
+
+def finetune_text(curves: dict, findings: dict, predictors: Sequence[str], fractions: Sequence[float],
+                  level: float = 0.05) -> str:
+    """Per fine-tuning outcome its largest within-scale ``|r|`` after the start (predictor and fraction),
+    and in how many cells a kernel quantity beats every rival, or a rival a kernel quantity (Holm)."""
+    best = {o: max(((abs(c["within"][i, f]), predictors[i], f) for i in range(len(predictors))
+                    for f in range(1, len(fractions)) if np.isfinite(c["within"][i, f])), default=None)
+            for o, c in curves.items()}
+    return (" ".join(f"For the {reader_name(o)}, the largest within-scale |r| after the start is {size:.2f} "
+                     f"({reader_name(p)} at {fraction_label(fractions[f])})." for o, (size, p, f) in
+                     ((o, b) for o, b in best.items() if b is not None))
+            + f" A kernel quantity beats every rival in {int(np.sum(findings['p_holm'] <= level))} of "
+              f"{len(findings['p'])} cells (Holm), and a rival beats a kernel quantity in "
+              f"{int(np.sum(findings['p_reverse_holm'] <= level))}.")

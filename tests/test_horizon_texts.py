@@ -1,0 +1,46 @@
+"""The prediction-horizon chapter's sentences (lib.book.horizon_texts) on curves and findings built by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lib.book import horizon_texts as ht
+
+PREDICTORS = ["silhouette_entk_authors", "sharing"]  # one kernel quantity, one rival
+FRACTIONS = [0.0, 0.01, 0.1]
+
+
+def curves() -> dict:
+    within = np.array([[0.2, 0.5, 0.7], [0.1, 0.3, 0.9]])
+    shuffled = np.full((10, 2, 3), 0.05)
+    shuffled[0, 0, 0] = 0.5  # one shuffled |r| beyond the null half-width
+    return {"loss_single_test": {"within": within, "across": within / 2, "earliest_sure": np.array([0.1, np.inf]),
+                                 "shuffled": shuffled, "null_half": 0.2}}
+
+
+def findings(winners=(), beaten=("silhouette",)) -> dict:
+    return {"p": np.array([0.01, 0.2]), "p_holm": np.array([0.02, 0.2]), "p_reverse_holm": np.array([0.01, 0.5]),
+            "p_partial": np.array([0.03, np.nan]), "winners": list(winners), "beaten": list(beaten),
+            "kernel_of": ["silhouette", "silhouette"], "adds": []}
+
+
+def test_curve_texts_name_the_strongest_cells_the_shuffled_control_and_the_sure_cells():
+    texts = ht.curve_texts(curves(), PREDICTORS, 1, FRACTIONS)
+    assert texts["hz_within_kernel"].startswith("|r| = 0.70") and texts["hz_within_rival"].startswith("|r| = 0.90")
+    assert texts["hz_within_t0"].startswith("|r| = 0.20") and texts["hz_last"] == "10%"
+    assert texts["hz_n_perm"] == "10" and texts["hz_shuffled"] == "98.3%" and texts["hz_null_half"] == "0.200"
+    assert texts["hz_sure"].endswith("from 10%") and ";" not in texts["hz_sure"]
+
+
+def test_beats_text_reads_the_reverse_test_only_where_no_kernel_quantity_wins():
+    assert ht.beats_text(findings(winners=[("a", "b", "c", 0.01)]), 1).startswith("A kernel quantity beats every rival in 1 of 2")
+    lost = ht.beats_text(findings(), 1)
+    assert "significant in 1 cells, for 1 of the 1 kernel quantities." in lost and "never for" not in lost
+    assert "(never for: silhouette)." in ht.beats_text(findings(beaten=()), 1)
+    assert ht.adds_text(findings()) == "Significant after the correction in 0 of 1 cells that could be tested."
+
+
+def test_finetune_text_gives_each_outcomes_strongest_cell_after_the_start_and_the_rival_counts():
+    text = ht.finetune_text(curves(), findings(), PREDICTORS, FRACTIONS)
+    assert "largest within-scale |r| after the start is 0.90" in text
+    assert text.endswith("beats every rival in 1 of 2 cells (Holm), and a rival beats a kernel quantity in 1.")
