@@ -123,10 +123,7 @@ plt.show()
 # %% tags=["hide-input"]
 _, _, probe_rows = rep.probe(env)
 distance_ratios = rep.task_distance_ratios(env, recorded["hidden_groups"][:, :, -1, probe_rows["task"]])
-for name, r in distance_ratios.items():
-    slug = name.replace(" ", "_")
-    glue(f"dist_{slug}_std", f"{r[:, 0].mean():.2f}", display=False)
-    glue(f"dist_{slug}_large", f"{r[:, 1].mean():.2f}", display=False)
+glue_texts(representation_report.mean_texts("dist_", distance_ratios))
 reading_table(report.distance_table(distance_ratios),
               "Final hidden distance between tasks sharing a pool, relative to tasks sharing neither")
 
@@ -218,17 +215,11 @@ plt.show()
 CONTROLS = ("epsilon", "output_error", "targets", "ntk")
 short_names = {"epsilon": "ε", "output_error": "ε·σ'"}
 shares = {v: controls.shares_explained(structure, f"entk_{v}", CONTROLS) for v in ("authors", "principled")}
-for v, by_control in shares.items():
-    for name, values in by_control.items():
-        for i, init in enumerate(("std", "large")):
-            glue(f"share_{v}_{name}_{init}", f"{values[:, i].mean():.3f}", display=False)
-            glue(f"share_{v}_{name}_{init}_min", f"{values[:, i].min():.3f}", display=False)
 summary.check_headline("04_multitask_representations", run_parameters, "standard init: share of the t=0 eNTK "
                        "vectors explained by the loss sensitivities", float(shares["authors"]["epsilon"][:, 0].mean()),
                        0.95, 1.0)
 limit_error = structure["limit_error"]
-glue("limit_error_std", f"{limit_error[:, 0].mean():.2f}", display=False)
-glue("limit_error_large", f"{limit_error[:, 1].mean():.1f}", display=False)
+glue_texts(representation_report.share_texts(shares, limit_error))
 reading_table(report.share_table(shares, limit_error),
               "Variance of the t=0 eNTK vectors explained by each control; distance from the small-weight limit")
 
@@ -250,12 +241,9 @@ plt.tight_layout()
 plt.show()
 
 # %% tags=["hide-input"]
-for n in controls.LOADING_PREDICTORS:
-    glue(f"sil_{n}_std", f"{structure[f'silhouette/{n}'][:, 0].mean():.2f}", display=False)
-    glue(f"sil_{n}_large", f"{structure[f'silhouette/{n}'][:, 1].mean():.2f}", display=False)
 sil_r = report.silhouette_correlations(structure)
-glue("sil_r_output_error", f"{sil_r['output_error']:.3f}", display=False)
-glue("sil_r_epsilon", f"{sil_r['epsilon']:.3f}", display=False)
+glue_texts(representation_report.mean_texts("sil_", {n: structure[f"silhouette/{n}"] for n in controls.LOADING_PREDICTORS})
+           | {"sil_r_output_error": f"{sil_r['output_error']:.3f}", "sil_r_epsilon": f"{sil_r['epsilon']:.3f}"})
 reading_table(report.silhouette_table(structure, controls.LOADING_PREDICTORS),
               "Clustering of the eNTK loadings and the kernel-free controls: silhouette per init scale")
 
@@ -291,15 +279,7 @@ explained = {n: report.variance_explained(env, structure, n, n_entk_pairs)  # pr
              for n in controls.LOADING_PREDICTORS}
 rows = report.eta_rows(explained, factors, ("entk_authors", "entk_principled", "entk_left"), n_entk_pairs)
 variance_table = pd.DataFrame(rows)
-for r in rows:
-    stem = f"eta_{r['_name']}_{r['_factor'].replace(' ', '_')}"
-    glue(f"{stem}_std", f"{r['_std']:.2f}", display=False)
-    glue(f"{stem}_large", f"{r['_large']:.2f}", display=False)
-main_rows = variance_table[variance_table["_name"].isin(["entk_authors", "entk_principled"])]
-glue("eta_n_structured", f"{int((main_rows['_lo'] > 0).sum())} of {len(main_rows)}", display=False)
-by_variant = main_rows.pivot(index="_factor", columns="_name", values="_std")
-glue("eta_variant_gap", f"{(by_variant['entk_authors'] - by_variant['entk_principled']).abs().max():.3f}",
-     display=False)
+glue_texts(representation_report.eta_texts(rows))
 reading_table(variance_table[[c for c in variance_table if not c.startswith("_")]],
               "Share of the eNTK loadings' variance explained by each factor (η²), standard vs large init")
 
@@ -391,8 +371,7 @@ derived_all = {g: rep.entk_partitions(env, loadings, structure["stimulus_train"]
 derived_control = {g: rep.entk_partitions(env, structure["loadings/output_error"], structure["stimulus_train"],
                                           structure["tasks_train"], g) for g in rep.DERIVED_GROUPINGS}
 agreement_rows, agreement = report.partition_agreement(env, derived_all, derived_control, n_entk_pairs)
-for (g, by, init), same in agreement.items():
-    glue(f"agree_{g}_{by}_{init}", f"{same}/{n_entk_pairs}", display=False)
+glue_texts({f"agree_{g}_{by}_{init}": f"{same}/{n_entk_pairs}" for (g, by, init), same in agreement.items()})
 reading_table(pd.DataFrame(agreement_rows),
               "How often each network's eNTK-derived partition equals a reference partition or the control's")
 

@@ -115,3 +115,19 @@ def test_ari_texts_give_each_curves_final_mean_its_peak_and_where_it_peaks():
     assert texts["ari_final_std_task_vs_input_pool"] == "0.80" and texts["ari_final_large_task_vs_input_pool"] == "0.10"
     assert texts["ari_peak_std_task_vs_input_pool"] == "0.95" and texts["ari_peak_at_std_task_vs_input_pool"] == "30"
     assert -1 <= float(texts["ari_crossing"]) < 1  # input pools and output pools are different partitions
+
+
+def test_the_page_texts_of_means_shares_and_eta_name_each_init():
+    values = {"same input pool": np.array([[0.5, 0.9], [0.7, 1.1]])}
+    assert rr.mean_texts("dist_", values) == {"dist_same_input_pool_std": "0.60", "dist_same_input_pool_large": "1.00"}
+    shares = {"authors": {"epsilon": np.array([[0.99, 0.5], [0.97, 0.7]])}}
+    texts = rr.share_texts(shares, np.array([[0.1, 3.0], [0.3, 5.0]]))
+    assert texts["share_authors_epsilon_std"] == "0.980" and texts["share_authors_epsilon_std_min"] == "0.970"
+    assert (texts["limit_error_std"], texts["limit_error_large"]) == ("0.20", "4.0")
+    rows = [{"_name": name, "_factor": factor, "_std": std, "_large": 0.1, "_lo": lo}
+            for name, factor, std, lo in (("entk_authors", "feature", 0.8, 0.5), ("entk_principled", "feature", 0.75, 0.4),
+                                          ("entk_authors", "output pool", 0.6, -0.1),
+                                          ("entk_principled", "output pool", 0.4, 0.1), ("epsilon", "feature", 0.9, 0.8))]
+    texts = rr.eta_texts(rows)
+    assert texts["eta_entk_authors_output_pool_std"] == "0.60" and texts["eta_epsilon_feature_large"] == "0.10"
+    assert texts["eta_n_structured"] == "3 of 4" and texts["eta_variant_gap"] == "0.200"

@@ -105,6 +105,43 @@ def ari_texts(env: TaskEnvironment, ari: dict, iterations: np.ndarray) -> dict[s
     return texts | {"ari_crossing": f"{crossing:.2f}"}
 
 
+INIT_SLUGS = ("std", "large")  # the glue names' word for each init
+
+
+def mean_texts(prefix: str, values: dict, fmt: str = ".2f") -> dict[str, str]:
+    """``{prefix}{name}_std`` and ``..._large``: the mean over networks of each (P, 2 inits) array of
+    ``values`` (name -> array; spaces in a name become underscores)."""
+    return {f"{prefix}{name.replace(' ', '_')}_{init}": f"{np.asarray(v)[:, i].mean():{fmt}}"
+            for name, v in values.items() for i, init in enumerate(INIT_SLUGS)}
+
+
+def share_texts(shares: dict, limit_error: np.ndarray) -> dict[str, str]:
+    """The shares of the leading eNTK vectors each control explains (``shares``: variant -> control ->
+    (P, 2)), mean and smallest per init, and the eNTK's distance from its small-weight limit (P, 2)."""
+    texts = {}
+    for variant, by_control in shares.items():
+        for name, values in by_control.items():
+            for i, init in enumerate(INIT_SLUGS):
+                texts |= {f"share_{variant}_{name}_{init}": f"{values[:, i].mean():.3f}",
+                          f"share_{variant}_{name}_{init}_min": f"{values[:, i].min():.3f}"}
+    return texts | {"limit_error_std": f"{limit_error[:, 0].mean():.2f}",
+                    "limit_error_large": f"{limit_error[:, 1].mean():.1f}"}
+
+
+def eta_texts(rows: list[dict]) -> dict[str, str]:
+    """The η² of each loading and factor (the rows of :func:`lib.analyses.structure_report.eta_rows`),
+    how many of the two eNTK variants' rows are structured (interval above 0) and the largest gap
+    between the variants."""
+    texts = {f"eta_{r['_name']}_{r['_factor'].replace(' ', '_')}_{init}": f"{r[f'_{init}']:.2f}"
+             for r in rows for init in INIT_SLUGS}
+    main = [r for r in rows if r["_name"] in ("entk_authors", "entk_principled")]
+    by = {(r["_factor"], r["_name"]): r["_std"] for r in main}
+    gap = np.nanmax([abs(by[(f, "entk_authors")] - by[(f, "entk_principled")]) for f, name in by
+                     if name == "entk_authors"])
+    return texts | {"eta_n_structured": f"{sum(r['_lo'] > 0 for r in main)} of {len(main)}",
+                    "eta_variant_gap": f"{gap:.3f}"}
+
+
 def iteration_text(iteration: float) -> str:
     """An onset iteration as the page shows it: "never" for NaN (the curve never reached 0.5)."""
     return "never" if np.isnan(iteration) else f"{iteration:.0f}"
