@@ -134,7 +134,8 @@ from myst_nb import glue
 
 from lib.analyses import claims
 from lib.analyses import rival_theories as rt
-from lib.book import plot_rival_theories, rival_report
+from lib.book import plot_rival_theories, rival_report, rival_tables
+from lib.book.glued import glue_texts
 from lib.book.tables import long_view, reading_table
 from lib.core.tasks import TaskEnvironment
 from lib.experiments import route_learning, two_point
@@ -178,12 +179,7 @@ plt.show()
 
 # %% tags=["hide-input"]
 plateaus = {key: rival_report.plateau_lengths(tp_summary[key]) for key in ("plateau_sim", "plateau_theory")}
-tp_table = pd.DataFrame({
-    "gain": tp_summary["gain"], "rate_h": tp_summary["rate_h"], "rate_y": tp_summary["rate_y"],
-    "fit error": tp_summary["fit_error"], "held-out error (median)": np.median(tp_summary["heldout_error"], axis=1),
-    "final-distance error (median)": np.median(tp_summary["final_rel_error"], axis=1),
-    "plateau, network (median)": np.median(plateaus["plateau_sim"], axis=1),
-    "plateau, theory (median)": np.median(plateaus["plateau_theory"], axis=1)}).set_index("gain")
+tp_table = rival_tables.two_point_table(tp_summary, plateaus)
 glue("rv_tp_median", f"{np.median(tp_summary['final_rel_error']):.1%}", display=False)
 reading_table(tp_table, "Two-point theory on its own network, per gain: fitted rates, errors and plateaus")
 
@@ -229,24 +225,11 @@ plt.show()
 # %% tags=["hide-input"]
 from IPython.display import display
 
-prediction_rows, fit_rows = [], []
-for g, out in by_scale.items():
-    initial_r = [rt.pearson(a, b) for a, b in zip(out["initial"], out["observed"])]
-    prediction_rows.append({"scale g": g, "held-out networks": out["pair_r"].size,
-                            "median r": np.nanmedian(out["pair_r"]), "share r > 0.5": np.mean(out["pair_r"] > 0.5),
-                            "median r, distance at t = 0 (baseline)": np.nanmedian(initial_r)})
-    row = {"scale g": g, "rate_h": out["rate_h"], "rate_y": out["rate_y"], "fit error": out["fit_error"],
-           "held-out error (median)": np.median(out["heldout_error"])}
-    for k, name in enumerate(plot_rival_theories.PAIR_KINDS):
-        row[f"observed / predicted, {name}"] = np.mean(out["observed"][:, kinds == k] / out["predicted"][:, kinds == k])
-    fit_rows.append(row)
-pooled_pred = np.concatenate([np.log(out["predicted"]).ravel() for out in by_scale.values()])
-pooled_obs = np.concatenate([np.log(out["observed"]).ravel() for out in by_scale.values()])
-glue("rv_pairs_across", f"{rt.pearson(pooled_pred, pooled_obs):+.2f} (log distances; much of it is the scale "
-     "itself, which sets both)", display=False)
-display(reading_table(pd.DataFrame(prediction_rows).set_index("scale g"),
+prediction_table, fit_table = rival_tables.multitask_tables(by_scale, kinds, plot_rival_theories.PAIR_KINDS)
+glue("rv_pairs_across", rival_tables.pooled_pairs_text(by_scale), display=False)
+display(reading_table(prediction_table,
                       "Two-point theory's prediction of the learned task similarity, per scale"))
-display(reading_table(pd.DataFrame(fit_rows).set_index("scale g"),
+display(reading_table(fit_table,
                       "Two-point theory on the multitask network, per scale: fitted rates and fit"))
 
 # %% [markdown]
@@ -288,35 +271,8 @@ from lib.experiments.gated_race import race_predictions
 race0 = race_predictions(env, train0["x_train"][0], train0["y_train"][0])
 race_pools = race_predictions(env, train0["x_train"][0], train0["y_train"][0], families=("in_pool", "out_pool", "route"))
 
-pool_share = dict(zip(race_pools["families"], race_pools["family_strength"][-1]))
-pool_time = dict(zip(race_pools["families"], race_pools["family_time"]))
-glue("rv_small", f"{scales[0]:g}", display=False)
-glue("rv_rho_unshared", f"{np.nanmean(small['rho_route_only']):+.2f}", display=False)
-glue("rv_rho_race", f"{np.nanmean(small['rho_race']):+.2f}", display=False)
-unshared_better = sum(np.nanmean(out["rho_route_only"]) > np.nanmean(out["rho_race"]) for out in by_scale.values())
-glue("rv_unshared_better", f"{unshared_better} of {len(by_scale)}", display=False)
-glue("rv_in_count", rival_report.finite_count(small["t_in"]), display=False)
-glue("rv_out_count", rival_report.finite_count(small["t_out"]), display=False)
-large = by_scale[scales[-1]]
-glue("rv_large_counts", f"g = {scales[-1]:g}: output pool in {rival_report.finite_count(large['t_out'])}, "
-     f"input pool in {rival_report.finite_count(large['t_in'])}", display=False)
-for name, curve, clock in (("network", small["observed_curve"].mean(axis=0), runs[scales[0]]["iterations"]),
-                           ("race", small["race_curve"].mean(axis=0), small["race_clock"])):
-    removed = 1 - np.interp(0.5, rt.half_time_clock(curve, clock), curve)
-    glue(f"rv_loss_{name}", f"{removed:.0%}", display=False)
-glue("rv_race_shared", f"{race0['family_strength'][-1, list(race0['families']).index('shared')]:.0%}", display=False)
-glue("rv_race_pools", f"output-pool modules end with {pool_share['out_pool']:.0%} of the maps and reach half "
-     f"{rival_report.race_time_words(pool_time['out_pool'])}, input-pool modules end with "
-     f"{pool_share['in_pool']:.0%} and reach half {rival_report.race_time_words(pool_time['in_pool'])}", display=False)
-race_rows = []
-for g, out in by_scale.items():
-    race_rows.append({"scale g": g, "networks": out["rho_race"].size, "mean rho, race": np.nanmean(out["rho_race"]),
-                      "mean rho, route size": np.nanmean(out["rho_size"]),
-                      "mean rho, race without sharing": np.nanmean(out["rho_route_only"]),
-                      "output pools first": f"{int(out['out_first'].sum())}/{out['out_first'].size}",
-                      "input-pool ARI >= 0.5 (networks)": int(np.isfinite(out["t_in"]).sum()),
-                      "output-pool ARI >= 0.5 (networks)": int(np.isfinite(out["t_out"]).sum())})
-reading_table(pd.DataFrame(race_rows).set_index("scale g"),
+glue_texts(rival_tables.race_texts(by_scale, scales, runs[scales[0]]["iterations"], race0, race_pools))
+reading_table(rival_tables.race_table(by_scale),
               "Race against the sigmoid networks, per scale: route order and pool groupings")
 
 # %% [markdown]
@@ -373,11 +329,7 @@ for k, outcome, score in (("a", "(a) task similarity", "mean r"), ("b", "(b) rou
                           ("c", "(c) loss shape", "mean absolute error")):
     display(reading_table(side_tables[k], f"{outcome}, per predictor and scale: {score} [95% interval]"))
 glue("rv_side_snapshots", f"{n_snapshots}", display=False)
-glue("rv_side_diverged", ", ".join(f"g = {g:g}: {int(kernel_preds[g]['linearized_diverged'].sum())} of "
-                                   f"{kernel_preds[g]['linearized_diverged'].size}" for g in scales), display=False)
-glue("rv_side_shape_observed", ", ".join(f"g = {g:g}: {np.mean(scores[g]['c_shape']['observed']):.0%} removed"
-                                         for g in scales) + f"; the race: {np.mean(scores[scales[0]]['c_shape']['race']):.0%} "
-     f"at g = {scales[0]:g}", display=False)
+glue_texts(rival_tables.side_texts(kernel_preds, scores, scales))
 
 # %% [markdown]
 # (rv-continuum)=
@@ -433,13 +385,8 @@ display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "ra
 
 across, n_finite = rival_report.across_scales_table({k: np.concatenate(v) for k, v in cont_pooled.items()},
                                                     rcon.CONTINUUM_PREDICTORS_A)
-glue("rv_cont_across", "; ".join(f"{name} r = {row['pooled r']:+.2f}" for name, row in across.iterrows())
-     + f" ({n_finite} networks with a finite linearization)", display=False)
-glue("rv_cont_nets", f"{len(cont_scales)} scales g = " + ", ".join(f"{g:g}" for g in cont_scales)
-     + f", {converged_seeds} networks each, {converged_n_hidden} hidden units; analysed: {int(cont_use.sum())} of "
-     f"{cont_use.size}" + (" whose single-task training converged" if converged_only else
-                           " (every network: converged_only is off)"), display=False)
-glue("rv_cont_match", f"{max(cont_match) if cont_match else float('nan'):.1e}", display=False)
+glue_texts(rival_tables.continuum_texts(across, n_finite, cont_scales, converged_seeds, converged_n_hidden, cont_use,
+                                        converged_only, cont_match))
 glue("rv_cont_fit_seeds", ", ".join(map(str, continuum_fit_seeds)), display=False)
 glue("rv_cont_fit_snapshots", f"{continuum_fit_snapshots}", display=False)
 reading_table(across, "(a) on the continuum's networks: each predictor's correlation pooled across scales")
