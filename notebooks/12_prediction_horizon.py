@@ -186,14 +186,8 @@ if min(per_scale) < 4:
 curves = {o: horizon.accuracy_curves(values, nets[o][use], groups, fractions, THRESHOLD, n_resamples, seed=i)
           for i, o in enumerate(OUTCOMES)}
 
-glue("hz_seeds", f"{converged_seeds}", display=False)
-glue("hz_single", f"{converged_iterations['single']:,}", display=False)
-glue("hz_used", f"{int(use.sum())} of {use.size} networks{'' if converged_only else ' (every network: converged_only is off)'} ("
-     + ", ".join(f"g = {g:g}: {n}" for g, n in zip(scales, per_scale)) + ")", display=False)
-glue("hz_fractions", ", ".join(f"{100 * f:g}%" for f in fractions), display=False)
-glue("hz_retrace", "identical" if retrace == 0 else f"equal to within {retrace:.1e} (relative)", display=False)
-glue("hz_threshold", f"{THRESHOLD:g}", display=False)
-glue("hz_early", f"{100 * EARLY:g}%", display=False)
+glue_texts(horizon_texts.design_texts(converged_seeds, converged_iterations["single"], use, converged_only, scales,
+                                      per_scale, fractions, retrace, THRESHOLD, EARLY))
 
 # %% [markdown]
 # (hz-figure)=
@@ -344,7 +338,7 @@ ft_findings = hr.rival_findings(hr.labelled_rival_cells(ft_values, KERNELS, {o: 
 glue("hz_ft_fractions", " and ".join(hr.fraction_label(f) for f in finetune_fractions), display=False)
 glue("hz_ft_iterations", f"{converged_iterations['finetune']:,}", display=False)
 glue("hz_ft_n_fractions", f"{len(finetune_fractions)}", display=False)
-glue("hz_ft_retrace", "identical" if ft_retrace == 0 else f"equal to within {ft_retrace:.1e} (relative)", display=False)
+glue("hz_ft_retrace", horizon_texts.retrace_text(ft_retrace), display=False)
 glue("hz_ft_text", horizon_texts.finetune_text(ft_curves, ft_findings, PREDICTORS, finetune_fractions), display=False)
 
 # %% [markdown]
@@ -400,8 +394,7 @@ glue("hz_pairs_n", f"{pair_n_pairs}", display=False)
 glue("hz_pairs_et", f"{pair_iterations['ET']:,}", display=False)
 glue("hz_pairs_lr", f"{pair_iterations['LR']:,}", display=False)
 glue("hz_pairs_fractions", " and ".join(hr.fraction_label(f) for f in pair_fractions), display=False)
-glue("hz_pairs_retrace", "identical" if pair_retrace == 0 else f"equal to within {pair_retrace:.1e} (relative)",
-     display=False)
+glue("hz_pairs_retrace", horizon_texts.retrace_text(pair_retrace), display=False)
 glue("hz_pairs_cost", f"at most {float(pair_snaps['wall_time_s']) / (n_cells - pair_values.shape[2]):.2f} s (the "
      "wall time of a single-threaded worker, measured when the blocks were computed, over the snapshots after t = 0)",
      display=False)

@@ -44,3 +44,13 @@ def test_finetune_text_gives_each_outcomes_strongest_cell_after_the_start_and_th
     text = ht.finetune_text(curves(), findings(), PREDICTORS, FRACTIONS)
     assert "largest within-scale |r| after the start is 0.90" in text
     assert text.endswith("beats every rival in 1 of 2 cells (Holm), and a rival beats a kernel quantity in 1.")
+
+
+def test_design_texts_and_the_retrace_sentence():
+    assert ht.retrace_text(0.0) == "identical" and ht.retrace_text(2e-6) == "equal to within 2.0e-06 (relative)"
+    texts = ht.design_texts(30, 2500, np.array([True, True, False]), True, [1.0, 10.0], [1, 1], [0.0, 0.01], 0.0,
+                            0.3, 0.1)
+    assert texts["hz_used"] == "2 of 3 networks (g = 1: 1, g = 10: 1)" and texts["hz_single"] == "2,500"
+    assert texts["hz_fractions"] == "0%, 1%" and texts["hz_early"] == "10%" and texts["hz_retrace"] == "identical"
+    assert "converged_only is off" in ht.design_texts(30, 2500, np.ones(3, bool), False, [1.0], [3], [0.0], 0.0, 0.3,
+                                                      0.1)["hz_used"]

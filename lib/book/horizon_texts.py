@@ -73,3 +73,23 @@ def finetune_text(curves: dict, findings: dict, predictors: Sequence[str], fract
             + f" A kernel quantity beats every rival in {int(np.sum(findings['p_holm'] <= level))} of "
               f"{len(findings['p'])} cells (Holm), and a rival beats a kernel quantity in "
               f"{int(np.sum(findings['p_reverse_holm'] <= level))}.")
+
+
+def retrace_text(relative_difference: float) -> str:
+    """How a retrained run's losses compare with the cached run's: "identical", or the largest relative
+    difference."""
+    return "identical" if relative_difference == 0 else f"equal to within {relative_difference:.1e} (relative)"
+
+
+def design_texts(seeds: int, single_iterations: int, use: np.ndarray, converged_only: bool, scales: Sequence[float],
+                 per_scale: Sequence[int], fractions: Sequence[float], retrace: float, threshold: float,
+                 early: float) -> dict[str, str]:
+    """The page's texts of the design: networks per scale and how many are analysed (``use`` (N,)), the
+    single-task iterations, the fractions observed, the retraced snapshots' agreement, the threshold of
+    a useful prediction and the end of the early window."""
+    return {"hz_seeds": f"{seeds}", "hz_single": f"{single_iterations:,}",
+            "hz_used": f"{int(use.sum())} of {use.size} networks"
+                       f"{'' if converged_only else ' (every network: converged_only is off)'} ("
+                       + ", ".join(f"g = {g:g}: {n}" for g, n in zip(scales, per_scale)) + ")",
+            "hz_fractions": ", ".join(f"{100 * f:g}%" for f in fractions), "hz_retrace": retrace_text(retrace),
+            "hz_threshold": f"{threshold:g}", "hz_early": f"{100 * early:g}%"}
