@@ -69,6 +69,7 @@ from myst_nb import glue
 from lib.book import plot_theory
 from lib.experiments import smg
 from lib.book import smg_report, summary
+from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 
 problem, run = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="random")
@@ -138,29 +139,11 @@ reading_table(half.round(0), "Per mode: iterations to half strength, simulated a
 # %% tags=["hide-input"]
 sweep_seeds = list(range(n_sweep_seeds))
 sweep = smg.half_time_sweep(sweep_seeds, learning_rate, n_iterations)
-rows = {}
-for name in ("random", "aligned", "closed_form"):
-    values = sweep[name]
-    rows[name] = [f"{np.nanmedian(values[:, a]):.0f} [{np.nanpercentile(values[:, a], 25):.0f}, "
-                  f"{np.nanpercentile(values[:, a], 75):.0f}] ({np.isnan(values[:, a]).sum()} not reached)"
-                  for a in range(3)]
-half_time_table = pd.DataFrame(rows, index=["mode 1", "mode 2", "mode 3"]).T
-half_time_table.index = ["random init (simulated)", "aligned twin (simulated)", "closed form"]
-half_time_table["paper"] = ["190 / 770 (analysis times)", "", ""]
+half_time_table = smg_report.sweep_view(sweep)
 twin_errors = np.abs(sweep["aligned"] / sweep["closed_form"] - 1)
 summary.check_headline("02_smg_validation", run_parameters, "aligned twins vs closed form over the seed sweep: "
                        "largest half-time error", float(np.nanmax(twin_errors)), 0.0, 0.10)
-median_random = np.nanmedian(sweep["random"], axis=0)
-glue("smg_sweep_n", f"{n_sweep_seeds}", display=False)
-glue("smg_sweep_mode1", f"{median_random[0]:.0f}", display=False)
-glue("smg_sweep_mode2", f"{median_random[1]:.0f}", display=False)
-showcase_half = smg.half_times(problem, run)
-showcase_rank = [float(np.mean(sweep["random"][:, a] < showcase_half[a])) for a in range(2)]
-glue("smg_showcase_seed", f"{seed}", display=False)
-for a in range(2):
-    glue(f"smg_showcase_mode{a + 1}", f"{showcase_half[a]:.0f}", display=False)
-    glue(f"smg_showcase_rank{a + 1}", f"{showcase_rank[a]:.0%}", display=False)
-glue("smg_sweep_iterations", f"{n_iterations}", display=False)
+glue_texts(smg_report.sweep_texts(sweep, smg.half_times(problem, run), seed, n_iterations))
 reading_table(half_time_table, "Half-times of each mode over random seeds: median [interquartile range]",
               index=True)
 
@@ -236,10 +219,7 @@ switch_table = pd.DataFrame({"primary settles on the mode": primary_switch[:3],
                              "secondary settles on the mode": secondary_switch[:3],
                              "mode half-learned (half-time)": own_half},
                             index=["mode 1", "mode 2", "mode 3"]).round(0)
-after_start = run.times > 0
-secondary_best = overlaps[:, 1].argmax(axis=1)
-secondary_leaves_2 = float(run.times[after_start][np.flatnonzero(secondary_best[after_start] != 1)[0]]) \
-    if (secondary_best[after_start] != 1).any() else float("nan")
+secondary_leaves_2 = smg.leave_time(run.times, overlaps[:, 1], 1)  # when the secondary vector leaves mode 2
 glue("switch_primary_2", f"{primary_switch[1]:.0f}", display=False)
 glue("switch_secondary_3", "never" if np.isnan(secondary_switch[2]) else f"{secondary_switch[2]:.0f}", display=False)
 glue("switch_half_2", f"{own_half[1]:.0f}", display=False)
@@ -265,13 +245,7 @@ reading_table(switch_table, "Per mode: iteration at which each eNTK vector settl
 
 # %% tags=["hide-input"]
 projections = problem.input_projections
-fig3_rows, fig3_vectors = {}, {}
-for t in analysis_times:
-    left, _, _ = np.linalg.svd(smg.entk_output_summed(problem, run, t))
-    fig3_vectors[t] = left[:, :2]
-    for k in range(2):
-        fig3_rows[f"t={t}, singular vector {k + 1}"] = [
-            abs(np.corrcoef(left[:, k], projections[:, a])[0, 1]) for a in range(projections.shape[1])]
+fig3_rows, fig3_vectors = smg.output_vectors_vs_modes(problem, run, analysis_times)
 fig3 = pd.DataFrame(fig3_rows, index=[f"mode {a + 1}" for a in range(projections.shape[1])]).T.round(3)
 reading_table(fig3, "|r| of the eNTK's first two singular vectors with each mode's input projection", index=True)
 

@@ -56,3 +56,23 @@ def test_rows_name_never_for_a_switch_that_does_not_happen_and_check_the_closed_
     rows = sr.claim_rows(m)
     assert len(rows) == 9 and rows[-1]["ours"] == "1.0%" and rows[-1]["agrees"] is True
     assert sr.claim_rows(m._replace(twin_errors=np.full((20, 3), 0.2)))[-1]["agrees"] is False
+
+
+def test_sweep_view_and_texts_summarise_the_half_times_over_seeds():
+    sweep = {"random": np.array([[100.0, 700.0, NAN], [200.0, 800.0, 3000.0], [300.0, 900.0, NAN]]),
+             "aligned": np.full((3, 3), 150.0), "closed_form": np.full((3, 3), 150.0)}
+    view = sr.sweep_view(sweep)
+    assert view.loc["random init (simulated)", "mode 3"] == "3000 [3000, 3000] (2 not reached)"
+    assert view.loc["random init (simulated)", "mode 1"] == "200 [150, 250] (0 not reached)"
+    texts = sr.sweep_texts(sweep, np.array([250.0, 650.0, NAN]), 7, 2500)
+    assert (texts["smg_sweep_mode1"], texts["smg_showcase_rank1"], texts["smg_showcase_rank2"]) == ("200", "67%", "0%")
+    assert texts["smg_sweep_n"] == "3" and texts["smg_showcase_seed"] == "7"
+
+
+def test_leave_time_is_the_first_time_after_the_start_a_vector_is_elsewhere():
+    from lib.experiments.smg import leave_time
+
+    overlaps = np.array([[0.9, 0.1], [0.1, 0.9], [0.2, 0.8], [0.7, 0.3]])  # best mode: 0, 1, 1, 0
+    assert leave_time(np.array([0, 10, 20, 30]), overlaps, 1) == 30.0
+    assert leave_time(np.array([0, 10, 20, 30]), overlaps, 0) == 10.0  # t = 0 is not counted
+    assert np.isnan(leave_time(np.array([0, 10]), overlaps[:2], 1))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from ..analyses import claims, smg_claims
 from . import summary
@@ -38,6 +39,36 @@ class SmgMeasures(NamedTuple):
 def iterations_text(t: float) -> str:
     """A switch or half-time as the page shows it: "never" for NaN."""
     return "never" if np.isnan(t) else f"{t:.0f}"
+
+
+SWEEP_ROWS = {"random": "random init (simulated)", "aligned": "aligned twin (simulated)",
+              "closed_form": "closed form"}  # the sweep's entries, as the table names them
+
+
+def sweep_view(sweep: dict, modes: int = 3) -> pd.DataFrame:
+    """The half-time sweep (:func:`lib.experiments.smg.half_time_sweep`) as the reader's table: per init
+    (rows) and mode, the median [interquartile range] of the half-times over seeds and the seeds where
+    the mode is not reached, beside the paper's analysis times."""
+    table = pd.DataFrame({name: [f"{np.nanmedian(sweep[name][:, a]):.0f} [{np.nanpercentile(sweep[name][:, a], 25):.0f}, "
+                                 f"{np.nanpercentile(sweep[name][:, a], 75):.0f}] "
+                                 f"({np.isnan(sweep[name][:, a]).sum()} not reached)" for a in range(modes)]
+                          for name in SWEEP_ROWS}, index=[f"mode {a + 1}" for a in range(modes)]).T
+    table.index = list(SWEEP_ROWS.values())
+    table["paper"] = ["190 / 770 (analysis times)", "", ""]
+    return table
+
+
+def sweep_texts(sweep: dict, own_half: np.ndarray, seed: int, n_iterations: int) -> dict[str, str]:
+    """The page's texts of the sweep: its size, the median half-times of modes 1 and 2 over random
+    draws, and where this chapter's seed (``own_half`` (3,)) falls among them."""
+    median = np.nanmedian(sweep["random"], axis=0)
+    texts = {"smg_sweep_n": f"{len(sweep['random'])}", "smg_sweep_mode1": f"{median[0]:.0f}",
+             "smg_sweep_mode2": f"{median[1]:.0f}", "smg_showcase_seed": f"{seed}",
+             "smg_sweep_iterations": f"{n_iterations}"}
+    for a in range(2):
+        texts |= {f"smg_showcase_mode{a + 1}": f"{own_half[a]:.0f}",
+                  f"smg_showcase_rank{a + 1}": f"{float(np.mean(sweep['random'][:, a] < own_half[a])):.0%}"}
+    return texts
 
 
 def judge_claims(m: SmgMeasures) -> dict[str, claims.Judgement]:

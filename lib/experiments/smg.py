@@ -262,6 +262,31 @@ def switch_times(times: np.ndarray, overlaps: np.ndarray, threshold: float = 0.9
     return out
 
 
+def leave_time(times: np.ndarray, overlaps: np.ndarray, mode: int) -> float:
+    """The first time after t = 0 at which a kernel vector's best-matching mode is not ``mode`` (0-based);
+    ``overlaps``: (T, r) ``|cos|`` of that vector with each mode (as in :func:`switch_times`). NaN if it
+    never leaves it."""
+    times = np.asarray(times)
+    after_start, best = times > 0, np.asarray(overlaps).argmax(axis=1)
+    elsewhere = np.flatnonzero(best[after_start] != mode)
+    return float(times[after_start][elsewhere[0]]) if elsewhere.size else float("nan")
+
+
+def output_vectors_vs_modes(problem: SMGProblem, run: SMGRun, times, n_vectors: int = 2) -> tuple[dict, dict]:
+    """Paper Fig 3: at each of ``times``, the first ``n_vectors`` left singular vectors of the data x data
+    eNTK summed over outputs (:func:`entk_output_summed`) and ``|r|`` of each with every mode's input
+    projection. Returns ({"t=<t>, singular vector <k>": (r,) |r| per mode}, {t: (N, n_vectors) vectors})."""
+    projections = problem.input_projections
+    rows, vectors = {}, {}
+    for t in times:
+        left = np.linalg.svd(entk_output_summed(problem, run, t))[0]
+        vectors[t] = left[:, :n_vectors]
+        for k in range(n_vectors):
+            rows[f"t={t}, singular vector {k + 1}"] = [abs(np.corrcoef(left[:, k], projections[:, a])[0, 1])
+                                                       for a in range(projections.shape[1])]
+    return rows, vectors
+
+
 def epntk_path(problem: SMGProblem, seed: int = 0, learning_rate: float = 0.2, n_iterations: int = 2500,
                record_every: int = 10, init_scale: float = 0.1) -> dict[str, np.ndarray]:
     """The ePNTK at the basis inputs accumulated along training from the authors' random init
