@@ -99,16 +99,48 @@ def test_an_unshuffled_run_counts_the_discoveries_of_the_rival_cells(monkeypatch
     assert shuffled_discoveries(kernels, rivals, outcomes, groups, fractions, n_permutations=2).tolist() == [expected] * 2
 
 
+def _partial_reference(kernels, rivals, y, groups):
+    """The add test written independently of lib.analyses.horizon, cell by cell: each variable z-scored
+    within group (population s.d., over its finite values), kernel and outcome residualised on the
+    rivals by a pseudo-inverse projection over the networks where all are finite, Pearson r of the
+    residuals, two-sided t-test with n - G - R - 1 degrees of freedom (none below 2). (K, F) r and p."""
+    from scipy.stats import t as student_t
+
+    def z(v):
+        out = np.full(v.shape, np.nan)
+        for g in np.unique(groups):
+            member = (groups == g) & np.isfinite(v)
+            if member.sum() > 1 and v[member].std() > 0:
+                out[member] = (v[member] - v[member].mean()) / v[member].std()
+        return out
+
+    zy, lost = z(y), len(np.unique(groups)) + len(rivals) + 1
+    r_out, p_out = np.full(kernels.shape[:2], np.nan), np.full(kernels.shape[:2], np.nan)
+    for k in range(kernels.shape[0]):
+        for f in range(kernels.shape[1]):
+            zk, zr = z(kernels[k, f]), np.stack([z(v[f]) for v in rivals])
+            use = np.isfinite(zk) & np.isfinite(zy) & np.isfinite(zr).all(axis=0)
+            df = int(use.sum()) - lost
+            if df < 2:
+                continue
+            design = zr[:, use].T
+            residual_maker = np.eye(use.sum()) - design @ np.linalg.pinv(design)
+            a, b = residual_maker @ zk[use], residual_maker @ zy[use]
+            r = a @ b / np.sqrt((a @ a) * (b @ b))
+            r_out[k, f] = r
+            p_out[k, f] = 2 * student_t.sf(abs(r) * np.sqrt(df / (1 - r * r)), df)
+    return r_out, p_out
+
+
 def _discoveries_one_run_at_a_time(kernels, rivals, outcomes, groups, fractions, n_permutations, alpha=0.05, seed=0):
-    """The control's definition, one added_information per run and outcome: the reference that
-    shuffled_discoveries' batched runs must equal."""
-    from lib.analyses.horizon import added_information
+    """The control's definition, one independently written add test (_partial_reference) per run and
+    outcome: the reference that shuffled_discoveries' batched runs must equal."""
     from lib.analyses.multiple_testing import holm_adjusted_finite
 
     stacked, rng, out = np.stack(list(outcomes.values())), np.random.default_rng(seed), []
     for _ in range(n_permutations):
         shuffled = permute_within(stacked, groups, rng)
-        p = np.concatenate([added_information(kernels, rivals, y, groups)["p"][:, fractions > 0].ravel()
+        p = np.concatenate([_partial_reference(kernels, rivals, y, groups)[1][:, fractions > 0].ravel()
                             for y in shuffled])
         adjusted = holm_adjusted_finite(p)
         out.append(np.sum(adjusted <= alpha) if np.isfinite(adjusted).any() else np.nan)
@@ -131,9 +163,11 @@ def test_batched_runs_equal_one_run_at_a_time_with_missing_values_and_a_real_eff
     rows = np.stack([outcomes["gaps"], outcomes["effect"], outcomes["noise"]])
     out = added_information_batch(kernels, rivals, rows, groups)
     for b, y in enumerate(rows):
-        one = added_information(kernels, rivals, y, groups)
-        np.testing.assert_allclose(out["p"][b], one["p"], rtol=1e-10, equal_nan=True)
-        np.testing.assert_allclose(out["r_partial"][b], one["r_partial"], rtol=1e-10, atol=1e-14, equal_nan=True)
+        r, p = _partial_reference(kernels, rivals, y, groups)
+        np.testing.assert_allclose(out["p"][b], p, rtol=1e-8, equal_nan=True)
+        np.testing.assert_allclose(out["r_partial"][b], r, rtol=1e-8, atol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(added_information(kernels, rivals, y, groups)["p"], out["p"][b], rtol=1e-12,
+                                   equal_nan=True)  # one outcome or several: the same to rounding
     assert np.isfinite(out["p"][1, 1, 2]) and out["p"][1, 1, 2] < 1e-6  # the planted effect, unshuffled
 
 
@@ -150,4 +184,7 @@ def test_the_control_is_judged_under_every_seed_of_its_permutations_and_seed_0_i
                                                                    n_permutations=100, seed=1))
     assert by_seed(3) is by_seed(3) and not np.array_equal(by_seed(0), by_seed(3))
     judged = claims.judge("horizon-kernel-adds-control", seeded=lambda s: {"discoveries": by_seed(s)})
-    assert judged.stability.endswith("/20") and judged.verdict in ("reproduced", "inconclusive", "borderline")
+    each = [claims.judge("horizon-kernel-adds-control", discoveries=by_seed(s)).verdict for s in range(20)]
+    modal = max(set(each), key=each.count)
+    assert judged.stability == f"{each.count(modal)}/20"
+    assert judged.verdict == (modal if each.count(modal) >= 19 else "borderline")

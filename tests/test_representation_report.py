@@ -114,7 +114,11 @@ def test_ari_texts_give_each_curves_final_mean_its_peak_and_where_it_peaks():
     texts = rr.ari_texts(TaskEnvironment(), curves, np.array([0, 10, 20, 30, 40]))
     assert texts["ari_final_std_task_vs_input_pool"] == "0.80" and texts["ari_final_large_task_vs_input_pool"] == "0.10"
     assert texts["ari_peak_std_task_vs_input_pool"] == "0.95" and texts["ari_peak_at_std_task_vs_input_pool"] == "30"
-    assert -1 <= float(texts["ari_crossing"]) < 1  # input pools and output pools are different partitions
+    from sklearn.metrics import adjusted_rand_score
+
+    env, tasks = TaskEnvironment(), np.arange(TaskEnvironment().n_tasks)
+    expected = adjusted_rand_score(env.task_in_pool(tasks), env.task_out_pool(tasks))  # crossed pools: below 0
+    assert texts["ari_crossing"] == f"{expected:.2f}" and expected < 0
 
 
 def test_the_page_texts_of_means_shares_and_eta_name_each_init():

@@ -209,12 +209,13 @@ def added_information(kernels, rivals, outcome, groups) -> dict[str, np.ndarray]
 
 def added_information_batch(kernels, rivals, outcomes, groups) -> dict[str, np.ndarray]:
     """:func:`added_information` of each of B outcomes (B, N) (e.g. B permutations of one outcome)
-    at once: ``r_partial`` and ``p`` (B, K, F). The kernels' residuals on the rivals are computed once
-    per (kernel, fraction); the outcomes' in one least-squares solve with B right-hand sides where every
-    outcome is finite on the networks the kernel and rivals leave usable, one by one otherwise."""
+    at once: ``r_partial`` and ``p`` (B, K, F). Per (kernel, fraction), where every outcome is finite
+    on the networks the kernel and rivals leave usable, the kernel is residualised on the rivals once
+    and the B outcomes in one least-squares solve with B right-hand sides; otherwise each outcome is
+    computed on its own networks, one by one. Equal to one outcome at a time to rounding."""
     kernels, outcomes, groups = np.asarray(kernels, np.float64), np.asarray(outcomes, np.float64), np.asarray(groups)
-    if outcomes.ndim != 2:
-        raise ValueError(f"outcomes must be (B, N), got shape {outcomes.shape}")
+    if outcomes.ndim != 2 or len(outcomes) == 0:
+        raise ValueError(f"outcomes must be (B, N) with B >= 1, got shape {outcomes.shape}")
     _check(kernels, outcomes[0], groups)
     rivals = np.asarray(rivals, np.float64)
     if rivals.ndim != 3 or rivals.shape[1:] != kernels.shape[1:]:

@@ -4,7 +4,7 @@ training and of fine-tuning, judged from the chapter's accuracy curves and rival
 Book layer. Every verdict comes from :func:`lib.analyses.claims.judge`; the cells come from
 :mod:`lib.book.horizon_report` (:func:`~lib.book.horizon_report.window_cells` for the window claims,
 :func:`~lib.book.horizon_report.rival_findings` for the rival claims). The paper's pairs are judged by
-:func:`lib.analyses.horizon_pair_block.judge_pair_block`. Checked in ``tests/test_horizon_verdicts.py``.
+:func:`lib.book.horizon_pair_block.judge_pair_block`. Checked in ``tests/test_horizon_verdicts.py``.
 
 ``curves``: outcome -> :func:`lib.analyses.horizon.accuracy_curves` (``within`` (P, F) per predictor
 and fraction); ``findings``: :func:`~lib.book.horizon_report.rival_findings` of the same networks;
