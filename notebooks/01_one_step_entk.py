@@ -70,10 +70,10 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib.analyses import claims, entk_vectors
+from lib.analyses import entk_vectors
 from lib.core import kernels
 from lib.book import plot_theory
-from lib.book import summary
+from lib.book import one_step_report, summary
 from lib.book.tables import reading_table
 from lib.core.models import ReluNet1D
 from lib.core.training import train
@@ -147,11 +147,4 @@ plt.show()
 # next chapters is needed for longer horizons outside the kernel regime.
 
 # %% tags=["remove-cell"]
-one_step = claims.judge("one-step", value=slope_train, qualification="exact up to a second-order term in the step")
-summary.record("01_one_step_entk", run_parameters, [
-    summary.claim_row("one-step eNTK prediction (Fig 1): error order in the learning rate at the training points",
-                      "'perfectly matches' the state at t=1", one_step, control="halved learning rates",
-                      evidence=summary.evidence("fig-one-step-scaling", "error scaling")),
-    summary.row("one-step eNTK prediction at the figure's step: largest error over the grid / largest change",
-                "-", f"{relative:.1e}", None, "size of the neglected second-order term (no claim)"),
-])
+summary.record("01_one_step_entk", run_parameters, one_step_report.claim_rows(slope_train, relative))

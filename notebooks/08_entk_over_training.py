@@ -128,7 +128,7 @@ import numpy as np
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from lib.analyses import attribution, claims
+from lib.analyses import attribution
 from lib.analyses import kernel_analysis as ka
 from lib.experiments import kernel_dynamics as kd
 from lib.book import entk_findings as findings, entk_report as report, plot_attribution, plot_entk_over_training
@@ -522,16 +522,8 @@ plt.show()
 # ## What we found
 
 # %% tags=["remove-cell"]
-first_order_judgement = claims.judge("epntk-multitask", value=first_order.largest)
-glue("kd_find_order_reading", "the first order of a forward-Euler sum: the error is the sum's, at the paper's "
-     "learning rates" if report.is_first_order(last_orders) else "not yet the first order expected of a forward-Euler "
-     "sum", display=False)
-glue("kd_find_criterion", first_order_judgement.criterion, display=False)
-glue("kd_find_verdict", first_order_judgement.verdict, display=False)
-glue("kd_find_step_worst", f"{worst_step:.0e}", display=False)
-glue("kd_find_bulk_worst", f"{bulk_worst:.1%}", display=False)
-glue("kd_find_threshold_low", f"{attribution.THRESHOLDS[0]:g}", display=False)
-glue("kd_find_threshold_high", f"{attribution.THRESHOLDS[-1]:g}", display=False)
+first_order_judgement = report.judge_first_order(first_order)
+glue_texts(report.first_order_findings(first_order_judgement, last_orders, worst_step, bulk_worst))
 
 
 for name in runs:

@@ -353,8 +353,6 @@ plt.show()
 # ## Held-out routes: do shared representations speed up learning a new task?
 
 # %% tags=["hide-input"]
-from lib.analyses import claims
-
 route = pd.DataFrame({"g": cf["gs"], **{name: continuum_sweeps.medians_by_scale(conv_nets, name)[1]
                                         for name in ("route_zero_shot", "route_iterations", "route_reached",
                                                      "sharing_final")}})
@@ -369,8 +367,7 @@ separation = within_scale.group_difference(conv_nets["sharing_final"], conv_nets
 resolution = int(np.max(conv_nets["route_resolution"]))
 # judged under every stability seed of its two bootstraps (seed 0: the numbers above)
 evidence = continuum_facts.route_hypothesis_evidence(conv_nets, n_resamples, n_permutations)
-judgement = claims.judge("sharing-new-task", resolution=resolution, seeded=evidence)
-earlier = [claims.judge("sharing-new-task", version=1, seeded=lambda s: {"value": evidence(s)["hi"]})]
+judgement, earlier = continuum_report.judge_sharing(evidence, resolution)
 glue_texts(continuum_report.route_texts(conv_nets, resolution, hyp, hyp0, separation, judgement, earlier[0]))
 reading_table(route.rename(columns={"networks at <= 1 iteration": "share of networks at ≤ 1 iteration"}),
               "Converged continuum, per init scale: learning a held-out route, and sharing")

@@ -503,8 +503,7 @@ from lib.book import horizon_answer, horizon_verdicts, rival_report, summary
 judgements = horizon_verdicts.judge_single_task(curves, findings, PREDICTORS, KERNELS, OUTCOMES, fractions, EARLY,
                                                 per_scale, int(use.sum()), control_by_seed)
 # the pairs' negative control, judged under every stability seed of its permutations
-pair_judgements["horizon-pairs-kernel-adds-control"] = claims.judge(
-    "horizon-pairs-kernel-adds-control", seeded=lambda s: {"discoveries": pair_control_by_seed(s)})
+pair_judgements["horizon-pairs-kernel-adds-control"] = horizon_verdicts.judge_pair_control(pair_control_by_seed)
 ft_judgements = horizon_verdicts.judge_finetune(ft_curves, ft_findings, PREDICTORS, KERNELS, FT_OUTCOMES,
                                                 finetune_fractions, EARLY, per_scale, int(use.sum()))
 beats_v1 = horizon_verdicts.beats_rivals_version_1(findings, int(use.sum()))

@@ -174,3 +174,11 @@ def test_the_page_texts_of_the_transition_winners_route_and_robustness():
     assert texts["rob_et_single"] == "40 of 50" and texts["rob_et_single_first"] == "8 of 10"
     assert texts["rob_sig"] == "2 of 4" and texts["rob_sig_chance"] == "0.2"
     assert texts["rob_et_single_ci"] == "66% to 90%"
+
+
+def test_judge_sharing_judges_both_versions_under_every_seed():
+    evidence = lambda seed: {"r": -0.3, "lo": -0.5 + 0.01 * seed, "hi": -0.1, "separates": True}  # noqa: E731
+    current, (version_1,) = continuum_report.judge_sharing(evidence, 1)
+    assert (current.verdict, current.stability) == ("reproduced", "20/20")
+    assert version_1.version == 1 and version_1.stability == "20/20"
+    assert continuum_report.judge_sharing(evidence, 20)[0].verdict == "not tested"  # the route is not resolved

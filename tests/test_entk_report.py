@@ -75,3 +75,12 @@ def test_order_and_reconstruction_texts_name_every_run():
     texts = report.reconstruction_texts(pd.DataFrame(rows), first, {"ET": 200})
     assert texts["kd_recon_euler_ET_standard"] == "2.00%" and texts["kd_recon_bulk_worst"] == "8.00%"
     assert texts["ch08_first_order_worst"] == "ET, large init" and texts["kd_check_length"] == "200 (ET)"
+
+
+def test_the_first_order_claim_and_its_findings():
+    small = report.FirstOrderErrors(0.05, ("ET", "large"), {}, 120, 0.03)
+    judged = report.judge_first_order(small)
+    assert judged.verdict == "reproduced" and report.judge_first_order(small._replace(largest=0.2)).verdict == "not reproduced"
+    texts = report.first_order_findings(judged, np.array([0.98, 1.03]), 3e-7, 0.012)
+    assert texts["kd_find_order_reading"].startswith("the first order") and texts["kd_find_bulk_worst"] == "1.2%"
+    assert report.first_order_findings(judged, np.array([0.5, 1.0]), 3e-7, 0.012)["kd_find_order_reading"].startswith("not yet")

@@ -45,3 +45,8 @@ def test_a_kernel_quantity_that_carries_the_outcome_is_found_and_the_control_is_
     finetune = hv.judge_finetune(curves, findings, PREDICTORS, KERNELS, OUTCOMES[2:], FRACTIONS, 0.1, [60, 60], 120)
     assert list(finetune) == ["horizon-finetune-kernel-window", "horizon-finetune-loss-window",
                               "horizon-finetune-kernel-beats-rivals"]
+
+
+def test_the_pairs_control_is_judged_under_every_seed():
+    assert hv.judge_pair_control(lambda seed: np.zeros(200)).stability == "20/20"
+    assert hv.judge_pair_control(lambda seed: np.full(200, float(seed % 2))).verdict == "borderline"

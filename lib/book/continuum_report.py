@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from ..analyses import claims
 from ..analyses.continuum_facts import GAP_DEFINED_SHARE, cell
 from . import summary
 from .names import reader_name
@@ -267,3 +268,12 @@ def robustness_texts(comparisons: Mapping[str, Mapping], first_block: Mapping, n
                                 for s, c in comparisons.items() for p in ("single", "finetune")),
             "rob_sig": f"{int((table.p_within_permutation < 0.05).sum())} of {len(table)}",
             "rob_sig_chance": f"{0.05 * len(table):.1f}"}
+
+
+def judge_sharing(evidence: Callable[[int], dict], resolution: int) -> tuple:
+    """(claim ``sharing-new-task`` under the criterion in force, [its version 1]), each judged under every
+    stability seed of its bootstraps (``evidence``: seed -> r, lo, hi, separates,
+    :func:`lib.analyses.continuum_facts.route_hypothesis_evidence`); ``resolution``: the iterations to
+    which the held-out route's outcome is resolved."""
+    return (claims.judge("sharing-new-task", resolution=resolution, seeded=evidence),
+            [claims.judge("sharing-new-task", version=1, seeded=lambda s: {"value": evidence(s)["hi"]})])

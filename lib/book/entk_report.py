@@ -233,3 +233,22 @@ def order_texts(slopes: dict) -> dict[str, str]:
     last = np.array([s_last for _, s_last in slopes.values()])
     return {"kd_order_min": f"{last.min():.2f}", "kd_order_max": f"{last.max():.2f}",
             **{f"kd_order_{name}_{init}_{inputs}": f"{s_all:.2f}" for (name, init, inputs), (s_all, _) in slopes.items()}}
+
+
+def judge_first_order(first_order: FirstOrderErrors) -> claims.Judgement:
+    """Claim ``epntk-multitask`` on the largest relative error of the paper's every-step eNTK sum."""
+    return claims.judge("epntk-multitask", value=first_order.largest)
+
+
+def first_order_findings(judgement: claims.Judgement, last_orders: np.ndarray, worst_step: float,
+                         bulk_worst: float) -> dict[str, str]:
+    """The "What we found" texts of the ePNTK checks: whether the error's order of convergence in the
+    learning rate (``last_orders``) is first order, the claim's criterion and verdict, the largest
+    errors of the step-integrated sum and of the book's runs, and the window thresholds."""
+    return {"kd_find_order_reading": ("the first order of a forward-Euler sum: the error is the sum's, at the paper's "
+                                      "learning rates" if is_first_order(last_orders) else
+                                      "not yet the first order expected of a forward-Euler sum"),
+            "kd_find_criterion": judgement.criterion, "kd_find_verdict": judgement.verdict,
+            "kd_find_step_worst": f"{worst_step:.0e}", "kd_find_bulk_worst": f"{bulk_worst:.1%}",
+            "kd_find_threshold_low": f"{attribution.THRESHOLDS[0]:g}",
+            "kd_find_threshold_high": f"{attribution.THRESHOLDS[-1]:g}"}

@@ -83,3 +83,9 @@ def first_sure_fractions(curves: dict, n_kernels: int) -> tuple[float, float]:
     kernel = min(min(c["earliest_sure"][:n_kernels]) for c in curves.values())
     rival = min(min(c["earliest_sure"][n_kernels:]) for c in curves.values())
     return kernel, rival
+
+
+def judge_pair_control(control_discoveries: Callable[[int], np.ndarray]) -> claims.Judgement:
+    """The add test's negative control on the paper's pairs, judged under every stability seed of its
+    permutations (``control_discoveries``: seed -> discoveries per permutation)."""
+    return claims.judge("horizon-pairs-kernel-adds-control", seeded=lambda s: {"discoveries": control_discoveries(s)})
