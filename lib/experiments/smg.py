@@ -275,7 +275,7 @@ def leave_time(times: np.ndarray, overlaps: np.ndarray, mode: int) -> float:
 def output_vectors_vs_modes(problem: SMGProblem, run: SMGRun, times, n_vectors: int = 2) -> tuple[dict, dict]:
     """Paper Fig 3: at each of ``times``, the first ``n_vectors`` left singular vectors of the data x data
     eNTK summed over outputs (:func:`entk_output_summed`) and ``|r|`` of each with every mode's input
-    projection. Returns ({"t=<t>, singular vector <k>": (r,) |r| per mode}, {t: (N, n_vectors) vectors})."""
+    projection. Returns ({"t=<t>, singular vector <k>": (r,) ``|r|`` per mode}, {t: (N, n_vectors) vectors})."""
     projections = problem.input_projections
     rows, vectors = {}, {}
     for t in times:
