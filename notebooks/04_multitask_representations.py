@@ -526,5 +526,6 @@ reading_table(pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration
 # %% tags=["remove-cell"]
 measures = representation_report.RepresentationMeasures(
     architecture, other, n_entk_pairs, ari, distance_ratios, shares, agreement, onset_table,
-    {r["_name"] + "/" + r["_factor"]: r for r in rows}, (standard_structured, large_structured), show_swapped_architecture)
+    {r["_name"] + "/" + r["_factor"]: r for r in rows},
+    report.structured_by_seed(env, structure, loadings, n_entk_pairs, n_permutations), show_swapped_architecture)
 summary.record("04_multitask_representations", run_parameters, representation_report.claim_rows(measures, entk_large))

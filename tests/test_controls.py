@@ -128,3 +128,22 @@ def test_ntk_loadings_are_the_top_eigenvectors_of_the_full_ntk_blocks():
         _, vectors = np.linalg.eigh(block)
         top = vectors[:, -1]
         assert abs(float(top @ loadings[:, k])) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_batched_eta_squared_equals_the_one_hot_definition():
+    """The group sums by bincount equal the one-hot definition of eta^2 (between-group over total sum
+    of squares, averaged over the columns that vary) for every label set, a constant column and an
+    empty group included."""
+    rng = np.random.default_rng(8)
+    values = rng.normal(size=(60, 4))
+    values[:, 2] = 1.5  # constant: left out of the mean
+    labels = rng.integers(0, 5, 60)
+    labels[labels == 3] = 4  # group 3 empty
+    sets = np.stack([labels] + [rng.permutation(labels) for _ in range(30)])
+    centred = values - values.mean(axis=0)
+    total = (centred ** 2).sum(axis=0)
+    expected = []
+    for row in sets:
+        between = sum(centred[row == g].sum(axis=0) ** 2 / (row == g).sum() for g in np.unique(row))
+        expected.append(np.mean((between / total)[total > 0]))
+    np.testing.assert_allclose(controls._batch_eta_squared(values, sets), expected, rtol=1e-12)

@@ -37,7 +37,7 @@ def measures(**changes) -> rr.RepresentationMeasures:
                            ("input", "feature", "standard"): 10},
                 onsets={"4x3": {"task vs output_pool": 100.0, "task vs input_pool": 400.0},
                         "3x4": {"task vs output_pool": 150.0, "task vs input_pool": 500.0}},
-                eta=eta, structured=(P, 0), swapped_shown=True)
+                eta=eta, structured=lambda seed: (P, 0), swapped_shown=True)
     return rr.RepresentationMeasures(**{**base, **changes})
 
 
@@ -66,7 +66,10 @@ def test_each_claim_fails_with_its_own_measurement():
     assert rr.judge_claims(m._replace(onsets=never))["swapped"].verdict == "not reproduced"
     assert rr.judge_claims(m._replace(onsets=never))["mphate-order"].verdict == "reproduced"
     assert rr.judge_claims(m._replace(ari=flat))["mphate-input"].verdict == "not reproduced"
-    assert rr.judge_claims(m._replace(structured=(P - 1, 0)))["entk-standard"].verdict == "not reproduced"
+    assert rr.judge_claims(m._replace(structured=lambda seed: (P - 1, 0)))["entk-standard"].verdict == "not reproduced"
+    # a network structured beyond the null under some shuffle seeds only: the verdict is borderline
+    flaky = rr.judge_claims(m._replace(structured=lambda seed: (P - seed % 2, 0)))["entk-standard"]
+    assert (flaky.verdict, flaky.stability) == ("borderline", "10/20")
     targets = {"authors": {**m.shares["authors"], "epsilon": np.full((P, 2), 0.95)}}
     assert rr.judge_claims(m._replace(shares=targets))["entk-standard"].verdict == "reproduced with qualification"
 

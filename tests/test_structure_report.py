@@ -122,6 +122,11 @@ def test_shuffle_null_rows(structure):
                                                           ("routed input unit", "large"), ("task", "standard"),
                                                           ("task", "large")]
     assert tests["task"]["p"].shape == (N_PAIRS, 2)
+    from lib.analyses.representation_claims import structured_networks
+
+    by_seed = report.structured_by_seed(ENV, structure, structure["loadings/epsilon"], N_PAIRS, 100)
+    assert by_seed(0) == structured_networks(tests["input"]["p"], tests["task"]["p"])  # seed 0: the table's draw
+    assert by_seed(3) is by_seed(3)  # each seed computed once
 
 
 def test_ari_rows_and_onsets():

@@ -175,13 +175,17 @@ def eta_squared_permutation(values: np.ndarray, labels: np.ndarray, n_permutatio
 
 
 def _batch_eta_squared(values: np.ndarray, label_sets: np.ndarray) -> np.ndarray:
-    """(B,) eta^2 averaged over columns for each row of ``label_sets`` (B, N)."""
+    """(B,) eta^2 averaged over columns for each row of ``label_sets`` (B, N): each label set's group
+    sums by one :func:`numpy.bincount` per column over the (set, group) bins (holding 24 bytes per
+    pattern and set: the labels, their bins and one column of weights)."""
     n_groups = int(label_sets.max()) + 1
     centred = values - values.mean(axis=0)
     total = (centred**2).sum(axis=0)  # (K,)
-    onehot = (label_sets[:, :, None] == np.arange(n_groups)[None, None, :]).astype(np.float64)  # (B, N, G)
-    counts = onehot.sum(axis=1)  # (B, G)
-    sums = np.einsum("bng,nk->bgk", onehot, centred)
+    n_sets = len(label_sets)
+    bins = (label_sets + n_groups * np.arange(n_sets)[:, None]).ravel()  # (B N,) the (set, group) of each pattern
+    counts = np.bincount(bins, minlength=n_sets * n_groups).reshape(n_sets, n_groups)  # (B, G)
+    sums = np.stack([np.bincount(bins, weights=np.tile(column, n_sets), minlength=n_sets * n_groups)
+                     for column in centred.T], axis=-1).reshape(n_sets, n_groups, -1)  # (B, G, K)
     with np.errstate(invalid="ignore", divide="ignore"):
         between = np.where(counts[:, :, None] > 0, sums**2 / np.maximum(counts, 1)[:, :, None], 0.0).sum(axis=1)
         return np.nanmean(np.where(total > 0, between / total, np.nan), axis=1)

@@ -16,11 +16,15 @@ Axis 1 of every (P, 2) array is the init, in :data:`INIT_NAMES` order.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
 from . import controls, partitions
+from . import representation_claims
 from . import representations as rep
 from ..core.tasks import Dataset, TaskEnvironment
 
@@ -208,6 +212,24 @@ def shuffle_null_rows(env: TaskEnvironment, structure: dict, loadings: np.ndarra
                               "null 95th percentile": f"{tests['null_95'][:, i].mean():.3f}",
                               "networks with p < 0.05": f"{int((tests['p'][:, i] < 0.05).sum())}/{n_pairs}"})
     return null_rows, null_tests
+
+
+def structured_by_seed(env: TaskEnvironment, structure: dict, loadings: np.ndarray, n_pairs: int,
+                       n_permutations: int) -> Callable[[int], tuple[int, int]]:
+    """seed -> (standard-init networks structured beyond the shuffled-label null by both sorts,
+    large-init networks by either; :func:`lib.analyses.representation_claims.structured_networks`)
+    with the labels shuffled under that seed (:func:`lib.analyses.controls.shuffle_tests`), each seed
+    computed once; seed 0 is :func:`shuffle_null_rows`' draw. The claims that count these networks are
+    judged under every stability seed of the shuffles."""
+    labels = {grouping: [rep.group_labels(env, training_patterns(env, structure, p), grouping)[0]
+                         for p in range(n_pairs)] for grouping in ("input", "task")}
+
+    def at(seed: int) -> tuple[int, int]:
+        p = {grouping: controls.shuffle_tests(loadings, labels[grouping], n_permutations, seed)["p"]
+             for grouping in labels}
+        return representation_claims.structured_networks(p["input"], p["task"])
+
+    return functools.lru_cache(maxsize=None)(at)
 
 
 def partition_agreement(env: TaskEnvironment, derived: dict, derived_control: dict,

@@ -56,10 +56,10 @@ STRUCTURE_PATTERNS = 500  # chapter 04's t=0 structure's training patterns (run_
 
 
 def shuffle_null_bytes(n_patterns: int, n_groups: int, n_permutations: int) -> int:
-    """Bytes that :func:`lib.analyses.controls.eta_squared_permutation` holds at once for
-    ``n_patterns`` labelled patterns in ``n_groups`` groups and ``n_permutations`` label shuffles:
-    for each of the n_permutations + 1 label sets, its row of int64 labels (8 bytes per pattern) and
-    its rows of the one-hot comparison as bool and as float64 (9 bytes per pattern and group)."""
+    """An upper bound of the bytes :func:`lib.analyses.controls.eta_squared_permutation` holds at once
+    for ``n_patterns`` labelled patterns in ``n_groups`` groups and ``n_permutations`` label shuffles:
+    8 + 9 ``n_groups`` bytes per pattern and label set (n_permutations + 1 of them), above the 24 it
+    holds (the labels, their bins and one column of weights) for any ``n_groups`` of 2 or more."""
     return (n_permutations + 1) * n_patterns * (8 + 9 * n_groups)
 
 
