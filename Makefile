@@ -109,6 +109,7 @@ benchmark: setup
 	$(PY) benchmarks/import_cost.py
 	$(PY) benchmarks/entk_speed.py
 	$(PY) benchmarks/leading_vector_speed.py
+	$(PY) benchmarks/permutation_speed.py
 	$(PY) benchmarks/train_speed.py
 	$(PY) benchmarks/sweep_speed.py
 	$(PY) benchmarks/blas_threads.py
