@@ -16,13 +16,12 @@ difference between the two vectors (sign fixed as the book fixes it).
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from machine import describe_machine  # benchmarks/machine.py
+from machine import describe_machine, print_medians  # benchmarks/machine.py
 
 
 def paper_entks(n_networks: int) -> np.ndarray:
@@ -87,10 +86,7 @@ def main() -> None:
         old, new = methods
         difference = max(np.abs(a - b).max() for a, b in zip(vectors[old], vectors[new]))
         print(f"\n{label}: {len(transposed)} matrices")
-        print(f"  {'method':50s} {'median s':>9s} {'ratio':>7s}")
-        for name in methods:
-            median = statistics.median(seconds[name])
-            print(f"  {name:50s} {median:9.4f} {statistics.median(seconds[old]) / median:7.2f}")
+        print_medians(seconds)
         print(f"  largest difference between the two vectors: {difference:.1e}")
 
 

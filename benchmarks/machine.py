@@ -34,3 +34,16 @@ def describe_machine() -> str:
     avx512 = "+avx512f" in (config.CPU_FEATURES or codegen.get_host_cpu_features()).split(",")
     return (f"machine: {cpu_model()} ({platform.machine()}), {len(os.sched_getaffinity(0))} cores; "
             f"Numba target {target}{' with AVX-512' if avx512 else ''}; BLAS {blas}")
+
+
+def print_medians(seconds: dict[str, list[float]], digits: int = 4) -> None:
+    """One line per method (name -> its repeats' seconds, the first the baseline): its median and the
+    baseline's median over it (the ratio, above 1 where the method is faster)."""
+    import statistics
+
+    baseline = statistics.median(next(iter(seconds.values())))
+    width = max(len(name) for name in seconds)
+    print(f"  {'method':{width}s} {'median s':>9s} {'ratio':>7s}")
+    for name, repeats in seconds.items():
+        median = statistics.median(repeats)
+        print(f"  {name:{width}s} {median:9.{digits}f} {baseline / median:7.2f}")

@@ -18,13 +18,12 @@ seconds of each, their ratio and the largest difference of their results.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from machine import describe_machine  # benchmarks/machine.py
+from machine import describe_machine, print_medians  # benchmarks/machine.py
 
 
 def eta_squared_one_hot(values: np.ndarray, label_sets: np.ndarray) -> np.ndarray:
@@ -69,10 +68,7 @@ def compare(label: str, methods: dict, repeats: int) -> None:
     old, new = methods
     difference = np.nanmax(np.abs(np.asarray(results[old], float) - np.asarray(results[new], float)))
     print(f"\n{label}")
-    print(f"  {'method':48s} {'median s':>9s} {'ratio':>7s}")
-    for name in methods:
-        median = statistics.median(seconds[name])
-        print(f"  {name:48s} {median:9.3f} {statistics.median(seconds[old]) / median:7.1f}")
+    print_medians(seconds, digits=3)
     print(f"  largest difference of the results: {difference:.1e}")
 
 
