@@ -1,4 +1,5 @@
-"""The texts a page's prose quotes: each glued into the page under its name (``{glue:text}`name```).
+"""The texts a page's prose quotes: each glued into the page under its name, which the prose's
+``glue:text`` role then quotes.
 
 Book layer. A chapter's ``lib`` functions return its texts as a dict name -> text (for example
 :func:`lib.book.representation_report.entk_large_texts`), so that the formatting is tested where it is
