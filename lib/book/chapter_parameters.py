@@ -137,10 +137,10 @@ def check_multitask_representations(architecture, schedule, n_iterations, n_entk
     check_size("n_permutations", n_permutations, minimum=100, sane_maximum=100_000)
     env = TaskEnvironment(*ARCHITECTURES[architecture])
     n_groups = max(env.n_stimulus_units, env.n_tasks)  # the null's groupings: routed input unit, task
-    check_memory(f"n_permutations: the shuffled-label null of one network, (n_permutations + 1) label sets x "
-                 f"{STRUCTURE_PATTERNS} patterns x (8 + 9 x {n_groups} groups) bytes "
+    check_memory(f"n_permutations: the shuffled-label null of one network, (n_permutations + 1) label sets of "
+                 f"{STRUCTURE_PATTERNS} patterns in {n_groups} groups with {env.n_outputs} loading columns "
                  f"(lib.book.parameter_checks.shuffle_null_bytes; n_permutations={n_permutations})",
-                 shuffle_null_bytes(STRUCTURE_PATTERNS, n_groups, n_permutations))
+                 shuffle_null_bytes(STRUCTURE_PATTERNS, n_groups, n_permutations, env.n_outputs))
 
 
 def check_multitask_performance(n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling,

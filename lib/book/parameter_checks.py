@@ -55,12 +55,17 @@ def correlation_report_bytes(n_networks: int, n_resamples: int) -> int:
 STRUCTURE_PATTERNS = 500  # chapter 04's t=0 structure's training patterns (run_initial_structure's n_train)
 
 
-def shuffle_null_bytes(n_patterns: int, n_groups: int, n_permutations: int) -> int:
-    """An upper bound of the bytes :func:`lib.analyses.controls.eta_squared_permutation` holds at once
-    for ``n_patterns`` labelled patterns in ``n_groups`` groups and ``n_permutations`` label shuffles:
-    8 + 9 ``n_groups`` bytes per pattern and label set (n_permutations + 1 of them), above the 24 it
-    holds (the labels, their bins and one column of weights) for any ``n_groups`` of 2 or more."""
-    return (n_permutations + 1) * n_patterns * (8 + 9 * n_groups)
+def shuffle_null_bytes(n_patterns: int, n_groups: int, n_permutations: int, n_columns: int) -> int:
+    """Bytes that :func:`lib.analyses.controls.eta_squared_permutation` holds at once for
+    ``n_patterns`` labelled patterns in ``n_groups`` groups, ``n_columns`` loading columns and
+    ``n_permutations`` label shuffles. Per label set (n_permutations + 1 of them), the larger of two
+    moments of :func:`lib.analyses.controls._batch_eta_squared`: while it sums the last column, the
+    int64 labels, their bins and the tiled column (24 bytes per pattern) with the group sums (8 bytes
+    per group and column) and counts (8 per group); while it divides the sums, the labels and bins
+    (16 bytes per pattern) with the sums, their squares and the quotient (24 bytes per group and
+    column) and the counts."""
+    per_set = max(24 * n_patterns + 8 * n_groups * n_columns, 16 * n_patterns + 24 * n_groups * n_columns)
+    return (n_permutations + 1) * (per_set + 8 * n_groups)
 
 
 def bootstrap_interval_bytes(n_predictors: int, n_resamples: int) -> int:
