@@ -137,13 +137,17 @@ def _discoveries_one_run_at_a_time(kernels, rivals, outcomes, groups, fractions,
     outcome: the reference that shuffled_discoveries' batched runs must equal."""
     from lib.analyses.multiple_testing import holm_adjusted_finite
 
-    stacked, rng, out = np.stack(list(outcomes.values())), np.random.default_rng(seed), []
+    stacked, rng, out, margin = np.stack(list(outcomes.values())), np.random.default_rng(seed), [], np.inf
     for _ in range(n_permutations):
         shuffled = permute_within(stacked, groups, rng)
         p = np.concatenate([_partial_reference(kernels, rivals, y, groups)[1][:, fractions > 0].ravel()
                             for y in shuffled])
         adjusted = holm_adjusted_finite(p)
         out.append(np.sum(adjusted <= alpha) if np.isfinite(adjusted).any() else np.nan)
+        margin = min(margin, np.nanmin(np.abs(np.log(adjusted / alpha))))
+    # the two computations differ in rounding only; their counts may be compared exactly because no
+    # adjusted p lies within a relative 1e-6 of alpha, where rounding could move it across
+    assert margin > 1e-6, f"an adjusted p within {margin:.1e} (relative) of alpha: counts would depend on rounding"
     return np.array(out)
 
 

@@ -25,6 +25,7 @@ from ..analyses import structure_report
 from ..core.tasks import TaskEnvironment
 from . import summary
 from .replication_report import verdict_text
+from .tables import iteration_text
 
 # the glue names of the swapped architecture's sentences ("not computed" when it is not shown)
 SWAPPED_TEXTS = ("other_share_epsilon_std", "other_share_output_error_large", "other_sil_std", "other_sil_large",
@@ -141,11 +142,6 @@ def eta_texts(rows: list[dict]) -> dict[str, str]:
                      if name == "entk_authors"])
     return texts | {"eta_n_structured": f"{sum(r['_lo'] > 0 for r in main)} of {len(main)}",
                     "eta_variant_gap": f"{gap:.3f}"}
-
-
-def iteration_text(iteration: float) -> str:
-    """An onset iteration as the page shows it: "never" for NaN (the curve never reached 0.5)."""
-    return "never" if np.isnan(iteration) else f"{iteration:.0f}"
 
 
 def onset_texts(onsets: dict, architecture: str, other: str) -> dict[str, str]:

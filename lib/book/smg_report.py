@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..analyses import claims, smg_claims
 from . import summary
+from .tables import iteration_text
 
 
 class SmgMeasures(NamedTuple):
@@ -34,11 +35,6 @@ class SmgMeasures(NamedTuple):
     secondary_switch: np.ndarray  # (modes,) the same for the secondary vector
     secondary_leaves_2: float  # when the secondary vector leaves mode 2
     ntk_mode1_share: float  # share of recorded times at which the plain NTK's primary vector best matches mode 1
-
-
-def iterations_text(t: float) -> str:
-    """A switch or half-time as the page shows it: "never" for NaN."""
-    return "never" if np.isnan(t) else f"{t:.0f}"
 
 
 SWEEP_ROWS = {"random": "random init (simulated)", "aligned": "aligned twin (simulated)",
@@ -102,10 +98,10 @@ def judge_claims(m: SmgMeasures) -> dict[str, claims.Judgement]:
                  f"{ranges[0][1]:.0f} / {ranges[1][0]:.0f}-{ranges[1][1]:.0f}); this seed {own[0]:.0f} / {own[1]:.0f}",
             qualification="" if in_iqr else "one of the paper's times lies outside our interquartile range"),
         "smg-primary": claims.judge("smg-primary", conditions=named("smg-primary", [
-            smg_claims.settles_in_order(primary)]), ours=" / ".join(iterations_text(t) for t in primary[:3])),
+            smg_claims.settles_in_order(primary)]), ours=" / ".join(iteration_text(t) for t in primary[:3])),
         "smg-secondary": claims.judge("smg-secondary", conditions=named("smg-secondary", [
             smg_claims.switch_tied(secondary[2], primary[1])]),
-            ours=f"{iterations_text(secondary[2])} vs {primary[1]:.0f} (secondary leaves mode 2 at "
+            ours=f"{iteration_text(secondary[2])} vs {primary[1]:.0f} (secondary leaves mode 2 at "
                  f"{m.secondary_leaves_2:.0f})"),
         "smg-anticipation": claims.judge("smg-anticipation", conditions=named("smg-anticipation", [
             smg_claims.anticipates(primary[1], own[1])]), ours=f"{primary[1]:.0f} vs {own[1]:.0f}"),

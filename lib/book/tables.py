@@ -41,6 +41,11 @@ def _format(value, digits: int) -> str:
     return str(value)
 
 
+def iteration_text(iteration: float) -> str:
+    """An iteration as a page quotes it, "never" where it is NaN (a curve that never got there)."""
+    return "never" if math.isnan(iteration) else f"{iteration:.0f}"
+
+
 def _cell_class(text: str) -> str:
     if text == NOT_APPLICABLE or _NUMERIC.match(text.strip()):
         return "num"
