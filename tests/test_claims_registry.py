@@ -224,6 +224,27 @@ def test_evidence_from_a_seeded_permutation_test_is_judged_under_every_stability
         claims.judge("rival-multitask-family", seeded={"p": [0.1]}, **family)
 
 
+def test_a_seeded_verdict_shows_the_verdict_of_its_first_draw_alone_where_that_differs():
+    """judge@v3 judged seeded evidence on its first draw (seed 0, the chapter's) alone: where that draw
+    gives another verdict than every draw's, the judgement's ``one_draw`` holds it (the page shows
+    both rules' verdicts); where they agree, and for evidence given directly, it is empty."""
+    family = dict(labels=["a", "b"], n=40)
+    moving = claims.judge("rival-multitask-family", **family,  # seed 0 passes; 11 of the 20 seeds do not
+                          seeded=lambda seed: {"p": np.array([0.001, 0.02 if seed in (0, 2, 4, 6, 8, 10, 12, 14, 16)
+                                                               else 0.06]), "p_reverse": np.array([0.9, 0.9])})
+    assert (moving.verdict, moving.stability, moving.one_draw) == ("borderline", "11/20", "reproduced")
+    first_fails = claims.judge("rival-multitask-family", **family,  # seed 0 fails, every other seed passes
+                               seeded=lambda seed: {"p": np.array([0.001, 0.06 if seed == 0 else 0.02]),
+                                                    "p_reverse": np.array([0.9, 0.9])})
+    assert (first_fails.verdict, first_fails.stability, first_fails.one_draw) == ("reproduced", "19/20",
+                                                                                   "inconclusive")
+    settled = claims.judge("rival-multitask-family", **family,
+                           seeded=lambda seed: {"p": np.array([0.001, 0.002]), "p_reverse": np.array([0.9, 0.9])})
+    assert (settled.verdict, settled.one_draw) == ("reproduced", "")
+    direct = claims.judge("rival-multitask-family", p=np.array([0.001, 0.06]), p_reverse=np.array([0.9, 0.9]), **family)
+    assert direct.one_draw == ""
+
+
 def test_discriminating_and_testable():
     assert claim_tests.discriminating_proportion(90, 100, 20, 100).verdict == "reproduced"
     assert claim_tests.discriminating_proportion(90, 100, 95, 100).verdict == "not discriminating"

@@ -114,3 +114,20 @@ def test_a_version_that_judges_another_quantity_does_not_count():
            "test it (its family pooled the cells of the network linearized at t=0" in lines
     assert "version 2 is post hoc.*" in lines
     assert "| post hoc only (not counted) | 0 | 0 | 0 | 1 |" in page.tally_table([kernel])
+
+
+def test_an_entry_shows_the_verdict_of_its_first_draw_alone_beside_the_verdict_in_force():
+    """A verdict on seeded evidence that the first draw alone (judge's rule before every draw was
+    judged) would have given differently shows both; one where they agree shows one."""
+    moved = entry("horizon-kernel-adds-control",
+                  version(1, "borderline", stability="18/20", one_draw="reproduced",
+                          qualification="reproduced for 18 of 20 resampling seeds"), [])
+    lines = page.entry_lines(3, moved)
+    verdict = lines.index(f"   {page.verdict_text('borderline', 'reproduced for 18 of 20 resampling seeds', '18/20')}")
+    assert lines[verdict + 2] == ("   *Judged on the chapter's one permutation draw alone (seed 0), as verdicts were "
+                                  "before every draw was judged: \u2714 reproduced*")
+    same = entry("horizon-kernel-adds-control", version(1, "reproduced", stability="20/20"), [])
+    assert "permutation draw alone" not in "\n".join(page.entry_lines(3, same))
+    earlier = entry("perf-lr-single", version(2, "reproduced"), [version(1, "borderline", one_draw="not reproduced")])
+    assert "draw alone (seed 0), as verdicts were before every draw was judged: \u2718 not reproduced" in \
+        "\n".join(page.entry_lines(3, earlier))

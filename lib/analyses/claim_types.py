@@ -56,8 +56,11 @@ class Claim(NamedTuple):
 class Judgement(NamedTuple):
     """The verdict of one criterion version on the evidence: ``verdict`` (one of :data:`VERDICTS`),
     our number and interval as text, the sample size, the qualification (or reason, for "not
-    tested"), and ``stability`` ("k/20": seeds giving the reported verdict; "" for tests without
-    resampling)."""
+    tested"), ``stability`` ("k/20": seeds giving the reported verdict; "" for tests without
+    resampling) and ``one_draw``: where the evidence came from a seeded permutation or sign-flip
+    test and its first draw (seed 0, the one the chapter shows) alone gives another verdict, that
+    verdict: the one judge's earlier rule gave (judge@v3, which judged such evidence on that one
+    draw); "" otherwise."""
 
     claim: str
     version: int
@@ -68,6 +71,7 @@ class Judgement(NamedTuple):
     qualification: str
     stability: str
     criterion: str
+    one_draw: str = ""
 
 
 def declared(version: int, text: str, test: str, min_sample: int = 1, reason: str = "", commit: str = "",

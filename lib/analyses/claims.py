@@ -33,6 +33,7 @@ without a new version (``python -m lib.analyses.claims --digest`` prints the dig
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
@@ -49,7 +50,7 @@ from .claim_types import VERDICTS, Claim, Criterion, Judgement
 
 STABILITY_SEEDS = 20
 STABLE_AT = 19  # a resampling verdict is settled when at least this many of the seeds agree
-JUDGE_VERSION = 4  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
+JUDGE_VERSION = 5  # raise it (and say why in the commit) when judge's rules change: checked as judge@vN
 DIGEST_FILE = Path(__file__).with_name("claims_digest.json")
 REGISTRY_PARTS: tuple[dict[str, Claim], ...] = (PAPER_CLAIMS, HORIZON_RIVAL_CLAIMS)  # in the verdicts page's order
 
@@ -99,7 +100,9 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     ``seeded(seed)`` for each of the seeds 0-19, with the same modal outcome and stability count as a
     resampling test (and both sources under the same seed where the test resamples too). Evidence
     that no seed plays a part in (e.g. a sign-flip test small enough to enumerate every pattern) is
-    passed directly, not as ``seeded``.
+    passed directly, not as ``seeded``. judge@v3 judged such evidence on its first draw alone
+    (``seeded(0)``, the draw the chapter shows); where that draw gives another verdict, the
+    judgement's ``one_draw`` holds it, so a page can show the verdicts of both rules.
 
     ``qualification`` (a caveat a control found) turns "reproduced" into "reproduced with
     qualification"; so does the test's own note (e.g. "sign only").
@@ -115,7 +118,24 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     if set(given) != set(c.controls):
         raise ValueError(f"controls must give evidence for exactly the declared controls of {claim!r} version "
                          f"{c.version}: {list(c.controls)}, got {sorted(given)}")
+    if seeded is not None and not callable(seeded):
+        raise ValueError(f"seeded must be a function seed -> evidence, got {type(seeded).__name__}")
+    seeded = None if seeded is None else functools.cache(seeded)  # each seed's draw once
     first, stability = _resampled_outcome(c, evidence, seeded)
+    verdict, note = _verdict(c, first, stability, given, qualification)
+    one_draw = ""
+    if seeded is not None:  # judge@v3's rule: the seeded evidence's first draw alone
+        drawn, drawn_stability = _resampled_outcome(c, {**evidence, **_drawn(seeded, 0, evidence)})
+        one_draw = _verdict(c, drawn, drawn_stability, given, qualification)[0]
+        one_draw = "" if one_draw == verdict else one_draw
+    return Judgement(claim, c.version, verdict, first.ours, first.interval, first.n, note, stability, c.text, one_draw)
+
+
+def _verdict(c: Criterion, first: Outcome, stability: str, controls: dict[str, dict],
+             qualification: str) -> tuple[str, str]:
+    """(verdict, note) of criterion ``c`` from its test's commonest ``first`` outcome, seen under
+    ``stability`` ("k/20" or ""), the ``controls``' evidence and the caller's ``qualification``
+    (see :func:`judge`)."""
     verdict, note = first.verdict, first.note
     if stability and int(stability.split("/")[0]) < STABLE_AT:
         verdict, note = "borderline", f"{first.verdict}{' (' + first.note + ')' if first.note else ''} " \
@@ -124,7 +144,7 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
         verdict, note = "not tested", f"n = {first.n} is below the criterion's minimum sample of {c.min_sample}"
     if verdict == "reproduced":
         passed = [f"the declared control, {name}, passes the same criterion ({control.ours})"
-                  for name, control in ((name, _resampled_outcome(c, given[name])[0]) for name in c.controls)
+                  for name, control in ((name, _resampled_outcome(c, controls[name])[0]) for name in c.controls)
                   if control.verdict == "reproduced"]
         qualification = "; ".join(s for s in (qualification, *passed) if s)
     if verdict == "reproduced" and (note or qualification):
@@ -133,7 +153,16 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     elif verdict == "reproduced with qualification" or (verdict == "not tested" and not note):
         raise AssertionError(f"test {c.test} gave {first}")  # tests give only OUTCOMES, with reasons for not tested
     assert verdict in VERDICTS and first.verdict in OUTCOMES
-    return Judgement(claim, c.version, verdict, first.ours, first.interval, first.n, note, stability, c.text)
+    return verdict, note
+
+
+def _drawn(seeded: Callable[[int], dict], seed: int, evidence: dict) -> dict:
+    """``seeded(seed)``, checked: a dict of evidence names not also in ``evidence``."""
+    drawn = seeded(seed)
+    if not isinstance(drawn, dict) or set(drawn) & set(evidence):
+        raise ValueError(f"seeded({seed}) must return a dict of evidence names not also given directly "
+                         f"({sorted(evidence)}), got {drawn!r:.200}")
+    return drawn
 
 
 def _resampled_outcome(c: Criterion, evidence: dict,
@@ -144,14 +173,9 @@ def _resampled_outcome(c: Criterion, evidence: dict,
     test = TESTS[c.test]
     if c.test not in RANDOM_TESTS and seeded is None:
         return test(**evidence, **c.settings), ""
-    if seeded is not None and not callable(seeded):
-        raise ValueError(f"seeded must be a function seed -> evidence, got {type(seeded).__name__}")
 
     def at(seed: int) -> dict:
-        drawn = seeded(seed) if seeded is not None else {}
-        if not isinstance(drawn, dict) or set(drawn) & set(evidence):
-            raise ValueError(f"seeded({seed}) must return a dict of evidence names not also given directly "
-                             f"({sorted(evidence)}), got {drawn!r:.200}")
+        drawn = _drawn(seeded, seed, evidence) if seeded is not None else {}
         return {**evidence, **drawn, **c.settings, **({"seed": seed} if c.test in RANDOM_TESTS else {})}
 
     outcomes = [test(**at(seed)) for seed in range(STABILITY_SEEDS)]

@@ -53,7 +53,8 @@ def row(quantity: str, paper: Any, ours: Any, agrees: bool | None, criterion: st
 
 def _judgement_fields(j: Judgement) -> dict:
     return {"version": j.version, "verdict": j.verdict, "ours": j.ours, "interval": j.interval, "n": j.n,
-            "qualification": j.qualification, "stability": j.stability, "criterion": j.criterion}
+            "qualification": j.qualification, "stability": j.stability, "criterion": j.criterion,
+            "one_draw": j.one_draw}
 
 
 def claim_row(quantity: str, paper: Any, judgement: Judgement, *, control: str, evidence: str,
@@ -204,14 +205,15 @@ def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
         if key in recorded:
             r = recorded[key][0]
             entry |= {k: r.get(k, "") for k in ("verdict", "qualification", "paper", "ours", "control", "evidence",
-                                                 "criterion", "interval", "version", "stability", "n")}
+                                                 "criterion", "interval", "version", "stability", "n",
+                                                 "one_draw")}
             entry["earlier"] = r.get("earlier", [])
             entry["replication"] = r.get("replication")
         else:
             reason = claim.untested or f"{claim.chapter} is not part of this build"
             entry |= {"verdict": "not tested", "qualification": reason, "paper": "", "ours": "", "control": "",
                       "evidence": "", "criterion": claim.current.text if claim.criteria else "", "interval": "",
-                      "version": claim.current.version if claim.criteria else "", "stability": "", "n": "",
+                      "version": claim.current.version if claim.criteria else "", "stability": "", "n": "", "one_draw": "",
                       "earlier": [], "replication": None}
         out.append(with_provenance(entry))
     return out

@@ -40,6 +40,16 @@ def verdict_text(verdict: str, qualification: str, stability: str = "") -> str:
     return out + (f": {text(qualification)}" if qualification else "")
 
 
+def one_draw_text(entry: dict) -> str:
+    """Where the verdict rests on a seeded permutation or sign-flip test and that test's first draw
+    alone (seed 0, the one the chapter shows; judge's rule before every draw was judged) gives
+    another verdict: "Judged on ...: <verdict>." (one sentence); "" otherwise."""
+    if not entry.get("one_draw"):
+        return ""
+    return (f"Judged on the chapter's one permutation draw alone (seed 0), as verdicts were before every draw "
+            f"was judged: {VERDICT_SYMBOLS[entry['one_draw']]} {entry['one_draw']}.")
+
+
 def with_intervals(ours: str, interval: str) -> str:
     """Each part of ``ours`` ("a x; b y") beside its own interval ("a [..]; b [..]") when both have
     the same parts, else the two side by side."""
@@ -89,6 +99,8 @@ def entry_lines(number: int, e: dict) -> list[str]:
     where = e["section"] + (f", {e['figure']}" if e["figure"] else "")
     lines = [f"(verdict-{e['claim']})=", f"{number}. **{text(e['text'])}** ({where})", "",
              f"   {verdict_text(e['verdict'], e['qualification'], e.get('stability', ''))}", ""]
+    if e.get("one_draw"):
+        lines += [f"   *{one_draw_text(e)[:-1]}*", ""]
     if e.get("replication"):
         pass  # its replication line says how it counts
     elif e.get("status") == "post hoc" and e.get("counted_version") is not None:
@@ -116,7 +128,8 @@ def entry_lines(number: int, e: dict) -> list[str]:
                                                                               or in_force else "")
                   + f": {text(old['criterion'])} — {verdict_text(old['verdict'], old['qualification'], old['stability'])}"
                   f" (ours: {text(old['ours'])}{' ' + text(old['interval']) if old['interval'] else ''}). "
-                  f"*Replaced because:* {text(old['replaced_because'])}"]
+                  + (f"{one_draw_text(old)} " if old.get("one_draw") else "")
+                  + f"*Replaced because:* {text(old['replaced_because'])}"]
     return lines + [""]
 
 
@@ -129,6 +142,7 @@ def replication_text(e: dict) -> str:
     return (f"*Replication block* ({text(r['block'])}; the criterion in force was declared before these networks "
             f"were trained): {mark} — {verdict_text(r['verdict'], r['qualification'], r['stability'])} "
             f"(ours: {with_intervals(r['ours'], r['interval'])}; n = {r['n']})"
+            + (f". {one_draw_text(r)[:-1]}" if r.get("one_draw") else "")
             + (f". *Precision:* {text(r['precision'])}" if r.get("precision") else ""))
 
 
