@@ -68,11 +68,11 @@ from lib.experiments.schedules import run_pairs
 from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
-run_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,
+cache_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,
                       training=DEFAULT_ENGINE.tag)
 pair = results.cached(
     "quickstart_pair",
-    run_parameters,
+    cache_parameters,
     partial(run_pairs, env, schedule, [seed], n_iterations=n_iterations, n_hidden=n_hidden),
 )
 final_test = pair["loss_test"][0, :, -1]
@@ -103,7 +103,7 @@ plt.show()
 # of 12-cluster k-means on these loadings is the paper's predictor of later performance.
 
 # %% mystnb={"figure": {"caption": "Paper Fig 15 in miniature (one pair): leading vector of each output unit's eNTK at t=0 (columns), over the training patterns sorted by the stimulus unit their task routes (rows), for standard and large init. Titles give the silhouette score of 12-cluster k-means on the loadings.", "name": "fig-quickstart-entk"}} tags=["hide-input"]
-entk_parameters = {**run_parameters, "entk_variant": entk_variant}
+entk_parameters = {**cache_parameters, "entk_variant": entk_variant}
 loadings = results.cached("quickstart_entk_loadings", entk_parameters,
                           partial(leading_loadings_at_init, env, pair, 0, entk_variant))
 train_set = env.encode(pair["stimulus_train"][0], pair["tasks_train"][0])

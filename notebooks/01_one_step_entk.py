@@ -61,7 +61,6 @@ jax.config.update("jax_enable_x64", True)  # the error study goes far below floa
 from lib.book.chapter_parameters import check_one_step_entk
 
 check_one_step_entk(seed, n_hidden, n_train, learning_rate, n_iterations, n_learning_rates)
-run_parameters = dict(seed=seed, n_hidden=n_hidden, n_train=n_train, learning_rate=learning_rate, n_iterations=n_iterations, n_learning_rates=n_learning_rates)
 
 # %% tags=["hide-input"]
 import jax.numpy as jnp
@@ -77,6 +76,8 @@ from lib.book import one_step_report, summary
 from lib.book.tables import reading_table
 from lib.core.models import ReluNet1D
 from lib.core.training import train
+
+run_parameters = summary.ran_with("01_one_step_entk", globals())
 
 model = ReluNet1D(n_hidden)
 params = model.init(jax.random.PRNGKey(seed), dtype=jnp.float64)

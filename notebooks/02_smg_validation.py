@@ -58,7 +58,6 @@ jax.config.update("jax_enable_x64", True)  # the SMG runs are float64
 from lib.book.chapter_parameters import check_smg_validation
 
 check_smg_validation(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds)
-run_parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations, record_every=record_every, analysis_times=analysis_times, n_sweep_seeds=n_sweep_seeds)
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
@@ -71,6 +70,8 @@ from lib.experiments import smg
 from lib.book import smg_report, summary
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
+
+run_parameters = summary.ran_with("02_smg_validation", globals())
 
 problem, run = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="random")
 _, aligned = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="aligned")

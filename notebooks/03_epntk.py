@@ -104,7 +104,6 @@ jax.config.update("jax_enable_x64", True)
 from lib.book.chapter_parameters import check_epntk
 
 check_epntk(seed, learning_rate, n_iterations, record_every, analysis_times, n_halvings)
-run_parameters = dict(seed=seed, learning_rate=learning_rate, n_iterations=n_iterations, record_every=record_every, analysis_times=analysis_times, n_halvings=n_halvings)
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
@@ -117,6 +116,8 @@ from lib.analyses import entk_vectors
 from lib.book import plot_theory
 from lib.experiments import smg
 from lib.book import epntk_report, summary
+
+run_parameters = summary.ran_with("03_epntk", globals())
 
 problem, path = smg.cached_epntk(seed, learning_rate, n_iterations, record_every)
 _, run = smg.cached_run(seed, learning_rate, n_iterations, record_every)  # the same trajectory, recorded

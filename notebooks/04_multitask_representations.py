@@ -58,10 +58,6 @@ from lib.book.chapter_parameters import check_multitask_representations
 
 check_multitask_representations(architecture, schedule, n_iterations, n_entk_pairs, n_ari_pairs, first_seed,
                                 show_swapped_architecture, n_swapped_pairs, n_permutations)
-run_parameters = dict(architecture=architecture, schedule=schedule, n_iterations=n_iterations,
-                      n_entk_pairs=n_entk_pairs, n_ari_pairs=n_ari_pairs, first_seed=first_seed,
-                      show_swapped_architecture=show_swapped_architecture, n_swapped_pairs=n_swapped_pairs,
-                      n_permutations=n_permutations)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 6, redrawn. (A) The network: stimulus pools (green) and task units (purple) project to 200 sigmoid hidden units; hidden and task units project to the output pools (red). All biases are fixed at -2. (B) The tasks: each maps one input pool to one output pool (numbers: task index).", "name": "fig-network"}} tags=["hide-input"]
 import matplotlib.pyplot as plt
@@ -79,6 +75,8 @@ from lib.book import summary
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 from lib.core.tasks import ARCHITECTURES, TaskEnvironment, environment_key
+
+run_parameters = summary.ran_with("04_multitask_representations", globals())
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
 plot_representations.plot_network_diagram(env.n_in_pools, env.n_out_pools, env.n_features)

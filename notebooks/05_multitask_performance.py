@@ -78,9 +78,6 @@ from lib.book.chapter_parameters import check_multitask_performance
 plan, verdict_plan, replication_plan = check_multitask_performance(
     n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling, replication_first_seeds,
     n_replication_pairs)
-run_parameters = dict(n_pairs=n_pairs, n_verdict_pairs=n_verdict_pairs, first_seeds=first_seeds,
-                      iterations=iterations, split=split, large_scaling=large_scaling,
-                      replication_first_seeds=replication_first_seeds, n_replication_pairs=n_replication_pairs)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
@@ -94,6 +91,8 @@ from lib.book.tables import reading_table
 from lib.core.tasks import TaskEnvironment
 from lib.experiments.schedules import cached_schedule, schedule_wall_time_s
 from lib.experiments.sweep_points import cached_early_phase_blocks, cached_schedule_blocks
+
+run_parameters = summary.ran_with("05_multitask_performance", globals())
 
 env = TaskEnvironment(4, 3, 3)
 choices = dict(split=split, large_scaling=large_scaling)

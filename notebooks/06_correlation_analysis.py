@@ -92,10 +92,6 @@ from lib.book.chapter_parameters import check_correlation_analysis
 plan, verdict_plan, replication_plan = check_correlation_analysis(
     n_pairs, first_seeds, iterations, n_resamples, split, large_scaling, compare_choices, n_verdict_pairs,
     replication_first_seeds, n_replication_pairs)
-run_parameters = dict(n_pairs=n_pairs, first_seeds=first_seeds, iterations=iterations, n_resamples=n_resamples,
-                      split=split, large_scaling=large_scaling, compare_choices=compare_choices,
-                      n_verdict_pairs=n_verdict_pairs, replication_first_seeds=replication_first_seeds,
-                      n_replication_pairs=n_replication_pairs)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
@@ -114,6 +110,8 @@ from lib.book.tables import reading_table
 from lib.core.entk_variants import ENTK_VARIANTS
 from lib.experiments.schedules import cached_schedule
 from lib.core.tasks import TaskEnvironment
+
+run_parameters = summary.ran_with("06_correlation_analysis", globals())
 
 env = TaskEnvironment(4, 3, 3)
 choices = dict(split=split, large_scaling=large_scaling)

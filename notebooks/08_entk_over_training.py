@@ -659,5 +659,4 @@ from lib.book import summary
 
 rows = report.summary_rows(runs, first_order, first_order_judgement, check_length, worst_step, last_orders, bulk_worst,
                            shared, cancelled, contrast_of)
-summary.record("08_entk_over_training", dict(architecture=architecture, n_pairs=n_pairs, iterations=iterations,
-                                             n_snapshots=n_snapshots, path_kernel=path_kernel, n_rows=n_rows), rows)
+summary.record("08_entk_over_training", summary.ran_with("08_entk_over_training", globals()), rows)

@@ -79,7 +79,7 @@ from lib.book.chapter_parameters import check_your_own_network
 
 check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images, n_iterations, mlp_learning_rate,
                        cnn_learning_rate, n_multitask_patterns)
-run_parameters = dict(seed=seed, mlp_width=mlp_width, n_regression=n_regression, cnn_channels=cnn_channels,
+cache_parameters = dict(seed=seed, mlp_width=mlp_width, n_regression=n_regression, cnn_channels=cnn_channels,
                       n_images=n_images, n_iterations=n_iterations, mlp_learning_rate=mlp_learning_rate,
                       cnn_learning_rate=cnn_learning_rate, n_multitask_patterns=n_multitask_patterns)
 
@@ -198,7 +198,7 @@ def compute():
     return out
 
 
-r = results.cached("your_own_network", {**run_parameters, "model_code": model_code}, compute)
+r = results.cached("your_own_network", {**cache_parameters, "model_code": model_code}, compute)
 worst_difference = max(float(r[f"{m}/{k}_difference"].max()) for m in ("mlp", "cnn") for k in ("ntk", "entk"))
 if worst_difference > 1e-9:  # float64: anything above rounding is a bug in lib or in the reference
     raise AssertionError(f"lib and neural-tangents kernels differ by {worst_difference:.2e} (relative)")

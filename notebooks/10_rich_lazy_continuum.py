@@ -476,11 +476,5 @@ from lib.book import summary
 summary_rows = continuum_report.summary_rows(win[CONV]["loss_single_test"], n_tests, sil, mid["kernel_distance"],
                                             judgement, earlier)
 _ = summary.record("10_rich_lazy_continuum",
-                   dict(g_min=g_min, g_max=g_max, n_scales=n_scales, hidden_scales=hidden_scales, n_seeds=n_seeds,
-                        n_lr_seeds=n_lr_seeds, lr_candidates=lr_candidates, iterations=iterations, n_train=n_train,
-                        n_hidden=n_hidden, n_pairs=n_pairs, first_seeds=first_seeds,
-                        robustness_iterations=robustness_iterations, block_pairs=block_pairs,
-                        converged_scales=converged_scales, converged_seeds=converged_seeds,
-                        converged_iterations=converged_iterations, n_resamples=n_resamples,
-                        n_permutations=n_permutations),
+                   summary.ran_with("10_rich_lazy_continuum", globals()),
                    summary_rows)

@@ -523,11 +523,5 @@ rows = hr.summary_rows(judgements, ft_judgements, pair_judgements, replicated_pa
                        control_text(control_found), control_text(pair_control_found), pair_replication_words,
                        pair_precision_text)
 _ = summary.record("12_prediction_horizon",
-                   dict(converged_scales=converged_scales, converged_seeds=converged_seeds, first_block=first_block,
-                        converged_iterations=converged_iterations, lr_candidates=lr_candidates, n_lr_seeds=n_lr_seeds,
-                        lr_choice_iterations=lr_choice_iterations, n_train=n_train, n_hidden=n_hidden,
-                        fractions=fractions, converged_only=converged_only, n_resamples=n_resamples,
-                        pair_first_seeds=pair_first_seeds, pair_iterations=pair_iterations, pair_n_pairs=pair_n_pairs,
-                        pair_block=pair_block, pair_fractions=pair_fractions,
-                        finetune_fractions=finetune_fractions, pair_replication_first_seeds=pair_replication_first_seeds),
+                   summary.ran_with("12_prediction_horizon", globals()),
                    rows)

@@ -456,13 +456,5 @@ glue("rv_answer", rival_answer.answer_details(*answer_inputs), display=False)
 
 rows = rival_verdicts.claim_rows(judgements, earlier)
 _ = summary.record("13_rival_theories",
-                   dict(tp_gains=tp_gains, tp_learning_rates=tp_learning_rates, tp_fit_seeds=tp_fit_seeds,
-                        tp_test_seeds=tp_test_seeds, tp_steps=tp_steps, tp_width=tp_width, scales=scales,
-                        first_seed=first_seed, n_seeds=n_seeds, n_fit=n_fit, learning_rate=learning_rate,
-                        n_iterations=n_iterations, n_snapshots=n_snapshots, n_hidden=n_hidden, n_train=n_train,
-                        converged_scales=converged_scales, converged_seeds=converged_seeds, first_block=first_block,
-                        converged_iterations=converged_iterations, lr_candidates=lr_candidates, n_lr_seeds=n_lr_seeds,
-                        lr_choice_iterations=lr_choice_iterations, converged_n_train=converged_n_train,
-                        converged_n_hidden=converged_n_hidden, converged_only=converged_only,
-                        continuum_fit_seeds=continuum_fit_seeds, continuum_fit_snapshots=continuum_fit_snapshots),
+                   summary.ran_with("13_rival_theories", globals()),
                    rows)

@@ -91,3 +91,35 @@ def test_no_notebook_states_a_claim_s_conditions_itself(source):
     spelled = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "conditions"
                and isinstance(node.value, ast.Dict)]
     assert not spelled, f"{source.name}: conditions written as a dict literal (use claims.named_conditions): {spelled}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_no_notebook_restates_its_parameters_for_its_record(source):
+    """What a chapter records and checks its headline numbers under is its parameters cell as it ran
+    (lib.book.summary.ran_with): a dict written out by hand restates every parameter once more
+    and drifts when one is added (a record without it, a headline check that raises)."""
+    import ast
+
+    code = "\n".join(c.source for c in jupytext.read(source).cells if c.cell_type == "code")
+    tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and ast.unparse(node.func) in ("summary.record", "summary.check_headline")]
+    by_hand = [node.lineno for node in calls if not (isinstance(node.args[1], ast.Name) and node.args[1].id == "run_parameters"
+                                                      or ast.unparse(node.args[1]).startswith("summary.ran_with("))]
+    assigned = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                and any(getattr(t, "id", "") == "run_parameters" for t in node.targets)
+                and not ast.unparse(node.value).startswith("summary.ran_with(")]
+    assert not by_hand and not assigned, (f"{source.name}: parameters restated by hand for a record or headline check "
+                                          f"(use summary.ran_with): lines {by_hand + assigned}")
+
+
+def test_ran_with_gives_the_parameters_cell_as_it_ran():
+    from lib.book import summary
+    from lib.book.notebook_sources import notebook_parameters
+
+    defaults = notebook_parameters("01_one_step_entk")
+    namespace = {**defaults, "n_hidden": 7, "unrelated": 1}
+    got = summary.ran_with("01_one_step_entk", namespace)
+    assert list(got) == list(defaults) and got["n_hidden"] == 7 and "unrelated" not in got
+    with pytest.raises(ValueError, match=r"lacks parameters \['seed'\]"):
+        summary.ran_with("01_one_step_entk", {k: v for k, v in namespace.items() if k != "seed"})

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,21 @@ def load(chapters: list[str]) -> tuple[list[dict], dict[str, dict], str]:
 
 class HeadlineCheckFailed(AssertionError):
     """A headline number at the paper-scale defaults left its expected range (a regression)."""
+
+
+def ran_with(notebook: str, namespace: Mapping[str, Any]) -> dict:
+    """Every parameter of ``notebooks/<notebook>.py``'s ``parameters`` cell with the value it has in
+    ``namespace`` (the notebook's ``globals()``: the cell's defaults with papermill's overrides), in
+    the cell's order: what :func:`check_headline` and :func:`record` take, each parameter named once,
+    in its cell. A parameter missing from ``namespace`` is an error naming it."""
+    from .notebook_sources import notebook_parameters
+
+    names = list(notebook_parameters(notebook))
+    missing = [name for name in names if name not in namespace]
+    if missing:
+        raise ValueError(f"namespace lacks parameters {missing} of {notebook}; pass the notebook's globals() "
+                         "after its parameters cell ran")
+    return {name: namespace[name] for name in names}
 
 
 def check_headline(notebook: str, parameters: dict, quantity: str, value: float, low: float, high: float) -> bool:
