@@ -51,9 +51,7 @@ for status, n in page.declaration_counts(verdicts).items():
     glue(f"count_declared_{status.replace(' ', '_')}", f"{n}", display=False)
 glue("tally_sentence", page.tally_sentence(verdicts), display=False)  # the introduction's first screen
 display(Markdown(page.tally_table(verdicts)))
-index = Markdown(page.claim_index(verdicts))
-display(index)
-glue("claim_index", index, display=False)  # the introduction's dropdown under its tally
+display(Markdown(page.claim_index(verdicts)))
 
 # %% [markdown]
 # {glue:text}`count_paper` claims of the paper's results, {glue:text}`count_discussion`
