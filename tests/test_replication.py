@@ -223,3 +223,12 @@ def test_single_task_counts_and_their_precision():
 def test_the_chapters_quote_a_replication_block_in_one_form():
     assert replication_report.replication_words(judgement("reproduced"), judgement("not reproduced", ours="single -0.1")) \
         == "single -0.1: not reproduced (does not replicate)"
+
+
+def test_one_formatter_gives_a_judgement_as_reader_text_with_or_without_its_badge():
+    qualified = judgement("reproduced with qualification")._replace(qualification="sign only")
+    assert replication_report.verdict_text(qualified) == "reproduced with qualification (sign only)"
+    assert replication_report.verdict_text(qualified, badge=True) == "\u2611 reproduced with qualification (sign only)"
+    assert replication_report.verdict_text(judgement("not reproduced"), badge=True) == "\u2718 not reproduced"
+    assert correlation_report.verdict_view({("block", "corr-et"): qualified})["verdict"][0] == \
+        replication_report.verdict_text(qualified, badge=True)

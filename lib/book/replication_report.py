@@ -11,11 +11,13 @@ import pandas as pd
 
 from ..analyses import claims
 from ..analyses.replication import replication_status
+from .names import verdict_badge
 
 
-def verdict_text(j: claims.Judgement) -> str:
-    """A judgement's verdict with its qualification, as one line of reader text."""
-    return j.verdict + (f" ({j.qualification})" if j.qualification else "")
+def verdict_text(j: claims.Judgement, badge: bool = False) -> str:
+    """A judgement's verdict with its qualification, as one line of reader text (``badge``: the verdict
+    with its symbol, :func:`lib.book.names.verdict_badge`, as the chapters' verdict tables show it)."""
+    return (verdict_badge(j.verdict) if badge else j.verdict) + (f" ({j.qualification})" if j.qualification else "")
 
 
 def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[str, claims.Judgement],
