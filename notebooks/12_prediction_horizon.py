@@ -145,7 +145,7 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib.analyses import claims, continuum_sweeps, horizon, horizon_checks, horizon_points
+from lib.analyses import claims, continuum_facts, continuum_sweeps, horizon, horizon_checks, horizon_points
 from lib.book import horizon_report as hr
 from lib.book import horizon_texts, plot_horizon
 from lib.book.glued import glue_texts
@@ -176,7 +176,7 @@ if not retrace < 1e-4:
     raise RuntimeError(f"retrained snapshots' test loss differs from the continuum's by {retrace:.2g} (relative), "
                        "more than float32 agreement allows")
 
-use = nets["converged"] == 1 if converged_only else np.ones(nets["g"].shape, bool)
+use = continuum_facts.analysed(nets, converged_only)
 groups = nets["g"][use]
 values = np.stack([snaps[p][:, use] for p in PREDICTORS])  # (P, F, N)
 per_scale = [int(np.sum(groups == g)) for g in scales]
@@ -311,6 +311,8 @@ reading_table(hr.per_group_long(per_scale_table), "Strongest cells: correlation 
 # {glue:text}`hz_ft_n_fractions` fractions, for the time budget (each costs about as much as a
 # fraction of the single-task phase).
 #
+# **Convergence of fine-tuning.** {glue:text}`hz_ft_settled`
+#
 # **Shared data.** The fine-tuning speed is the share of the multitask test loss removed in the
 # first tenth of fine-tuning. The test-loss rival observed during that tenth is part of the
 # same curve (at f = 0 it is the speed's denominator), so its correlation with the speed is in
@@ -340,6 +342,8 @@ glue("hz_ft_iterations", f"{converged_iterations['finetune']:,}", display=False)
 glue("hz_ft_n_fractions", f"{len(finetune_fractions)}", display=False)
 glue("hz_ft_retrace", horizon_texts.retrace_text(ft_retrace), display=False)
 glue("hz_ft_text", horizon_texts.finetune_text(ft_curves, ft_findings, PREDICTORS, finetune_fractions), display=False)
+glue("hz_ft_settled", horizon_texts.finetune_settle_text(*continuum_facts.unsettled(nets, "finetune", use),
+                                                       continuum_facts.SETTLED_CHANGE), display=False)
 
 # %% [markdown]
 # (hz-pairs)=

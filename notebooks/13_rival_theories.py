@@ -360,7 +360,7 @@ glue_texts(rival_tables.side_texts(kernel_preds, scores, scales))
 # without any theory.
 
 # %% tags=["hide-input"]
-from lib.analyses import continuum_sweeps
+from lib.analyses import continuum_facts, continuum_sweeps
 from lib.analyses import rival_continuum as rcon
 
 cont_scales = [float(g) for g in converged_scales]
@@ -369,7 +369,7 @@ cont_common = dict(n_single=converged_iterations["single"], n_finetune=converged
                    n_hidden=converged_n_hidden)
 cont_nets = continuum_sweeps.converged_sweep(cont_scales, [float(lr) for lr in lr_candidates], n_lr_seeds,
                                              lr_choice_iterations, converged_seeds, first_block, cont_common)
-cont_use = cont_nets["converged"] == 1 if converged_only else np.ones(cont_nets["g"].shape, bool)
+cont_use = continuum_facts.analysed(cont_nets, converged_only)
 cont_scores, cont_rates, cont_match, cont_pooled = rcon.continuum_scores(
     env, cont_nets, cont_use, cont_scales, continuum_fit_seeds, converged_seeds, converged_iterations["single"],
     continuum_fit_snapshots, converged_n_hidden, converged_n_train)

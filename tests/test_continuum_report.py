@@ -182,3 +182,19 @@ def test_judge_sharing_judges_both_versions_under_every_seed():
     assert (current.verdict, current.stability) == ("reproduced", "20/20")
     assert version_1.version == 1 and version_1.stability == "20/20"
     assert continuum_report.judge_sharing(evidence, 20)[0].verdict == "not tested"  # the route is not resolved
+
+
+def test_the_analysed_networks_and_the_unsettled_count_follow_the_declared_rules():
+    """Chapters 12 and 13 analyse the networks whose single-task training converged (every network with
+    converged_only off); a phase has not settled where its test loss changed by SETTLED_CHANGE or more
+    over its last tenth, a diverged (nan) change included."""
+    networks = {"g": np.array([1.0, 1.0, 10.0, 10.0]), "converged": np.array([1.0, 0.0, 1.0, 1.0]),
+                "settle_finetune": np.array([0.001, 0.5, continuum_facts.SETTLED_CHANGE, np.nan])}
+    np.testing.assert_array_equal(continuum_facts.analysed(networks, True), [True, False, True, True])
+    np.testing.assert_array_equal(continuum_facts.analysed(networks, False), [True, True, True, True])
+    assert continuum_facts.unsettled(networks, "finetune") == (3, 4)
+    assert continuum_facts.unsettled(networks, "finetune", continuum_facts.analysed(networks, True)) == (2, 3)
+    with pytest.raises(ValueError, match="converged_only must be True or False"):
+        continuum_facts.analysed(networks, 1)
+    with pytest.raises(ValueError, match="phase must be one of"):
+        continuum_facts.unsettled(networks, "route")

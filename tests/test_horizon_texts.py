@@ -54,3 +54,10 @@ def test_design_texts_and_the_retrace_sentence():
     assert texts["hz_fractions"] == "0%, 1%" and texts["hz_early"] == "10%" and texts["hz_retrace"] == "identical"
     assert "converged_only is off" in ht.design_texts(30, 2500, np.ones(3, bool), False, [1.0], [3], [0.0], 0.0, 0.3,
                                                       0.1)["hz_used"]
+
+
+def test_the_fine_tuning_convergence_sentence_counts_the_unsettled_networks():
+    assert ht.finetune_settle_text(0, 145, 0.01).startswith("Every one of the 145 analysed networks'")
+    some = ht.finetune_settle_text(32, 145, 0.01)
+    assert some.startswith("32 of the 145 analysed networks' multitask test loss still changed by 1% or more")
+    assert "not at convergence" in some

@@ -59,6 +59,24 @@ def settled_share(networks: dict[str, np.ndarray], phase: str, g: float | None =
     return float(np.mean(change < SETTLED_CHANGE))
 
 
+def analysed(networks: dict[str, np.ndarray], converged_only: bool) -> np.ndarray:
+    """(S,) bool: the networks chapters 12 and 13 analyse, those whose single-task training converged
+    (final training loss at most a tenth of its initial value, the ``converged`` column), or every
+    network where ``converged_only`` is off (the quick profile, too short to converge)."""
+    if not isinstance(converged_only, (bool, np.bool_)):
+        raise ValueError(f"converged_only must be True or False, got {converged_only!r}")
+    return networks["converged"] == 1 if converged_only else np.ones(np.shape(networks["g"]), bool)
+
+
+def unsettled(networks: dict[str, np.ndarray], phase: str, use: np.ndarray | None = None) -> tuple[int, int]:
+    """(networks among ``use`` (default: all) whose test loss still changed by :data:`SETTLED_CHANGE` or
+    more over the last tenth of ``phase`` ("single" or "finetune"), networks among ``use``)."""
+    if phase not in ("single", "finetune"):
+        raise ValueError(f"phase must be one of ['finetune', 'single'], got {phase!r}")
+    use = np.ones(np.shape(networks["g"]), bool) if use is None else np.asarray(use, bool)
+    return int(np.sum(~(networks[f"settle_{phase}"][use] < SETTLED_CHANGE))), int(np.sum(use))
+
+
 def cell(rows: list[dict], predictor: str, outcome: str) -> dict:
     """The row of ``predictor`` x ``outcome`` in one setting's within-scale cells
     (:func:`lib.analyses.within_scale.cell_table`)."""

@@ -81,6 +81,20 @@ def retrace_text(relative_difference: float) -> str:
     return "identical" if relative_difference == 0 else f"equal to within {relative_difference:.1e} (relative)"
 
 
+def finetune_settle_text(unsettled: int, analysed: int, settled_change: float) -> str:
+    """Whether the analysed networks' fine-tuning had settled: how many of the ``analysed`` networks'
+    multitask test loss still changed by ``settled_change`` (relative) or more over the last tenth of
+    fine-tuning, and what that means for the fine-tuning outcomes."""
+    share = f"{100 * settled_change:g}%"
+    if unsettled == 0:
+        return (f"Every one of the {analysed} analysed networks' multitask test loss changed by less than {share} over "
+                "the last tenth of fine-tuning: the fine-tuning outcomes are those of settled networks.")
+    return (f"{unsettled} of the {analysed} analysed networks' multitask test loss still changed by {share} or more "
+            "over the last tenth of fine-tuning. The fine-tuning outcomes include them: they are outcomes after the "
+            "declared number of fine-tuning iterations, not at convergence, and a network still learning can still "
+            "move its final loss.")
+
+
 def design_texts(seeds: int, single_iterations: int, use: np.ndarray, converged_only: bool, scales: Sequence[float],
                  per_scale: Sequence[int], fractions: Sequence[float], retrace: float, threshold: float,
                  early: float) -> dict[str, str]:
