@@ -102,9 +102,9 @@ display(Markdown(page.claim_index(verdicts)))
 # criterion fails); **inconclusive** (the interval straddles the criterion's threshold: more
 # data could decide); **borderline** (the verdict changes with the seed of its resampling,
 # a bootstrap or the shuffles of a permutation or sign-flip test: the count says under how
-# many of 20 seeds the commonest verdict holds; a permutation or sign-flip test's verdict was
-# judged on the chapter's one draw until every draw was, and where that one draw alone gives
-# another verdict the entry shows it too); **not discriminating** (the
+# many of 20 seeds the commonest verdict holds; a verdict resting on such draws was judged on
+# the chapter's first draw alone until every draw was, and where that draw alone gives another
+# verdict the entry shows it too); **not discriminating** (the
 # measure says the same in a negative control where the claim does not apply); **not
 # tested** (with the reason).
 

@@ -225,9 +225,9 @@ def test_evidence_from_a_seeded_permutation_test_is_judged_under_every_stability
 
 
 def test_a_seeded_verdict_shows_the_verdict_of_its_first_draw_alone_where_that_differs():
-    """judge@v3 judged seeded evidence on its first draw (seed 0, the chapter's) alone: where that draw
-    gives another verdict than every draw's, the judgement's ``one_draw`` holds it (the page shows
-    both rules' verdicts); where they agree, and for evidence given directly, it is empty."""
+    """Before a chapter passed ``seeded``, its claim was judged on the first draw (seed 0, the chapter's)
+    alone: where that draw gives another verdict than every draw's, the judgement's ``one_draw`` holds
+    it (the page shows both); where they agree, and for evidence given directly, it is empty."""
     family = dict(labels=["a", "b"], n=40)
     moving = claims.judge("rival-multitask-family", **family,  # seed 0 passes; 11 of the 20 seeds do not
                           seeded=lambda seed: {"p": np.array([0.001, 0.02 if seed in (0, 2, 4, 6, 8, 10, 12, 14, 16)

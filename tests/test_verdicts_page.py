@@ -117,17 +117,23 @@ def test_a_version_that_judges_another_quantity_does_not_count():
 
 
 def test_an_entry_shows_the_verdict_of_its_first_draw_alone_beside_the_verdict_in_force():
-    """A verdict on seeded evidence that the first draw alone (judge's rule before every draw was
-    judged) would have given differently shows both; one where they agree shows one."""
+    """A verdict on seeded evidence that the chapter's first draw alone (as claims were judged before
+    every draw was) would have given differently shows both, saying which counts, for the version in
+    force, an earlier version and a replication block; one where they agree shows one."""
+    said = ("The verdict that counts is the commonest over 20 resampling draws; the chapter's first draw alone "
+            "(seed 0), as this claim was judged before every draw was, gives ")
     moved = entry("horizon-kernel-adds-control",
                   version(1, "borderline", stability="18/20", one_draw="reproduced",
                           qualification="reproduced for 18 of 20 resampling seeds"), [])
     lines = page.entry_lines(3, moved)
     verdict = lines.index(f"   {page.verdict_text('borderline', 'reproduced for 18 of 20 resampling seeds', '18/20')}")
-    assert lines[verdict + 2] == ("   *Judged on the chapter's one permutation draw alone (seed 0), as verdicts were "
-                                  "before every draw was judged: \u2714 reproduced*")
+    assert lines[verdict + 2] == f"   *{said}\u2714 reproduced*"
     same = entry("horizon-kernel-adds-control", version(1, "reproduced", stability="20/20"), [])
-    assert "permutation draw alone" not in "\n".join(page.entry_lines(3, same))
+    assert "first draw alone" not in "\n".join(page.entry_lines(3, same))
     earlier = entry("perf-lr-single", version(2, "reproduced"), [version(1, "borderline", one_draw="not reproduced")])
-    assert "draw alone (seed 0), as verdicts were before every draw was judged: \u2718 not reproduced" in \
-        "\n".join(page.entry_lines(3, earlier))
+    assert f"{said}\u2718 not reproduced. *Replaced because:*" in "\n".join(page.entry_lines(3, earlier))
+    block = {**version(1, "borderline", stability="16/20", one_draw="reproduced"), "n": 40, "block": "seeds 1000-1049",
+             "precision": "", "status": "does not replicate"}
+    replicated = {**entry("horizon-pairs-kernel-adds-control", version(1, "reproduced", stability="20/20"), []),
+                  "replication": block}
+    assert page.replication_text(replicated).endswith(f"(ours: 0.9; n = 40). {said}\u2714 reproduced")

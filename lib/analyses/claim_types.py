@@ -57,10 +57,10 @@ class Judgement(NamedTuple):
     """The verdict of one criterion version on the evidence: ``verdict`` (one of :data:`VERDICTS`),
     our number and interval as text, the sample size, the qualification (or reason, for "not
     tested"), ``stability`` ("k/20": seeds giving the reported verdict; "" for tests without
-    resampling) and ``one_draw``: where the evidence came from a seeded permutation or sign-flip
-    test and its first draw (seed 0, the one the chapter shows) alone gives another verdict, that
-    verdict: the one judge's earlier rule gave (judge@v3, which judged such evidence on that one
-    draw); "" otherwise."""
+    resampling) and ``one_draw``: where the evidence came from a seeded resampling (a permutation,
+    sign-flip or bootstrap draw) and its first draw (seed 0, the one the chapter shows) alone gives
+    another verdict, that verdict: the one the claim got before its chapter judged every draw;
+    "" otherwise."""
 
     claim: str
     version: int

@@ -100,9 +100,9 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     ``seeded(seed)`` for each of the seeds 0-19, with the same modal outcome and stability count as a
     resampling test (and both sources under the same seed where the test resamples too). Evidence
     that no seed plays a part in (e.g. a sign-flip test small enough to enumerate every pattern) is
-    passed directly, not as ``seeded``. judge@v3 judged such evidence on its first draw alone
-    (``seeded(0)``, the draw the chapter shows); where that draw gives another verdict, the
-    judgement's ``one_draw`` holds it, so a page can show the verdicts of both rules.
+    passed directly, not as ``seeded``. Before its chapter passed ``seeded``, a claim was judged on
+    that evidence's first draw alone (``seeded(0)``, the draw the chapter shows); where that draw
+    gives another verdict, the judgement's ``one_draw`` holds it, so a page can show both.
 
     ``qualification`` (a caveat a control found) turns "reproduced" into "reproduced with
     qualification"; so does the test's own note (e.g. "sign only").
@@ -120,11 +120,11 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
                          f"{c.version}: {list(c.controls)}, got {sorted(given)}")
     if seeded is not None and not callable(seeded):
         raise ValueError(f"seeded must be a function seed -> evidence, got {type(seeded).__name__}")
-    seeded = None if seeded is None else functools.cache(seeded)  # each seed's draw once
+    seeded = None if seeded is None else functools.cache(seeded)  # each seed's draw once in this call
     first, stability = _resampled_outcome(c, evidence, seeded)
     verdict, note = _verdict(c, first, stability, given, qualification)
     one_draw = ""
-    if seeded is not None:  # judge@v3's rule: the seeded evidence's first draw alone
+    if seeded is not None:  # the rule before the chapter passed seeded: the first draw alone
         drawn, drawn_stability = _resampled_outcome(c, {**evidence, **_drawn(seeded, 0, evidence)})
         one_draw = _verdict(c, drawn, drawn_stability, given, qualification)[0]
         one_draw = "" if one_draw == verdict else one_draw

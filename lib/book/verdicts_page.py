@@ -41,13 +41,15 @@ def verdict_text(verdict: str, qualification: str, stability: str = "") -> str:
 
 
 def one_draw_text(entry: dict) -> str:
-    """Where the verdict rests on a seeded permutation or sign-flip test and that test's first draw
-    alone (seed 0, the one the chapter shows; judge's rule before every draw was judged) gives
-    another verdict: "Judged on ...: <verdict>." (one sentence); "" otherwise."""
+    """Where the verdict rests on a seeded resampling (permutation, sign-flip or bootstrap draws) and
+    the chapter's first draw alone (seed 0, the draw it shows), as the claim was judged before every
+    draw was, gives another verdict: one sentence saying which verdict counts and what that draw
+    gives; "" otherwise."""
     if not entry.get("one_draw"):
         return ""
-    return (f"Judged on the chapter's one permutation draw alone (seed 0), as verdicts were before every draw "
-            f"was judged: {VERDICT_SYMBOLS[entry['one_draw']]} {entry['one_draw']}.")
+    return (f"The verdict that counts is the commonest over 20 resampling draws; the chapter's first draw alone "
+            f"(seed 0), as this claim was judged before every draw was, gives "
+            f"{VERDICT_SYMBOLS[entry['one_draw']]} {entry['one_draw']}.")
 
 
 def with_intervals(ours: str, interval: str) -> str:
