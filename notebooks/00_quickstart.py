@@ -69,7 +69,7 @@ from lib.core.tasks import TaskEnvironment
 
 env = TaskEnvironment(4, 3, 3)
 cache_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,
-                      training=DEFAULT_ENGINE.tag)
+                        training=DEFAULT_ENGINE.tag)
 pair = results.cached(
     "quickstart_pair",
     cache_parameters,

@@ -80,8 +80,8 @@ from lib.book.chapter_parameters import check_your_own_network
 check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images, n_iterations, mlp_learning_rate,
                        cnn_learning_rate, n_multitask_patterns)
 cache_parameters = dict(seed=seed, mlp_width=mlp_width, n_regression=n_regression, cnn_channels=cnn_channels,
-                      n_images=n_images, n_iterations=n_iterations, mlp_learning_rate=mlp_learning_rate,
-                      cnn_learning_rate=cnn_learning_rate, n_multitask_patterns=n_multitask_patterns)
+                        n_images=n_images, n_iterations=n_iterations, mlp_learning_rate=mlp_learning_rate,
+                        cnn_learning_rate=cnn_learning_rate, n_multitask_patterns=n_multitask_patterns)
 
 # %% [markdown]
 # ## Two networks and two tasks, in plain JAX

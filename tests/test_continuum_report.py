@@ -198,3 +198,9 @@ def test_the_analysed_networks_and_the_unsettled_count_follow_the_declared_rules
         continuum_facts.analysed(networks, 1)
     with pytest.raises(ValueError, match="phase must be one of"):
         continuum_facts.unsettled(networks, "route")
+
+
+def test_unsettled_refuses_a_mask_that_is_not_one():
+    networks = {"g": np.array([1.0, 10.0]), "settle_finetune": np.array([0.5, 0.001])}
+    with pytest.raises(ValueError, match="boolean mask of shape"):
+        continuum_facts.unsettled(networks, "finetune", np.array([0, 1]))

@@ -111,6 +111,9 @@ def test_no_notebook_restates_its_parameters_for_its_record(source):
                 and not ast.unparse(node.value).startswith("summary.ran_with(")]
     assert not by_hand and not assigned, (f"{source.name}: parameters restated by hand for a record or headline check "
                                           f"(use summary.ran_with): lines {by_hand + assigned}")
+    named = [ast.literal_eval(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and ast.unparse(node.func) in ("summary.ran_with", "summary.record", "summary.check_headline")]
+    assert set(named) <= {source.stem}, f"{source.name} records or reads another chapter's parameters: {set(named)}"
 
 
 def test_ran_with_gives_the_parameters_cell_as_it_ran():

@@ -8,7 +8,7 @@ import pytest
 
 from lib.analyses import claims, correlation_verdicts as cv, replication, stats
 from lib.analyses.claim_types import Judgement
-from lib.book import correlation_report, replication_report, summary, verdicts_page as page
+from lib.book import correlation_report, names, replication_report, summary, verdicts_page as page
 
 
 def judgement(verdict: str, claim: str = "corr-et", version: int = 3, ours: str = "single -0.300") -> Judgement:
@@ -227,8 +227,8 @@ def test_the_chapters_quote_a_replication_block_in_one_form():
 
 def test_one_formatter_gives_a_judgement_as_reader_text_with_or_without_its_badge():
     qualified = judgement("reproduced with qualification")._replace(qualification="sign only")
-    assert replication_report.verdict_text(qualified) == "reproduced with qualification (sign only)"
-    assert replication_report.verdict_text(qualified, badge=True) == "\u2611 reproduced with qualification (sign only)"
-    assert replication_report.verdict_text(judgement("not reproduced"), badge=True) == "\u2718 not reproduced"
+    assert names.judgement_text(qualified) == "reproduced with qualification (sign only)"
+    assert names.judgement_text(qualified, badge=True) == "\u2611 reproduced with qualification (sign only)"
+    assert names.judgement_text(judgement("not reproduced"), badge=True) == "\u2718 not reproduced"
     assert correlation_report.verdict_view({("block", "corr-et"): qualified})["verdict"][0] == \
-        replication_report.verdict_text(qualified, badge=True)
+        names.judgement_text(qualified, badge=True)

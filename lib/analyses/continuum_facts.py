@@ -73,7 +73,9 @@ def unsettled(networks: dict[str, np.ndarray], phase: str, use: np.ndarray | Non
     more over the last tenth of ``phase`` ("single" or "finetune"), networks among ``use``)."""
     if phase not in ("single", "finetune"):
         raise ValueError(f"phase must be one of ['finetune', 'single'], got {phase!r}")
-    use = np.ones(np.shape(networks["g"]), bool) if use is None else np.asarray(use, bool)
+    use = np.ones(np.shape(networks["g"]), bool) if use is None else np.asarray(use)
+    if use.dtype != bool or use.shape != np.shape(networks["g"]):
+        raise ValueError(f"use must be a boolean mask of shape {np.shape(networks['g'])}, got {use.dtype} {use.shape}")
     return int(np.sum(~(networks[f"settle_{phase}"][use] < SETTLED_CHANGE))), int(np.sum(use))
 
 

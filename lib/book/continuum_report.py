@@ -15,8 +15,7 @@ import pandas as pd
 from ..analyses import claims
 from ..analyses.continuum_facts import GAP_DEFINED_SHARE, cell
 from . import summary
-from .names import reader_name
-from .replication_report import verdict_text
+from .names import judgement_text, reader_name
 
 # a short-run entry that disagrees with the converged run, as the comparison table marks it
 SIGN_DIFFERS, DIFFERENT_WINNER = " (sign differs)", " (different winner)"
@@ -233,7 +232,7 @@ def route_texts(networks: Mapping, resolution: int, hypothesis: Mapping, initial
             "cont_hyp_within": interval_text(hypothesis), "cont_hyp0_within": interval_text(initial),
             "cont_sep": f"{separation['difference']:+.2g} [{separation['lo']:+.2g}, {separation['hi']:+.2g}]",
             "cont_sep_word": "separates" if separation["separates"] else "does not separate",
-            "cont_hyp_verdict": verdict_text(judgement),
+            "cont_hyp_verdict": judgement_text(judgement),
             "cont_hyp_verdict_v1": version_1.verdict}
 
 

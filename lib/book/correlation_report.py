@@ -19,7 +19,7 @@ from ..analyses.rival_comparison import fisher_z
 from ..analyses.stats import paired_trajectory_summary
 from ..analyses.correlation_verdicts import PHASES, RELATIVE_CLAIMS, ClaimJudgements, judged_rows
 from . import summary
-from .replication_report import verdict_text
+from .names import judgement_text
 
 PHASE_WORDS = {"single": "single task", "finetune": "fine-tuning"}
 
@@ -51,7 +51,7 @@ def rival_cell(r: float, p: float) -> str:
 def verdict_view(judged: dict[tuple[str, str], claims.Judgement]) -> pd.DataFrame:
     """One row per (block or variant label, claim) -> judgement: the verdict, the claim, our r's
     with their intervals and the bootstrap seeds giving that verdict."""
-    return pd.DataFrame([{"verdict": verdict_text(j, badge=True),
+    return pd.DataFrame([{"verdict": judgement_text(j, badge=True),
                           "claim": claims.CLAIMS[claim].text, "networks": label, "our r": j.ours,
                           "95% interval": j.interval, "same verdict under (bootstrap seeds)": j.stability}
                          for (label, claim), j in judged.items()])

@@ -86,6 +86,8 @@ def finetune_settle_text(unsettled: int, analysed: int, settled_change: float) -
     multitask test loss still changed by ``settled_change`` (relative) or more over the last tenth of
     fine-tuning, and what that means for the fine-tuning outcomes."""
     share = f"{100 * settled_change:g}%"
+    if analysed < 1 or not 0 <= unsettled <= analysed:
+        raise ValueError(f"need 0 <= unsettled <= analysed and analysed >= 1, got {unsettled} of {analysed}")
     if unsettled == 0:
         return (f"Every one of the {analysed} analysed networks' multitask test loss changed by less than {share} over "
                 "the last tenth of fine-tuning: the fine-tuning outcomes are those of settled networks.")

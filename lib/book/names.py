@@ -108,3 +108,11 @@ def verdict_badge(verdict: str) -> str:
     if verdict not in VERDICT_SYMBOLS:
         raise ValueError(f"verdict={verdict!r}; allowed: {list(VERDICT_SYMBOLS)}")
     return f"{VERDICT_SYMBOLS[verdict]} {verdict}"
+
+
+def judgement_text(judgement, badge: bool = False) -> str:
+    """A judgement's (:class:`lib.analyses.claims.Judgement`) verdict with its qualification in
+    parentheses, as one line of reader text; ``badge``: the verdict with its symbol
+    (:func:`verdict_badge`), as the chapters' verdict tables show it."""
+    verdict = verdict_badge(judgement.verdict) if badge else judgement.verdict
+    return verdict + (f" ({judgement.qualification})" if judgement.qualification else "")

@@ -23,7 +23,8 @@ import pandas as pd
 from ..analyses import claims, performance_verdicts, stats
 from ..analyses.performance_verdicts import SingleTaskCounts
 from . import summary
-from .replication_report import replication_words, verdict_text
+from .names import judgement_text
+from .replication_report import replication_words
 
 PHASES = ("single", "finetune")
 CLAIM_KEYS = {"et_single": "perf-et-single", "et_finetune": "perf-et-finetune", "speed": "perf-multitask-speed",
@@ -271,7 +272,7 @@ def verdict_view(j: PerformanceJudgements) -> pd.DataFrame:
         c = claims.CLAIMS[claim]
         return c.text + (f" ({c.figure})" if c.figure else "")
 
-    return pd.DataFrame([{"verdict": verdict_text(v, badge=True),
+    return pd.DataFrame([{"verdict": judgement_text(v, badge=True),
                           "claim": claim_text(v.claim), "ours": v.ours, "interval": v.interval,
                           "criterion": v.criterion} for v in j.in_force.values()])
 

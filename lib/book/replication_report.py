@@ -11,13 +11,7 @@ import pandas as pd
 
 from ..analyses import claims
 from ..analyses.replication import replication_status
-from .names import verdict_badge
-
-
-def verdict_text(j: claims.Judgement, badge: bool = False) -> str:
-    """A judgement's verdict with its qualification, as one line of reader text (``badge``: the verdict
-    with its symbol, :func:`lib.book.names.verdict_badge`, as the chapters' verdict tables show it)."""
-    return (verdict_badge(j.verdict) if badge else j.verdict) + (f" ({j.qualification})" if j.qualification else "")
+from .names import judgement_text
 
 
 def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[str, claims.Judgement],
@@ -26,8 +20,8 @@ def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[st
     block, whether the verdict replicates and the precision note (claim -> text; "–" where none
     is declared)."""
     return pd.DataFrame([{"claim": claims.CLAIMS[claim].text,
-                          "discovery block": f"{verdict_text(j)}: {j.ours}",
-                          "replication block": f"{verdict_text(replicated[claim])}: {replicated[claim].ours}",
+                          "discovery block": f"{judgement_text(j)}: {j.ours}",
+                          "replication block": f"{judgement_text(replicated[claim])}: {replicated[claim].ours}",
                           "replicates?": replication_status(j, replicated[claim]),
                           "precision": precision.get(claim) or "–"}
                          for claim, j in discovery.items()])
@@ -35,4 +29,4 @@ def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[st
 
 def replication_words(discovery: claims.Judgement, replicated: claims.Judgement) -> str:
     """The replication block's result as the chapters quote it: "numbers: verdict (replicates)"."""
-    return f"{replicated.ours}: {verdict_text(replicated)} ({replication_status(discovery, replicated)})"
+    return f"{replicated.ours}: {judgement_text(replicated)} ({replication_status(discovery, replicated)})"

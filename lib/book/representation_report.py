@@ -24,7 +24,7 @@ from ..analyses import representation_claims as rc
 from ..analyses import structure_report
 from ..core.tasks import TaskEnvironment
 from . import summary
-from .replication_report import verdict_text
+from .names import judgement_text
 from .tables import iteration_text
 
 # the glue names of the swapped architecture's sentences ("not computed" when it is not shown)
@@ -81,7 +81,7 @@ def entk_large_texts(e: EntkLarge) -> dict[str, str]:
             "entk_large_ci": j.interval, "entk_large_std": f"{e.standard.mean():.3f}",
             "entk_large_large": f"{e.large.mean():.3f}",
             "entk_large_k": f"{int((e.standard > e.large).sum())} of {e.standard.size}",
-            "entk_large_verdict": verdict_text(j),
+            "entk_large_verdict": judgement_text(j),
             "entk_large_v2_verdict": e.version_2.verdict,
             "entk_large_stability": (f"the same verdict under {j.stability} bootstrap seeds" if j.stability
                                      else "a test without resampling")}
