@@ -105,7 +105,7 @@ from lib.book import correlation_report, plot_representations, replication_repor
 from lib.analyses import stats
 from lib.book import summary
 from lib.book.glued import glue_texts
-from lib.book.names import reader_name
+from lib.book.names import judgement_text, reader_name
 from lib.book.tables import reading_table
 from lib.core.entk_variants import ENTK_VARIANTS
 from lib.experiments.schedules import cached_schedule
@@ -219,7 +219,7 @@ for claim, j in judged[headline].items():
         glue(f"corr_v_{claim}", j.current.ours.replace("single", "single-task").replace("finetune", "fine-tuning"),
              display=False)
         glue(f"corr_v_{claim}_ci", j.current.interval, display=False)
-        glue(f"corr_v_{claim}_verdict", replication_report.verdict_text(j.current), display=False)
+        glue(f"corr_v_{claim}_verdict", judgement_text(j.current), display=False)
 glue("corr_n_holm", f"{len(holm)}", display=False)
 glue("corr_holm_single", "yes" if holm_significant["single"] else "no", display=False)
 glue("corr_holm_finetune", "yes" if holm_significant["finetune"] else "no", display=False)
