@@ -79,6 +79,14 @@ def test_up_to_date_notebooks_are_not_re_executed(tmp_path, capsys):
     assert output.stat().st_mtime_ns != first
 
 
+def _code_tree(source: Path):
+    """The syntax tree of a notebook's code cells (IPython's % and ! lines left out)."""
+    import ast
+
+    code = "\n".join(c.source for c in jupytext.read(source).cells if c.cell_type == "code")
+    return ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_no_notebook_states_a_claim_s_conditions_itself(source):
     """A claim's conditions come from lib (its rule) under the criterion's own names
@@ -86,8 +94,7 @@ def test_no_notebook_states_a_claim_s_conditions_itself(source):
     verdict rule the registry and its tests cannot see."""
     import ast
 
-    code = "\n".join(c.source for c in jupytext.read(source).cells if c.cell_type == "code")
-    tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    tree = _code_tree(source)
     spelled = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.keyword) and node.arg == "conditions"
                and isinstance(node.value, ast.Dict)]
     assert not spelled, f"{source.name}: conditions written as a dict literal (use claims.named_conditions): {spelled}"
@@ -100,8 +107,7 @@ def test_no_notebook_restates_its_parameters_for_its_record(source):
     and drifts when one is added (a record without it, a headline check that raises)."""
     import ast
 
-    code = "\n".join(c.source for c in jupytext.read(source).cells if c.cell_type == "code")
-    tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    tree = _code_tree(source)
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
              and ast.unparse(node.func) in ("summary.record", "summary.check_headline")]
     by_hand = [node.lineno for node in calls if not (isinstance(node.args[1], ast.Name) and node.args[1].id == "run_parameters"
@@ -135,22 +141,18 @@ def test_every_name_a_notebook_takes_from_lib_exists(source):
     import ast
     import importlib
 
-    code = "\n".join(c.source for c in jupytext.read(source).cells if c.cell_type == "code")
-    tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    tree = _code_tree(source)
     modules, missing = {}, []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "lib":
-            parent = importlib.import_module(node.module)
             for alias in node.names:
-                if not hasattr(parent, alias.name):
+                value = getattr(importlib.import_module(node.module), alias.name, None)
+                if value is None:  # a submodule not yet imported by its package
                     try:
-                        parent = importlib.import_module(f"{node.module}.{alias.name}")
-                        modules[alias.asname or alias.name] = parent
-                        parent = importlib.import_module(node.module)
+                        value = importlib.import_module(f"{node.module}.{alias.name}")
                     except ModuleNotFoundError:
                         missing.append(f"{node.module}.{alias.name}")
-                    continue
-                value = getattr(parent, alias.name)
+                        continue
                 if isinstance(value, type(importlib)):
                     modules[alias.asname or alias.name] = value
     for node in ast.walk(tree):

@@ -121,21 +121,31 @@ def judge(claim: str, *, version: int | None = None, qualification: str = "",
     if seeded is not None and not callable(seeded):
         raise ValueError(f"seeded must be a function seed -> evidence, got {type(seeded).__name__}")
     seeded = None if seeded is None else functools.cache(seeded)  # each seed's draw once in this call
+    controls_passed = functools.cache(lambda: _controls_passed(c, given))  # judged once, when needed
     first, stability = _resampled_outcome(c, evidence, seeded)
-    verdict, note = _verdict(c, first, stability, given, qualification)
+    verdict, note = _verdict(c, first, stability, controls_passed, qualification)
     one_draw = ""
     if seeded is not None:  # the rule before the chapter passed seeded: the first draw alone
         drawn, drawn_stability = _resampled_outcome(c, {**evidence, **_drawn(seeded, 0, evidence)})
-        one_draw = _verdict(c, drawn, drawn_stability, given, qualification)[0]
+        one_draw = _verdict(c, drawn, drawn_stability, controls_passed, qualification)[0]
         one_draw = "" if one_draw == verdict else one_draw
     return Judgement(claim, c.version, verdict, first.ours, first.interval, first.n, note, stability, c.text, one_draw)
 
 
-def _verdict(c: Criterion, first: Outcome, stability: str, controls: dict[str, dict],
+def _controls_passed(c: Criterion, controls: dict[str, dict]) -> list[str]:
+    """For each declared control of ``c`` whose evidence (``controls``: name -> evidence) passes the
+    criterion too, the qualification that says so."""
+    return [f"the declared control, {name}, passes the same criterion ({control.ours})"
+            for name, control in ((name, _resampled_outcome(c, controls[name])[0]) for name in c.controls)
+            if control.verdict == "reproduced"]
+
+
+def _verdict(c: Criterion, first: Outcome, stability: str, controls_passed: Callable[[], list[str]],
              qualification: str) -> tuple[str, str]:
     """(verdict, note) of criterion ``c`` from its test's commonest ``first`` outcome, seen under
-    ``stability`` ("k/20" or ""), the ``controls``' evidence and the caller's ``qualification``
-    (see :func:`judge`)."""
+    ``stability`` ("k/20" or ""), the declared controls that pass the criterion too
+    (:func:`_controls_passed`, asked only for a reproduced verdict) and the caller's
+    ``qualification`` (see :func:`judge`)."""
     verdict, note = first.verdict, first.note
     if stability and int(stability.split("/")[0]) < STABLE_AT:
         verdict, note = "borderline", f"{first.verdict}{' (' + first.note + ')' if first.note else ''} " \
@@ -143,10 +153,7 @@ def _verdict(c: Criterion, first: Outcome, stability: str, controls: dict[str, d
     if first.n and first.n < c.min_sample:
         verdict, note = "not tested", f"n = {first.n} is below the criterion's minimum sample of {c.min_sample}"
     if verdict == "reproduced":
-        passed = [f"the declared control, {name}, passes the same criterion ({control.ours})"
-                  for name, control in ((name, _resampled_outcome(c, controls[name])[0]) for name in c.controls)
-                  if control.verdict == "reproduced"]
-        qualification = "; ".join(s for s in (qualification, *passed) if s)
+        qualification = "; ".join(s for s in (qualification, *controls_passed()) if s)
     if verdict == "reproduced" and (note or qualification):
         verdict = "reproduced with qualification"
         note = "; ".join(s for s in (note, qualification) if s)

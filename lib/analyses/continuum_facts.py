@@ -50,13 +50,18 @@ def transition_facts(networks: dict[str, np.ndarray]) -> dict:
             "converged": float(np.mean(networks["converged"]))}
 
 
-def settled_share(networks: dict[str, np.ndarray], phase: str, g: float | None = None) -> float:
-    """Share of networks (of scale ``g``, or all) whose test loss changed by less than
-    :data:`SETTLED_CHANGE` over the last tenth of ``phase`` ("single" or "finetune")."""
+def settled(networks: dict[str, np.ndarray], phase: str) -> np.ndarray:
+    """(S,) bool: the networks whose test loss changed by less than :data:`SETTLED_CHANGE` over the
+    last tenth of ``phase`` ("single" or "finetune"); a diverged (nan) change has not settled."""
     if phase not in ("single", "finetune"):
         raise ValueError(f"phase must be one of ['finetune', 'single'], got {phase!r}")
-    change = networks[f"settle_{phase}"] if g is None else networks[f"settle_{phase}"][networks["g"] == g]
-    return float(np.mean(change < SETTLED_CHANGE))
+    return networks[f"settle_{phase}"] < SETTLED_CHANGE
+
+
+def settled_share(networks: dict[str, np.ndarray], phase: str, g: float | None = None) -> float:
+    """Share of networks (of scale ``g``, or all) that :func:`settled` over the last tenth of ``phase``."""
+    done = settled(networks, phase)
+    return float(np.mean(done if g is None else done[networks["g"] == g]))
 
 
 def analysed(networks: dict[str, np.ndarray], converged_only: bool) -> np.ndarray:
@@ -69,14 +74,12 @@ def analysed(networks: dict[str, np.ndarray], converged_only: bool) -> np.ndarra
 
 
 def unsettled(networks: dict[str, np.ndarray], phase: str, use: np.ndarray | None = None) -> tuple[int, int]:
-    """(networks among ``use`` (default: all) whose test loss still changed by :data:`SETTLED_CHANGE` or
-    more over the last tenth of ``phase`` ("single" or "finetune"), networks among ``use``)."""
-    if phase not in ("single", "finetune"):
-        raise ValueError(f"phase must be one of ['finetune', 'single'], got {phase!r}")
+    """(networks among ``use`` (default: all) that have not :func:`settled` over the last tenth of
+    ``phase``, networks among ``use``)."""
     use = np.ones(np.shape(networks["g"]), bool) if use is None else np.asarray(use)
     if use.dtype != bool or use.shape != np.shape(networks["g"]):
         raise ValueError(f"use must be a boolean mask of shape {np.shape(networks['g'])}, got {use.dtype} {use.shape}")
-    return int(np.sum(~(networks[f"settle_{phase}"][use] < SETTLED_CHANGE))), int(np.sum(use))
+    return int(np.sum(~settled(networks, phase)[use])), int(np.sum(use))
 
 
 def cell(rows: list[dict], predictor: str, outcome: str) -> dict:

@@ -229,8 +229,8 @@ def claim_verdicts(rows: list[dict], chapters: list[str]) -> list[dict]:
             reason = claim.untested or f"{claim.chapter} is not part of this build"
             entry |= {"verdict": "not tested", "qualification": reason, "paper": "", "ours": "", "control": "",
                       "evidence": "", "criterion": claim.current.text if claim.criteria else "", "interval": "",
-                      "version": claim.current.version if claim.criteria else "", "stability": "", "n": "", "one_draw": "",
-                      "earlier": [], "replication": None}
+                      "version": claim.current.version if claim.criteria else "", "stability": "", "n": "",
+                      "one_draw": "", "earlier": [], "replication": None}
         out.append(with_provenance(entry))
     return out
 

@@ -43,13 +43,13 @@ def verdict_text(verdict: str, qualification: str, stability: str = "") -> str:
 def one_draw_text(entry: dict) -> str:
     """Where the verdict rests on a seeded resampling (permutation, sign-flip or bootstrap draws) and
     the chapter's first draw alone (seed 0, the draw it shows), as the claim was judged before every
-    draw was, gives another verdict: one sentence saying which verdict counts and what that draw
-    gives; "" otherwise."""
+    draw was, gives another verdict: one sentence (no final stop) saying which verdict counts and
+    what that draw gives; "" otherwise."""
     if not entry.get("one_draw"):
         return ""
     return (f"The verdict that counts is the commonest over 20 resampling draws; the chapter's first draw alone "
             f"(seed 0), as this claim was judged before every draw was, gives "
-            f"{VERDICT_SYMBOLS[entry['one_draw']]} {entry['one_draw']}.")
+            f"{VERDICT_SYMBOLS[entry['one_draw']]} {entry['one_draw']}")
 
 
 def with_intervals(ours: str, interval: str) -> str:
@@ -102,7 +102,7 @@ def entry_lines(number: int, e: dict) -> list[str]:
     lines = [f"(verdict-{e['claim']})=", f"{number}. **{text(e['text'])}** ({where})", "",
              f"   {verdict_text(e['verdict'], e['qualification'], e.get('stability', ''))}", ""]
     if e.get("one_draw"):
-        lines += [f"   *{one_draw_text(e)[:-1]}*", ""]
+        lines += [f"   *{one_draw_text(e)}*", ""]
     if e.get("replication"):
         pass  # its replication line says how it counts
     elif e.get("status") == "post hoc" and e.get("counted_version") is not None:
@@ -130,7 +130,7 @@ def entry_lines(number: int, e: dict) -> list[str]:
                                                                               or in_force else "")
                   + f": {text(old['criterion'])} — {verdict_text(old['verdict'], old['qualification'], old['stability'])}"
                   f" (ours: {text(old['ours'])}{' ' + text(old['interval']) if old['interval'] else ''}). "
-                  + (f"{one_draw_text(old)} " if old.get("one_draw") else "")
+                  + (f"{one_draw_text(old)}. " if old.get("one_draw") else "")
                   + f"*Replaced because:* {text(old['replaced_because'])}"]
     return lines + [""]
 
@@ -144,7 +144,7 @@ def replication_text(e: dict) -> str:
     return (f"*Replication block* ({text(r['block'])}; the criterion in force was declared before these networks "
             f"were trained): {mark} — {verdict_text(r['verdict'], r['qualification'], r['stability'])} "
             f"(ours: {with_intervals(r['ours'], r['interval'])}; n = {r['n']})"
-            + (f". {one_draw_text(r)[:-1]}" if r.get("one_draw") else "")
+            + (f". {one_draw_text(r)}" if r.get("one_draw") else "")
             + (f". *Precision:* {text(r['precision'])}" if r.get("precision") else ""))
 
 
