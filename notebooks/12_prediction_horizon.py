@@ -142,59 +142,33 @@ pair_plan, pair_replication_plan = check_prediction_horizon(
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
-from myst_nb import glue
-
-from lib.analyses import claims, continuum_facts, continuum_sweeps, horizon, horizon_checks, horizon_points
+from IPython.display import display
+from lib.analyses import claims, continuum_facts, horizon, horizon_checks, horizon_points, replication
 from lib.book import horizon_report as hr
-from lib.book import horizon_texts, plot_horizon
+from lib.book import horizon_answer, horizon_continuum_block, horizon_pair_block, horizon_texts, horizon_verdicts
+from lib.book import correlation_report, plot_horizon, replication_report, summary
 from lib.book.glued import glue_texts
 from lib.book.tables import long_view, reading_table
-
 KERNELS, RIVALS = list(horizon_points.KERNEL_PREDICTORS), list(horizon_points.RIVAL_PREDICTORS)
 PREDICTORS = KERNELS + RIVALS
 OUTCOMES = ["sharing_final", "loss_single_test", "finetune_speed", "loss_finetune_test"]
 THRESHOLD = claims.criterion("horizon-kernel-window").settings["threshold"]
 EARLY = horizon.EARLY_FRACTION
-
 scales = [float(g) for g in converged_scales]
 common = dict(n_single=converged_iterations["single"], n_finetune=converged_iterations["finetune"],
               n_route=converged_iterations["route"], n_train=n_train, n_test=n_train, n_hidden=n_hidden)
-nets = continuum_sweeps.converged_sweep(scales, [float(lr) for lr in lr_candidates], n_lr_seeds, lr_choice_iterations,
-                                        converged_seeds, first_block, common)
-learning_rates = [float(nets["lr"][nets["g"] == g][0]) for g in scales]
-snaps = horizon_points.horizon_sweep(scales, learning_rates, converged_seeds, common, fractions,  # t=0 silhouettes:
-                                     initial_silhouettes={k: nets[k] for k in horizon_points.INITIAL_SILHOUETTES})  # ch. 10's
-if not (np.array_equal(snaps["g"], nets["g"]) and np.array_equal(snaps["seed"], nets["seed"])):
-    raise RuntimeError("the horizon's networks are not the converged continuum's (scale and seed order differ)")
-
-# the retrained snapshots are the continuum's trajectories: compare the test loss where both recorded it
-retrace = max(float(np.max(np.abs(snaps["loss_test"][fractions.index(f)] - nets[f"loss_single_test_{pct}pct"])
-                           / nets[f"loss_single_test_{pct}pct"]))
-              for f, pct in ((0.1, 10), (0.2, 20)) if f in fractions)
-if not retrace < 1e-4:
-    raise RuntimeError(f"retrained snapshots' test loss differs from the continuum's by {retrace:.2g} (relative), "
-                       "more than float32 agreement allows")
-
-use = continuum_facts.analysed(nets, converged_only)
-groups = nets["g"][use]
-values = np.stack([snaps[p][:, use] for p in PREDICTORS])  # (P, F, N)
-per_scale = [int(np.sum(groups == g)) for g in scales]
-if min(per_scale) < 4:
-    raise RuntimeError(f"every scale needs >= 4 analysed networks for a within-scale correlation, got {per_scale} "
-                       f"for scales {scales} (converged_only={converged_only})")
-curves = {o: horizon.accuracy_curves(values, nets[o][use], groups, fractions, THRESHOLD, n_resamples, seed=i)
-          for i, o in enumerate(OUTCOMES)}
-
-glue_texts(horizon_texts.design_texts(converged_seeds, converged_iterations["single"], use, converged_only, scales,
-                                      per_scale, fractions, retrace, THRESHOLD, EARLY))
+block = horizon_continuum_block.continuum_block(
+    scales, [float(lr) for lr in lr_candidates], n_lr_seeds, lr_choice_iterations, converged_seeds, first_block, common,
+    fractions, converged_only, PREDICTORS, KERNELS, OUTCOMES, THRESHOLD, n_resamples)
+glue_texts(horizon_texts.design_texts(converged_seeds, converged_iterations["single"], block.use, converged_only,
+                                      scales, block.per_scale, fractions, block.retrace, THRESHOLD, EARLY))
 
 # %% [markdown]
 # (hz-figure)=
 # ## Accuracy against the fraction of training
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): how well each quantity observed at a fraction f of the single-task phase predicts each outcome, |r|, within init scales (top, scales weighed equally) and across them (bottom); in colour with its Fisher 95% band, the strongest kernel quantity (solid) and the strongest trivial rival (dashed) of each panel (largest mean |r| over the fractions); thin grey: the other quantities, for context; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales. f = 0 is t = 0.", "name": "fig-horizon"}} tags=["hide-input"]
-fig = plot_horizon.plot_horizon(curves, PREDICTORS, KERNELS, fractions, THRESHOLD)
+fig = plot_horizon.plot_horizon(block.curves, PREDICTORS, KERNELS, fractions, THRESHOLD)
 plt.show()
 
 # %% [markdown]
@@ -224,8 +198,8 @@ plt.show()
 # fraction are {glue:text}`hz_sure`.
 
 # %% tags=["hide-input"]
-glue_texts(horizon_texts.curve_texts(curves, PREDICTORS, len(KERNELS), fractions))
-reading_table(hr.earliest_table(curves, PREDICTORS),
+glue_texts(horizon_texts.curve_texts(block.curves, PREDICTORS, len(KERNELS), fractions))
+reading_table(hr.earliest_table(block.curves, PREDICTORS),
               "Earliest fraction of training at which each quantity predicts each outcome within scales")
 
 # %% [markdown]
@@ -250,32 +224,12 @@ reading_table(hr.earliest_table(curves, PREDICTORS),
 # 5% of the permutations. {glue:text}`hz_control_text`
 
 # %% tags=["hide-input"]
-from IPython.display import display
-
-findings = hr.rival_findings(hr.labelled_rival_cells(values, KERNELS, {o: nets[o][use] for o in OUTCOMES}, groups,
-                                                     fractions))
-tests, partial_p, winners, adds = (findings[k] for k in ("p", "p_partial", "winners", "adds"))
-glue("hz_n_tests", f"{len(tests)}", display=False)
-glue("hz_beats_text", horizon_texts.beats_text(findings, len(KERNELS)), display=False)
-N_CONTROL = 200  # permutations of the add test's negative control (declared in the registry)
-
-
-control_text = hr.control_text
-control_by_seed = horizon_checks.discoveries_by_seed(values[:len(KERNELS)], values[len(KERNELS):],
-                                                     {o: nets[o][use] for o in OUTCOMES}, groups, fractions,
-                                                     n_permutations=N_CONTROL, first_seed=1)
-control_found = control_by_seed(0)
-glue("hz_n_control", f"{N_CONTROL}", display=False)
-glue("hz_control_text", control_text(control_found), display=False)
-glue("hz_adds_text", horizon_texts.adds_text(findings), display=False)
-if winners:
-    display(reading_table(pd.DataFrame(winners, columns=["kernel quantity", "outcome", "fraction f",
-                                                         "Holm-adjusted p"]),
-                          "Kernel quantities that beat every rival, per outcome and fraction"))
-if adds:
-    display(reading_table(pd.DataFrame(adds, columns=["kernel quantity", "outcome", "fraction f",
-                                                      "partial r given the rivals", "Holm-adjusted p"]),
-                          "Kernel quantities that add to the rivals, per outcome and fraction"))
+glue_texts(horizon_texts.finding_texts(block.findings, len(KERNELS), block.control_by_seed(0),
+                                       horizon_checks.ADD_CONTROL_PERMUTATIONS))
+for table in hr.finding_tables(block.findings, {
+        "winners": "Kernel quantities that beat every rival, per outcome and fraction",
+        "adds": "Kernel quantities that add to the rivals, per outcome and fraction"}):
+    display(table)
 
 # %% [markdown]
 # (hz-per-scale)=
@@ -288,12 +242,10 @@ if adds:
 # description of these chosen cells, not a claim). {glue:text}`hz_per_scale_text`
 
 # %% tags=["hide-input"]
-per_group_table = lambda values, outcomes, groups, fractions, curves: hr.per_group_table(
-    values, outcomes, groups, fractions, curves, PREDICTORS, KERNELS, RIVALS)
-per_scale_values = {o: nets[o][use] for o in OUTCOMES}
-per_scale_table, per_scale_text = per_group_table(values, per_scale_values, np.array([f"g = {g:g}" for g in groups]),
-                                                  fractions, curves)
-glue("hz_per_scale_text", per_scale_text, display=False)
+per_scale_table, per_scale_text = hr.per_group_table(
+    block.values, block.outcomes, np.array([f"g = {g:g}" for g in block.groups]), fractions, block.curves, PREDICTORS,
+    KERNELS, RIVALS)
+glue_texts({"hz_per_scale_text": per_scale_text})
 reading_table(hr.per_group_long(per_scale_table), "Strongest cells: correlation inside each init scale, and pooled")
 
 # %% [markdown]
@@ -320,30 +272,15 @@ reading_table(hr.per_group_long(per_scale_table), "Strongest cells: correlation 
 # {glue:text}`hz_ft_text`
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the continuum's networks observed at the fractions finetune_fractions of fine-tuning (t = 0 and 1% in the book), on the multitask data; |r| of each predictor with each fine-tuning outcome, within init scales (top) and across them (bottom); in colour with its Fisher 95% band, the strongest kernel quantity (solid) and the strongest trivial rival (dashed) of each panel (largest mean |r| over the fractions); thin grey: the other quantities, for context; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales.", "name": "fig-horizon-finetune"}} tags=["hide-input"]
-from lib.analyses import horizon_finetune
-
 FT_OUTCOMES = ["finetune_speed", "loss_finetune_test"]
-ft_snaps = horizon_finetune.finetune_horizon_sweep(scales, learning_rates, converged_seeds, common, finetune_fractions)
-if not (np.array_equal(ft_snaps["g"], nets["g"]) and np.array_equal(ft_snaps["seed"], nets["seed"])):
-    raise RuntimeError("the fine-tuning horizon's networks are not the converged continuum's (scale and seed order differ)")
-ft_retrace = float(np.max(np.abs(ft_snaps["loss_test"][0] - nets["loss_multi_before"]) / nets["loss_multi_before"]))
-if not ft_retrace < 1e-4:
-    raise RuntimeError(f"retrained networks' multitask test loss at the start of fine-tuning differs from the "
-                       f"continuum's by {ft_retrace:.2g} (relative), more than float32 agreement allows")
-ft_values = np.stack([ft_snaps[p][:, use] for p in PREDICTORS])  # (P, F, N)
-ft_curves = {o: horizon.accuracy_curves(ft_values, nets[o][use], groups, finetune_fractions, THRESHOLD, n_resamples,
-                                        seed=10 + i) for i, o in enumerate(FT_OUTCOMES)}
-fig = plot_horizon.plot_horizon(ft_curves, PREDICTORS, KERNELS, finetune_fractions, THRESHOLD, phase="fine-tuning")
+ft_block = horizon_continuum_block.finetune_block(block, scales, converged_seeds, common, finetune_fractions,
+                                                  PREDICTORS, KERNELS, FT_OUTCOMES, THRESHOLD, n_resamples)
+fig = plot_horizon.plot_horizon(ft_block.curves, PREDICTORS, KERNELS, finetune_fractions, THRESHOLD,
+                                phase="fine-tuning")
 plt.show()
-ft_findings = hr.rival_findings(hr.labelled_rival_cells(ft_values, KERNELS, {o: nets[o][use] for o in FT_OUTCOMES},
-                                                        groups, finetune_fractions))
-glue("hz_ft_fractions", " and ".join(hr.fraction_label(f) for f in finetune_fractions), display=False)
-glue("hz_ft_iterations", f"{converged_iterations['finetune']:,}", display=False)
-glue("hz_ft_n_fractions", f"{len(finetune_fractions)}", display=False)
-glue("hz_ft_retrace", horizon_texts.retrace_text(ft_retrace), display=False)
-glue("hz_ft_text", horizon_texts.finetune_text(ft_curves, ft_findings, PREDICTORS, finetune_fractions), display=False)
-glue("hz_ft_settled", horizon_texts.finetune_settle_text(*continuum_facts.unsettled(nets, "finetune", use),
-                                                       continuum_facts.SETTLED_CHANGE), display=False)
+glue_texts(horizon_texts.finetune_texts(ft_block, finetune_fractions, converged_iterations["finetune"], PREDICTORS,
+                                        continuum_facts.unsettled(block.networks, "finetune", block.use),
+                                        continuum_facts.SETTLED_CHANGE))
 
 # %% [markdown]
 # (hz-pairs)=
@@ -384,28 +321,11 @@ glue("hz_ft_settled", horizon_texts.finetune_settle_text(*continuum_facts.unsett
 # thresholds.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the paper's standard/large pairs (pair_n_pairs per schedule) observed at the fractions pair_fractions of their single-task phase (t = 0 and 10% in the book); |r| of each predictor with each outcome, within the four schedule x init groups (top, groups weighed equally) and across all networks (bottom); in colour with its Fisher 95% band, the strongest kernel quantity (solid) and the strongest trivial rival (dashed) of each panel (largest mean |r| over the fractions); thin grey: the other quantities, for context; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within groups.", "name": "fig-horizon-pairs"}} tags=["hide-input"]
-from lib.book import horizon_pair_block
-
 pairs = horizon_pair_block.pair_block(pair_plan, pair_fractions, pair_block, PREDICTORS, KERNELS, OUTCOMES, THRESHOLD,
                                       n_resamples)
-pair_snaps, pair_retrace, pair_out, pair_groups, pair_values, pair_per_group, pair_curves = (
-    pairs.snapshots, pairs.retrace, pairs.outcomes, pairs.groups, pairs.values, pairs.per_group, pairs.curves)
-fig = plot_horizon.plot_horizon(pair_curves, PREDICTORS, KERNELS, pair_fractions, THRESHOLD, groups="groups")
+fig = plot_horizon.plot_horizon(pairs.curves, PREDICTORS, KERNELS, pair_fractions, THRESHOLD, groups="groups")
 plt.show()
-
-n_cells = pair_values.shape[2] * len(pair_fractions)
-glue("hz_pairs_n", f"{pair_n_pairs}", display=False)
-glue("hz_pairs_et", f"{pair_iterations['ET']:,}", display=False)
-glue("hz_pairs_lr", f"{pair_iterations['LR']:,}", display=False)
-glue("hz_pairs_fractions", " and ".join(hr.fraction_label(f) for f in pair_fractions), display=False)
-glue("hz_pairs_retrace", horizon_texts.retrace_text(pair_retrace), display=False)
-glue("hz_pairs_cost", f"at most {float(pair_snaps['wall_time_s']) / (n_cells - pair_values.shape[2]):.2f} s (the "
-     "wall time of a single-threaded worker, measured when the blocks were computed, over the snapshots after t = 0)",
-     display=False)
-glue("hz_pairs_networks", f"{pair_values.shape[2]}", display=False)
-glue("hz_pairs_n_fractions", f"{len(pair_fractions)}", display=False)
-glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.fromkeys(pair_groups), pair_per_group)),
-     display=False)
+glue_texts(horizon_texts.pair_texts(pairs, pair_n_pairs, pair_iterations, pair_fractions, len(KERNELS)))
 
 # %% [markdown]
 # (hz-pairs-table)=
@@ -418,31 +338,14 @@ glue("hz_pairs_groups", ", ".join(f"{g}: {n} networks" for g, n in zip(dict.from
 # {glue:text}`hz_pairs_per_group_text`
 
 # %% tags=["hide-input"]
-pair_table = hr.within_table(pair_curves, PREDICTORS, pair_fractions)
-pair_findings = pairs.findings
-pair_tests, pair_partial_p = (pair_findings[k] for k in ("p", "p_partial"))
-pair_reverse_holm, pair_winners, pair_beaten, pair_adds = (
-    pair_findings[k] for k in ("p_reverse_holm", "winners", "beaten", "adds"))
-glue("hz_pairs_beats_text", (f"a kernel quantity beats every rival in {len(pair_winners)} of {len(pair_tests)} "
-                             f"cells after Holm's correction, and some rival beats a kernel quantity in "
-                             f"{int(np.sum(pair_reverse_holm <= 0.05))} cells ({len(pair_beaten)} of the "
-                             f"{len(KERNELS)} kernel quantities are beaten somewhere)."), display=False)
-glue("hz_pairs_adds_text", (f"Given all four rivals, a kernel quantity adds information (partial correlation, "
-                            f"Holm) in {len(pair_adds)} of {int(np.isfinite(pair_partial_p).sum())} cells"
-                            + (" (second table)." if pair_adds else ".")), display=False)
-display(reading_table(long_view(pair_table, ["predictor", "outcome"]),  # one row per predictor and outcome
+display(reading_table(long_view(hr.within_table(pairs.curves, PREDICTORS, pair_fractions), ["predictor", "outcome"]),
                       "The paper's pairs: within-group correlation of each predictor with each outcome"))
-if pair_adds:
-    display(reading_table(pd.DataFrame(pair_adds, columns=["kernel quantity", "outcome", "fraction f",
-                                                           "partial r given the rivals", "Holm-adjusted p"]),
-                          "The paper's pairs: kernel quantities that add to the rivals"))
-pair_control_by_seed = horizon_checks.discoveries_by_seed(pair_values[:len(KERNELS)], pair_values[len(KERNELS):],
-                                                          pair_out, pair_groups, pair_fractions,
-                                                          n_permutations=N_CONTROL, first_seed=2)
-pair_control_found = pair_control_by_seed(0)
-glue("hz_pairs_control_text", control_text(pair_control_found), display=False)
-pair_group_table, pair_group_text = per_group_table(pair_values, pair_out, pair_groups, pair_fractions, pair_curves)
-glue("hz_pairs_per_group_text", pair_group_text, display=False)
+for table in hr.finding_tables(pairs.findings, {"adds": "The paper's pairs: kernel quantities that add to the rivals"}):
+    display(table)
+glue_texts({"hz_pairs_control_text": hr.control_text(pairs.control_by_seed(0))})
+pair_group_table, pair_group_text = hr.per_group_table(pairs.values, pairs.outcomes, pairs.groups, pair_fractions,
+                                                       pairs.curves, PREDICTORS, KERNELS, RIVALS)
+glue_texts({"hz_pairs_per_group_text": pair_group_text})
 display(reading_table(hr.per_group_long(pair_group_table),
                       "The paper's pairs, strongest cells: correlation inside each schedule and init group"))
 
@@ -458,20 +361,16 @@ display(reading_table(hr.per_group_long(pair_group_table),
 # when both blocks give it.
 
 # %% tags=["hide-input", "remove-stderr"]
-from lib.analyses import replication
-from lib.book import correlation_report, replication_report
-
-pair_judgements = horizon_pair_block.judge_pair_block(pairs, PREDICTORS, KERNELS, OUTCOMES, pair_fractions, EARLY)
 replicated_pairs = horizon_pair_block.pair_block(pair_replication_plan, pair_fractions, pair_block, PREDICTORS, KERNELS,
                                                  OUTCOMES, THRESHOLD, n_resamples)
-replicated_pair_judgements = horizon_pair_block.judge_pair_block(replicated_pairs, PREDICTORS, KERNELS, OUTCOMES,
-                                                                 pair_fractions, EARLY)
+judgements = horizon_verdicts.judge_chapter(block, ft_block, pairs, replicated_pairs, PREDICTORS, KERNELS, OUTCOMES,
+                                            FT_OUTCOMES, fractions, finetune_fractions, pair_fractions, EARLY)
 pair_precision_text = horizon_pair_block.precision_text([pairs, replicated_pairs], pair_n_pairs)
 pair_replication_words = correlation_report.block_words(pair_replication_plan)
-glue("hz_pairs_replication_block", pair_replication_words, display=False)
-glue("hz_pairs_declared_half_width", f"{replication.HORIZON_PAIRS_SAMPLE.half_width:.2f}", display=False)
+glue_texts({"hz_pairs_replication_block": pair_replication_words,
+            "hz_pairs_declared_half_width": f"{replication.HORIZON_PAIRS_SAMPLE.half_width:.2f}"})
 reading_table(replication_report.replication_view(
-    {k: j for k, j in pair_judgements.items() if k in replication.HORIZON_PAIR_CLAIMS}, replicated_pair_judgements,
+    {k: judgements.pairs[k] for k in replication.HORIZON_PAIR_CLAIMS}, judgements.replicated_pairs,
     {k: pair_precision_text for k in replication.HORIZON_PAIR_CLAIMS}),
     "Verdicts on the paper's pairs in the discovery and the replication block")
 
@@ -502,30 +401,10 @@ reading_table(replication_report.replication_view(
 # ones); the per-scale view above shows this for the strongest cells only.
 
 # %% tags=["remove-cell"]
-from lib.book import horizon_answer, horizon_verdicts, rival_report, summary
+glue_texts(horizon_answer.answer_texts(THRESHOLD, block, pairs, judgements, PREDICTORS, KERNELS, OUTCOMES, fractions,
+                                       finetune_fractions, pair_fractions, EARLY))
+rows = hr.summary_rows(judgements.single, judgements.finetune, judgements.pairs, judgements.replicated_pairs,
+                       judgements.beats_v1, hr.control_text(block.control_by_seed(0)),
+                       hr.control_text(pairs.control_by_seed(0)), pair_replication_words, pair_precision_text)
+_ = summary.record("12_prediction_horizon", summary.ran_with("12_prediction_horizon", globals()), rows)
 
-judgements = horizon_verdicts.judge_single_task(curves, findings, PREDICTORS, KERNELS, OUTCOMES, fractions, EARLY,
-                                                per_scale, int(use.sum()), control_by_seed)
-# the pairs' negative control, judged under every stability seed of its permutations
-pair_judgements["horizon-pairs-kernel-adds-control"] = horizon_verdicts.judge_pair_control(pair_control_by_seed)
-ft_judgements = horizon_verdicts.judge_finetune(ft_curves, ft_findings, PREDICTORS, KERNELS, FT_OUTCOMES,
-                                                finetune_fractions, EARLY, per_scale, int(use.sum()))
-beats_v1 = horizon_verdicts.beats_rivals_version_1(findings, int(use.sum()))
-glue("hz_verdicts", rival_report.verdict_lines(
-    {**judgements, **ft_judgements, **pair_judgements}, {"horizon-kernel-beats-rivals": [beats_v1]},
-    {k: claims.CLAIMS[k].text for k in {**judgements, **ft_judgements, **pair_judgements}}), display=False)
-kernel_first, rival_first = horizon_verdicts.first_sure_fractions(curves, len(KERNELS))
-kernel_window_r, _ = hr.window_cells(curves, PREDICTORS, KERNELS, OUTCOMES, fractions, EARLY)
-glue("hz_answer_box", horizon_answer.answer_box(THRESHOLD, rival_first, kernel_first, fractions, judgements,
-                                                pair_judgements, replicated_pair_judgements), display=False)
-glue("hz_answer", horizon_answer.answer_details(
-    THRESHOLD, rival_first, kernel_first, fractions, len(kernel_window_r), judgements, len(winners), len(tests), len(adds),
-    int(np.isfinite(partial_p).sum()), finetune_fractions, ft_judgements, pair_fractions, pair_judgements,
-    len(pair_winners), len(pair_tests), len(pair_adds), int(np.isfinite(pair_partial_p).sum())), display=False)
-
-rows = hr.summary_rows(judgements, ft_judgements, pair_judgements, replicated_pair_judgements, beats_v1,
-                       control_text(control_found), control_text(pair_control_found), pair_replication_words,
-                       pair_precision_text)
-_ = summary.record("12_prediction_horizon",
-                   summary.ran_with("12_prediction_horizon", globals()),
-                   rows)

@@ -25,7 +25,7 @@ def block(signal: float, n_per_group: int = 30, seed: int = 0) -> hpb.PairBlock:
               for i, o in enumerate(OUTCOMES)}
     findings = hr.rival_findings(hr.labelled_rival_cells(values, KERNELS, outcomes, groups, FRACTIONS))
     per_group = [n_per_group] * 4
-    return hpb.PairBlock({}, {}, 0.0, outcomes, groups, values, per_group, curves, findings)
+    return hpb.PairBlock({}, {}, 0.0, outcomes, groups, values, per_group, curves, findings, lambda seed: np.zeros(3))
 
 
 def test_the_five_pair_claims_are_judged_by_the_criteria_in_force():

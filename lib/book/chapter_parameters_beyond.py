@@ -23,6 +23,7 @@ from ..core.validation import (check_int, check_learning_rate, check_memory, che
 from .parameter_checks import (G_RANGE, Plan, bootstrap_interval_bytes, check_continuum_training,
                                check_converged_continuum, check_converged_runs, check_phase_lengths,
                                check_replication_plan, check_schedule_plan, correlation_report_bytes)
+from .horizon_continuum_block import RETRACE_FRACTIONS
 
 
 # --- 10: the rich-lazy continuum ------------------------------------------------------------------
@@ -135,6 +136,9 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
     check_number_list("fractions", fractions, 0.0, 0.5, increasing=True, min_length=3)
     if float(fractions[0]) != 0.0:
         raise ValueError(f"fractions must start at 0 (t=0), got {fractions!r}")
+    if not any(float(f) in RETRACE_FRACTIONS for f in fractions):
+        raise ValueError(f"fractions must include one of {list(RETRACE_FRACTIONS)}, where the converged continuum "
+                         f"recorded its test loss (the snapshots are checked against it), got {fractions!r}")
     snapshot_iterations(fractions, converged_iterations["single"])
     check_size("n_resamples", n_resamples, minimum=100, sane_maximum=100_000)
     n_predictors = len(KERNEL_PREDICTORS) + len(RIVAL_PREDICTORS)

@@ -10,9 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ..analyses.claims import Judgement
+import numpy as np
+
+from ..analyses.claims import CLAIMS, Judgement
 from ..analyses.replication import REPLICATES, replication_status
-from .horizon_report import fraction_label
+from .horizon_report import fraction_label, window_cells
+from .horizon_verdicts import first_sure_fractions
+from .rival_report import verdict_lines
 
 # what a verdict of "a kernel quantity predicts better than every trivial rival" says, on the continuum
 BEATS_WORDS = {"reproduced": "A kernel quantity predicts better than every trivial rival in {winners} of {tests} "
@@ -130,3 +134,32 @@ def answer_box(threshold: float, rival_first: float, kernel_first: float, fracti
             f"Whether a kernel quantity predicts better than those rivals observed at the same moment: {beats} on "
             f"the continuum; on the paper's standard/large pairs, {pair_beats} (early window: {pair_window}), with "
             f"{replication_clause(pair_judgements, replicated_pair_judgements)}.")
+
+
+def answer_texts(threshold: float, block, pairs, judgements, predictors: Sequence[str], kernels: Sequence[str],
+                 outcomes: Sequence[str], fractions: Sequence[float], finetune_fractions: Sequence[float],
+                 pair_fractions: Sequence[float], early: float) -> dict[str, str]:
+    """The chapter's glued verdict texts: ``hz_verdicts`` (one line per claim, with the earlier
+    version of horizon-kernel-beats-rivals), ``hz_answer_box`` (:func:`answer_box`) and
+    ``hz_answer`` (:func:`answer_details`), from the continuum's block (``block``: a
+    :class:`lib.book.horizon_continuum_block.ContinuumBlock`), the pairs' discovery block (``pairs``:
+    a :class:`lib.book.horizon_pair_block.PairBlock`) and ``judgements``
+    (:class:`lib.book.horizon_verdicts.HorizonJudgements`)."""
+    judged = {**judgements.single, **judgements.finetune, **judgements.pairs}
+    kernel_first, rival_first = first_sure_fractions(block.curves, len(kernels))
+    n_early_cells = len(window_cells(block.curves, predictors, kernels, outcomes, fractions, early)[0])
+    f, pf = block.findings, pairs.findings
+    count = lambda findings: (len(findings["winners"]), len(findings["p"]), len(findings["adds"]),  # noqa: E731
+                              int(np.isfinite(findings["p_partial"]).sum()))
+    n_winners, n_tests, n_adds, n_partial = count(f)
+    n_pair_winners, n_pair_tests, n_pair_adds, n_pair_partial = count(pf)
+    return {
+        "hz_verdicts": verdict_lines(judged, {"horizon-kernel-beats-rivals": [judgements.beats_v1]},
+                                     {k: CLAIMS[k].text for k in judged}),
+        "hz_answer_box": answer_box(threshold, rival_first, kernel_first, fractions, judgements.single,
+                                    judgements.pairs, judgements.replicated_pairs),
+        "hz_answer": answer_details(threshold, rival_first, kernel_first, fractions, n_early_cells, judgements.single,
+                                    n_winners, n_tests, n_adds, n_partial, finetune_fractions, judgements.finetune,
+                                    pair_fractions, judgements.pairs, n_pair_winners, n_pair_tests, n_pair_adds,
+                                    n_pair_partial),
+    }

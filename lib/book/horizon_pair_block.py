@@ -10,17 +10,19 @@ measures every predictor against every outcome within the four schedule x init g
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
-from ..analyses import claims, horizon, horizon_pairs
+from ..analyses import claims, horizon, horizon_checks, horizon_pairs
 from ..analyses.replication import HORIZON_PAIRS_SAMPLE, pooled_fisher_half_width, precision_note
 from ..core.tasks import TaskEnvironment
 from ..experiments.sweep_points import cached_schedule_blocks
 from . import horizon_report as hr
 
 RETRACE_TOLERANCE = 1e-4  # relative: float32 agreement of retrained snapshots with the recorded runs
+CONTROL_FIRST_SEED = 2  # the pairs' add-test control permutations start at this seed (the continuum's at 1)
 WINDOW_CLAIMS = {"horizon-pairs-kernel-window": "kernels", "horizon-pairs-representation-window": "sharing",
                  "horizon-pairs-loss-window": "loss"}
 
@@ -30,8 +32,10 @@ class PairBlock(NamedTuple):
     ``snapshots`` (:func:`lib.analyses.horizon_pairs.pair_horizon_sweep`), ``retrace`` (largest
     relative test-loss difference of the snapshots from the runs), ``outcomes`` (outcome -> (N,)),
     ``groups`` (N,), ``values`` (predictors, fractions, N), ``per_group`` (networks per group, in
-    order), ``curves`` (outcome -> :func:`lib.analyses.horizon.accuracy_curves`) and ``findings``
-    (:func:`lib.book.horizon_report.rival_findings`)."""
+    order), ``curves`` (outcome -> :func:`lib.analyses.horizon.accuracy_curves`), ``findings``
+    (:func:`lib.book.horizon_report.rival_findings`) and ``control_by_seed`` (seed -> the add test's
+    discoveries on outcomes shuffled within the groups, computed when first asked:
+    :func:`lib.analyses.horizon_checks.discoveries_by_seed`)."""
 
     runs: dict
     snapshots: dict
@@ -42,6 +46,7 @@ class PairBlock(NamedTuple):
     per_group: list[int]
     curves: dict
     findings: dict
+    control_by_seed: Callable[[int], np.ndarray]
 
 
 def pair_block(plan: dict, fractions: list[float], block_pairs: int, predictors: list[str], kernels: list[str],
@@ -66,7 +71,10 @@ def pair_block(plan: dict, fractions: list[float], block_pairs: int, predictors:
     curves = {o: horizon.accuracy_curves(values, out[o], groups, fractions, threshold, n_resamples, seed=i)
               for i, o in enumerate(outcomes)}
     findings = hr.rival_findings(hr.labelled_rival_cells(values, kernels, out, groups, fractions))
-    return PairBlock(runs, snapshots, retrace, out, groups, values, per_group, curves, findings)
+    control_by_seed = horizon_checks.discoveries_by_seed(
+        values[:len(kernels)], values[len(kernels):], out, groups, fractions,
+        n_permutations=horizon_checks.ADD_CONTROL_PERMUTATIONS, first_seed=CONTROL_FIRST_SEED)
+    return PairBlock(runs, snapshots, retrace, out, groups, values, per_group, curves, findings, control_by_seed)
 
 
 def judge_pair_block(block: PairBlock, predictors: list[str], kernels: list[str], outcomes: list[str],

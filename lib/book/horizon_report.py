@@ -19,7 +19,7 @@ from ..analyses import horizon, horizon_checks
 from ..analyses.multiple_testing import holm_adjusted_finite
 from . import summary
 from .names import reader_name
-from .tables import long_view
+from .tables import long_view, reading_table
 
 DASH = "\u2013"
 
@@ -106,6 +106,22 @@ def rival_findings(cells: dict, level: float = 0.05) -> dict:
             "beaten": sorted({kernel_of[i] for i in np.flatnonzero(reverse_holm <= level)}),
             "adds": [(*labels[i], f"{r_partial[i]:+.2f}", partial_holm[i])
                      for i in np.flatnonzero(partial_holm <= level)]}
+
+
+WINNER_COLUMNS = ["kernel quantity", "outcome", "fraction f", "Holm-adjusted p"]
+ADDS_COLUMNS = ["kernel quantity", "outcome", "fraction f", "partial r given the rivals", "Holm-adjusted p"]
+
+
+def finding_tables(findings: dict, titles: dict[str, str]) -> list:
+    """The reader's tables of :func:`rival_findings`' ``winners`` (a kernel quantity beats every
+    rival) and ``adds`` (it adds to the rivals), each under ``titles[kind]`` for the kinds that
+    ``titles`` names, in that order; a kind with no cell shows no table."""
+    columns = {"winners": WINNER_COLUMNS, "adds": ADDS_COLUMNS}
+    unknown = set(titles) - set(columns)
+    if unknown:
+        raise ValueError(f"titles may name only {sorted(columns)}, got {sorted(unknown)}")
+    return [reading_table(pd.DataFrame(findings[kind], columns=columns[kind]), title)
+            for kind, title in titles.items() if findings[kind]]
 
 
 def control_text(found: np.ndarray) -> str:

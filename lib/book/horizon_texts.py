@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .horizon_report import fraction_label, strongest_text
+from .horizon_report import control_text, fraction_label, strongest_text
 from .names import reader_name
 
 
@@ -109,3 +109,54 @@ def design_texts(seeds: int, single_iterations: int, use: np.ndarray, converged_
                        + ", ".join(f"g = {g:g}: {n}" for g, n in zip(scales, per_scale)) + ")",
             "hz_fractions": ", ".join(f"{100 * f:g}%" for f in fractions), "hz_retrace": retrace_text(retrace),
             "hz_threshold": f"{threshold:g}", "hz_early": f"{100 * early:g}%"}
+
+
+def finding_texts(findings: dict, n_kernels: int, control_discoveries: np.ndarray, n_control: int) -> dict[str, str]:
+    """The page's texts of the kernel-against-rival cells of the continuum: how many cells were
+    tested, the beats and adds sentences, and the add test's negative control
+    (``control_discoveries``: (``n_control``,) discoveries per within-scale permutation)."""
+    return {"hz_n_tests": f"{len(findings['p'])}", "hz_beats_text": beats_text(findings, n_kernels),
+            "hz_n_control": f"{n_control}", "hz_control_text": control_text(control_discoveries),
+            "hz_adds_text": adds_text(findings)}
+
+
+def finetune_texts(block, fractions: Sequence[float], finetune_iterations: int, predictors: Sequence[str],
+                   unsettled: tuple[int, int], settled_change: float) -> dict[str, str]:
+    """The page's texts of the fine-tuning horizon (``block``: a
+    :class:`lib.book.horizon_continuum_block.FinetuneBlock` observed at ``fractions`` of
+    ``finetune_iterations``; ``unsettled``: (networks whose fine-tuning had not settled, networks
+    analysed), :func:`lib.analyses.continuum_facts.unsettled`)."""
+    return {"hz_ft_fractions": " and ".join(fraction_label(f) for f in fractions),
+            "hz_ft_iterations": f"{finetune_iterations:,}", "hz_ft_n_fractions": f"{len(fractions)}",
+            "hz_ft_retrace": retrace_text(block.retrace),
+            "hz_ft_text": finetune_text(block.curves, block.findings, predictors, fractions),
+            "hz_ft_settled": finetune_settle_text(*unsettled, settled_change)}
+
+
+def pair_texts(block, n_pairs: int, iterations: dict, fractions: Sequence[float], n_kernels: int,
+               level: float = 0.05) -> dict[str, str]:
+    """The page's texts of the horizon on the paper's pairs (``block``: a
+    :class:`lib.book.horizon_pair_block.PairBlock` of ``n_pairs`` pairs per schedule trained
+    ``iterations`` (schedule -> iterations) and observed at ``fractions``): the design, the
+    snapshots' agreement with the runs and their cost (the single-threaded wall time recorded when the
+    snapshots were computed, s per snapshot after t = 0), and the kernel-against-rival counts."""
+    n_networks = block.values.shape[2]
+    n_later = n_networks * (len(fractions) - 1)  # snapshots after t = 0
+    findings = block.findings
+    adds, n_partial = findings["adds"], int(np.isfinite(findings["p_partial"]).sum())
+    return {"hz_pairs_n": f"{n_pairs}", "hz_pairs_et": f"{iterations['ET']:,}", "hz_pairs_lr": f"{iterations['LR']:,}",
+            "hz_pairs_fractions": " and ".join(fraction_label(f) for f in fractions),
+            "hz_pairs_retrace": retrace_text(block.retrace),
+            "hz_pairs_cost": f"at most {float(block.snapshots['wall_time_s']) / n_later:.2f} s (the wall time of a "
+                             "single-threaded worker, measured when the blocks were computed, over the snapshots after "
+                             "t = 0)",
+            "hz_pairs_networks": f"{n_networks}", "hz_pairs_n_fractions": f"{len(fractions)}",
+            "hz_pairs_groups": ", ".join(f"{g}: {n} networks"
+                                         for g, n in zip(dict.fromkeys(block.groups), block.per_group)),
+            "hz_pairs_beats_text": (f"a kernel quantity beats every rival in {len(findings['winners'])} of "
+                                    f"{len(findings['p'])} cells after Holm's correction, and some rival beats a kernel "
+                                    f"quantity in {int(np.sum(findings['p_reverse_holm'] <= level))} cells "
+                                    f"({len(findings['beaten'])} of the {n_kernels} kernel quantities are beaten "
+                                    "somewhere)."),
+            "hz_pairs_adds_text": (f"Given all four rivals, a kernel quantity adds information (partial correlation, "
+                                   f"Holm) in {len(adds)} of {n_partial} cells" + (" (second table)." if adds else "."))}

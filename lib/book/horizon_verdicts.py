@@ -14,10 +14,12 @@ and fraction); ``findings``: :func:`~lib.book.horizon_report.rival_findings` of 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from ..analyses import claims
+from .horizon_pair_block import judge_pair_block
 from .horizon_report import window_cells
 
 FINETUNE = " of fine-tuning"  # appended to a fine-tuning cell's fraction
@@ -89,3 +91,36 @@ def judge_pair_control(control_discoveries: Callable[[int], np.ndarray]) -> clai
     """The add test's negative control on the paper's pairs, judged under every stability seed of its
     permutations (``control_discoveries``: seed -> discoveries per permutation)."""
     return claims.judge("horizon-pairs-kernel-adds-control", seeded=lambda s: {"discoveries": control_discoveries(s)})
+
+
+class HorizonJudgements(NamedTuple):
+    """Every verdict of chapter 12, claim -> :class:`lib.analyses.claims.Judgement` under the
+    criterion in force: ``single`` (the continuum's single-task phase), ``finetune`` (its
+    fine-tuning), ``pairs`` (the paper's pairs, the add test's control included) and
+    ``replicated_pairs`` (their replication block); ``beats_v1``: horizon-kernel-beats-rivals under
+    its first criterion, shown beside the one in force."""
+
+    single: dict
+    finetune: dict
+    pairs: dict
+    replicated_pairs: dict
+    beats_v1: claims.Judgement
+
+
+def judge_chapter(block, finetune_block, pairs, replicated_pairs, predictors: Sequence[str], kernels: Sequence[str],
+                  outcomes: Sequence[str], finetune_outcomes: Sequence[str], fractions, finetune_fractions,
+                  pair_fractions, early: float) -> HorizonJudgements:
+    """The :class:`HorizonJudgements` of the continuum's blocks (``block``: a
+    :class:`lib.book.horizon_continuum_block.ContinuumBlock`, ``finetune_block`` its
+    :class:`~lib.book.horizon_continuum_block.FinetuneBlock`) and of the pairs' two blocks
+    (:class:`lib.book.horizon_pair_block.PairBlock`); the controls are judged under every stability
+    seed of their permutations."""
+    n_networks = int(block.use.sum())
+    single = judge_single_task(block.curves, block.findings, predictors, kernels, outcomes, fractions, early,
+                               block.per_scale, n_networks, block.control_by_seed)
+    finetune = judge_finetune(finetune_block.curves, finetune_block.findings, predictors, kernels, finetune_outcomes,
+                              finetune_fractions, early, block.per_scale, n_networks)
+    pair = judge_pair_block(pairs, predictors, kernels, outcomes, pair_fractions, early)
+    pair["horizon-pairs-kernel-adds-control"] = judge_pair_control(pairs.control_by_seed)
+    replicated = judge_pair_block(replicated_pairs, predictors, kernels, outcomes, pair_fractions, early)
+    return HorizonJudgements(single, finetune, pair, replicated, beats_rivals_version_1(block.findings, n_networks))

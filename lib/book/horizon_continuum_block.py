@@ -1,0 +1,155 @@
+"""Chapter 12's horizon on the converged continuum: its single-task and its fine-tuning block.
+
+:func:`continuum_block` reads the converged continuum of chapter 10 (the same sweep, from the
+results cache) and the horizon's snapshots of its single-task phase, checks that the retrained
+snapshots retrace the continuum's runs to float32 agreement, keeps the networks the declared
+convergence rule analyses (:func:`lib.analyses.continuum_facts.analysed`) and measures every
+predictor against every outcome within the init scales: the accuracy curves, the kernel-against-
+rival findings and the add test's negative control. :func:`finetune_block` does the same for the
+snapshots of the fine-tuning phase, on the same networks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from ..analyses import continuum_facts, continuum_sweeps, horizon, horizon_checks, horizon_finetune, horizon_points
+from . import horizon_report as hr
+
+RETRACE_TOLERANCE = 1e-4  # relative: float32 agreement of retrained snapshots with the recorded runs
+MIN_PER_SCALE = 4  # analysed networks per init scale that a within-scale correlation needs
+CONTROL_FIRST_SEED = 1  # the continuum's control permutations start at this seed (the pairs' at 2)
+# the retrained snapshots' test loss is compared with the continuum's where both recorded it
+RETRACE_FRACTIONS = {0.1: "loss_single_test_10pct", 0.2: "loss_single_test_20pct"}
+
+
+class ContinuumBlock(NamedTuple):
+    """The horizon of the converged continuum's single-task phase: ``networks`` (the continuum,
+    field -> (N_all,)), ``learning_rates`` (per scale), ``snapshots``
+    (:func:`lib.analyses.horizon_points.horizon_sweep`), ``retrace`` (largest relative test-loss
+    difference of the snapshots from the runs), ``use`` ((N_all,) bool: the analysed networks),
+    ``groups`` ((N,) init scale of each analysed network), ``per_scale`` (analysed networks per
+    scale, in the order of the scales), ``values`` ((predictors, fractions, N)), ``outcomes``
+    (outcome -> (N,)), ``curves`` (outcome -> :func:`lib.analyses.horizon.accuracy_curves`),
+    ``findings`` (:func:`lib.book.horizon_report.rival_findings`) and ``control_by_seed`` (seed ->
+    the add test's discoveries on within-scale shuffled outcomes,
+    :func:`lib.analyses.horizon_checks.discoveries_by_seed`)."""
+
+    networks: dict
+    learning_rates: list[float]
+    snapshots: dict
+    retrace: float
+    use: np.ndarray
+    groups: np.ndarray
+    per_scale: list[int]
+    values: np.ndarray
+    outcomes: dict[str, np.ndarray]
+    curves: dict
+    findings: dict
+    control_by_seed: Callable[[int], np.ndarray]
+
+
+class FinetuneBlock(NamedTuple):
+    """The horizon of the continuum's fine-tuning phase, on the networks of a
+    :class:`ContinuumBlock`: ``snapshots`` (:func:`lib.analyses.horizon_finetune.finetune_horizon_sweep`),
+    ``retrace`` (relative multitask test-loss difference at the start of fine-tuning), ``values``
+    ((predictors, fractions, N)), ``curves`` and ``findings`` (as in :class:`ContinuumBlock`)."""
+
+    snapshots: dict
+    retrace: float
+    values: np.ndarray
+    curves: dict
+    findings: dict
+
+
+def _same_networks(snapshots: dict, networks: dict, what: str) -> None:
+    if not (np.array_equal(snapshots["g"], networks["g"]) and np.array_equal(snapshots["seed"], networks["seed"])):
+        raise RuntimeError(f"the {what}'s networks are not the converged continuum's (scale and seed order differ)")
+
+
+def single_task_retrace(snapshots: dict, networks: dict, fractions: Sequence[float]) -> float:
+    """Largest relative difference of the snapshots' test loss (``loss_test``, (F, N)) from the
+    continuum's recorded test loss at the fractions both recorded (:data:`RETRACE_FRACTIONS`);
+    ValueError where ``fractions`` holds none of them."""
+    shared = [f for f in RETRACE_FRACTIONS if f in fractions]
+    if not shared:
+        raise ValueError(f"fractions must include one of {list(RETRACE_FRACTIONS)} (where the continuum recorded its "
+                         f"test loss, to check the snapshots against it), got {list(fractions)}")
+    return max(float(np.max(np.abs(snapshots["loss_test"][list(fractions).index(f)] - networks[RETRACE_FRACTIONS[f]])
+                            / networks[RETRACE_FRACTIONS[f]])) for f in shared)
+
+
+def _check_retrace(retrace: float, what: str) -> None:
+    if not retrace < RETRACE_TOLERANCE:
+        raise RuntimeError(f"retrained networks' {what} differs from the continuum's by {retrace:.2g} (relative), "
+                           f"more than float32 agreement ({RETRACE_TOLERANCE:g}) allows")
+
+
+def per_scale_counts(groups: np.ndarray, scales: Sequence[float]) -> list[int]:
+    """Analysed networks per init scale, in the order of ``scales``; ValueError when a scale has
+    fewer than :data:`MIN_PER_SCALE` (a within-scale correlation needs them)."""
+    counts = [int(np.sum(groups == g)) for g in scales]
+    if min(counts) < MIN_PER_SCALE:
+        raise ValueError(f"every scale needs >= {MIN_PER_SCALE} analysed networks for a within-scale correlation, "
+                         f"got {counts} for scales {list(scales)}")
+    return counts
+
+
+def continuum_block(scales: Sequence[float], lr_candidates: Sequence[float], n_lr_seeds: int, lr_choice_iterations: int,
+                    n_seeds: int, first_block: int, common: dict, fractions: Sequence[float], converged_only: bool,
+                    predictors: Sequence[str], kernels: Sequence[str], outcomes: Sequence[str], threshold: float,
+                    n_resamples: int) -> ContinuumBlock:
+    """The :class:`ContinuumBlock` of the converged continuum (``scales``, the learning rate chosen
+    among ``lr_candidates`` as chapter 10 does, ``n_seeds`` per scale, sizes and iterations
+    ``common``) observed at ``fractions`` of its single-task phase; ``predictors`` in the order of
+    the values, the first ``len(kernels)`` the kernel quantities; ``threshold`` and ``n_resamples``
+    as :func:`lib.analyses.horizon.accuracy_curves`. RuntimeError when the snapshots are not the
+    continuum's networks or do not retrace its runs; ValueError when a scale keeps fewer than
+    :data:`MIN_PER_SCALE` analysed networks."""
+    networks = continuum_sweeps.converged_sweep(list(scales), list(lr_candidates), n_lr_seeds, lr_choice_iterations,
+                                                n_seeds, first_block, common)
+    learning_rates = [float(networks["lr"][networks["g"] == g][0]) for g in scales]
+    snapshots = horizon_points.horizon_sweep(list(scales), learning_rates, n_seeds, common, list(fractions),
+                                             initial_silhouettes={k: networks[k]  # chapter 10's t=0 silhouettes
+                                                                  for k in horizon_points.INITIAL_SILHOUETTES})
+    _same_networks(snapshots, networks, "horizon")
+    retrace = single_task_retrace(snapshots, networks, fractions)
+    _check_retrace(retrace, "test loss at the retraced fractions")
+    use = continuum_facts.analysed(networks, converged_only)
+    groups = networks["g"][use]
+    per_scale = per_scale_counts(groups, scales)
+    values = np.stack([snapshots[p][:, use] for p in predictors])  # (P, F, N)
+    out = {o: networks[o][use] for o in outcomes}
+    curves = {o: horizon.accuracy_curves(values, out[o], groups, list(fractions), threshold, n_resamples, seed=i)
+              for i, o in enumerate(outcomes)}
+    findings = hr.rival_findings(hr.labelled_rival_cells(values, kernels, out, groups, list(fractions)))
+    control_by_seed = horizon_checks.discoveries_by_seed(
+        values[:len(kernels)], values[len(kernels):], out, groups, list(fractions),
+        n_permutations=horizon_checks.ADD_CONTROL_PERMUTATIONS, first_seed=CONTROL_FIRST_SEED)
+    return ContinuumBlock(networks, learning_rates, snapshots, retrace, use, groups, per_scale, values, out, curves,
+                          findings, control_by_seed)
+
+
+def finetune_block(block: ContinuumBlock, scales: Sequence[float], n_seeds: int, common: dict,
+                   fractions: Sequence[float], predictors: Sequence[str], kernels: Sequence[str],
+                   outcomes: Sequence[str], threshold: float, n_resamples: int) -> FinetuneBlock:
+    """The :class:`FinetuneBlock` of ``block``'s networks observed at ``fractions`` of fine-tuning
+    (the other arguments as :func:`continuum_block`; the curves' resampling seeds are 10, 11, ...).
+    RuntimeError when the snapshots are not the continuum's networks or do not retrace the start of
+    its fine-tuning."""
+    networks, use = block.networks, block.use
+    snapshots = horizon_finetune.finetune_horizon_sweep(list(scales), block.learning_rates, n_seeds, common,
+                                                        list(fractions))
+    _same_networks(snapshots, networks, "fine-tuning horizon")
+    retrace = float(np.max(np.abs(snapshots["loss_test"][0] - networks["loss_multi_before"])
+                           / networks["loss_multi_before"]))
+    _check_retrace(retrace, "multitask test loss at the start of fine-tuning")
+    values = np.stack([snapshots[p][:, use] for p in predictors])  # (P, F, N)
+    out = {o: networks[o][use] for o in outcomes}
+    curves = {o: horizon.accuracy_curves(values, out[o], block.groups, list(fractions), threshold, n_resamples,
+                                         seed=10 + i) for i, o in enumerate(outcomes)}
+    findings = hr.rival_findings(hr.labelled_rival_cells(values, kernels, out, block.groups, list(fractions)))
+    return FinetuneBlock(snapshots, retrace, values, curves, findings)
