@@ -583,3 +583,23 @@ PROVENANCE: dict[str, Provenance] = {
         'declared after the discovery block\'s numbers, before the replication block\'s were shown: pre-registered '
         'for that block only'),
 }
+
+# one convergence filter (chapters 10, 12 and 13): declared in the commit after 73ae0a5, whose message begins
+# "One convergence filter", before any verdict on the filtered networks had been computed
+_FILTER_DECLARED = "the commit after 73ae0a5, 2026-11-28 (message 'One convergence filter: ...')"
+for _key, _version in (("horizon-kernel-window", 2), ("horizon-kernel-beats-rivals", 3), ("horizon-kernel-adds", 2),
+                       ("horizon-kernel-adds-control", 2), ("horizon-finetune-kernel-window", 2),
+                       ("horizon-finetune-loss-window", 2), ("horizon-finetune-kernel-beats-rivals", 2)):
+    PROVENANCE[f"{_key}@v{_version}"] = Provenance(
+        _FILTER_DECLARED,
+        "0fd0bb9, 2026-11-28 (the 31 of 145 analysed networks whose fine-tuning had not settled, glued as "
+        "hz_ft_settled), after the earlier version's verdict on every analysed network",
+        "post hoc",
+        "the filter was chosen after the unsettled share and the earlier version's verdicts had been shown; its "
+        "verdicts on the filtered networks had not been computed when it was declared")
+PROVENANCE["sharing-new-task@v3"] = Provenance(
+    _FILTER_DECLARED,
+    "82cdd12, 2026-11-24 (version 2's verdict on all 150 networks of the converged continuum, 5 of them unconverged)",
+    "post hoc",
+    "the filter was chosen after version 2's verdict on every network had been shown; its verdict on the 145 converged "
+    "networks had not been computed when it was declared")
