@@ -192,6 +192,11 @@ def test_the_analysed_networks_and_the_unsettled_count_follow_the_declared_rules
                 "settle_finetune": np.array([0.001, 0.5, continuum_facts.SETTLED_CHANGE, np.nan])}
     np.testing.assert_array_equal(continuum_facts.analysed(networks, True), [True, False, True, True])
     np.testing.assert_array_equal(continuum_facts.analysed(networks, False), [True, True, True, True])
+    # a family with a fine-tuning outcome: converged and settled (a diverged change has not settled)
+    np.testing.assert_array_equal(continuum_facts.analysed(networks, True, finetune=True), [True, False, False, False])
+    np.testing.assert_array_equal(continuum_facts.analysed(networks, False, finetune=True), [True] * 4)
+    with pytest.raises(ValueError, match="finetune must be True or False"):
+        continuum_facts.analysed(networks, True, finetune="yes")
     assert continuum_facts.unsettled(networks, "finetune") == (3, 4)
     assert continuum_facts.unsettled(networks, "finetune", continuum_facts.analysed(networks, True)) == (2, 3)
     with pytest.raises(ValueError, match="converged_only must be True or False"):

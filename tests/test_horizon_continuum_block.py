@@ -22,7 +22,7 @@ SCALES = [1.0, 10.0]
 FRACTIONS = [0.0, 0.1, 0.2]
 FT_FRACTIONS = [0.0, 0.1]
 COMMON = dict(n_single=20, n_finetune=20, n_route=6, n_hidden=8, n_train=24, n_test=24)
-N_SEEDS = 4
+N_SEEDS = 5
 
 
 class _Report:
@@ -137,24 +137,58 @@ def test_every_scale_needs_four_analysed_networks():
 def test_the_chapter_s_judgements_are_those_of_each_block(blocks):
     block, ft = blocks
     pairs, replicated = pair_block(0.9), pair_block(0.0, seed=1)
-    judged = horizon_verdicts.judge_chapter(block, ft, pairs, replicated, PREDICTORS, KERNELS, OUTCOMES, FT_OUTCOMES,
-                                            FRACTIONS, FT_FRACTIONS, [0.0, 0.1], 0.1)
-    n = int(block.use.sum())
-    assert judged.single == horizon_verdicts.judge_single_task(block.curves, block.findings, PREDICTORS, KERNELS,
-                                                               OUTCOMES, FRACTIONS, 0.1, block.per_scale, n,
-                                                               block.control_by_seed)
-    assert judged.finetune == horizon_verdicts.judge_finetune(ft.curves, ft.findings, PREDICTORS, KERNELS,
-                                                              FT_OUTCOMES, FT_FRACTIONS, 0.1, block.per_scale, n)
+    fewer = block.use.copy()
+    fewer[[0, len(fewer) - 1]] = False  # one network of each scale left out, as the fine-tuning filter would
+    settled = hcb.measured_on(block, fewer, SCALES, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, 0.5, 100)
+    settled_ft = hcb.finetune_measured_on(ft, settled, PREDICTORS, KERNELS, FT_OUTCOMES, FT_FRACTIONS, 0.5, 100)
+    assert settled.per_scale == [N_SEEDS - 1, N_SEEDS - 1] and settled_ft.values.shape[2] == 2 * (N_SEEDS - 1)
+    judged = horizon_verdicts.judge_chapter(block, ft, settled, settled_ft, pairs, replicated, PREDICTORS, KERNELS,
+                                            OUTCOMES, FT_OUTCOMES, FRACTIONS, FT_FRACTIONS, [0.0, 0.1], 0.1)
+    on_all = horizon_verdicts.judge_single_task(block.curves, block.findings, PREDICTORS, KERNELS, OUTCOMES,
+                                                FRACTIONS, 0.1, block.per_scale, int(block.use.sum()),
+                                                block.control_by_seed)
+    on_settled = horizon_verdicts.judge_single_task(settled.curves, settled.findings, PREDICTORS, KERNELS, OUTCOMES,
+                                                    FRACTIONS, 0.1, settled.per_scale, int(settled.use.sum()),
+                                                    settled.control_by_seed)
+    assert judged.single["horizon-kernel-window"] == on_settled["horizon-kernel-window"]
+    assert judged.single["horizon-loss-window"] == on_all["horizon-loss-window"]
+    assert judged.single["horizon-kernel-window"].n != judged.earlier["horizon-kernel-window"][0].n
+    assert judged.finetune == horizon_verdicts.judge_finetune(settled_ft.curves, settled_ft.findings, PREDICTORS,
+                                                              KERNELS, FT_OUTCOMES, FT_FRACTIONS, 0.1,
+                                                              settled.per_scale, int(settled.use.sum()))
     assert set(judged.pairs) == set(judged.replicated_pairs) | {"horizon-pairs-kernel-adds-control"}
     assert judged.pairs["horizon-pairs-kernel-window"].verdict != judged.replicated_pairs[
         "horizon-pairs-kernel-window"].verdict  # a strong signal in one block, none in the other
-    assert judged.beats_v1.version == 1
+    assert [j.version for j in judged.earlier["horizon-kernel-beats-rivals"]] == [1, 2]
     texts = horizon_answer.answer_texts(0.5, block, pairs, judged, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS,
                                         FT_FRACTIONS, [0.0, 0.1], 0.1)
     assert set(texts) == {"hz_verdicts", "hz_answer_box", "hz_answer"}
     for j in {**judged.single, **judged.finetune, **judged.pairs}.values():
         assert j.verdict in texts["hz_verdicts"]
+    assert f"(the kernel's early window: {judged.counted['horizon-kernel-window'].verdict})" in texts["hz_answer_box"]
     assert "does not replicate" in texts["hz_answer_box"]
+    settled_words = horizon_answer.settled_text(judged, 6, 8)
+    assert settled_words.startswith("Judged again on the 6 of the 8 analysed networks whose fine-tuning also settled")
+
+
+def test_the_settled_text_names_each_changed_verdict():
+    from lib.analyses import claims
+
+    def judgement(claim, verdict, version):
+        return claims.Judgement(claim, version, verdict, "", "", 0, "", "", "")
+    now = {"horizon-kernel-adds": judgement("horizon-kernel-adds", "inconclusive", 2)}
+    earlier = {claim: [judgement(claim, "inconclusive", 1)] for claim in horizon_verdicts.FINETUNE_FAMILY_CLAIMS}
+    earlier["horizon-kernel-adds"] = [judgement("horizon-kernel-adds", "reproduced", 1)]
+    now |= {claim: earlier[claim][-1]._replace(version=2) for claim in horizon_verdicts.FINETUNE_FAMILY_CLAIMS
+            if claim != "horizon-kernel-adds"}
+    judged = horizon_verdicts.HorizonJudgements(now, {}, earlier, {}, {}, {})
+    text = horizon_answer.settled_text(judged, 114, 145)
+    assert text.endswith("some kernel quantity carries information about an outcome beyond the representation and "
+                         "losses observed at the same moment (post hoc): reproduced on all the analysed networks, "
+                         "inconclusive on the settled ones.")
+    same = judged._replace(single={**now, "horizon-kernel-adds": earlier["horizon-kernel-adds"][0]._replace(version=2)})
+    assert horizon_answer.settled_text(same, 114, 145).endswith("every verdict is the same as on all the analysed "
+                                                                 "networks.")
 
 
 def test_the_finding_texts_and_tables_count_the_findings():

@@ -40,7 +40,10 @@ def test_a_kernel_quantity_that_carries_the_outcome_is_found_and_the_control_is_
     unstable = hv.judge_single_task(curves, findings, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, 0.1, [60, 60], 120,
                                     flaky)["horizon-kernel-adds-control"]
     assert unstable.verdict == "borderline" and unstable.stability == "10/20"
-    assert hv.beats_rivals_version_1(findings, 120).version == 1
+    judges = hv.single_task_judges(curves, findings, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, 0.1, [60, 60], 120,
+                                   no_discovery)
+    first = judges["horizon-kernel-beats-rivals"](1)
+    assert first.version == 1 and first.criterion != judged["horizon-kernel-beats-rivals"].criterion
     assert hv.first_sure_fractions(curves, len(KERNELS)) == (0.01, np.inf)
     finetune = hv.judge_finetune(curves, findings, PREDICTORS, KERNELS, OUTCOMES[2:], FRACTIONS, 0.1, [60, 60], 120)
     assert list(finetune) == ["horizon-finetune-kernel-window", "horizon-finetune-loss-window",
@@ -50,3 +53,28 @@ def test_a_kernel_quantity_that_carries_the_outcome_is_found_and_the_control_is_
 def test_the_pairs_control_is_judged_under_every_seed():
     assert hv.judge_pair_control(lambda seed: np.zeros(200)).stability == "20/20"
     assert hv.judge_pair_control(lambda seed: np.full(200, float(seed % 2))).verdict == "borderline"
+
+
+def test_every_version_judges_a_fine_tuning_family_on_the_settled_networks_and_its_earlier_versions_on_all():
+    """The one convergence filter: a claim whose family includes a fine-tuning outcome gets its
+    version in force from the settled networks' judges, its earlier versions from the analysed
+    networks'; another claim every version from the analysed networks'; the counted judgement is
+    the latest version not declared post hoc."""
+    from lib.analyses import claims
+    from lib.analyses.claim_registry_horizon_rivals import FINETUNE_FAMILY_CLAIMS
+
+    def judges(population):
+        return {claim: (lambda version=None, claim=claim: claims.Judgement(
+            claim, version or claims.criterion(claim).version, population, "", "", 0, "", "", ""))
+            for claim in ("horizon-kernel-window", "horizon-loss-window", "horizon-kernel-beats-rivals")}
+
+    now, earlier = hv.every_version(judges("all"), judges("settled"))
+    assert "horizon-kernel-window" in FINETUNE_FAMILY_CLAIMS and "horizon-loss-window" not in FINETUNE_FAMILY_CLAIMS
+    assert (now["horizon-kernel-window"].verdict, now["horizon-kernel-window"].version) == ("settled", 2)
+    assert [(j.verdict, j.version) for j in earlier["horizon-kernel-window"]] == [("all", 1)]
+    assert [(j.verdict, j.version) for j in earlier["horizon-kernel-beats-rivals"]] == [("all", 1), ("all", 2)]
+    assert now["horizon-loss-window"].verdict == "all" and "horizon-loss-window" not in earlier
+    counted = hv.counted_judgements(now, earlier)
+    # kernel-window v2 and beats-rivals v2, v3 were declared post hoc: the tallies count version 1
+    assert counted["horizon-kernel-window"].version == 1 and counted["horizon-kernel-beats-rivals"].version == 1
+    assert counted["horizon-loss-window"] is now["horizon-loss-window"]

@@ -42,6 +42,13 @@ class Provenance(NamedTuple):
     not_a_test: str = ""
 
 
+
+def counts(claim: str, version: int) -> bool:
+    """Whether ``claim``'s ``version`` counts in the tallies: it has provenance, was not declared
+    post hoc and tests its claim (no ``not_a_test``)."""
+    found = PROVENANCE.get(f"{claim}@v{version}")
+    return found is not None and found.status != "post hoc" and not found.not_a_test
+
 PROVENANCE: dict[str, Provenance] = {
     'one-step@v1': Provenance(
         'e033172, 2026-11-23 23:34 (criterion first as `assert 1.8 < slope_train < 2.2` in 7781b6f)',
@@ -584,9 +591,9 @@ PROVENANCE: dict[str, Provenance] = {
         'for that block only'),
 }
 
-# one convergence filter (chapters 10, 12 and 13): declared in the commit after 73ae0a5, whose message begins
-# "One convergence filter", before any verdict on the filtered networks had been computed
-_FILTER_DECLARED = "the commit after 73ae0a5, 2026-11-28 (message 'One convergence filter: ...')"
+# one convergence filter (chapters 10, 12 and 13): declared in 9332045, before any verdict on the filtered
+# networks had been computed (the chapters judged them from the next commits on)
+_FILTER_DECLARED = "9332045, 2026-11-28"
 for _key, _version in (("horizon-kernel-window", 2), ("horizon-kernel-beats-rivals", 3), ("horizon-kernel-adds", 2),
                        ("horizon-kernel-adds-control", 2), ("horizon-finetune-kernel-window", 2),
                        ("horizon-finetune-loss-window", 2), ("horizon-finetune-kernel-beats-rivals", 2)):

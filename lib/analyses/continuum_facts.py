@@ -64,13 +64,20 @@ def settled_share(networks: dict[str, np.ndarray], phase: str, g: float | None =
     return float(np.mean(done if g is None else done[networks["g"] == g]))
 
 
-def analysed(networks: dict[str, np.ndarray], converged_only: bool) -> np.ndarray:
-    """(S,) bool: the networks chapters 12 and 13 analyse, those whose single-task training converged
-    (final training loss at most a tenth of its initial value, the ``converged`` column), or every
+def analysed(networks: dict[str, np.ndarray], converged_only: bool, finetune: bool = False) -> np.ndarray:
+    """(S,) bool: the networks chapters 10, 12 and 13 analyse, the one convergence filter of the
+    converged continuum. Those whose single-task training converged (final training loss at most a
+    tenth of its initial value, the ``converged`` column) and, with ``finetune`` (for a family of
+    cells that includes a fine-tuning outcome), whose fine-tuning also :func:`settled`; every
     network where ``converged_only`` is off (the quick profile, too short to converge)."""
     if not isinstance(converged_only, (bool, np.bool_)):
         raise ValueError(f"converged_only must be True or False, got {converged_only!r}")
-    return networks["converged"] == 1 if converged_only else np.ones(np.shape(networks["g"]), bool)
+    if not isinstance(finetune, (bool, np.bool_)):
+        raise ValueError(f"finetune must be True or False, got {finetune!r}")
+    if not converged_only:
+        return np.ones(np.shape(networks["g"]), bool)
+    converged = networks["converged"] == 1
+    return converged & settled(networks, "finetune") if finetune else converged
 
 
 def unsettled(networks: dict[str, np.ndarray], phase: str, use: np.ndarray | None = None) -> tuple[int, int]:

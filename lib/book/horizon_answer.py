@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..analyses.claim_registry_horizon_rivals import FINETUNE_FAMILY_CLAIMS
 from ..analyses.claims import CLAIMS, Judgement
 from ..analyses.replication import REPLICATES, replication_status
 from .horizon_report import fraction_label, window_cells
@@ -139,13 +140,14 @@ def answer_box(threshold: float, rival_first: float, kernel_first: float, fracti
 def answer_texts(threshold: float, block, pairs, judgements, predictors: Sequence[str], kernels: Sequence[str],
                  outcomes: Sequence[str], fractions: Sequence[float], finetune_fractions: Sequence[float],
                  pair_fractions: Sequence[float], early: float) -> dict[str, str]:
-    """The chapter's glued verdict texts: ``hz_verdicts`` (one line per claim, with the earlier
-    version of horizon-kernel-beats-rivals), ``hz_answer_box`` (:func:`answer_box`) and
-    ``hz_answer`` (:func:`answer_details`), from the continuum's block (``block``: a
+    """The chapter's glued verdict texts: ``hz_verdicts`` (one line per claim, with its earlier
+    versions' verdicts), ``hz_answer_box`` (:func:`answer_box`) and ``hz_answer``
+    (:func:`answer_details`), both quoting each claim's counted verdict, from the continuum's block (``block``: a
     :class:`lib.book.horizon_continuum_block.ContinuumBlock`), the pairs' discovery block (``pairs``:
     a :class:`lib.book.horizon_pair_block.PairBlock`) and ``judgements``
     (:class:`lib.book.horizon_verdicts.HorizonJudgements`)."""
     judged = {**judgements.single, **judgements.finetune, **judgements.pairs}
+    quoted = {**judgements.single, **judgements.finetune, **judgements.counted}  # the counted verdict, where one is
     kernel_first, rival_first = first_sure_fractions(block.curves, len(kernels))
     n_early_cells = len(window_cells(block.curves, predictors, kernels, outcomes, fractions, early)[0])
     f, pf = block.findings, pairs.findings
@@ -154,12 +156,29 @@ def answer_texts(threshold: float, block, pairs, judgements, predictors: Sequenc
     n_winners, n_tests, n_adds, n_partial = count(f)
     n_pair_winners, n_pair_tests, n_pair_adds, n_pair_partial = count(pf)
     return {
-        "hz_verdicts": verdict_lines(judged, {"horizon-kernel-beats-rivals": [judgements.beats_v1]},
-                                     {k: CLAIMS[k].text for k in judged}),
-        "hz_answer_box": answer_box(threshold, rival_first, kernel_first, fractions, judgements.single,
-                                    judgements.pairs, judgements.replicated_pairs),
-        "hz_answer": answer_details(threshold, rival_first, kernel_first, fractions, n_early_cells, judgements.single,
-                                    n_winners, n_tests, n_adds, n_partial, finetune_fractions, judgements.finetune,
+        "hz_verdicts": verdict_lines(judged, judgements.earlier, {k: CLAIMS[k].text for k in judged}),
+        "hz_answer_box": answer_box(threshold, rival_first, kernel_first, fractions, quoted, judgements.pairs,
+                                    judgements.replicated_pairs),
+        "hz_answer": answer_details(threshold, rival_first, kernel_first, fractions, n_early_cells, quoted,
+                                    n_winners, n_tests, n_adds, n_partial, finetune_fractions, quoted,
                                     pair_fractions, judgements.pairs, n_pair_winners, n_pair_tests, n_pair_adds,
                                     n_pair_partial),
     }
+
+
+def settled_text(judgements, n_settled: int, n_analysed: int) -> str:
+    """What the one convergence filter changes: the verdict of each claim of
+    :data:`lib.analyses.claim_registry_horizon_rivals.FINETUNE_FAMILY_CLAIMS` on the ``n_settled``
+    networks whose fine-tuning also settled (its post-hoc version in force) beside its previous
+    version's on all ``n_analysed`` analysed networks (``judgements``:
+    :class:`lib.book.horizon_verdicts.HorizonJudgements`)."""
+    now = {**judgements.single, **judgements.finetune}
+    changed = [(claim, judgements.earlier[claim][-1].verdict, now[claim].verdict) for claim in FINETUNE_FAMILY_CLAIMS
+               if judgements.earlier[claim][-1].verdict != now[claim].verdict]
+    head = (f"Judged again on the {n_settled} of the {n_analysed} analysed networks whose fine-tuning also settled "
+            f"(the one convergence filter; a post-hoc version of each of the {len(FINETUNE_FAMILY_CLAIMS)} claims whose "
+            "family includes a fine-tuning outcome, not counted in the tallies)")
+    if not changed:
+        return head + ", every verdict is the same as on all the analysed networks."
+    return head + ", " + "; ".join(f"{CLAIMS[claim].text[0].lower() + CLAIMS[claim].text[1:]}: {old} on all the "
+                                   f"analysed networks, {new} on the settled ones" for claim, old, new in changed) + "."

@@ -6,7 +6,10 @@ snapshots retrace the continuum's runs to float32 agreement, keeps the networks 
 convergence rule analyses (:func:`lib.analyses.continuum_facts.analysed`) and measures every
 predictor against every outcome within the init scales: the accuracy curves, the kernel-against-
 rival findings and the add test's negative control. :func:`finetune_block` does the same for the
-snapshots of the fine-tuning phase, on the same networks.
+snapshots of the fine-tuning phase, on the same networks. :func:`measured_on` and
+:func:`finetune_measured_on` measure a block again on fewer networks: those whose fine-tuning also
+settled, for the families of cells that include a fine-tuning outcome (the one convergence filter,
+``continuum_facts.analysed(..., finetune=True)``).
 """
 
 from __future__ import annotations
@@ -42,14 +45,14 @@ class ContinuumBlock(NamedTuple):
     learning_rates: list[float]
     snapshots: dict
     retrace: float
-    use: np.ndarray
-    groups: np.ndarray
-    per_scale: list[int]
-    values: np.ndarray
-    outcomes: dict[str, np.ndarray]
-    curves: dict
-    findings: dict
-    control_by_seed: Callable[[int], np.ndarray]
+    use: np.ndarray | None = None  # this and the fields below: None until measured (:func:`measured_on`)
+    groups: np.ndarray | None = None
+    per_scale: list[int] | None = None
+    values: np.ndarray | None = None
+    outcomes: dict[str, np.ndarray] | None = None
+    curves: dict | None = None
+    findings: dict | None = None
+    control_by_seed: Callable[[int], np.ndarray] | None = None
 
 
 class FinetuneBlock(NamedTuple):
@@ -118,10 +121,26 @@ def continuum_block(scales: Sequence[float], lr_candidates: Sequence[float], n_l
     _same_networks(snapshots, networks, "horizon")
     retrace = single_task_retrace(snapshots, networks, fractions)
     _check_retrace(retrace, "test loss at the retraced fractions")
-    use = continuum_facts.analysed(networks, converged_only)
+    return measured_on(ContinuumBlock(networks, learning_rates, snapshots, retrace),
+                       continuum_facts.analysed(networks, converged_only), scales, predictors, kernels, outcomes,
+                       fractions, threshold, n_resamples)
+
+
+def measured_on(block: ContinuumBlock, use: np.ndarray, scales: Sequence[float], predictors: Sequence[str],
+                kernels: Sequence[str], outcomes: Sequence[str], fractions: Sequence[float], threshold: float,
+                n_resamples: int) -> ContinuumBlock:
+    """``block`` measured on the networks ``use`` ((N_all,) bool) of its continuum: the analysed
+    networks' groups, values and outcomes, their accuracy curves (resampling seeds 0, 1, ... per
+    outcome), rival findings and the add test's control (the arguments as :func:`continuum_block`).
+    A family that includes a fine-tuning outcome is measured on
+    ``continuum_facts.analysed(networks, converged_only, finetune=True)``: the same call on fewer networks."""
+    networks = block.networks
+    use = np.asarray(use)
+    if use.dtype != bool or use.shape != np.shape(networks["g"]):
+        raise ValueError(f"use must be a boolean mask of shape {np.shape(networks['g'])}, got {use.dtype} {use.shape}")
     groups = networks["g"][use]
     per_scale = per_scale_counts(groups, scales)
-    values = np.stack([snapshots[p][:, use] for p in predictors])  # (P, F, N)
+    values = np.stack([block.snapshots[p][:, use] for p in predictors])  # (P, F, N)
     out = {o: networks[o][use] for o in outcomes}
     curves = {o: horizon.accuracy_curves(values, out[o], groups, list(fractions), threshold, n_resamples, seed=i)
               for i, o in enumerate(outcomes)}
@@ -129,8 +148,8 @@ def continuum_block(scales: Sequence[float], lr_candidates: Sequence[float], n_l
     control_by_seed = horizon_checks.discoveries_by_seed(
         values[:len(kernels)], values[len(kernels):], out, groups, list(fractions),
         n_permutations=horizon_checks.ADD_CONTROL_PERMUTATIONS, first_seed=CONTROL_FIRST_SEED)
-    return ContinuumBlock(networks, learning_rates, snapshots, retrace, use, groups, per_scale, values, out, curves,
-                          findings, control_by_seed)
+    return block._replace(use=use, groups=groups, per_scale=per_scale, values=values, outcomes=out, curves=curves,
+                          findings=findings, control_by_seed=control_by_seed)
 
 
 def finetune_block(block: ContinuumBlock, scales: Sequence[float], n_seeds: int, common: dict,
@@ -140,16 +159,25 @@ def finetune_block(block: ContinuumBlock, scales: Sequence[float], n_seeds: int,
     (the other arguments as :func:`continuum_block`; the curves' resampling seeds are 10, 11, ...).
     RuntimeError when the snapshots are not the continuum's networks or do not retrace the start of
     its fine-tuning."""
-    networks, use = block.networks, block.use
+    networks = block.networks
     snapshots = horizon_finetune.finetune_horizon_sweep(list(scales), block.learning_rates, n_seeds, common,
                                                         list(fractions))
     _same_networks(snapshots, networks, "fine-tuning horizon")
     retrace = float(np.max(np.abs(snapshots["loss_test"][0] - networks["loss_multi_before"])
                            / networks["loss_multi_before"]))
     _check_retrace(retrace, "multitask test loss at the start of fine-tuning")
-    values = np.stack([snapshots[p][:, use] for p in predictors])  # (P, F, N)
-    out = {o: networks[o][use] for o in outcomes}
+    return finetune_measured_on(FinetuneBlock(snapshots, retrace, None, None, None), block, predictors, kernels,
+                                outcomes, fractions, threshold, n_resamples)
+
+
+def finetune_measured_on(finetune: FinetuneBlock, block: ContinuumBlock, predictors: Sequence[str],
+                         kernels: Sequence[str], outcomes: Sequence[str], fractions: Sequence[float], threshold: float,
+                         n_resamples: int) -> FinetuneBlock:
+    """``finetune``'s snapshots measured on the networks of ``block`` (its ``use`` and ``groups``):
+    values, accuracy curves (resampling seeds 10, 11, ... per outcome) and rival findings."""
+    values = np.stack([finetune.snapshots[p][:, block.use] for p in predictors])  # (P, F, N)
+    out = {o: block.networks[o][block.use] for o in outcomes}
     curves = {o: horizon.accuracy_curves(values, out[o], block.groups, list(fractions), threshold, n_resamples,
                                          seed=10 + i) for i, o in enumerate(outcomes)}
     findings = hr.rival_findings(hr.labelled_rival_cells(values, kernels, out, block.groups, list(fractions)))
-    return FinetuneBlock(snapshots, retrace, values, curves, findings)
+    return finetune._replace(values=values, curves=curves, findings=findings)

@@ -198,11 +198,12 @@ def window_cells(curves: dict, predictors, names, outcomes, fractions, early: fl
 
 
 def summary_rows(judgements: dict, finetune_judgements: dict, pair_judgements: dict, replicated: dict,
-                 beats_version_1, control_found_text: str, pair_control_found_text: str, replication_words: str,
+                 earlier: dict, control_found_text: str, pair_control_found_text: str, replication_words: str,
                  precision_text: str) -> list[dict]:
     """Chapter 12's summary records (:func:`lib.book.summary.claim_row`), one per horizon claim: the
-    continuum's windows, rivals and partial correlations (``judgements``) with version 1 of the
-    rival comparison (``beats_version_1``), the fine-tuning claims (``finetune_judgements``), and the
+    continuum's windows, rivals and partial correlations (``judgements``) and the fine-tuning claims
+    (``finetune_judgements``), each with its earlier versions' judgements (``earlier``: claim ->
+    judgements, oldest first), and the
     paper's pairs (``pair_judgements``) beside their replication block (``replicated``, the block's
     words and the precision text); the shuffled-outcome controls' findings as text
     (:func:`control_text`)."""
@@ -212,7 +213,8 @@ def summary_rows(judgements: dict, finetune_judgements: dict, pair_judgements: d
     finetune = summary.evidence("hz-finetune", "fine-tuning figure")
     pairs_figure, pairs_table = (summary.evidence("hz-pairs", "pairs' horizon figure"),
                                  summary.evidence("hz-pairs-table", "pairs' table"))
-    row = summary.claim_row
+    row = lambda quantity, paper, judgement, **kw: summary.claim_row(  # noqa: E731
+        quantity, paper, judgement, earlier=earlier.get(judgement.claim, []), **kw)
     rows = [
         row("within-scale |r| of an eNTK quantity at f <= 10% with an outcome", window,
             judgements["horizon-kernel-window"], evidence=figure,
@@ -222,8 +224,7 @@ def summary_rows(judgements: dict, finetune_judgements: dict, pair_judgements: d
         row("within-scale |r| of the test loss at f <= 10% with the final test loss", "",
             judgements["horizon-loss-window"], control="the shuffled outcome", evidence=figure),
         row("a kernel quantity predicts better than every trivial rival at the same f", "",
-            judgements["horizon-kernel-beats-rivals"], control=rival_control, evidence=rivals,
-            earlier=[beats_version_1]),
+            judgements["horizon-kernel-beats-rivals"], control=rival_control, evidence=rivals),
         row("partial r of a kernel quantity with an outcome given all trivial rivals (post hoc)", "",
             judgements["horizon-kernel-adds"], evidence=rivals,
             control="Holm over every kernel quantity, outcome and fraction; the same test on within-scale shuffled "

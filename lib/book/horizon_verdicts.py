@@ -19,6 +19,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..analyses import claims
+from ..analyses.claim_provenance import counts
+from ..analyses.claim_registry_horizon_rivals import FINETUNE_FAMILY_CLAIMS
 from .horizon_pair_block import judge_pair_block
 from .horizon_report import window_cells
 
@@ -26,57 +28,89 @@ FINETUNE = " of fine-tuning"  # appended to a fine-tuning cell's fraction
 
 
 def _window(claim: str, curves: dict, predictors, names, outcomes, fractions, early: float, n_per_group,
-            phase: str = "") -> claims.Judgement:
+            phase: str = "") -> Callable[..., claims.Judgement]:
     r, labels = window_cells(curves, predictors, names, outcomes, fractions, early, phase)
-    return claims.judge(claim, r=r, labels=labels, n_per_group=n_per_group)
+    return lambda version=None: claims.judge(claim, version=version, r=r, labels=labels, n_per_group=n_per_group)
 
 
 def _joined(labels) -> list[str]:
     return [" / ".join(label) for label in labels]
 
 
-def judge_single_task(curves: dict, findings: dict, predictors: Sequence[str], kernels: Sequence[str],
-                      outcomes: Sequence[str], fractions, early: float, n_per_group, n_networks: int,
-                      control_discoveries: Callable[[int], np.ndarray]) -> dict[str, claims.Judgement]:
-    """The single-task horizon claims: the three windows (kernel quantities, the representation, the
-    test loss), the kernel against its rivals (beat, add) and the add test's negative control, judged
-    under every stability seed of its permutations (``control_discoveries``: seed -> discoveries per
-    permutation, :func:`lib.analyses.horizon_checks.discoveries_by_seed`)."""
+def _beats(claim: str, findings: dict, n_networks: int) -> Callable[..., claims.Judgement]:
+    """A beats-rivals claim's judge by version; version 1 of horizon-kernel-beats-rivals takes no reverse test."""
+    labels = _joined(findings["labels"])
+
+    def judged(version=None):
+        if claim == "horizon-kernel-beats-rivals" and version == 1:
+            return claims.judge(claim, version=1, p=findings["p"], labels=labels, n=n_networks)
+        return claims.judge(claim, version=version, p=findings["p"], p_reverse=findings["p_reverse"], labels=labels,
+                            kernel_of=findings["kernel_of"], n=n_networks)
+    return judged
+
+
+def single_task_judges(curves: dict, findings: dict, predictors: Sequence[str], kernels: Sequence[str],
+                       outcomes: Sequence[str], fractions, early: float, n_per_group, n_networks: int,
+                       control_discoveries: Callable[[int], np.ndarray]) -> dict[str, Callable[..., claims.Judgement]]:
+    """claim -> its judge (version -> :class:`lib.analyses.claims.Judgement`; no version: the
+    criterion in force) of the single-task horizon claims on these networks: the three windows
+    (kernel quantities, the representation, the test loss), the kernel against its rivals (beat,
+    add) and the add test's negative control, judged under every stability seed of its permutations
+    (``control_discoveries``: seed -> discoveries per permutation,
+    :func:`lib.analyses.horizon_checks.discoveries_by_seed`)."""
     window = lambda claim, names, outs: _window(claim, curves, predictors, names, outs, fractions, early,  # noqa: E731
                                                 n_per_group)
+    labels = _joined(findings["labels"])
     return {
         "horizon-kernel-window": window("horizon-kernel-window", kernels, outcomes),
         "horizon-representation-window": window("horizon-representation-window", ["sharing"], ["sharing_final"]),
         "horizon-loss-window": window("horizon-loss-window", ["loss_test"], ["loss_single_test"]),
-        "horizon-kernel-beats-rivals": claims.judge("horizon-kernel-beats-rivals", p=findings["p"],
-                                                    p_reverse=findings["p_reverse"], labels=_joined(findings["labels"]),
-                                                    kernel_of=findings["kernel_of"], n=n_networks),
-        "horizon-kernel-adds": claims.judge("horizon-kernel-adds", p=findings["p_partial"],
-                                            labels=_joined(findings["labels"]), n=n_networks),
-        "horizon-kernel-adds-control": claims.judge("horizon-kernel-adds-control",
-                                                    seeded=lambda s: {"discoveries": control_discoveries(s)}),
+        "horizon-kernel-beats-rivals": _beats("horizon-kernel-beats-rivals", findings, n_networks),
+        "horizon-kernel-adds": lambda version=None: claims.judge("horizon-kernel-adds", version=version,
+                                                                 p=findings["p_partial"], labels=labels, n=n_networks),
+        "horizon-kernel-adds-control": lambda version=None: claims.judge(
+            "horizon-kernel-adds-control", version=version, seeded=lambda s: {"discoveries": control_discoveries(s)}),
     }
 
 
-def beats_rivals_version_1(findings: dict, n_networks: int) -> claims.Judgement:
-    """horizon-kernel-beats-rivals under its first criterion (no reverse test), shown beside the one in force."""
-    return claims.judge("horizon-kernel-beats-rivals", version=1, p=findings["p"], labels=_joined(findings["labels"]),
-                        n=n_networks)
+def judge_single_task(*args, **kwargs) -> dict[str, claims.Judgement]:
+    """claim -> judgement under the criterion in force of :func:`single_task_judges` (same arguments)."""
+    return {claim: judged() for claim, judged in single_task_judges(*args, **kwargs).items()}
 
 
-def judge_finetune(curves: dict, findings: dict, predictors: Sequence[str], kernels: Sequence[str],
-                   outcomes: Sequence[str], fractions, early: float, n_per_group,
-                   n_networks: int) -> dict[str, claims.Judgement]:
-    """The fine-tuning horizon claims: the kernel and loss windows and the kernel against its rivals."""
+def finetune_judges(curves: dict, findings: dict, predictors: Sequence[str], kernels: Sequence[str],
+                    outcomes: Sequence[str], fractions, early: float, n_per_group,
+                    n_networks: int) -> dict[str, Callable[..., claims.Judgement]]:
+    """claim -> its judge by version (as :func:`single_task_judges`) of the fine-tuning horizon
+    claims: the kernel and loss windows and the kernel against its rivals."""
     window = lambda claim, names, outs: _window(claim, curves, predictors, names, outs, fractions, early,  # noqa: E731
                                                 n_per_group, FINETUNE)
     return {
         "horizon-finetune-kernel-window": window("horizon-finetune-kernel-window", kernels, outcomes),
         "horizon-finetune-loss-window": window("horizon-finetune-loss-window", ["loss_test"], ["loss_finetune_test"]),
-        "horizon-finetune-kernel-beats-rivals": claims.judge(
-            "horizon-finetune-kernel-beats-rivals", p=findings["p"], p_reverse=findings["p_reverse"],
-            labels=_joined(findings["labels"]), kernel_of=findings["kernel_of"], n=n_networks),
+        "horizon-finetune-kernel-beats-rivals": _beats("horizon-finetune-kernel-beats-rivals", findings, n_networks),
     }
+
+
+def judge_finetune(*args, **kwargs) -> dict[str, claims.Judgement]:
+    """claim -> judgement under the criterion in force of :func:`finetune_judges` (same arguments)."""
+    return {claim: judged() for claim, judged in finetune_judges(*args, **kwargs).items()}
+
+
+def every_version(judges: dict, settled_judges: dict) -> tuple[dict, dict]:
+    """(claim -> the judgement in force, claim -> the judgements of its earlier versions in order)
+    of each claim of ``judges`` (claim -> judge by version, on the analysed networks). A claim of
+    :data:`lib.analyses.claim_registry_horizon_rivals.FINETUNE_FAMILY_CLAIMS` is judged in force on
+    the networks whose fine-tuning also settled (``settled_judges``: the one convergence filter)
+    and under its earlier versions on the analysed networks; another claim under every version on
+    the analysed networks."""
+    now, earlier = {}, {}
+    for claim, judged in judges.items():
+        current = claims.criterion(claim).version
+        now[claim] = (settled_judges[claim] if claim in FINETUNE_FAMILY_CLAIMS else judged)()
+        if current > 1:
+            earlier[claim] = [judged(v) for v in range(1, current)]
+    return now, earlier
 
 
 def first_sure_fractions(curves: dict, n_kernels: int) -> tuple[float, float]:
@@ -94,33 +128,56 @@ def judge_pair_control(control_discoveries: Callable[[int], np.ndarray]) -> clai
 
 
 class HorizonJudgements(NamedTuple):
-    """Every verdict of chapter 12, claim -> :class:`lib.analyses.claims.Judgement` under the
-    criterion in force: ``single`` (the continuum's single-task phase), ``finetune`` (its
-    fine-tuning), ``pairs`` (the paper's pairs, the add test's control included) and
-    ``replicated_pairs`` (their replication block); ``beats_v1``: horizon-kernel-beats-rivals under
-    its first criterion, shown beside the one in force."""
+    """Every verdict of chapter 12, claim -> :class:`lib.analyses.claims.Judgement`: ``single`` (the
+    continuum's single-task phase) and ``finetune`` (its fine-tuning) under the criteria in force
+    (:func:`every_version`), ``earlier`` (claim -> its earlier versions' judgements, oldest first),
+    ``counted`` (claim -> the judgement of its latest version not declared post hoc, the one the
+    tallies count, :func:`lib.analyses.claim_provenance.counts`; claims with no such version left
+    out), ``pairs`` (the paper's pairs, the add test's control included) and ``replicated_pairs``
+    (their replication block)."""
 
     single: dict
     finetune: dict
+    earlier: dict
+    counted: dict
     pairs: dict
     replicated_pairs: dict
-    beats_v1: claims.Judgement
 
 
-def judge_chapter(block, finetune_block, pairs, replicated_pairs, predictors: Sequence[str], kernels: Sequence[str],
-                  outcomes: Sequence[str], finetune_outcomes: Sequence[str], fractions, finetune_fractions,
-                  pair_fractions, early: float) -> HorizonJudgements:
-    """The :class:`HorizonJudgements` of the continuum's blocks (``block``: a
-    :class:`lib.book.horizon_continuum_block.ContinuumBlock`, ``finetune_block`` its
-    :class:`~lib.book.horizon_continuum_block.FinetuneBlock`) and of the pairs' two blocks
+def counted_judgements(now: dict, earlier: dict) -> dict:
+    """claim -> the judgement of its latest version that :func:`lib.analyses.claim_provenance.counts`
+    among ``earlier[claim]`` and ``now[claim]``; a claim none of whose versions counts is left out."""
+    out = {}
+    for claim, judgement in now.items():
+        counting = [j for j in [*earlier.get(claim, []), judgement] if counts(claim, j.version)]
+        if counting:
+            out[claim] = counting[-1]
+    return out
+
+
+def judge_chapter(block, finetune_block, settled_block, settled_finetune_block, pairs, replicated_pairs,
+                  predictors: Sequence[str], kernels: Sequence[str], outcomes: Sequence[str],
+                  finetune_outcomes: Sequence[str], fractions, finetune_fractions, pair_fractions,
+                  early: float) -> HorizonJudgements:
+    """The :class:`HorizonJudgements` of the continuum's blocks on the analysed networks (``block``:
+    a :class:`lib.book.horizon_continuum_block.ContinuumBlock`, ``finetune_block`` its
+    :class:`~lib.book.horizon_continuum_block.FinetuneBlock`) and on those whose fine-tuning also
+    settled (``settled_block``, ``settled_finetune_block``), and of the pairs' two blocks
     (:class:`lib.book.horizon_pair_block.PairBlock`); the controls are judged under every stability
     seed of their permutations."""
-    n_networks = int(block.use.sum())
-    single = judge_single_task(block.curves, block.findings, predictors, kernels, outcomes, fractions, early,
-                               block.per_scale, n_networks, block.control_by_seed)
-    finetune = judge_finetune(finetune_block.curves, finetune_block.findings, predictors, kernels, finetune_outcomes,
-                              finetune_fractions, early, block.per_scale, n_networks)
+    def single_judges(b):
+        return single_task_judges(b.curves, b.findings, predictors, kernels, outcomes, fractions, early, b.per_scale,
+                                  int(b.use.sum()), b.control_by_seed)
+
+    def finetune(b, ft):
+        return finetune_judges(ft.curves, ft.findings, predictors, kernels, finetune_outcomes, finetune_fractions,
+                               early, b.per_scale, int(b.use.sum()))
+    single, single_earlier = every_version(single_judges(block), single_judges(settled_block))
+    tuned, tuned_earlier = every_version(finetune(block, finetune_block),
+                                         finetune(settled_block, settled_finetune_block))
+    earlier = {**single_earlier, **tuned_earlier}
     pair = judge_pair_block(pairs, predictors, kernels, outcomes, pair_fractions, early)
     pair["horizon-pairs-kernel-adds-control"] = judge_pair_control(pairs.control_by_seed)
     replicated = judge_pair_block(replicated_pairs, predictors, kernels, outcomes, pair_fractions, early)
-    return HorizonJudgements(single, finetune, pair, replicated, beats_rivals_version_1(block.findings, n_networks))
+    return HorizonJudgements(single, tuned, earlier, counted_judgements({**single, **tuned}, earlier), pair,
+                             replicated)

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..analyses.claim_provenance import PROVENANCE
+from ..analyses.claim_provenance import PROVENANCE, counts
 from ..analyses.claims import CLAIMS, VERDICTS, Judgement, criterion
 from ..analyses.replication import REPLICATES, replication_status
 from ..core.results import _jsonable, results_dir
@@ -261,7 +261,7 @@ def with_provenance(entry: dict) -> dict:
         entry["counted_version"] = entry["version"]
         return entry
     versions = [*entry["earlier"], entry]  # oldest first
-    counted = [v for v in versions if v["status"] != "post hoc" and not v["not_a_test"]]
+    counted = [v for v in versions if counts(entry["claim"], v["version"])]
     entry["counted_verdict"] = counted[-1]["verdict"] if counted else None
     entry["counted_version"] = counted[-1]["version"] if counted else None
     return entry
