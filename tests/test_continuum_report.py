@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lib.analyses import continuum_facts
+from lib.analyses import claims, continuum_facts
 from lib.book import continuum_report
 
 GS = np.repeat([0.3, 1.0, 10.0], 4)
@@ -116,7 +116,8 @@ def test_the_silhouette_wins_only_with_its_declared_sign_and_the_rows_say_so():
     assert not cr.silhouette_wins(win | {"sign_as_expected": False})
     assert not cr.silhouette_wins(win | {"predictor": "kta_ntk_single"})
     judgement = claims.not_judged("sharing-new-task", "a test")
-    earlier = [claims.judge("sharing-new-task", version=1, value=-0.2)]
+    earlier = [claims.judge("sharing-new-task", version=1, value=-0.2),
+               claims.judge("sharing-new-task", version=2, r=-0.3, lo=-0.5, hi=-0.1, separates=True, resolution=1)]
     rows = cr.summary_rows(win, 150, {"r": -0.4, "lo": -0.6, "hi": -0.2}, {"midpoint": 3.0, "lo": 2.0, "hi": 5.0},
                            judgement, earlier)
     assert [r.get("agrees") for r in rows[:2]] == [True, None] and rows[2]["claim"] == "sharing-new-task"
@@ -163,9 +164,11 @@ def test_the_page_texts_of_the_transition_winners_route_and_robustness():
     judgement = claims.judge("sharing-new-task", r=-0.3, lo=-0.5, hi=-0.1, separates=True, resolution=1)
     texts = continuum_report.route_texts({"route_reached": np.array([1.0, 0.0])}, 1, {**silhouette, "r_across": 0.1},
                                          silhouette, {"difference": 0.5, "lo": 0.1, "hi": 0.9, "separates": True},
-                                         judgement, judgement)
+                                         judgement, [judgement._replace(version=1, verdict="not reproduced"),
+                                                     judgement._replace(version=2)])
     assert texts["cont_route_reached"] == "50%" and texts["cont_sep_word"] == "separates"
     assert texts["cont_hyp_verdict"] == "reproduced"
+    assert (texts["cont_hyp_verdict_v1"], texts["cont_hyp_verdict_v2"]) == ("not reproduced", "reproduced")
     comparison = {"single/standard_wins": 40, "finetune/large_wins": 45, "single/not_converged_standard": 1,
                   "single/not_converged_large": 0, "finetune/not_converged_standard": 0, "finetune/not_converged_large": 2}
     table = pd.DataFrame({"p_within_permutation": [0.01, 0.2, 0.03, 0.5]})
@@ -176,12 +179,15 @@ def test_the_page_texts_of_the_transition_winners_route_and_robustness():
     assert texts["rob_et_single_ci"] == "66% to 90%"
 
 
-def test_judge_sharing_judges_both_versions_under_every_seed():
-    evidence = lambda seed: {"r": -0.3, "lo": -0.5 + 0.01 * seed, "hi": -0.1, "separates": True}  # noqa: E731
-    current, (version_1,) = continuum_report.judge_sharing(evidence, 1)
+def test_judge_sharing_judges_the_analysed_networks_in_force_and_every_network_under_earlier_versions():
+    analysed = lambda seed: {"r": -0.3, "lo": -0.5 + 0.01 * seed, "hi": -0.1, "separates": True}  # noqa: E731
+    every = lambda seed: {"r": -0.1, "lo": -0.3, "hi": 0.1, "separates": True}  # noqa: E731
+    current, earlier = continuum_report.judge_sharing(analysed, every, 1)
     assert (current.verdict, current.stability) == ("reproduced", "20/20")
-    assert version_1.version == 1 and version_1.stability == "20/20"
-    assert continuum_report.judge_sharing(evidence, 20)[0].verdict == "not tested"  # the route is not resolved
+    assert current.version == claims.criterion("sharing-new-task").version == 3
+    assert [(j.version, j.verdict) for j in earlier] == [(1, "not reproduced"), (2, "inconclusive")]
+    assert all(j.stability == "20/20" for j in earlier)
+    assert continuum_report.judge_sharing(analysed, every, 20)[0].verdict == "not tested"  # the route is not resolved
 
 
 def test_the_analysed_networks_and_the_unsettled_count_follow_the_declared_rules():
@@ -209,3 +215,15 @@ def test_unsettled_refuses_a_mask_that_is_not_one():
     networks = {"g": np.array([1.0, 10.0]), "settle_finetune": np.array([0.5, 0.001])}
     with pytest.raises(ValueError, match="boolean mask of shape"):
         continuum_facts.unsettled(networks, "finetune", np.array([0, 1]))
+
+
+def test_analysed_networks_drop_the_unconverged_and_blank_unsettled_fine_tuning_outcomes_only():
+    networks = {"g": np.array([1.0, 1.0, 10.0, 10.0]), "converged": np.array([1.0, 0.0, 1.0, 1.0]),
+                "settle_finetune": np.array([0.001, 0.001, 0.5, 0.001]), "loss_single_test": np.arange(4.0),
+                "finetune_speed": np.arange(4.0), "loss_finetune_test": np.arange(4.0) + 10}
+    used = continuum_facts.analysed_networks(networks, True)
+    np.testing.assert_array_equal(used["loss_single_test"], [0.0, 2.0, 3.0])
+    np.testing.assert_array_equal(used["finetune_speed"], [0.0, np.nan, 3.0])
+    np.testing.assert_array_equal(used["loss_finetune_test"], [10.0, np.nan, 13.0])
+    every = continuum_facts.analysed_networks(networks, False)
+    assert all(np.array_equal(every[k], networks[k]) for k in networks)

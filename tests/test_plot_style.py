@@ -83,6 +83,8 @@ def _figures():
         "plot_control_structure": lambda: plot_representations.plot_control_structure(
             {"eps": r((3, 2)), "targets": r((3, 2))}, {"eNTK": r((3, 2)), "eps": r((3, 2))}),
         "plot_versus_scale": lambda: plot_continuum.plot_versus_scale(_continuum_networks(), {"loss": "final loss"}),
+        "plot_outcomes": lambda: plot_continuum.plot_outcomes(_continuum_networks(), {"loss": "final loss"}, ("loss",)),
+        "plot_winner_scatter": lambda: plot_continuum.plot_winner_scatter(_continuum_networks(), []),
         "plot_win_counts": lambda: plot_continuum.plot_win_counts(
             {s: {"n_pairs": 5, **{f"{ph}/{w}": 2 for ph in ("single", "finetune")
                                   for w in ("standard_wins", "large_wins", "not_converged_standard",

@@ -80,6 +80,24 @@ def analysed(networks: dict[str, np.ndarray], converged_only: bool, finetune: bo
     return converged & settled(networks, "finetune") if finetune else converged
 
 
+FINETUNE_OUTCOMES = ("finetune_speed", "loss_finetune_test")  # the outcomes of the fine-tuning phase
+
+
+def analysed_networks(networks: dict[str, np.ndarray], converged_only: bool) -> dict[str, np.ndarray]:
+    """The converged continuum as a chapter analyses it cell by cell: the rows of :func:`analysed`
+    (single-task training converged), with the :data:`FINETUNE_OUTCOMES` of a network whose
+    fine-tuning had not :func:`settled` set to nan, so that a cell with a fine-tuning outcome uses the
+    settled networks only (the within-scale cells leave nan out). Every network, unchanged, where
+    ``converged_only`` is off."""
+    use = analysed(networks, converged_only)
+    out = {column: values[use] for column, values in networks.items()}
+    if converged_only:
+        unsettled_rows = ~settled(out, "finetune")
+        for name in FINETUNE_OUTCOMES:
+            out[name] = np.where(unsettled_rows, np.nan, out[name])
+    return out
+
+
 def unsettled(networks: dict[str, np.ndarray], phase: str, use: np.ndarray | None = None) -> tuple[int, int]:
     """(networks among ``use`` (default: all) that have not :func:`settled` over the last tenth of
     ``phase``, networks among ``use``)."""

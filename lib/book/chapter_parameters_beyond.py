@@ -18,8 +18,8 @@ from ..analyses.continuum_sweeps import scale_grid
 from ..analyses.explorer import check_explorer
 from ..analyses.horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS
 from ..analyses.within_scale import resampling_bytes
-from ..core.validation import (check_int, check_learning_rate, check_memory, check_number_list, check_positive_float,
-                               check_seeds, check_size, check_workload)
+from ..core.validation import (check_choice, check_int, check_learning_rate, check_memory, check_number_list,
+                               check_positive_float, check_seeds, check_size, check_workload)
 from .parameter_checks import (G_RANGE, Plan, bootstrap_interval_bytes, check_continuum_training,
                                check_converged_continuum, check_converged_runs, check_phase_lengths,
                                check_replication_plan, check_schedule_plan, correlation_report_bytes)
@@ -50,8 +50,9 @@ def _check_scale_grid(g_min, g_max, n_scales) -> None:
 def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                               n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
                               converged_scales, converged_seeds, converged_iterations, n_resamples,
-                              n_permutations) -> Plan:
+                              n_permutations, converged_only) -> Plan:
     """Chapter 10; returns the robustness runs' plan, schedule -> (seeds, n_iterations)."""
+    check_choice("converged_only", converged_only, (True, False))
     plan = check_schedule_plan(n_pairs, first_seeds, robustness_iterations, iterations_name="robustness_iterations")
     check_size("n_scales", n_scales, minimum=3, sane_maximum=40)
     check_size("n_seeds", n_seeds, minimum=3, sane_maximum=200)

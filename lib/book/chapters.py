@@ -51,6 +51,7 @@ CONVERGED_CONTINUUM: dict[str, tuple[object, object]] = {
     "lr_choice_iterations": (500, 100),
     "n_train": (200, 200),
     "n_hidden": (200, 200),
+    "converged_only": (True, False),  # the one convergence filter (the quick profile's runs are too short)
 }
 # chapter -> the parameter (or "parameter.key" of a dict parameter) that holds each entry there
 CONVERGED_NAMES: dict[str, dict[str, str]] = {
@@ -74,13 +75,10 @@ def converged_quick(chapter: str) -> dict[str, object]:
 # longest chain of chapters that read each other's results, this order breaking ties
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("10_rich_lazy_continuum", "check_rich_lazy_continuum",
-            quick={"n_scales": 3, "hidden_scales": [10.0], "n_seeds": 3, "n_lr_seeds": 1,
-                   "lr_candidates": [0.01, 0.1],
+            quick={"n_scales": 3, "hidden_scales": [10.0], **converged_quick("10_rich_lazy_continuum"),
                    "iterations": {"single": 100, "finetune": 50, "route": 50, "lr_choice": 100},
                    "n_pairs": 3, "robustness_iterations": {"ET": 1000, "LR": 500}, "block_pairs": 3,
-                   "n_resamples": 200, "converged_scales": [1.0, 10.0], "converged_seeds": 4,
-                   "converged_iterations": {"single": 100, "finetune": 50, "route": 50},
-                   "n_permutations": 199},
+                   "n_resamples": 200, "n_permutations": 199},
             every_core=True,
             judges=True),
     Chapter("08_entk_over_training", "check_entk_over_training",
@@ -97,7 +95,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             quick={"tp_gains": [0.6, 1.2, 2.5], "tp_learning_rates": [0.02, 0.005, 0.0004],
                    "tp_fit_seeds": [10], "tp_test_seeds": [11, 12], "tp_steps": 3000, "tp_width": 50,
                    "scales": [0.3246, 3.42], "n_seeds": 4, "n_fit": 1, "n_iterations": 1000,
-                   "n_snapshots": 21, **converged_quick("13_rival_theories"), "converged_only": False,
+                   "n_snapshots": 21, **converged_quick("13_rival_theories"),
                    "continuum_fit_snapshots": 11},
             reads=("10_rich_lazy_continuum",),  # the converged continuum
             judges=True),
@@ -132,7 +130,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             judges=True),
     Chapter("12_prediction_horizon", "check_prediction_horizon",
             quick={**converged_quick("12_prediction_horizon"),
-                   "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5], "converged_only": False,
+                   "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5],
                    "n_resamples": 100, "pair_n_pairs": 4, "pair_block": 4,
                    "pair_iterations": {"ET": 1000, "LR": 500}, "finetune_fractions": [0.0, 0.1]},
             # the converged continuum; the pairs' t=0 structure

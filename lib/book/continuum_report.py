@@ -223,17 +223,18 @@ def winner_texts(by_setting: Mapping[str, list[dict]], winners: Mapping[str, Map
 
 
 def route_texts(networks: Mapping, resolution: int, hypothesis: Mapping, initial: Mapping, separation: Mapping,
-                judgement, version_1) -> dict[str, str]:
+                judgement, earlier: list) -> dict[str, str]:
     """The page's texts of hypothesis (i) on the converged run (``networks``): the held-out route's
     resolution and how many networks learn it, the within-scale r of trained (``hypothesis``) and
-    initial (``initial``) sharing, the sharing measure's separation of g = 1 from g = 10, and the verdicts."""
+    initial (``initial``) sharing, the sharing measure's separation of g = 1 from g = 10, and the
+    verdicts (``judgement`` in force, ``earlier``: versions 1, 2, ...)."""
     return {"cont_route_reached": f"{100 * networks['route_reached'].mean():.0f}%",
             "cont_route_resolution": f"{resolution}", "cont_hyp_across": f"{hypothesis['r_across']:+.2f}",
             "cont_hyp_within": interval_text(hypothesis), "cont_hyp0_within": interval_text(initial),
             "cont_sep": f"{separation['difference']:+.2g} [{separation['lo']:+.2g}, {separation['hi']:+.2g}]",
             "cont_sep_word": "separates" if separation["separates"] else "does not separate",
             "cont_hyp_verdict": judgement_text(judgement),
-            "cont_hyp_verdict_v1": version_1.verdict}
+            **{f"cont_hyp_verdict_v{j.version}": j.verdict for j in earlier}}
 
 
 def robustness_view(table: pd.DataFrame) -> pd.DataFrame:
@@ -270,10 +271,16 @@ def robustness_texts(comparisons: Mapping[str, Mapping], first_block: Mapping, n
             "rob_sig_chance": f"{0.05 * len(table):.1f}"}
 
 
-def judge_sharing(evidence: Callable[[int], dict], resolution: int) -> tuple:
-    """(claim ``sharing-new-task`` under the criterion in force, [its version 1]), each judged under every
-    stability seed of its bootstraps (``evidence``: seed -> r, lo, hi, separates,
+def judge_sharing(evidence: Callable[[int], dict], every_network_evidence: Callable[[int], dict],
+                  resolution: int) -> tuple:
+    """(claim ``sharing-new-task`` under the criterion in force, on the analysed networks'
+    ``evidence``; [its earlier versions, oldest first, on ``every_network_evidence``: every network
+    of the converged continuum, as they were declared]), each judged under every stability seed of
+    its bootstraps (seed -> r, lo, hi, separates,
     :func:`lib.analyses.continuum_facts.route_hypothesis_evidence`); ``resolution``: the iterations to
     which the held-out route's outcome is resolved."""
-    return (claims.judge("sharing-new-task", resolution=resolution, seeded=evidence),
-            [claims.judge("sharing-new-task", version=1, seeded=lambda s: {"value": evidence(s)["hi"]})])
+    current = claims.criterion("sharing-new-task").version
+    earlier = [claims.judge("sharing-new-task", version=1, seeded=lambda s: {"value": every_network_evidence(s)["hi"]})]
+    earlier += [claims.judge("sharing-new-task", version=v, resolution=resolution, seeded=every_network_evidence)
+                for v in range(2, current)]
+    return claims.judge("sharing-new-task", resolution=resolution, seeded=evidence), earlier

@@ -147,3 +147,27 @@ def plot_win_counts(comparisons: dict, ax=None):
     ax.set_ylabel("pairs")
     ax.legend(frameon=False, loc="lower right")
     return ax
+
+
+def plot_outcomes(networks: dict, titles: dict, log_outcomes: tuple[str, ...] = (), ncols: int = 3):
+    """:func:`plot_versus_scale` of the outcomes ``titles`` (column -> panel title), the columns in
+    ``log_outcomes`` on a log y axis, laid out. Returns the axes."""
+    axes = plot_versus_scale(networks, titles, ncols)  # an all-NaN scale has no point
+    for name in log_outcomes:
+        axes[list(titles).index(name)].set_yscale("log")
+    plt.tight_layout()
+    return axes
+
+
+def plot_winner_scatter(networks: dict, pairs: list[tuple[str, str, str]], log_outcome: tuple[str, ...] = ()):
+    """:func:`plot_per_scale_scatter` of ``pairs``, laid out; where ``pairs`` is empty, a panel that
+    says no cell is significant after the correction. Returns the axes."""
+    if not pairs:
+        _, ax = plt.subplots(figsize=(6, 1.5))
+        ax.text(0.5, 0.5, "no cell of the converged continuum is significant after the correction", ha="center")
+        ax.set_axis_off()
+        plt.tight_layout()
+        return np.array([[ax]])
+    axes = plot_per_scale_scatter(networks, pairs, log_outcome)
+    plt.tight_layout()
+    return axes

@@ -1,0 +1,113 @@
+"""Chapter 10's blocks (lib/book/continuum_chapter.py) on synthetic continua: the converged run
+analysed on the one convergence filter's networks, its convergence described on all of them, the
+within-scale cells, the route claim judged in force on the analysed networks and under its earlier
+versions on every network, and the texts and tables the page shows."""
+
+import numpy as np
+import pytest
+
+from lib.analyses import claims, continuum_facts
+from lib.book import continuum_chapter as cc
+
+SCALES = [0.3, 1.0, 10.0]
+N = 12  # networks per scale and setting
+
+
+def _columns(rng, g: np.ndarray) -> dict:
+    """Every predictor and outcome of the cells, random, with the route's columns; the first
+    predictor carries the single-task test loss within each scale."""
+    n = len(g)
+    out = {name: rng.normal(size=n) for name in (*cc.PREDICTOR_TITLES, *cc.CELL_OUTCOMES)}
+    first = next(iter(cc.PREDICTOR_TITLES))
+    out["loss_single_test"] = np.exp(out[first] + 0.3 * rng.normal(size=n))
+    out["linearization_gap"], out["kernel_distance"] = np.abs(out["linearization_gap"]), 1.0 / g
+    out["route_iterations"] = rng.integers(1, 50, size=n).astype(float)
+    out["route_resolution"], out["route_reached"] = np.ones(n), (rng.random(n) < 0.9).astype(float)
+    out["sharing_final"] = rng.normal(size=n) + np.where(g == 1.0, 1.0, 0.0)  # g = 1 shares more than g = 10
+    return out | {"g": g, "lr": np.full(n, 0.03)}
+
+
+def _runs(converged_only: bool = True) -> cc.ContinuumRuns:
+    rng = np.random.default_rng(0)
+    short_g = np.tile(np.repeat(SCALES, N), 4)
+    short = _columns(rng, short_g) | {"scaling": np.repeat(["both", "both", "hidden", "hidden"], 3 * N),
+                                      "lr_kind": np.repeat(["paper", "tuned", "paper", "tuned"], 3 * N),
+                                      "converged": np.ones(short_g.size)}
+    g = np.repeat(SCALES, N)
+    converged = _columns(rng, g) | {"converged": (np.arange(g.size) % N != 0).astype(float),  # one per scale fails
+                                    "settle_single": np.full(g.size, 0.001),
+                                    "settle_finetune": np.where(np.arange(g.size) % N == 1, 0.5, 0.001)}
+    sweep = {"networks": short, "tuned_lr": {("both", 0.3): 0.1, ("both", 1.0): 0.03, ("hidden", 10.0): 0.01}}
+    return cc.ContinuumRuns(sweep, converged, continuum_facts.analysed_networks(converged, converged_only),
+                            {"both": SCALES, "hidden": SCALES}, 12.3, 0.0)
+
+
+@pytest.fixture(scope="module")
+def blocks():
+    runs = _runs()
+    settings = cc.setting_networks(runs)
+    within = cc.within_cells(settings, 100, 99)
+    return runs, settings, cc.transition(runs, settings, 100), within, cc.route(runs, settings, within, 100, 99)
+
+
+def test_the_converged_setting_is_the_filter_s_networks_and_convergence_is_told_of_all(blocks):
+    runs, settings, transition, _, _ = blocks
+    assert len(runs.converged["g"]) == 36 and len(settings[cc.CONVERGED]["g"]) == 33  # the unconverged left out
+    assert np.isnan(settings[cc.CONVERGED]["loss_finetune_test"]).sum() == 3  # unsettled fine-tuning, per scale one
+    assert np.isfinite(settings[cc.CONVERGED]["loss_single_test"]).all()
+    assert transition.facts[cc.CONVERGED]["converged"] == pytest.approx(33 / 36)  # over every network
+    assert transition.settled["finetune"] == pytest.approx(33 / 36)
+    assert list(transition.table["g"]) == SCALES
+    texts = cc.run_texts(runs, N, N, {"single": 100, "finetune": 50}, True)
+    assert texts["conv_analysed"].startswith("33 of the 36 networks, those whose single-task training converged; the "
+                                             "fine-tuning outcomes of 3 of them")
+    assert texts["cont_sweep_s"] == "12" and texts["conv_scales"] == "0.3, 1, 10"
+    assert cc.run_texts(_runs(False), N, N, {"single": 100, "finetune": 50}, False)["conv_analysed"] == \
+        "all 36 networks (converged_only is off)"
+
+
+def test_the_cells_find_the_planted_correlation_in_every_setting(blocks):
+    _, _, _, within, _ = blocks
+    first = next(iter(cc.PREDICTOR_TITLES))
+    assert set(within.by_setting) == set(cc.SETTINGS.values()) == set(within.winners)
+    for label, rows in within.by_setting.items():
+        planted = next(r for r in rows if r["predictor"] == first and r["outcome"] == "loss_single_test")
+        assert planted["r"] > 0.6 and planted["p"] <= 0.01, label
+        assert set(within.winners[label]) == set(cc.CELL_OUTCOMES)
+    assert within.n_tests == sum(np.isfinite(r["p"]) for rows in within.by_setting.values() for r in rows)
+    converged_cell = next(r for r in within.converged if r["predictor"] == first and r["outcome"] == "loss_finetune_test")
+    assert converged_cell["n"] == 30  # 33 analysed, 3 of them with their fine-tuning left out
+    assert cc.winner_pairs(within) == [(w["predictor"], o, cc.OUTCOME_TITLES[o])
+                                       for o, w in within.winners[cc.SETTINGS[cc.CONVERGED]].items()
+                                       if w["predictor"] != "none"]
+    table = cc.winner_table(within)
+    assert list(table.columns) == list(cc.SETTINGS.values()) and list(table.index) == list(cc.CELL_OUTCOMES)
+    texts = cc.within_texts(within)
+    assert texts["cont_n_cells_setting"] == f"{len(cc.PREDICTOR_TITLES) * len(cc.CELL_OUTCOMES)}"
+
+
+def test_the_route_claim_is_judged_on_the_analysed_networks_in_force_and_on_every_network_before(blocks):
+    runs, _, transition, within, route = blocks
+    assert route.judgement.version == claims.criterion("sharing-new-task").version == 3
+    assert [j.version for j in route.earlier] == [1, 2]
+    on_analysed = continuum_facts.route_hypothesis(runs.analysed, 100, 99)["r"]
+    on_every = continuum_facts.route_hypothesis(runs.converged, 100, 99)["r"]
+    assert on_analysed != on_every
+    assert route.judgement.ours == f"{on_analysed:+.2f}" and route.earlier[1].ours == f"{on_every:+.2f}"
+    texts = cc.route_texts(runs, route)
+    assert {"cont_hyp_verdict", "cont_hyp_verdict_v1", "cont_hyp_verdict_v2"} <= set(texts)
+    assert list(route.table.columns) == ["g", "route_zero_shot", "route_iterations", "route_reached", "sharing_final",
+                                         "share of networks at ≤ 1 iteration"]
+    comparison, n_changed = cc.short_run_comparison(transition, within, route, 500)
+    assert list(comparison.columns) == ["conclusion", "500 it., lr 0.01", "500 it., tuned lr", "converged"]
+    assert 0 <= n_changed <= 2 * len(comparison)
+    rows = cc.summary_rows(within, transition, route)
+    assert [r.get("claim") for r in rows] == [None, None, "sharing-new-task"]
+    assert [e["version"] for e in rows[2]["earlier"]] == [1, 2]
+
+
+def test_the_tuned_learning_rates_are_one_row_per_scale():
+    table = cc.tuned_lr_table(_runs().sweep)
+    assert list(table.index) == ["g = 0.3", "g = 1", "g = 10"]
+    assert list(table.columns) == ["both layers scaled", "hidden layer scaled"]
+    assert table.loc["g = 1", "both layers scaled"] == 0.03 and np.isnan(table.loc["g = 1", "hidden layer scaled"])
