@@ -21,7 +21,8 @@ def test_run_times_and_reconstruction_panels():
     found = panels.reconstruction_panels({"ET": check_run(1.0)})
     iterations, curves = found["ET (first 100 iterations)"]
     assert list(curves) == list(report.VARIANTS.values())
-    np.testing.assert_array_equal(curves[report.VARIANTS["euler"]], check_run(1.0)["reconstruction_error/euler"][..., 1])
+    expected = check_run(1.0)["reconstruction_error/euler"][..., 1]  # the test inputs
+    np.testing.assert_array_equal(curves[report.VARIANTS["euler"]], expected)
 
 
 def test_convergence_panels_name_each_schedule_s_learning_rate_times_steps():
@@ -52,7 +53,8 @@ def test_crossing_panels_follow_the_measures_then_the_schedules():
     times = {(name, label): np.full((5, 2, 2), k) for k, (name, label) in
              enumerate((n, m) for m in measures for n in ("ET", "LR"))}
     found = panels.crossing_panels(times, {"ET": None, "LR": None})
-    assert list(found)[:2] == [f"ET: {panels.CROSSING_TITLES[measures[0]]}", f"LR: {panels.CROSSING_TITLES[measures[0]]}"]
+    first = panels.CROSSING_TITLES[measures[0]]
+    assert list(found)[:2] == [f"ET: {first}", f"LR: {first}"]
     assert found[f"LR: {panels.CROSSING_TITLES[measures[1]]}"][0] == "LR"
 
 
