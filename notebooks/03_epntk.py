@@ -107,36 +107,19 @@ check_epntk(seed, learning_rate, n_iterations, record_every, analysis_times, n_h
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-from lib.book.tables import reading_table
-from myst_nb import glue
 
-from lib.analyses import entk_vectors
-from lib.book import plot_theory
-from lib.experiments import smg
-from lib.book import epntk_report, summary
+from lib.book import epntk_chapter as chapter
+from lib.book import epntk_report, plot_theory, summary
+from lib.book.glued import glue_texts
+from lib.book.tables import reading_table
 
 run_parameters = summary.ran_with("03_epntk", globals())
 
-problem, path = smg.cached_epntk(seed, learning_rate, n_iterations, record_every)
-_, run = smg.cached_run(seed, learning_rate, n_iterations, record_every)  # the same trajectory, recorded
-times, loss = run.times, run.loss
-index = {t: int(np.flatnonzero(times == t)[0]) for t in (*analysis_times, n_iterations)}
-maps = smg.end_to_end_maps(run)
-map_change = maps - maps[0]  # true W(t) - W(0)
-map_estimate = path["path_basis"].sum(axis=3)  # (S, n_out, n_in): sum over training points
-rel = lambda a, b: np.linalg.norm(a - b) / np.linalg.norm(b)
-map_errors = pd.DataFrame(
-    {"||W(t) - W(0)||": [np.linalg.norm(map_change[i]) for i in index.values()],
-     "relative error of the ePNTK estimate": [rel(map_estimate[i], map_change[i]) for i in index.values()]},
-    index=[f"t = {t}" for t in index])
+smg_path = chapter.smg_epntk_path(seed, learning_rate, n_iterations, record_every, analysis_times)
+map_errors = chapter.map_error_frame(smg_path.map_change, smg_path.map_estimate, smg_path.index)
 summary.check_headline("03_epntk", run_parameters, "ePNTK estimate of W(t) - W(0): largest relative error",
-                       float(map_errors["relative error of the ePNTK estimate"].max()), 0.0, 0.05)
-glue("epntk_map_error_t2", f"{map_errors.iloc[1, 1]:.2%}", display=False)
-reading_table(map_errors.assign(**{"||W(t) - W(0)||": map_errors["||W(t) - W(0)||"].map("{:.2f}".format),
-                                   "relative error of the ePNTK estimate":
-                                       map_errors["relative error of the ePNTK estimate"].map("{:.2%}".format)}),
+                       float(map_errors[chapter.ERROR_COLUMN].max()), 0.0, 0.05)
+reading_table(chapter.map_error_shown(map_errors),
               "ePNTK estimate of the end-to-end map's change W(t) - W(0): its size and relative error", index=True)
 
 # %% [markdown]
@@ -155,25 +138,12 @@ reading_table(map_errors.assign(**{"||W(t) - W(0)||": map_errors["||W(t) - W(0)|
 # $t = 770$ as wrong merely because it is mode 2.)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 11: absolute differences between the input-side singular vectors of the eNTK one-step map change (left) and of the ePNTK map estimate (right) and the target modes they are matched to, at the two analysis times. Column labels: kernel vector \u2192 matched target mode (with |cos|); a light column is a kernel vector equal to that mode up to sign.", "name": "fig-epntk-fig11"}} tags=["hide-input"]
-entk_change = smg.entk_predicted_map_change(problem, run)
-panels, labels, matches = {}, {}, {}
-for t in analysis_times:
-    for name, maps in (("eNTK", entk_change), ("ePNTK", map_estimate)):
-        vectors, _ = smg.input_singular_vectors(maps[index[t]][None])
-        cosines = smg.mode_overlaps(vectors, problem)[0]  # (kernel vector, mode) |cos|
-        matched = cosines.argmax(axis=1)
-        title = f"{name}, t = {t}"
-        panels[title] = np.abs(np.abs(problem.v_in[:, matched]) - np.abs(vectors[0]))
-        labels[title] = [f"{j + 1}→{a + 1}\n({cosines[j, a]:.2f})" for j, a in enumerate(matched)]
-        matches[(name, t)] = (matched, cosines[np.arange(len(matched)), matched])
-plot_theory.plot_singular_vector_differences(panels, column_labels=labels)
+fig11 = chapter.fig11_matches(smg_path, analysis_times)
+plot_theory.plot_singular_vector_differences(fig11.panels, column_labels=fig11.labels)
 plt.show()
 
 # %% tags=["hide-input"]
-t1, t2 = analysis_times
-reading_table(pd.DataFrame({f"{name}, t = {t}": [f"mode {a + 1} (|cos| {c:.2f})" for a, c in zip(*matches[(name, t)])]
-                            for name, t in matches},
-                           index=[f"kernel vector {j + 1}" for j in range(problem.v_in.shape[1])]),
+reading_table(chapter.match_table(fig11.matches, smg_path.problem.v_in.shape[1]),
               "Per kernel singular vector: the closest target mode and its |cos|, at the analysis times", index=True)
 
 # %% [markdown]
@@ -184,33 +154,23 @@ reading_table(pd.DataFrame({f"{name}, t = {t}": [f"mode {a + 1} (|cos| {c:.2f})"
 # against the inputs' projections on the target modes ($|r|$):
 
 # %% tags=["hide-input"]
-projections = problem.input_projections
-rows, vectors12 = {}, {}
-for t in analysis_times:
-    data_kernel = problem.x @ path["path_basis"][index[t]].sum(axis=0)  # (P, P)
-    left, _, _ = np.linalg.svd(data_kernel)
-    vectors12[t] = left[:, :2]
-    for k in range(2):
-        rows[f"t={t}, singular vector {k + 1}"] = [abs(np.corrcoef(left[:, k], projections[:, a])[0, 1])
-                                                   for a in range(projections.shape[1])]
-fig12 = pd.DataFrame(rows, index=[f"mode {a + 1}" for a in range(projections.shape[1])]).T.round(3)
-reading_table(fig12, "|r| of the ePNTK's first two singular vectors with each mode's input projection", index=True)
+fig12 = chapter.fig12_correlations(smg_path.problem, smg_path.path_basis, smg_path.index, analysis_times)
+reading_table(fig12.table, "|r| of the ePNTK's first two singular vectors with each mode's input projection",
+              index=True)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 12: first singular vector of the output-summed ePNTK over the training inputs (blue) against the inputs' projection on mode 1 (orange, scaled), at the two analysis times: the first mode, once learned, stays in the accumulated kernel.", "name": "fig-epntk-fig12"}} tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3))
 for ax, t in zip(axes, analysis_times):
-    plot_theory.plot_vector_vs_projection(vectors12[t][:, 0], projections[:, 0],
-                                          f"t={t}: ePNTK 1st vector vs mode 1, |r|={fig12.loc[f't={t}, singular vector 1', 'mode 1']:.3f}", ax)
+    plot_theory.plot_vector_vs_projection(fig12.vectors[t][:, 0], smg_path.problem.input_projections[:, 0],
+                                          fig12.title(t), ax)
 fig.tight_layout()
 plt.show()
 
 # %% mystnb={"figure": {"caption": "Paper Fig 13: the three largest singular values of the ePNTK map estimate (left axis, log scale) and the loss (grey). Each jump in a singular value coincides with a drop of the loss: the accumulated kernel records how much of each mode has been learned.", "name": "fig-epntk-fig13"}} tags=["hide-input"]
-_, singular_values = smg.input_singular_vectors(map_estimate)
-plot_theory.plot_curves_vs_loss(times, singular_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
-                                loss, "ePNTK map singular value", marks=analysis_times, log_curves=True)
+singular_values = chapter.map_singular_values(smg_path.map_estimate)
+plot_theory.plot_curves_vs_loss(smg_path.run.times, singular_values, chapter.FIG13_LABELS, smg_path.run.loss,
+                                "ePNTK map singular value", marks=analysis_times, log_curves=True)
 plt.show()
-glue("epntk_target_sv", ", ".join(f"{v:g}" for v in problem.singular_values), display=False)
-glue("epntk_map_sv_end", ", ".join(f"{v:.2f}" for v in singular_values[-1]), display=False)
 
 # %% [markdown]
 # The target's singular values are {glue:text}`epntk_target_sv`; those of the ePNTK map
@@ -224,24 +184,15 @@ glue("epntk_map_sv_end", ", ".join(f"{v:.2f}" for v in singular_values[-1]), dis
 # of steps doubles ($\eta \times$ steps fixed at the second analysis time).
 
 # %% tags=["hide-input"]
-total_time = learning_rate * analysis_times[1]
-rates = learning_rate * 2.0 ** -np.arange(n_halvings)
-convergence = pd.DataFrame(smg.cached_epntk_convergence(seed, rates, total_time)).rename(
-    columns={"learning_rate": "learning rate"})
-slope = entk_vectors.loglog_slope(convergence["learning rate"], convergence["output_error"])
-summary.check_headline("03_epntk", run_parameters, "ePNTK reconstruction error order in the learning rate", slope,
-                       0.8, 1.2)  # first order (forward Euler)
-glue("epntk_slope", f"{slope:.2f}", display=False)
-glue("epntk_output_error", f"{convergence['output_error'].iloc[0]:.2%}", display=False)
-reading_table(convergence.assign(**{"learning rate": convergence["learning rate"].map("{:.4f}".format),
-                                    "map_error": convergence["map_error"].map("{:.3%}".format),
-                                    "output_error": convergence["output_error"].map("{:.3%}".format)})
-              .rename(columns={"map_error": "relative error, W estimate", "output_error": "relative error, y(t) - y(0)"}),
+convergence = chapter.step_size_convergence(seed, learning_rate, analysis_times[1], n_halvings)
+summary.check_headline("03_epntk", run_parameters, "ePNTK reconstruction error order in the learning rate",
+                       convergence.slope, 0.8, 1.2)  # first order (forward Euler)
+glue_texts(chapter.epntk_texts(map_errors, smg_path.problem, singular_values, convergence))
+reading_table(chapter.convergence_shown(convergence.frame),
               "Per learning rate at a fixed lr x steps: relative error of the ePNTK reconstructions")
 
 # %% mystnb={"figure": {"caption": "App A.3 of the paper (no paper figure): relative error of the ePNTK reconstruction of y(t) - y(0) over the training inputs and of W(t) - W(0), against the learning rate at fixed lr x steps, with an lr^1 guide.", "name": "fig-epntk-convergence"}} tags=["hide-input"]
-plot_theory.plot_convergence(convergence["learning rate"], {"y(t) - y(0)": convergence["output_error"],
-                                                         "W(t) - W(0)": convergence["map_error"]})
+plot_theory.plot_convergence(convergence.frame["learning rate"], convergence.curves())
 plt.tight_layout()
 plt.show()
 
@@ -252,9 +203,5 @@ plt.show()
 # limit of gradient flow.
 
 # %% tags=["remove-cell"]
-mode_half = smg.half_times(problem, run, n_modes=2)
-sv_half = np.array([smg.crossing_time(times, singular_values[:, a], problem.singular_values[a] / 2) for a in range(2)])
-measures = epntk_report.EpntkMeasures(
-    (t1, t2), map_errors.iloc[1, 1], slope, convergence["output_error"].iloc[0], matches,
-    tuple(fig12.loc[f"t={t}, singular vector 1", "mode 1"] for t in analysis_times), sv_half, mode_half)
+measures = chapter.epntk_measures(smg_path, analysis_times, map_errors, convergence, fig11, fig12, singular_values)
 summary.record("03_epntk", run_parameters, epntk_report.claim_rows(measures))

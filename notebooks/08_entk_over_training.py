@@ -124,40 +124,19 @@ plan = check_entk_over_training(architecture, n_pairs, first_seeds, iterations, 
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
-import numpy as np
-from IPython.display import Markdown, display
-from myst_nb import glue
+from IPython.display import display
 
 from lib.analyses import attribution
 from lib.analyses import kernel_analysis as ka
-from lib.experiments import kernel_dynamics as kd
-from lib.book import entk_findings as findings, entk_report as report, plot_attribution, plot_entk_over_training
+from lib.book import entk_chapter as chapter, entk_findings as findings, entk_panels as panels, entk_report as report
+from lib.book import plot_attribution, plot_entk_over_training, summary
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
-from lib.experiments.epntk_stream import node_count
-from lib.experiments.schedules import get_schedule
-from lib.core.entk_variants import ENTK_VARIANTS
-from lib.core.kernel_statistics import centered_cosine_similarity
-from lib.core.models import INITS
 from lib.core.tasks import ARCHITECTURES, TaskEnvironment
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
-SET = ENTK_VARIANTS.index(index_set)
-runs, wall, sizes = {}, {}, []
-for name, p in plan.items():
-    run_arguments = (env, name, p.seeds, p.n_iterations, n_snapshots, p.phases, path_kernel, n_points, n_rows)
-    runs[name] = kd.cached_kernel_dynamics(*run_arguments)
-    wall[name] = kd.kernel_dynamics_wall_time_s(*run_arguments)
-    nodes = node_count(p.phases)
-    sizes.append(f"{name} {len(p.seeds)} pairs of {p.n_iterations} iterations, the kernel at {nodes} nodes per network "
-                 f"({p.n_iterations / nodes:.1f} iterations per node), computed in {wall[name]:.0f} s")
-glue("kd_run_sizes", "; ".join(sizes), display=False)
-iterations_of = {name: run["iterations"] for name, run in runs.items()}
-glue("kd_wall_total", f"{sum(wall.values()) / 60:.1f} minutes", display=False)
-glue("kd_n_networks", f"{2 * n_pairs}", display=False)
-glue("kd_rows", "all 500 training and 500 test inputs" if n_rows is None
-     else f"{n_rows // 2} training and {n_rows - n_rows // 2} test inputs", display=False)
-glue("kd_training_agreement", f"{kd.TRAINING_AGREEMENT:g}", display=False)
+runs, wall = chapter.kernel_dynamics_runs(env, plan, n_snapshots, path_kernel, n_points, n_rows)
+glue_texts(chapter.run_texts(plan, wall, n_pairs, n_rows))
 
 # %% [markdown]
 # The ePNTKs of {glue:text}`kd_n_networks` networks per schedule, with kernel rows over
@@ -180,25 +159,13 @@ glue("kd_training_agreement", f"{kd.TRAINING_AGREEMENT:g}", display=False)
 # cached or shown ({func}`~lib.experiments.kernel_dynamics.check_training`).
 
 # %% tags=["hide-input"]
-checks = {name: kd.cached_validation_runs(env, name, p.seeds[0], p.check_phases, p.check_iterations,
-                                          p.check_snapshots, n_points, check_rows)
-          for name, p in plan.items()}
-reconstruction = report.reconstruction_table(checks, runs, path_kernel)
-worst_step = report.largest_reconstruction_error(reconstruction, "step")
-bulk_worst = report.largest_reconstruction_error(reconstruction, "bulk")
-first_order = report.first_order_errors(checks)  # the paper's every-step eNTK sum
-check_length = {name: int(check["iterations"][-1]) for name, check in checks.items()}
-glue_texts(report.reconstruction_texts(reconstruction, first_order, check_length))
-reading_table(reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]}),
+validation = chapter.validation(env, plan, runs, path_kernel, n_points, check_rows)
+glue_texts(report.reconstruction_texts(validation.reconstruction, validation.first_order, validation.check_length))
+reading_table(report.reconstruction_shown(validation.reconstruction),
               "Reconstruction error of the learned change, per schedule, init and ePNTK sum")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: relative error of the ePNTK's reconstruction of y(t) - y(0) on the test inputs over training, for the first pair of each schedule (standard init blue, large init orange): the paper's every-step eNTK sum (solid), the every-step step-integrated sum (dashed) and the step-integrated sum under the time quadrature (dotted). The paper's sum is first order in the learning rate; the step-integrated sum is exact up to the quadrature along each step and float32 round-off.", "name": "fig-kd-reconstruction"}} tags=["hide-input"]
-panels = {f"{name} (first {check['iterations'][-1]} iterations)": (
-    check["iterations"], {label: check[f"reconstruction_error/{variant}"][:, :, 1]
-                          for variant, label in report.VARIANTS.items()})
-    for name, check in checks.items()}
-plot_entk_over_training.plot_reconstruction_errors(panels)
-plt.tight_layout()
+plot_entk_over_training.plot_reconstruction_errors(panels.reconstruction_panels(validation.checks))
 plt.show()
 
 # %% [markdown]
@@ -223,23 +190,13 @@ plt.show()
 # the error of the every-step eNTK sum once the steps are in the linear regime.
 
 # %% tags=["hide-input"]
-convergence = {name: kd.cached_convergence(env, name, p.seeds[0], n_halvings, convergence_iterations, check_rows)
-               for name, p in plan.items()}
-convergence_table, slopes = report.convergence_table(convergence)  # shown transposed: one column per run
-last_orders = np.array([v[1] for v in slopes.values()])
-glue_texts(report.order_texts(slopes))
-reading_table(convergence_table,
-              "Error of the paper's eNTK sum as the learning rate halves, per schedule, init and inputs",
-              transpose=True)
+convergence = chapter.convergence_study(env, plan, n_halvings, convergence_iterations, check_rows)
+glue_texts(report.order_texts(convergence.slopes))
+reading_table(convergence.table, transpose=True,  # one column per run
+              title="Error of the paper's eNTK sum as the learning rate halves, per schedule, init and inputs")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: relative error of the paper's every-step eNTK sum in reconstructing y(t) - y(0), against the learning rate at fixed learning rate x steps (standard init blue, large orange; training inputs solid, test inputs dashed), with first-order guides (grey).", "name": "fig-kd-convergence"}} tags=["hide-input"]
-panels = {f"{name}: lr x t = {get_schedule(name).learning_rate('standard') * convergence_iterations:g} (standard), "
-          f"{get_schedule(name).learning_rate('large') * convergence_iterations:g} (large)":
-          {f"{init}, {set_name} inputs": (conv["learning_rate"][i], conv["reconstruction_error"][i, :, s])
-           for i, init in enumerate(INITS) for s, set_name in enumerate(("training", "test"))}
-          for name, conv in convergence.items()}
-plot_entk_over_training.plot_epntk_convergence(panels)
-plt.tight_layout()
+plot_entk_over_training.plot_epntk_convergence(panels.convergence_panels(convergence.runs, convergence_iterations))
 plt.show()
 
 # %% [markdown]
@@ -253,10 +210,8 @@ plt.show()
 # ### The time quadrature against the every-step sum
 
 # %% tags=["hide-input"]
-quadrature_table = report.quadrature_table(checks)
-glue("kd_quadrature_path_max", f"{quadrature_table.iloc[:, 2].max():.2%}", display=False)
-glue("kd_quadrature_share_max", f"{quadrature_table.iloc[:, 3].max():.3f}", display=False)
-glue("kd_euler_vs_step_max", f"{quadrature_table.iloc[:, -1].max():.1%}", display=False)
+quadrature_table = report.quadrature_table(validation.checks)
+glue_texts(report.quadrature_texts(quadrature_table))
 reading_table(quadrature_table,
               "Time quadrature and the paper's sum against the every-step ePNTK, per schedule and init", digits=4)
 
@@ -278,26 +233,14 @@ reading_table(quadrature_table,
 # $t=0$ kernel predicts). Means over the 9 outputs; mean $\pm$ sd over pairs.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: similarity of the eNTK over training to the eNTK at t=0 and to the final ePNTK (alignment, leading-vector overlap), and of the ePNTK so far to the t=0 eNTK, for standard (blue) and large (orange) init under both schedules; mean over outputs, mean +- sd over pairs. Dotted: the threshold used in the table below.", "name": "fig-kd-window"}} tags=["hide-input"]
-measures = {"alignment\neNTK(t), eNTK(0)": "alignment_initial",
-            "vector overlap\neNTK(t), eNTK(0)": "overlap_initial",
-            "alignment\neNTK(t), final ePNTK": "alignment_final",
-            "vector overlap\neNTK(t), final ePNTK": "overlap_final",
-            "alignment\nePNTK so far, eNTK(0)": "alignment_path_initial"}
-plot_entk_over_training.plot_kernel_similarity_over_training(
-    iterations_of, {title: {name: run[key][:, :, :, SET].mean(axis=-1) for name, run in runs.items()}
-                    for title, key in measures.items()}, window_threshold)
-plt.tight_layout()
+plot_entk_over_training.plot_kernel_similarity_over_training(panels.iterations_of(runs),
+                                                             panels.window_curves(runs, index_set), window_threshold)
 plt.show()
 
 # %% tags=["hide-input"]
 window = ka.window_table(runs, index_set, window_threshold)
-glue("kd_threshold", f"{window_threshold:g}", display=False)
-glue("kd_index_set", index_set, display=False)
-for name, run in runs.items():
-    for i, init in enumerate(INITS):
-        glue(f"kd_align_final_t0_{name}_{init}", f"{np.nanmean(run['alignment_final'][:, i, 0, SET]):.2f}",
-             display=False)
-reading_table(window[[c for c in window if not c.startswith("_")]],
+glue_texts(chapter.window_texts(runs, window_threshold, index_set))
+reading_table(report.visible(window),
               "Median first iteration at which each similarity to the t=0 eNTK falls below the threshold")
 
 # %% [markdown]
@@ -319,31 +262,18 @@ reading_table(window[[c for c in window if not c.startswith("_")]],
 # "by then".
 
 # %% tags=["hide-input"]
-crossing, crossings = attribution.crossing_table(runs, index_set)
-dependence = {key: attribution.threshold_dependence(times) for key, times in crossings.items()}
-glue("kd_thresholds", ", ".join(f"{t:g}" for t in attribution.THRESHOLDS), display=False)
-glue("kd_spacing", " and ".join(f"{run['iterations'][1]} ({name})" for name, run in runs.items()), display=False)
-for (name, measure), part in crossing.groupby(["schedule", "measure"], sort=False):  # one small table each
-    by_threshold = part.set_index("init")[[f"{t:g}" for t in attribution.THRESHOLDS]].T.rename_axis("threshold")
-    display(Markdown(f"**{name}, {measure}**"))
-    display(reading_table(by_threshold.rename_axis(columns=None),
-                          f"{name}, {measure}: first iteration below each threshold, per pair", index=True))
+crossings = chapter.crossings(runs, index_set)
+glue_texts(chapter.crossing_setup_texts(runs))
+display(*chapter.crossing_displays(crossings.table))
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: the first snapshot iteration at which each similarity to the t=0 eNTK (mean over outputs) falls below the threshold, against the threshold, one line per pair (standard init blue, large init orange, slightly offset so that equal values stay visible); pairs on the dotted 'never' line do not cross within the run. Rows: alignment of eNTK(t) with eNTK(0), overlap of their leading vectors, alignment of the ePNTK so far with eNTK(0); columns: schedules.", "name": "fig-kd-crossings"}} tags=["hide-input"]
-short = {"alignment of eNTK(t) with eNTK(0)": "eNTK(t) vs eNTK(0), alignment",
-         "overlap of leading vectors, eNTK(t) vs eNTK(0)": "eNTK(t) vs eNTK(0), vector overlap",
-         "alignment of the ePNTK so far with eNTK(0)": "ePNTK so far vs eNTK(0), alignment"}
-plot_attribution.plot_crossing_thresholds(
-    attribution.THRESHOLDS, {f"{name}: {short[label]}": (name, crossings[(name, label)])
-                             for label in attribution.WINDOW_MEASURES for name in runs},
-    {name: run["iterations"][-1] for name, run in runs.items()})
-plt.tight_layout()
+plot_attribution.plot_crossing_thresholds(attribution.THRESHOLDS, panels.crossing_panels(crossings.times, runs),
+                                          panels.run_ends(runs))
 plt.show()
 
 
 # %% tags=["remove-cell"]
-glue_texts(findings.crossing_texts(crossings, dependence))
-glue("kd_cross_pairs", f"{n_pairs}", display=False)
+glue_texts(findings.crossing_texts(crossings.times, crossings.dependence))
 
 # %% [markdown]
 # * ET, alignment of eNTK(t) with eNTK(0): pairs that never cross (standard/large) at each threshold
@@ -408,10 +338,8 @@ glue("kd_cross_pairs", f"{n_pairs}", display=False)
 # make; over single training patterns, $\sum_{k,n,m} |P_k(x_n, x_m)| / \sum_{k,n} |\Delta y|$.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: share of each category of training patterns in the magnitude of the learned change of the test outputs over training (mean over pairs), standard init (top) and large init (bottom), both schedules. Dotted lines: the categories' shares of the training patterns, the split expected if every pattern contributed alike. Magnitudes only: the signed shares are in the next figure.", "name": "fig-kd-sharing"}} tags=["hide-input"]
-fractions = {name: run["sharing_pattern_fraction"][:, :, 1].mean(axis=(0, 1)) for name, run in runs.items()}
-plot_entk_over_training.plot_sharing_over_training(iterations_of, {name: run["sharing_abs"][:, :, :, 1] for name, run in runs.items()},
-                                                   kd.SHARING_CATEGORIES, fractions)
-plt.tight_layout()
+plot_entk_over_training.plot_sharing_over_training(panels.iterations_of(runs), panels.sharing_curves(runs),
+                                                   panels.SHARING_CATEGORIES, panels.sharing_fractions(runs))
 plt.show()
 
 # %% [markdown]
@@ -421,21 +349,13 @@ plt.show()
 # {glue:text}`kd_n_pairs` pairs with its 95% t-interval.
 
 # %% tags=["hide-input"]
-CATEGORIES = (*kd.SHARING_CATEGORIES, attribution.OTHER_TASKS)
-sharing = attribution.attribution_table(runs, "authors")
-sharing["per-pattern ratio of |contribution|"] = (sharing["_abs"] / sharing["_fraction"]).map("{:.2f}".format)
+sharing = report.sharing_table(runs)
 shared = sharing.set_index(["schedule", "init", "training patterns"])
-glue("kd_n_pairs", f"{n_pairs}", display=False)
-reading_table(sharing[[c for c in sharing if not c.startswith("_")]],
+reading_table(report.visible(sharing),
               "End of training: shares of the learned change per category of training patterns")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: signed share of the learned change of the test outputs (top; negative: the category pushes against the change) and share of the magnitude sum |C| (bottom; dashes: the categories' share of the patterns) per category of training patterns, at the end of training; mean over pairs with 95% t-intervals, standard (blue) and large (orange) init. 'other tasks': the three categories of other tasks together.", "name": "fig-kd-attribution"}} tags=["hide-input"]
-plot_attribution.plot_signed_attribution(
-    {name: {"signed": np.stack([findings.category_intervals(shared, name, init, "signed", CATEGORIES) for init in INITS]),
-            "abs": np.stack([findings.category_intervals(shared, name, init, "abs", CATEGORIES) for init in INITS]),
-            "fraction": shared.loc[[(name, INITS[0], c) for c in CATEGORIES], "_fraction"].to_numpy()}
-     for name in runs}, [*kd.SHARING_CATEGORIES, "other tasks"])
-plt.tight_layout()
+plot_attribution.plot_signed_attribution(panels.signed_attribution_panels(shared, runs), panels.ATTRIBUTION_LABELS)
 plt.show()
 
 # %% [markdown]
@@ -447,14 +367,11 @@ plt.show()
 # %% tags=["hide-input"]
 cancellation = attribution.cancellation_table(runs, "authors")
 cancelled = cancellation.set_index(["schedule", "init", "sum |C| / |dy|"])
-reading_table(cancellation[[c for c in cancellation if not c.startswith("_")]],
+reading_table(report.visible(cancellation),
               "End of training: cancellation factors of the learned change, per schedule and init")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: cancellation factor sum |C| / sum |dy| of the learned change of the test outputs over training, one line per network (standard init blue, large init orange), by category of training patterns (top) and by single training pattern (bottom), log scale; dotted: 1, no cancellation.", "name": "fig-kd-cancellation"}} tags=["hide-input"]
-plot_attribution.plot_cancellation(iterations_of, {
-    name: {"by category": run["cancellation"][:, :, :, 1],
-           "by training pattern": run["cancellation_patterns"][:, :, :, 1]} for name, run in runs.items()})
-plt.tight_layout()
+plot_attribution.plot_cancellation(panels.iterations_of(runs), panels.cancellation_panels(runs))
 plt.show()
 
 # %% [markdown]
@@ -481,7 +398,7 @@ plt.show()
 # %% tags=["hide-input"]
 agreement = {name: ka.representation_agreement(run, index_set) for name, run in runs.items()}
 representation = report.representation_table(agreement)
-reading_table(representation[[c for c in representation if not c.startswith("_")]],
+reading_table(report.visible(representation),
               "Agreement of each predictor's task similarity with the trained hidden layer's, per schedule and init")
 
 # %% [markdown]
@@ -492,29 +409,18 @@ reading_table(representation[[c for c in representation if not c.startswith("_")
 # ("unresolved").
 
 # %% tags=["hide-input"]
-contrasts = attribution.representation_contrasts(agreement)
-contrasts["metric"] = contrasts["metric"].map(findings.METRIC_NAMES)
+contrasts = report.contrast_table(agreement)
 contrast_of = contrasts.set_index(["schedule", "init", "metric", "contrast"])
-reading_table(contrasts[[c for c in contrasts if not c.startswith("_")]],
+reading_table(report.visible(contrasts),
               "Paired contrasts between the predictors' agreement with the trained hidden layer")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs.", "name": "fig-kd-rsa"}} tags=["hide-input"]
-plot_entk_over_training.plot_rsa_over_training(iterations_of, {name: ka.rsa_over_training(run, index_set, "columns")
-                                                for name, run in runs.items()})
-plt.tight_layout()
+plot_entk_over_training.plot_rsa_over_training(panels.iterations_of(runs), panels.rsa_curves(runs, index_set))
 plt.show()
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: task x task similarity (cosine after centering over tasks) of the first ET pair: implied by the final ePNTK and by the t=0 eNTK (training-pattern side), and of the trained hidden layer, for standard init (top) and large init (bottom). Task labels: index (input pool->output pool).", "name": "fig-kd-similarity"}} tags=["hide-input"]
-first = runs["ET"]
-panels = {}
-for i, init in enumerate(INITS):
-    for title, predictor in (("final ePNTK", "final ePNTK, training-pattern side"),
-                             ("t=0 eNTK", "t=0 eNTK, training-pattern side")):
-        features = ka.predictor_features(first, predictor, index_set)[0, i]
-        panels[f"{init}: {title}"] = centered_cosine_similarity(features)
-    panels[f"{init}: trained hidden layer"] = centered_cosine_similarity(first["hidden_final"][0, i, SET])
-plot_entk_over_training.plot_task_similarity_matrices(panels, [f"{k} ({env.task_in_pool(k)}->{env.task_out_pool(k)})"
-                                                for k in range(env.n_tasks)])
+plot_entk_over_training.plot_task_similarity_matrices(panels.task_similarity_panels(runs["ET"], index_set),
+                                                      panels.task_labels(env))
 plt.show()
 
 # %% [markdown]
@@ -522,15 +428,11 @@ plt.show()
 # ## What we found
 
 # %% tags=["remove-cell"]
-first_order_judgement = report.judge_first_order(first_order)
-glue_texts(report.first_order_findings(first_order_judgement, last_orders, worst_step, bulk_worst))
-
-
-for name in runs:
-    same_task = {key: runs[name][key][:, :, -1, 1, 0] for key in ("sharing_abs", "sharing_signed")}  # (P, 2 inits)
-    glue_texts({**findings.window_findings(window, dependence, crossings, name),
-                **findings.sharing_findings(shared, cancelled, same_task, name),
-                **findings.representation_findings(representation, contrast_of, name)})
+first_order_judgement = report.judge_first_order(validation.first_order)
+glue_texts(report.first_order_findings(first_order_judgement, convergence.last_orders, validation.worst_step,
+                                       validation.bulk_worst))
+glue_texts(findings.schedule_findings(runs, window, crossings.dependence, crossings.times, shared, cancelled,
+                                      representation, contrast_of))
 
 
 # %% [markdown]
@@ -655,8 +557,6 @@ for name in runs:
 # sections, test inputs in the sharing section).
 
 # %% tags=["remove-cell"]
-from lib.book import summary
-
-rows = report.summary_rows(runs, first_order, first_order_judgement, check_length, worst_step, last_orders, bulk_worst,
-                           shared, cancelled, contrast_of)
+rows = report.summary_rows(runs, validation, first_order_judgement, convergence.last_orders, shared, cancelled,
+                           contrast_of)
 summary.record("08_entk_over_training", summary.ran_with("08_entk_over_training", globals()), rows)

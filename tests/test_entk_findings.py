@@ -78,3 +78,37 @@ def test_crossing_texts_count_never_and_who_crosses_first_per_threshold():
     assert texts["kd_cross_ET_align_large_first"] == "4" and texts["kd_cross_ET_align_standard_first"] == "0"
     assert texts["kd_cross_ET_align_never"].endswith(f"{attribution.THRESHOLDS[-1]:g}: 2/0")
     assert texts["kd_cross_ET_align_depends"] == "yes"
+
+
+def test_schedule_findings_join_every_schedule_s_window_sharing_and_representation_texts():
+    from lib.analyses import kernel_analysis as ka
+    from lib.book import entk_report as report
+    from tests.test_attribution import fake_run
+
+    runs = {"ET": fake_run(), "LR": fake_run()}
+    for run in runs.values():
+        run["overlap_final"] = run["alignment_final"] = run["alignment_initial"]
+    window = ka.window_table(runs, "principled", 0.5)
+    table, crossings = attribution.crossing_table(runs, "principled")
+    dependence = {key: attribution.threshold_dependence(t) for key, t in crossings.items()}
+    shared = report.sharing_table(runs).set_index(["schedule", "init", "training patterns"])
+    cancelled = attribution.cancellation_table(runs, "authors").set_index(["schedule", "init", "sum |C| / |dy|"])
+    rng = np.random.default_rng(1)
+    agreement = {name: {f"{m}/{p}": rng.random((4, 2)) for m in f.METRIC_NAMES for p in ka.REPRESENTATION_PREDICTORS}
+                 for name in runs}
+    representation = report.representation_table(agreement)
+    contrast_of = report.contrast_table(agreement).set_index(["schedule", "init", "metric", "contrast"])
+    texts = f.schedule_findings(runs, window, dependence, crossings, shared, cancelled, representation, contrast_of)
+    same_task = {key: runs["LR"][key][:, :, -1, 1, 0] for key in ("sharing_abs", "sharing_signed")}
+    expected = {**f.window_findings(window, dependence, crossings, "LR"),
+                **f.sharing_findings(shared, cancelled, same_task, "LR"),
+                **f.representation_findings(representation, contrast_of, "LR")}
+    assert {k: v for k, v in texts.items() if "_LR" in k} == expected
+    assert texts["kd_find_same_difference_abs_ET"] == "+0.00 [+0.00, +0.00]"  # the same |C| share at both inits
+    first = report.FirstOrderErrors(0.05, ("ET", "large"), {("ET", "large"): 0.05}, 120, 0.03)
+    validation = type("Validation", (), {"first_order": first, "check_length": {"ET": 200, "LR": 100},
+                                         "worst_step": 3e-7, "bulk_worst": 0.012})
+    rows = report.summary_rows(runs, validation, report.judge_first_order(first), np.array([0.98, 1.03]), shared,
+                               cancelled, contrast_of)
+    assert len(rows) == 3 + 2 * 7  # the checks, then per schedule 3 sharing, 1 same-task, 2 inits, 1 control row
+    assert "first 200 / 100 iterations of ET / LR" in rows[0]["quantity"]

@@ -157,6 +157,21 @@ def representation_findings(representation: pd.DataFrame, contrast_of: pd.DataFr
     return out
 
 
+def schedule_findings(runs: dict, window: pd.DataFrame, dependence: dict, crossings: dict, shared: pd.DataFrame,
+                      cancelled: pd.DataFrame, representation: pd.DataFrame,
+                      contrast_of: pd.DataFrame) -> dict[str, str]:
+    """glue name -> text: every schedule's time-window, sharing and representation findings
+    (:func:`window_findings`, :func:`sharing_findings` with the same task's share of each run's test
+    inputs at the end of training, :func:`representation_findings`)."""
+    texts = {}
+    for name, run in runs.items():
+        same_task = {key: run[key][:, :, -1, 1, 0] for key in ("sharing_abs", "sharing_signed")}  # (P, 2 inits)
+        texts |= {**window_findings(window, dependence, crossings, name),
+                  **sharing_findings(shared, cancelled, same_task, name),
+                  **representation_findings(representation, contrast_of, name)}
+    return texts
+
+
 def count_range(counts: np.ndarray) -> str:
     """"a" or "a to b": the range of pair counts over the thresholds."""
     return f"{counts.min()}" if counts.min() == counts.max() else f"{counts.min()} to {counts.max()}"

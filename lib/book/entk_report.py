@@ -61,6 +61,17 @@ def reconstruction_table(checks: dict, runs: dict, path_kernel: str) -> pd.DataF
     return pd.DataFrame(rows)
 
 
+def visible(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without its hidden columns (those whose label starts with "_": the numbers the
+    chapter's texts read)."""
+    return frame[[c for c in frame if not c.startswith("_")]]
+
+
+def reconstruction_shown(reconstruction: pd.DataFrame) -> pd.DataFrame:
+    """:func:`reconstruction_table` as the page shows it: the errors in scientific notation."""
+    return reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]})
+
+
 def largest_reconstruction_error(reconstruction: pd.DataFrame, which: str) -> float:
     """The largest error on either kind of input of the rows of one sum: ``which`` is a key of
     :data:`VARIANTS` or ``"bulk"`` (the book's runs)."""
@@ -133,6 +144,30 @@ def quadrature_table(checks: dict) -> pd.DataFrame:
                          for name, check in checks.items() for i, init in enumerate(INITS)])
 
 
+def quadrature_texts(quadrature: pd.DataFrame) -> dict[str, str]:
+    """glue name -> text: the largest distances of :func:`quadrature_table` (the quadrature's ePNTK, its
+    shares of the change, and the paper's sum from the step-integrated one)."""
+    return {"kd_quadrature_path_max": f"{quadrature.iloc[:, 2].max():.2%}",
+            "kd_quadrature_share_max": f"{quadrature.iloc[:, 3].max():.3f}",
+            "kd_euler_vs_step_max": f"{quadrature.iloc[:, -1].max():.1%}"}
+
+
+def sharing_table(runs: dict) -> pd.DataFrame:
+    """:func:`lib.analyses.attribution.attribution_table` on the test inputs, with each category's
+    per-pattern ratio of ``|contribution|`` (its share of ``sum |C|`` over its share of the pairs)."""
+    sharing = attribution.attribution_table(runs, "authors")
+    sharing["per-pattern ratio of |contribution|"] = (sharing["_abs"] / sharing["_fraction"]).map("{:.2f}".format)
+    return sharing
+
+
+def contrast_table(agreement: dict) -> pd.DataFrame:
+    """:func:`lib.analyses.attribution.representation_contrasts` of ``agreement`` (schedule ->
+    :func:`lib.analyses.kernel_analysis.representation_agreement`), metrics named in words."""
+    contrasts = attribution.representation_contrasts(agreement)
+    contrasts["metric"] = contrasts["metric"].map(findings.METRIC_NAMES)
+    return contrasts
+
+
 def representation_table(agreement: dict) -> pd.DataFrame:
     """One row per schedule, init and predictor of the trained hidden layer's task similarity
     (:data:`lib.analyses.kernel_analysis.REPRESENTATION_PREDICTORS`): RSA and ARIs as mean +- sd
@@ -146,14 +181,17 @@ def representation_table(agreement: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def summary_rows(runs: dict, first_order: FirstOrderErrors, judgement, check_length: dict, worst_step: float,
-                 last_orders: np.ndarray, bulk_worst: float, shared: pd.DataFrame, cancelled: pd.DataFrame,
-                 contrast_of: pd.DataFrame) -> list[dict]:
+def summary_rows(runs: dict, validation, judgement, last_orders: np.ndarray, shared: pd.DataFrame,
+                 cancelled: pd.DataFrame, contrast_of: pd.DataFrame) -> list[dict]:
     """The chapter's summary records: the paper's first-order ePNTK on the multitask network (its
-    registry claim, ``judgement``), the order of convergence and the quadrature's largest error
-    (checks), and per schedule the descriptive attribution and representation numbers (mean or
-    paired mean over pairs with 95% t-intervals). ``shared``, ``cancelled``, ``contrast_of``: the
-    indexed tables of :mod:`lib.book.entk_findings`."""
+    registry claim, ``judgement``), the order of convergence (``last_orders``) and the quadrature's
+    largest error (checks), and per schedule the descriptive attribution and representation numbers
+    (mean or paired mean over pairs with 95% t-intervals). ``validation``: the validation runs'
+    ``first_order`` (:class:`FirstOrderErrors`), ``check_length`` (schedule -> iterations),
+    ``worst_step`` and ``bulk_worst`` (:class:`lib.book.entk_chapter.Validation`); ``shared``,
+    ``cancelled``, ``contrast_of``: the indexed tables of :mod:`lib.book.entk_findings`."""
+    first_order, check_length = validation.first_order, validation.check_length
+    worst_step, bulk_worst = validation.worst_step, validation.bulk_worst
     rows = [
         summary.claim_row(
             f"paper's first-order ePNTK (every-step eNTK sum), multitask network: largest relative error in "

@@ -27,7 +27,10 @@ def plot_signed_attribution(shares: dict, categories, axes=None):
     per init (colour); dotted in the bottom row: the categories' share of the patterns.
 
     shares: schedule -> {"signed": (2 inits, C, 3), "abs": (2, C, 3), "fraction": (C,)} with
-    (mean, low, high) in the last axis; categories: C labels."""
+    (mean, low, high) in the last axis; categories: C labels.
+
+    The figure is laid out tight before the axes are returned.
+    """
     if not isinstance(shares, dict) or not shares:
         raise ValueError(f"shares must be a non-empty dict schedule -> arrays, got {type(shares).__name__}")
     axes = _grid(2, len(shares), 5.2, 3.0, axes, sharex=True)
@@ -52,6 +55,7 @@ def plot_signed_attribution(shares: dict, categories, axes=None):
             ax.set_xticks(x, categories, rotation=20, ha="right")
         axes[1, c].set_xlabel("training patterns")
     figure_legend_above(axes[1, 0])  # the top row's entries and the patterns' share
+    np.asarray(axes).flat[0].figure.tight_layout()
     return axes
 
 
@@ -61,7 +65,10 @@ def plot_cancellation(iterations: dict, factors: dict, axes=None):
     (bottom); a grey line at 1 (no cancellation).
 
     iterations: schedule -> (S,); factors: schedule -> {"by category": (P, 2, S), "by training
-    pattern": (P, 2, S)} (nan at iteration 0, where nothing has been learned)."""
+    pattern": (P, 2, S)} (nan at iteration 0, where nothing has been learned).
+
+    The figure is laid out tight before the axes are returned.
+    """
     if not isinstance(factors, dict) or not factors:
         raise ValueError(f"factors must be a non-empty dict schedule -> arrays, got {type(factors).__name__}")
     rows = list(next(iter(factors.values())))
@@ -82,6 +89,7 @@ def plot_cancellation(iterations: dict, factors: dict, axes=None):
             if r == len(rows) - 1:
                 ax.set_xlabel("iteration")
     figure_legend_above(axes[0, 0])
+    np.asarray(axes).flat[0].figure.tight_layout()
     return axes
 
 
@@ -90,7 +98,10 @@ def plot_crossing_thresholds(thresholds, crossings: dict, n_iterations: dict, nc
     a pair that never crosses within the run sits on the 'never' line at the top.
 
     thresholds: (T,); crossings: panel title -> (schedule, (T, P, 2 inits) iterations, nan =
-    never); n_iterations: schedule -> the run's length."""
+    never); n_iterations: schedule -> the run's length.
+
+    The figure is laid out tight before the axes are returned.
+    """
     if not isinstance(crossings, dict) or not crossings:
         raise ValueError(f"crossings must be a non-empty dict title -> (schedule, times), got "
                          f"{type(crossings).__name__}")
@@ -123,4 +134,5 @@ def plot_crossing_thresholds(thresholds, crossings: dict, n_iterations: dict, nc
                           frameon=False)
     for ax in flat[len(crossings):]:
         ax.axis("off")
+    np.asarray(axes).flat[0].figure.tight_layout()
     return axes

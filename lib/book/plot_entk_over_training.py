@@ -27,7 +27,10 @@ def _init_band(ax, x, values, color, label, ls="-"):
 def plot_reconstruction_errors(panels: dict, axes=None):
     """Relative error of the ePNTK reconstruction of y(t) - y(0) over training (log scale).
 
-    panels: title -> (iterations (S,), {label: (2 inits, S)}); colour = init, line style = label."""
+    panels: title -> (iterations (S,), {label: (2 inits, S)}); colour = init, line style = label.
+
+    The figure is laid out tight before the axes are returned.
+    """
     if axes is None:
         _, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.4), squeeze=False)
     styles = ("-", "--", ":", "-.")
@@ -40,13 +43,17 @@ def plot_reconstruction_errors(panels: dict, axes=None):
         ax.set_ylabel(r"$|\sum_m P - (y(t) - y(0))| \,/\, |y(t) - y(0)|$")
         ax.set_title(title)
     figure_legend_above(np.ravel(axes)[0], ncols=2)
+    np.asarray(axes).flat[0].figure.tight_layout()
     return axes
 
 
 def plot_epntk_convergence(panels: dict, axes=None):
     """Reconstruction error against the learning rate at fixed lr x steps (log-log), lr^1 guides.
 
-    panels: title -> {label: (learning rates (H,), errors (H,))}."""
+    panels: title -> {label: (learning rates (H,), errors (H,))}.
+
+    The figure is laid out tight before the axes are returned.
+    """
     if axes is None:
         _, axes = plt.subplots(1, len(panels), figsize=(4.8 * len(panels), 3.5), squeeze=False)
     for ax, (title, lines) in zip(np.ravel(axes), panels.items()):
@@ -60,6 +67,7 @@ def plot_epntk_convergence(panels: dict, axes=None):
         ax.set_title(title)
     np.ravel(axes)[0].set_ylabel("relative error of y(t) - y(0)")
     np.ravel(axes)[0].legend(frameon=False, title=r"grey: $\propto \eta$")
+    np.asarray(axes).flat[0].figure.tight_layout()
     return axes
 
 
@@ -68,7 +76,10 @@ def plot_kernel_similarity_over_training(iterations: dict, measures: dict, thres
     """Similarity measures of kernels over training, mean +- sd over pairs per init.
 
     iterations: schedule -> (S,); measures: row title -> {schedule: (P, 2, S)} (one row of
-    panels per measure, one column per schedule)."""
+    panels per measure, one column per schedule).
+
+    The figure is laid out tight before the axes are returned.
+    """
     schedules = list(iterations)
     if axes is None:
         _, axes = plt.subplots(len(measures), len(schedules), figsize=(5.2 * len(schedules), 2.5 * len(measures)),
@@ -86,6 +97,7 @@ def plot_kernel_similarity_over_training(iterations: dict, measures: dict, thres
             if r == len(measures) - 1:
                 ax.set_xlabel("iteration")
     figure_legend_above(axes[0, 0])
+    np.asarray(axes).flat[0].figure.tight_layout()
     return axes
 
 
@@ -94,7 +106,10 @@ def plot_sharing_over_training(iterations: dict, shares: dict, categories, patte
     change, over training (mean over pairs); dotted: the categories' share of the patterns.
 
     iterations: schedule -> (S,); shares: schedule -> (P, 2, S, C); pattern_fractions:
-    schedule -> (C,)."""
+    schedule -> (C,).
+
+    The figure is laid out tight before the axes are returned.
+    """
     schedules = list(iterations)
     if axes is None:
         _, axes = plt.subplots(2, len(schedules), figsize=(5.2 * len(schedules), 5.6), squeeze=False,
@@ -116,6 +131,7 @@ def plot_sharing_over_training(iterations: dict, shares: dict, categories, patte
         axes[0, 0].set_ylabel("share of |learned change|")
         axes[1, 0].set_ylabel("share of |learned change|")
     axes[0, -1].legend(frameon=False, loc="upper right")
+    np.asarray(axes).flat[0].figure.tight_layout()
     return axes
 
 
@@ -123,7 +139,10 @@ def plot_rsa_over_training(iterations: dict, curves: dict, axes=None):
     """RSA between kernel-implied and hidden-layer task similarity over training, mean +- sd
     over pairs per init (colour) and kernel (line style).
 
-    iterations: schedule -> (S,); curves: schedule -> {label: (P, 2, S)}."""
+    iterations: schedule -> (S,); curves: schedule -> {label: (P, 2, S)}.
+
+    The figure is laid out tight before the axes are returned.
+    """
     schedules = list(iterations)
     if axes is None:
         _, axes = plt.subplots(1, len(schedules), figsize=(5.2 * len(schedules), 3.2), squeeze=False, sharey=True)
@@ -137,6 +156,7 @@ def plot_rsa_over_training(iterations: dict, curves: dict, axes=None):
         ax.set_xlabel("iteration")
     np.ravel(axes)[0].set_ylabel("RSA (Spearman) with the hidden layer")
     figure_legend_above(np.ravel(axes)[0], ncols=2)
+    np.asarray(axes).flat[0].figure.tight_layout()
     return axes
 
 
