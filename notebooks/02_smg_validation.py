@@ -61,25 +61,15 @@ check_smg_validation(seed, learning_rate, n_iterations, record_every, analysis_t
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-from myst_nb import glue
 
-from lib.book import plot_theory
-from lib.experiments import smg
-from lib.book import smg_report, summary
+from lib.book import plot_smg, plot_theory, smg_report, smg_sections, summary
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 
 run_parameters = summary.ran_with("02_smg_validation", globals())
 
-problem, run = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="random")
-_, aligned = smg.cached_run(seed, learning_rate, n_iterations, record_every, init="aligned")
-tau = smg.time_constant(problem.x.shape[0], problem.y.shape[1], learning_rate)
-t1, t2 = analysis_times
-i1, i2 = (int(np.flatnonzero(run.times == t)[0]) for t in analysis_times)
-glue("smg_tau", f"{tau:.0f}", display=False)
-glue("smg_target_sv", ", ".join(f"{v:g}" for v in problem.singular_values), display=False)
+runs = smg_sections.smg_runs(seed, learning_rate, n_iterations, record_every, analysis_times)
+glue_texts(smg_sections.setup_texts(runs))
 
 # %% [markdown]
 # ## Loss and mode strengths against the closed form
@@ -94,35 +84,19 @@ glue("smg_target_sv", ", ".join(f"{v:g}" for v in problem.singular_values), disp
 # and the target's singular values are {glue:text}`smg_target_sv`.
 
 # %% mystnb={"figure": {"caption": "Paper Fig 2: mean squared error over training for the authors' random small initialization. The test set is the training set (as in the authors' code), so the two curves coincide. Dotted lines: the paper's analysis times.", "name": "fig-smg-loss"}} tags=["hide-input"]
-plot_theory.plot_smg_loss(run.times, run.loss, marks=analysis_times)
+plot_theory.plot_smg_loss(runs.run.times, runs.run.loss, marks=analysis_times)
 plt.show()
 
 # %% mystnb={"figure": {"caption": "Sec 3 of the paper (ground truth, no paper figure): mode strengths (solid) against SMG's closed form (dashed, same effective initial strengths). Left: the aligned twin, which the closed form describes exactly. Right: the authors' random small init; later modes lag the closed form because the three hidden units must first align with the modes.", "name": "fig-smg-modes"}} tags=["hide-input"]
-closed = smg.closed_form_strengths(problem, run)
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
-for ax, r, title in zip(axes, (aligned, run), ("aligned twin", "random small init (paper)")):
-    simulated = smg.mode_strengths(smg.end_to_end_maps(r), problem)
-    plot_theory.plot_mode_strengths(r.times, simulated, closed, problem.singular_values, ax=ax, title=title)
-fig.tight_layout()
+plot_smg.plot_mode_strength_panels(runs)
 plt.show()
 
 # %% tags=["hide-input"]
-half = pd.DataFrame({
-    "closed form": smg.closed_form_half_times(problem, run),
-    "aligned twin": smg.half_times(problem, aligned),
-    "random init (paper setting)": smg.half_times(problem, run),
-}, index=["mode 1", "mode 2", "mode 3"])
-relative = lambda column: (half[column] / half["closed form"] - 1).map(
-    lambda r: "not reached" if np.isnan(r) else f"{r:+.1%}")
-half["aligned vs closed form"] = relative("aligned twin")
-half["random vs closed form"] = relative("random init (paper setting)")
-aligned_error = float(np.max(np.abs(half["aligned twin"] / half["closed form"] - 1)))
+half = smg_sections.half_time_table(runs)
 summary.check_headline("02_smg_validation", run_parameters, "aligned twin vs closed form: largest half-time error",
-                       aligned_error, 0.0, 0.10)
-glue("smg_aligned_max_error", f"{aligned_error:.1%}", display=False)
-glue("smg_half_mode1", f"{half.iloc[0, 2]:.0f}", display=False)
-glue("smg_half_mode2", f"{half.iloc[1, 2]:.0f}", display=False)
-reading_table(half.round(0), "Per mode: iterations to half strength, simulated against SMG's closed form",
+                       half.aligned_error, 0.0, 0.10)
+glue_texts(smg_sections.half_time_texts(half))
+reading_table(half.table.round(0), "Per mode: iterations to half strength, simulated against SMG's closed form",
               digits=6)
 
 # %% [markdown]
@@ -138,14 +112,11 @@ reading_table(half.round(0), "Per mode: iterations to half strength, simulated a
 # Half-times over random draws (seeds 0, 1, ...): median [interquartile range].
 
 # %% tags=["hide-input"]
-sweep_seeds = list(range(n_sweep_seeds))
-sweep = smg.half_time_sweep(sweep_seeds, learning_rate, n_iterations)
-half_time_table = smg_report.sweep_view(sweep)
-twin_errors = np.abs(sweep["aligned"] / sweep["closed_form"] - 1)
+sweep = smg_sections.seed_sweep(n_sweep_seeds, learning_rate, n_iterations)
 summary.check_headline("02_smg_validation", run_parameters, "aligned twins vs closed form over the seed sweep: "
-                       "largest half-time error", float(np.nanmax(twin_errors)), 0.0, 0.10)
-glue_texts(smg_report.sweep_texts(sweep, smg.half_times(problem, run), seed, n_iterations))
-reading_table(half_time_table, "Half-times of each mode over random seeds: median [interquartile range]",
+                       "largest half-time error", sweep.largest_twin_error, 0.0, 0.10)
+glue_texts(smg_report.sweep_texts(sweep.half_times, half.random_init, seed, n_iterations))
+reading_table(smg_report.sweep_view(sweep.half_times), "Half-times of each mode over random seeds: median [interquartile range]",
               index=True)
 
 # %% [markdown]
@@ -175,30 +146,22 @@ reading_table(half_time_table, "Half-times of each mode over random seeds: media
 # them with the target's input singular vectors $v_a$ (|cos|, 1 = same direction).
 
 # %% tags=["hide-input"]
-predicted = smg.entk_predicted_map_change(problem, run)
-vectors, values = smg.input_singular_vectors(predicted)
-overlaps = smg.mode_overlaps(vectors, problem)
-table = pd.DataFrame(
-    np.concatenate([overlaps[i1, :2], overlaps[i2, :2]]),
-    index=[f"t={t1}, 1st vector", f"t={t1}, 2nd vector", f"t={t2}, 1st vector", f"t={t2}, 2nd vector"],
-    columns=[f"mode {a + 1}" for a in range(overlaps.shape[2])],
-).round(3)
-best_at_t1, best_at_t2 = int(np.argmax(overlaps[i1, 0])) + 1, int(np.argmax(overlaps[i2, 0])) + 1
-glue("smg_entk_match", f"mode {best_at_t1} at t = {t1} and mode {best_at_t2} at t = {t2}", display=False)
-reading_table(table, "eNTK input singular vectors at the analysis times: |cos| with each target mode",
+one_step = smg_sections.one_step_overlaps(runs, analysis_times)
+glue_texts(smg_sections.one_step_texts(one_step, analysis_times))
+reading_table(one_step.table, "eNTK input singular vectors at the analysis times: |cos| with each target mode",
               index=True)
 
 # %% [markdown]
 # The top eNTK vector matches {glue:text}`smg_entk_match` (the paper: modes 1 and 2).
 
 # %% mystnb={"figure": {"caption": "Paper Fig 4: |cos| between the first (primary) and second (secondary) input-side singular vectors of the eNTK-predicted one-step change of W and each target mode, over training. Dotted lines: analysis times.", "name": "fig-smg-primary-secondary"}} tags=["hide-input"]
-plot_theory.plot_mode_overlaps(run.times, overlaps, ["primary", "secondary"], marks=analysis_times)
+plot_theory.plot_mode_overlaps(runs.run.times, one_step.overlaps, ["primary", "secondary"], marks=analysis_times)
 plt.tight_layout()
 plt.show()
 
 # %% mystnb={"figure": {"caption": "Paper Fig 5: |cos| of the primary eNTK vector with each mode (left axis) and the loss (grey, right axis). The primary vector switches to the next mode before the loss drops.", "name": "fig-smg-cos-vs-loss"}} tags=["hide-input"]
-plot_theory.plot_curves_vs_loss(run.times, overlaps[:, 0], [f"mode {a + 1}" for a in range(4)], run.loss,
-                                "|cos| primary eNTK vector", marks=analysis_times)
+plot_theory.plot_curves_vs_loss(runs.run.times, one_step.overlaps[:, 0], [f"mode {a + 1}" for a in range(4)],
+                                runs.run.loss, "|cos| primary eNTK vector", marks=analysis_times)
 plt.show()
 
 # %% [markdown]
@@ -213,19 +176,9 @@ plt.show()
 # to the half-time of that mode's strength (when it is half learned).
 
 # %% tags=["hide-input"]
-primary_switch = smg.switch_times(run.times, overlaps[:, 0])
-secondary_switch = smg.switch_times(run.times, overlaps[:, 1])
-own_half = smg.half_times(problem, run)
-switch_table = pd.DataFrame({"primary settles on the mode": primary_switch[:3],
-                             "secondary settles on the mode": secondary_switch[:3],
-                             "mode half-learned (half-time)": own_half},
-                            index=["mode 1", "mode 2", "mode 3"]).round(0)
-secondary_leaves_2 = smg.leave_time(run.times, overlaps[:, 1], 1)  # when the secondary vector leaves mode 2
-glue("switch_primary_2", f"{primary_switch[1]:.0f}", display=False)
-glue("switch_secondary_3", "never" if np.isnan(secondary_switch[2]) else f"{secondary_switch[2]:.0f}", display=False)
-glue("switch_half_2", f"{own_half[1]:.0f}", display=False)
-glue("switch_secondary_leaves_2", f"{secondary_leaves_2:.0f}", display=False)
-reading_table(switch_table, "Per mode: iteration at which each eNTK vector settles on it, and its half-time",
+switches = smg_sections.switch_times(runs, one_step.overlaps)
+glue_texts(smg_sections.switch_texts(switches))
+reading_table(switches.table, "Per mode: iteration at which each eNTK vector settles on it, and its half-time",
               index=True)
 
 # %% [markdown]
@@ -245,18 +198,11 @@ reading_table(switch_table, "Per mode: iteration at which each eNTK vector settl
 # table gives $|r|$ between the first two left singular vectors and each projection.
 
 # %% tags=["hide-input"]
-projections = problem.input_projections
-fig3_rows, fig3_vectors = smg.output_vectors_vs_modes(problem, run, analysis_times)
-fig3 = pd.DataFrame(fig3_rows, index=[f"mode {a + 1}" for a in range(projections.shape[1])]).T.round(3)
-reading_table(fig3, "|r| of the eNTK's first two singular vectors with each mode's input projection", index=True)
+data = smg_sections.data_view(runs, analysis_times)
+reading_table(data.table, "|r| of the eNTK's first two singular vectors with each mode's input projection", index=True)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 3: singular vectors of the output-summed eNTK over the training inputs (blue) against the inputs' projections on a target mode (orange, scaled). Left: first singular vector vs mode 1 at t=190. Right: second singular vector vs mode 2 at t=770 (the first is still mode 1 there, see table).", "name": "fig-smg-fig3"}} tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(11, 3))
-plot_theory.plot_vector_vs_projection(fig3_vectors[t1][:, 0], projections[:, 0],
-                                      f"t={t1}: 1st vector vs mode 1, |r|={fig3.iloc[0, 0]:.3f}", axes[0])
-plot_theory.plot_vector_vs_projection(fig3_vectors[t2][:, 1], projections[:, 1],
-                                      f"t={t2}: 2nd vector vs mode 2, |r|={fig3.iloc[3, 1]:.3f}", axes[1])
-fig.tight_layout()
+plot_smg.plot_data_view_panels(runs, data, analysis_times)
 plt.show()
 
 # %% [markdown]
@@ -273,20 +219,10 @@ plt.show()
 # values over training:
 
 # %% mystnb={"figure": {"caption": "Paper Fig 14: the same analysis with the plain NTK (no loss weighting). Left: |cos| of its primary singular vector with each mode. Right: its three largest singular values. Grey: loss.", "name": "fig-smg-ntk"}} tags=["hide-input"]
-ntk_operator = smg.ntk_input_operator(problem, run)
-ntk_vectors, ntk_values = np.linalg.svd(ntk_operator)[0], np.linalg.svd(ntk_operator)[1]
-ntk_overlaps = smg.mode_overlaps(ntk_vectors, problem)
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
-plot_theory.plot_curves_vs_loss(run.times, ntk_overlaps[:, 0], [f"mode {a + 1}" for a in range(4)], run.loss,
-                                "|cos| primary NTK vector", marks=analysis_times, ax=axes[0])
-plot_theory.plot_curves_vs_loss(run.times, ntk_values[:, :3], [f"singular value {k + 1}" for k in range(3)],
-                                run.loss, "NTK singular value", marks=analysis_times, ax=axes[1], log_curves=True)
-fig.tight_layout()
+ntk = smg_sections.ntk_view(runs)
+plot_smg.plot_ntk_panels(runs, ntk, analysis_times)
 plt.show()
-ntk_best = [int(np.argmax(ntk_overlaps[i, 0])) + 1 for i in (i1, i2)]
-ntk_mode1_share = float((ntk_overlaps[:, 0].argmax(axis=1) == 0).mean())
-glue("ntk_mode1_share", f"{ntk_mode1_share:.0%}", display=False)
-glue("ntk_match", f"mode {ntk_best[0]} at t = {t1} and mode {ntk_best[1]} at t = {t2}", display=False)
+glue_texts(smg_sections.ntk_texts(ntk, analysis_times))
 
 # %% [markdown]
 # The primary NTK vector matches {glue:text}`ntk_match`; mode 1 is its best match at
@@ -300,7 +236,5 @@ glue("ntk_match", f"mode {ntk_best[0]} at t = {t1} and mode {ntk_best[1]} at t =
 # the largest mode not yet learned.
 
 # %% tags=["remove-cell"]
-measures = smg_report.SmgMeasures(
-    (t1, t2), own_half, sweep["random"], twin_errors, fig3.to_numpy(), (best_at_t1, best_at_t2), primary_switch,
-    secondary_switch, secondary_leaves_2, ntk_mode1_share)
+measures = smg_sections.chapter_measures(analysis_times, sweep, one_step, switches, data, ntk)
 summary.record("02_smg_validation", run_parameters, smg_report.claim_rows(measures))

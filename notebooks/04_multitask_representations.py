@@ -61,26 +61,18 @@ check_multitask_representations(architecture, schedule, n_iterations, n_entk_pai
 
 # %% mystnb={"figure": {"caption": "Paper Fig 6, redrawn. (A) The network: stimulus pools (green) and task units (purple) project to 200 sigmoid hidden units; hidden and task units project to the output pools (red). All biases are fixed at -2. (B) The tasks: each maps one input pool to one output pool (numbers: task index).", "name": "fig-network"}} tags=["hide-input"]
 import matplotlib.pyplot as plt
-import pandas as pd
-from IPython.display import Markdown, display
-from myst_nb import glue
 
-from lib.analyses import controls
-from lib.analyses import representation_claims as rc
-from lib.analyses import representations as rep
 from lib.analyses import structure_report as report
-from lib.book import plot_representations
-from lib.book import representation_report
-from lib.book import summary
+from lib.book import plot_multitask, plot_representations, representation_report, summary
+from lib.book import representation_blocks as blocks
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
-from lib.core.tasks import ARCHITECTURES, TaskEnvironment, environment_key
+from lib.core.tasks import ARCHITECTURES, TaskEnvironment
 
 run_parameters = summary.ran_with("04_multitask_representations", globals())
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
-plot_representations.plot_network_diagram(env.n_in_pools, env.n_out_pools, env.n_features)
-plt.tight_layout()
+plot_multitask.plot_network(env)
 plt.show()
 
 # %% [markdown]
@@ -97,17 +89,11 @@ plt.show()
 # (positions of points in different components are not comparable).
 
 # %% tags=["hide-input"]
-ari_seeds = list(range(first_seed, first_seed + n_ari_pairs))
-recorded = rep.cached_grouped_hidden(env, schedule, ari_seeds, n_iterations)
-iterations = recorded["iterations"]
-key = dict(env=environment_key(env), schedule=schedule, seed=first_seed, n_iterations=n_iterations)
-embeddings = rep.cached_mphate(env, recorded["hidden_groups"][0], key)
+hidden = blocks.hidden_layer(env, schedule, first_seed, n_ari_pairs, n_iterations)
 
 
 # %% mystnb={"figure": {"caption": "Paper Fig 7: M-PHATE of group-averaged hidden activity over single-task training (colour: % of training), standard init (top) and large init (bottom), for the four groupings. Outlined markers: final positions, shaped by the structure the paper describes. Inset: the input grouping of standard init at 3% of training, shaped by feature position.", "name": "fig-mphate"}} tags=["hide-input"]
-inset_index = int(round(0.03 * (len(iterations) - 1)))
-plot_representations.plot_mphate_grid(embeddings, report.final_labels(env),
-                                      inset=("standard", "input", inset_index, report.final_labels(env)["input"]))
+plot_representations.plot_mphate_grid(hidden.embeddings, hidden.final_labels, inset=blocks.mphate_inset(hidden))
 plt.show()
 
 # %% [markdown]
@@ -119,8 +105,7 @@ plt.show()
 # shared structure).
 
 # %% tags=["hide-input"]
-_, _, probe_rows = rep.probe(env)
-distance_ratios = rep.task_distance_ratios(env, recorded["hidden_groups"][:, :, -1, probe_rows["task"]])
+distance_ratios = blocks.final_distance_ratios(env, hidden)
 glue_texts(representation_report.mean_texts("dist_", distance_ratios))
 reading_table(report.distance_table(distance_ratios),
               "Final hidden distance between tasks sharing a pool, relative to tasks sharing neither")
@@ -137,15 +122,10 @@ reading_table(report.distance_table(distance_ratios),
 # routes and by task; then the average over all pairs, and the unsorted control.
 
 # %% tags=["hide-input"]
-entk_seeds = list(range(first_seed, first_seed + n_entk_pairs))
-structure = controls.cached_initial_structure(env, entk_seeds)
-loadings = structure["loadings/entk_authors"]
-epsilon = structure["loadings/epsilon"]
+t0 = blocks.initial_structure(env, first_seed, n_entk_pairs)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 15: leading eNTK vector at t=0 of each output unit (rows, grouped by output pool) over the training patterns (columns), sorted by routed input unit or by task, for standard and large init of one pair (authors' variant).", "name": "fig-entk-sorted"}} tags=["hide-input"]
-panels = report.sorted_loading_panels(env, loadings[0], report.training_patterns(env, structure, 0))
-plot_representations.plot_loading_heatmaps(panels, env.n_features)
-plt.tight_layout()
+plot_multitask.plot_sorted_loadings(env, t0)
 plt.show()
 
 # %% [markdown]
@@ -156,15 +136,11 @@ plt.show()
 # here and flips from pair to pair.
 
 # %% mystnb={"figure": {"caption": "Paper Fig 8: mean t=0 eNTK loading of each output unit (rows: output pool and within-pool position m) over the patterns of each routed input unit (left) and each task (right), standard init (top) and large init (bottom), averaged over all pairs after orienting every vector along its network's loss sensitivities (authors' variant).", "name": "fig-entk-means"}} tags=["hide-input"]
-means, names = report.oriented_group_means(env, structure, loadings, epsilon, n_entk_pairs)
-plot_representations.plot_group_means({t: means[t] for t in sorted(means, key=lambda t: ("large" in t, "task" in t))},
-                                      names, env.n_features)
-plt.tight_layout()
+plot_multitask.plot_oriented_means(env, t0)
 plt.show()
 
 # %% mystnb={"figure": {"caption": "Paper Fig 16: the same loadings as above for standard init, in the order the patterns were drawn (no sorting): the structure is invisible without grouping.", "name": "fig-entk-unsorted"}} tags=["hide-input"]
-plot_representations.plot_loading_heatmaps({"standard init, unsorted": loadings[0, 0]}, env.n_features)
-plt.tight_layout()
+plot_multitask.plot_unsorted_loadings(env, t0)
 plt.show()
 
 # %% [markdown]
@@ -210,15 +186,11 @@ plt.show()
 # small-weight limit.
 
 # %% tags=["hide-input"]
-CONTROLS = ("epsilon", "output_error", "targets", "ntk")
-short_names = {"epsilon": "ε", "output_error": "ε·σ'"}
-shares = {v: controls.shares_explained(structure, f"entk_{v}", CONTROLS) for v in ("authors", "principled")}
+shares = blocks.control_shares(t0)
 summary.check_headline("04_multitask_representations", run_parameters, "standard init: share of the t=0 eNTK "
-                       "vectors explained by the loss sensitivities", float(shares["authors"]["epsilon"][:, 0].mean()),
-                       0.95, 1.0)
-limit_error = structure["limit_error"]
-glue_texts(representation_report.share_texts(shares, limit_error))
-reading_table(report.share_table(shares, limit_error),
+                       "vectors explained by the loss sensitivities", blocks.epsilon_share(shares), 0.95, 1.0)
+glue_texts(representation_report.share_texts(shares, t0.structure["limit_error"]))
+reading_table(report.share_table(shares, t0.structure["limit_error"]),
               "Variance of the t=0 eNTK vectors explained by each control; distance from the small-weight limit")
 
 # %% [markdown]
@@ -227,22 +199,16 @@ reading_table(report.share_table(shares, limit_error),
 # brackets).
 
 # %% tags=["hide-input"]
-reading_table(report.per_output_table(env, structure, loadings, n_entk_pairs, short_names),
+reading_table(blocks.per_output_table(env, t0),
               "Per output unit: r² of its leading eNTK vector with ε and with ε·σ'")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (a control for Sec 4.2.2): what the t=0 eNTK adds beyond kernel-free controls (authors' variant; one dot per network, bars: mean over pairs). Left: share of the variance of the leading eNTK vectors explained by the loss sensitivities \u03b5, the output error \u03b5\u00b7\u03c3', the targets and the plain NTK's leading vector. Right: silhouette of 12-cluster k-means on each predictor's own loadings \u2014 the quantity the paper correlates with performance.", "name": "fig-entk-controls"}} tags=["hide-input"]
-short = {"entk_authors": "eNTK (authors)", "entk_principled": "eNTK (principled)", "entk_left": "eNTK left",
-         "ntk": "plain NTK", "epsilon": "ε", "output_error": "ε·σ'", "targets": "targets"}
-plot_representations.plot_control_structure({short[n]: shares["authors"][n] for n in CONTROLS},
-                                            {short[n]: structure[f"silhouette/{n}"] for n in controls.LOADING_PREDICTORS})
-plt.tight_layout()
+plot_multitask.plot_controls(blocks.control_panels(shares, t0))
 plt.show()
 
 # %% tags=["hide-input"]
-sil_r = report.silhouette_correlations(structure)
-glue_texts(representation_report.mean_texts("sil_", {n: structure[f"silhouette/{n}"] for n in controls.LOADING_PREDICTORS})
-           | {"sil_r_output_error": f"{sil_r['output_error']:.3f}", "sil_r_epsilon": f"{sil_r['epsilon']:.3f}"})
-reading_table(report.silhouette_table(structure, controls.LOADING_PREDICTORS),
+glue_texts(blocks.silhouette_texts(t0))
+reading_table(blocks.silhouette_table(t0),
               "Clustering of the eNTK loadings and the kernel-free controls: silhouette per init scale")
 
 # %% [markdown]
@@ -272,17 +238,12 @@ reading_table(report.silhouette_table(structure, controls.LOADING_PREDICTORS),
 # difference standard $-$ large with a 95% t-interval; the kernel-free controls below.
 
 # %% tags=["hide-input"]
-factors = report.loading_factor_names(env, structure)
-explained = {n: report.variance_explained(env, structure, n, n_entk_pairs)  # predictor -> (P, 2, factors)
-             for n in controls.LOADING_PREDICTORS}
-rows = report.eta_rows(explained, factors, ("entk_authors", "entk_principled", "entk_left"), n_entk_pairs)
-variance_table = pd.DataFrame(rows)
-glue_texts(representation_report.eta_texts(rows))
-reading_table(variance_table[[c for c in variance_table if not c.startswith("_")]],
-              "Share of the eNTK loadings' variance explained by each factor (η²), standard vs large init")
+eta = blocks.loading_eta(env, t0)
+glue_texts(representation_report.eta_texts(eta.rows))
+reading_table(eta.table, "Share of the eNTK loadings' variance explained by each factor (η²), standard vs large init")
 
 # %% tags=["hide-input"]
-reading_table(report.factor_means_table(explained, factors, controls.LOADING_PREDICTORS),
+reading_table(blocks.factor_means_table(eta),
               "Mean η² of each factor for the eNTK loadings and the kernel-free controls")
 
 # %% [markdown]
@@ -298,11 +259,10 @@ reading_table(report.factor_means_table(explained, factors, controls.LOADING_PRE
 # bootstrap 95% interval over draws; the claim is reproduced when the interval lies above 0.
 
 # %% tags=["hide-input"]
-eta_pair = report.sort_factor_eta(explained["entk_authors"], factors)  # (P, 2 inits, 2 factors)
-control_pair = report.sort_factor_eta(explained["output_error"], factors).mean(axis=2)  # (P, 2): ε·σ' alone
+eta_pair, control_pair = blocks.sort_factor_pairs(eta)  # (P, 2 inits, 2 factors), (P, 2): ε·σ' alone
 entk_large = representation_report.judge_entk_large(eta_pair, control_pair)
 glue_texts(representation_report.entk_large_texts(entk_large))
-reading_table(report.paired_table(eta_pair, entk_seeds),
+reading_table(report.paired_table(eta_pair, t0.seeds),
               "Per weight draw: η² of the eNTK loadings by the two sort factors, standard vs large")
 
 # %% [markdown]
@@ -327,14 +287,9 @@ reading_table(report.paired_table(eta_pair, entk_seeds),
 # patterns.
 
 # %% tags=["hide-input"]
-glue("n_permutations", f"{n_permutations}", display=False)
-null_rows, null_tests = report.shuffle_null_rows(env, structure, loadings, n_entk_pairs, n_permutations)
-standard_structured, large_structured = rc.structured_networks(null_tests["input"]["p"], null_tests["task"]["p"])
-glue("null_large_structured", f"{large_structured} of {n_entk_pairs}", display=False)
-glue("null_large_eta", f"{null_tests['input']['observed'][:, 1].mean():.2f}", display=False)
-glue("null_std_eta", f"{null_tests['input']['observed'][:, 0].mean():.2f}", display=False)
-glue("null_95", f"{null_tests['input']['null_95'].mean():.3f}", display=False)
-reading_table(pd.DataFrame(null_rows), "η² of the eNTK loadings against a null of shuffled pattern labels")
+null = blocks.shuffle_null(env, t0, n_permutations)
+glue_texts(blocks.null_texts(null, n_permutations))
+reading_table(null.table, "η² of the eNTK loadings against a null of shuffled pattern labels")
 
 # %% [markdown]
 # Large init's loadings keep structure of their own: their $\eta^2$ by routed input unit is
@@ -363,32 +318,19 @@ reading_table(pd.DataFrame(null_rows), "η² of the eNTK loadings against a null
 # control $\epsilon\odot\sigma'$ gives the same partition as the eNTK:
 
 # %% tags=["hide-input"]
-glue("n_entk_pairs_text", f"{n_entk_pairs}", display=False)
-derived_all = {g: rep.entk_partitions(env, loadings, structure["stimulus_train"], structure["tasks_train"], g)
-               for g in rep.DERIVED_GROUPINGS}
-derived_control = {g: rep.entk_partitions(env, structure["loadings/output_error"], structure["stimulus_train"],
-                                          structure["tasks_train"], g) for g in rep.DERIVED_GROUPINGS}
-agreement_rows, agreement = report.partition_agreement(env, derived_all, derived_control, n_entk_pairs)
-glue_texts({f"agree_{g}_{by}_{init}": f"{same}/{n_entk_pairs}" for (g, by, init), same in agreement.items()})
-reading_table(pd.DataFrame(agreement_rows),
+agreement = blocks.partition_agreement(env, t0)
+glue_texts(blocks.agreement_texts(agreement, n_entk_pairs))
+reading_table(agreement.table,
               "How often each network's eNTK-derived partition equals a reference partition or the control's")
 
 # %% mystnb={"figure": {"caption": "Paper Fig 9, with eNTK-derived partitions: adjusted Rand index between k-means clusters of group-averaged hidden activity and a partition of the groups, over single-task training (symlog time axis), mean \u00b1 sd over pairs, standard (blue) and large (orange) init. Reference partitions are fixed labels (the paper's choice); 'eNTK-derived' is each network's own partition from its t=0 eNTK. Below zero: clusters that cut across the partition more than chance would.", "name": "fig-ari"}} tags=["hide-input"]
-derived_ari = {g: (labels_g[:n_ari_pairs], parts_g[:n_ari_pairs]) for g, (labels_g, parts_g) in derived_all.items()}
-ari = rep.cached_ari_curves(env, recorded, {**key, "seeds": ari_seeds}, derived_ari)
-TITLES = {"input vs feature": "input units vs feature (reference)",
-          "input vs eNTK-derived": "input units vs eNTK-derived",
-          "output vs output_pool": "output units vs output pool (reference)",
-          "task vs input_pool": "tasks vs input pool (reference)",
-          "task vs output_pool": "tasks vs output pool (reference)",
-          "task vs eNTK-derived": "tasks vs eNTK-derived"}
-plot_representations.plot_ari(iterations, {TITLES[k]: ari[k] for k in TITLES}, ncols=3)
-plt.tight_layout()
+ari = blocks.ari_curves(env, hidden, agreement.derived)
+plot_multitask.plot_ari_panels(hidden.iterations, ari)
 plt.show()
 
 # %% tags=["hide-input"]
-glue_texts(representation_report.ari_texts(env, ari, iterations))
-reading_table(pd.DataFrame(report.ari_rows(ari, iterations)),
+glue_texts(representation_report.ari_texts(env, ari, hidden.iterations))
+reading_table(blocks.ari_table(ari, hidden.iterations),
               "Adjusted Rand index of hidden-layer clusters against each partition: end, peak and onset")
 
 # %% [markdown]
@@ -407,54 +349,21 @@ reading_table(pd.DataFrame(report.ari_rows(ari, iterations)),
 # We add the $t=0$ eNTK structure and the ARI curves of that architecture.
 
 # %% mystnb={"figure": {"caption": "Paper Fig 20: M-PHATE as in Paper Fig 7 for the other architecture (one pair, same schedule).", "name": "fig-mphate-swapped"}} tags=["hide-input"]
-other = "3x4" if architecture == "4x3" else "4x3"
-if show_swapped_architecture:
-    env_other = TaskEnvironment(*ARCHITECTURES[other])
-    other_seeds = list(range(first_seed, first_seed + n_swapped_pairs))
-    recorded_other = rep.cached_grouped_hidden(env_other, schedule, other_seeds, n_iterations)
-    key_other = dict(env=environment_key(env_other), schedule=schedule, seed=first_seed, n_iterations=n_iterations)
-    embeddings_other = rep.cached_mphate(env_other, recorded_other["hidden_groups"][0], key_other)
-    plot_representations.plot_mphate_grid(embeddings_other, report.final_labels(env_other))
-    plt.suptitle(f"{other} architecture", y=0.98)
-    plt.show()
-else:
-    display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
+other = blocks.other_architecture(architecture)
+swapped = blocks.swapped_architecture(other, schedule, first_seed, n_swapped_pairs, n_iterations,
+                                      show_swapped_architecture)
+plot_multitask.show_swapped_figure(plot_multitask.plot_swapped_mphate, swapped)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 20, extended: the adjusted Rand index of Paper Fig 9 for the other architecture (mean \u00b1 sd over its pairs; reference partitions and the partitions derived from each network's t=0 eNTK).", "name": "fig-ari-swapped"}} tags=["hide-input"]
-if show_swapped_architecture:
-    structure_other = controls.cached_initial_structure(env_other, other_seeds,
-                                                        predictors=("entk_authors", "epsilon", "output_error"))
-    derived_other = {g: rep.entk_partitions(env_other, structure_other["loadings/entk_authors"],
-                                            structure_other["stimulus_train"], structure_other["tasks_train"], g)
-                     for g in rep.DERIVED_GROUPINGS}
-    ari_other = rep.cached_ari_curves(env_other, recorded_other, {**key_other, "seeds": other_seeds}, derived_other)
-    plot_representations.plot_ari(recorded_other["iterations"], {TITLES[k]: ari_other[k] for k in TITLES}, ncols=3)
-    plt.suptitle(f"{other} architecture", y=1.0)
-    plt.tight_layout()
-    plt.show()
-else:
-    display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
+plot_multitask.show_swapped_figure(plot_multitask.plot_swapped_ari, swapped)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 20, extended: leading t=0 eNTK vector of each output unit of the other architecture (authors' variant, first pair), over the training patterns sorted by routed input unit or by task, for standard and large init (as Paper Fig 15).", "name": "fig-entk-swapped"}} tags=["hide-input"]
-if show_swapped_architecture:
-    panels_other = report.sorted_loading_panels(env_other, structure_other["loadings/entk_authors"][0],
-                                                report.training_patterns(env_other, structure_other, 0))
-    plot_representations.plot_loading_heatmaps(panels_other, env_other.n_features)
-    plt.suptitle(f"{other} architecture", y=1.0)
-    plt.tight_layout()
-    plt.show()
-else:
-    display(Markdown("Paper Fig 20 is not computed in this run (`show_swapped_architecture` is False)."))
+plot_multitask.show_swapped_figure(plot_multitask.plot_swapped_loadings, swapped)
 
 # %% tags=["hide-input"]
-onset_table = {architecture: report.onsets(ari, iterations)}
-if show_swapped_architecture:
-    onset_table[other] = report.onsets(ari_other, recorded_other["iterations"])
-glue_texts(representation_report.swapped_texts(env_other, structure_other, derived_other["task"][0], n_swapped_pairs)
-           if show_swapped_architecture else dict.fromkeys(representation_report.SWAPPED_TEXTS, "not computed"))
-glue_texts({"other_architecture": other, "other_n_pairs": f"{n_swapped_pairs}"}
-           | representation_report.onset_texts(onset_table, architecture, other))
-reading_table(pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration with mean ARI ≥ 0.5: {n}"),
+onset_table = blocks.onset_table(architecture, ari, hidden.iterations, swapped)
+glue_texts(blocks.swapped_page_texts(swapped, architecture, other, onset_table, n_swapped_pairs))
+reading_table(blocks.onset_frame(onset_table),
               "Per architecture: when each hidden-layer organization appears under standard init", digits=6)
 
 # %% [markdown]
@@ -523,7 +432,6 @@ reading_table(pd.DataFrame(onset_table).rename(index=lambda n: f"first iteration
 
 # %% tags=["remove-cell"]
 measures = representation_report.RepresentationMeasures(
-    architecture, other, n_entk_pairs, ari, distance_ratios, shares, agreement, onset_table,
-    {r["_name"] + "/" + r["_factor"]: r for r in rows},
-    report.structured_by_seed(env, structure, loadings, n_entk_pairs, n_permutations), show_swapped_architecture)
+    architecture, other, n_entk_pairs, ari, distance_ratios, shares, agreement.counts, onset_table, eta.by_name,
+    report.structured_by_seed(env, t0.structure, t0.loadings, n_entk_pairs, n_permutations), show_swapped_architecture)
 summary.record("04_multitask_representations", run_parameters, representation_report.claim_rows(measures, entk_large))
