@@ -73,46 +73,21 @@ replication_first_seeds = {"ET": 1000, "LR": 1100}
 n_replication_pairs = 50
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_multitask_performance
+from lib.book import chapter_parameters, summary
 
-plan, verdict_plan, replication_plan = check_multitask_performance(
-    n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling, replication_first_seeds,
-    n_replication_pairs)
+run_parameters = summary.ran_with("05_multitask_performance", globals())
+plan, verdict_plan, replication_plan = chapter_parameters.check_multitask_performance(**run_parameters)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
-import numpy as np
-from myst_nb import glue
 
-from lib.analyses import performance_verdicts, replication
-from lib.book import correlation_report, performance_report, plot_performance, replication_report, summary
+from lib.book import performance_report, performance_runs, replication_report
+from lib.book import plot_performance_chapter as plot_chapter
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
-from lib.core.tasks import TaskEnvironment
-from lib.experiments.schedules import cached_schedule, schedule_wall_time_s
-from lib.experiments.sweep_points import cached_early_phase_blocks, cached_schedule_blocks
 
-run_parameters = summary.ran_with("05_multitask_performance", globals())
-
-env = TaskEnvironment(4, 3, 3)
-choices = dict(split=split, large_scaling=large_scaling)
-runs = {name: cached_schedule(env, name, seeds, n_it, **choices) for name, (seeds, n_it) in plan.items()}
-# the verdicts' pairs, in blocks of n_pairs: the first block is the run above (one cache entry)
-verdict_runs = cached_schedule_blocks(env, verdict_plan, block_pairs=n_pairs, progress=False, **choices)
-for name in runs:
-    for key, value in runs[name].items():
-        assert np.array_equal(verdict_runs[name][key][:n_pairs] if key != "iterations" else verdict_runs[name][key],
-                              value), f"{name} {key}: the first block differs from the figures' run"
-blocks = {name: [seeds[i:i + n_pairs] for i in range(0, len(seeds), n_pairs)] for name, (seeds, _) in verdict_plan.items()}
-wall = {name: sum(schedule_wall_time_s(env, name, block, verdict_plan[name][1], **choices) for block in blocks[name])
-        for name in verdict_plan}
-glue("perf_run_sizes", "; ".join(
-    f"{name}: seeds {seeds[0]}-{seeds[-1]} in {len(blocks[name])} blocks of up to {n_pairs} pairs (the figures use "
-    f"seeds {plan[name][0][0]}-{plan[name][0][-1]}), {n_it} iterations per phase, computed in {wall[name]:.0f} s "
-    "(both phases, 2 networks per pair)" for name, (seeds, n_it) in verdict_plan.items()), display=False)
-glue("perf_wall_total", f"{sum(wall.values()) / 60:.1f} minutes", display=False)
-glue("perf_n_verdict", f"{n_verdict_pairs}", display=False)
-glue("perf_n_pairs", f"{n_pairs}", display=False)
+runs = performance_runs.schedule_runs(plan, verdict_plan, n_pairs, split, large_scaling)
+glue_texts(performance_runs.run_size_texts(plan, verdict_plan, runs.blocks, runs.wall_s, n_pairs, n_verdict_pairs))
 
 # %% [markdown]
 # Training and fine-tuning all {glue:text}`perf_n_verdict` pairs of both schedules took
@@ -128,16 +103,11 @@ glue("perf_n_pairs", f"{n_pairs}", display=False)
 # legible.
 
 # %% mystnb={"figure": {"caption": "Paper Fig 10, ET schedule, the first n_pairs pairs. Top: mean \u00b1 sd test loss of standard (blue) and large (orange) init over single-task training (left) and multitask fine-tuning (right). Bottom: mean \u00b1 sd of the paired difference large \u2212 standard (the paper's sign; above zero: standard init better), symlog axis.", "name": "fig-perf-et"}} tags=["hide-input"]
-phases = performance_report.PHASES
-test_loss = {name: {phase: run[f"{phase}/loss_test"] for phase in phases} for name, run in runs.items()}
-train_loss = {name: {phase: run[f"{phase}/loss_train"] for phase in phases} for name, run in runs.items()}
-plot_performance.plot_phase_losses(runs["ET"]["iterations"], test_loss["ET"], title="ET: ")
-plt.tight_layout()
+fig = plot_chapter.schedule_figure(runs.figures["ET"]["iterations"], runs.test_loss["ET"], "ET")
 plt.show()
 
 # %% mystnb={"figure": {"caption": "Paper Fig 18: the same for the LR schedule (learning rate 0.03 for standard, 0.01 for large init; 2500 iterations per phase).", "name": "fig-perf-lr"}} tags=["hide-input"]
-plot_performance.plot_phase_losses(runs["LR"]["iterations"], test_loss["LR"], title="LR: ")
-plt.tight_layout()
+fig = plot_chapter.schedule_figure(runs.figures["LR"]["iterations"], runs.test_loss["LR"], "LR")
 plt.show()
 
 # %% [markdown]
@@ -149,10 +119,10 @@ plt.show()
 # training).
 
 # %% tags=["hide-input"]
-rows = performance_report.phase_rows(runs)
+rows = performance_report.phase_rows(runs.figures)
 glue_texts(performance_report.phase_texts(rows))
-shown = performance_report.phase_view(rows)
-reading_table(shown, "Per schedule and phase: start and end test loss, and where standard init is better")
+reading_table(performance_report.phase_view(rows),
+              "Per schedule and phase: start and end test loss, and where standard init is better")
 
 # %% [markdown]
 # In single-task ET training the mean difference favours large init early on and standard
@@ -180,15 +150,12 @@ reading_table(shown, "Per schedule and phase: start and end test loss, and where
 # {glue:text}`perf_n_pairs` pairs one by one.
 
 # %% tags=["hide-input"]
-counts = performance_verdicts.single_task_counts(verdict_runs["ET"]["iterations"],
-                                                verdict_runs["ET"]["single/loss_test"])
-pair_table = performance_report.pair_view(counts)
-reading_table(pair_table,
+counts = performance_runs.et_single_counts(runs.verdicts)
+reading_table(performance_report.pair_view(counts),
               "Single-task ET pairs: standard init ending lower, the paper's pattern, spread of final loss")
 
 # %% mystnb={"figure": {"caption": "Paper Fig 17: single-task test loss of the first n_pairs ET pairs, standard (blue) and large (orange) init, on a shared log scale.", "name": "fig-perf-runs"}} tags=["hide-input"]
-plot_performance.plot_individual_runs(runs["ET"]["iterations"], test_loss["ET"]["single"])
-plt.tight_layout()
+fig = plot_chapter.runs_figure(runs.figures["ET"]["iterations"], runs.test_loss["ET"]["single"])
 plt.show()
 
 # %% [markdown]
@@ -206,16 +173,10 @@ plt.show()
 # gives the counts per schedule and phase (medians over the networks that halve).
 
 # %% tags=["hide-input"]
-# the declared speed measure (perf-multitask-speed, version 3): the first 10% of each phase,
-# a snapshot every 10 iterations; the iteration at which a network's test loss falls to half
-# its own value at the start of the phase, interpolated linearly (nan: not within the window)
-EARLY_FRACTION, EARLY_EVERY = 0.1, 10
-early = cached_early_phase_blocks(env, verdict_plan, EARLY_FRACTION, EARLY_EVERY, block_pairs=n_pairs, **choices)
-worst = performance_report.early_agreement(verdict_runs, early)  # the early runs re-sample the cached runs' start
-speed = performance_report.speed_comparison(early)
-glue_texts(performance_report.speed_texts(speed, worst))
-speed_table = performance_report.speed_view(speed)
-reading_table(speed_table, "Per schedule and phase: which init first halves its test loss from its own start")
+speed = performance_runs.early_speed(runs, verdict_plan, n_pairs)
+glue_texts(performance_report.speed_texts(speed.comparison, speed.worst))
+reading_table(performance_report.speed_view(speed.comparison),
+              "Per schedule and phase: which init first halves its test loss from its own start")
 
 # %% [markdown]
 # In fine-tuning large init halves first in {glue:text}`perf_speed_ET_finetune` ET and
@@ -234,26 +195,18 @@ reading_table(speed_table, "Per schedule and phase: which init first halves its 
 # removal of the large initial error, which the figure shows to be fast in both phases.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (the speed claim of Sec 5): the first 10% of each phase, every pair of both schedules: test loss divided by its value at the start of the phase, median (line) and interquartile range (band) over pairs, standard (blue) and large (orange) init. Dashed: half the starting loss; dotted: each init's median halving iteration over the networks that reach it. Left: single-task training (the control); right: multitask fine-tuning.", "name": "fig-perf-halving"}} tags=["hide-input"]
-fig, axes = plt.subplots(2, 2, figsize=(8.4, 6.4))
-plot_performance.plot_early_halving(
-    {f"{name}: {'single-task' if phase == 'single' else 'fine-tuning'}":
-     (early[name]["iterations"], early[name][f"{phase}/loss_test"]) for name in early for phase in phases}, axes=axes)
-fig.tight_layout()
+fig = plot_chapter.halving_figure(performance_runs.halving_panels(speed.early))
 plt.show()
 
 # %% [markdown]
 # ## Training vs test loss (paper Fig 19)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 19: mean training (dotted) and test (solid) loss of each init in both phases, ET schedule (top) and LR schedule (bottom), the first n_pairs pairs. Train and test sets are drawn i.i.d. from the same 972 (single-task) or 5832 (multitask) patterns, so they overlap (split='iid').", "name": "fig-perf-train-test"}} tags=["hide-input"]
-fig, axes = plt.subplots(2, 2, figsize=(11, 6.8))
-for row_axes, (name, run) in zip(axes, runs.items()):
-    plot_performance.plot_train_test(run["iterations"], train_loss[name], test_loss[name], axes=row_axes, title=f"{name}: ")
-fig.tight_layout()
+fig = plot_chapter.train_test_figure(runs.figures, runs.train_loss, runs.test_loss)
 plt.show()
 
 # %% tags=["hide-input"]
-train_below = performance_verdicts.train_below_test(train_loss, test_loss)
-glue("perf_train_below", f"{sum(train_below.values())} of {len(train_below)}", display=False)
+glue_texts(performance_runs.train_below_texts(runs.train_loss, runs.test_loss))
 
 # %% [markdown]
 # The mean final training loss lies below the test loss in {glue:text}`perf_train_below`
@@ -264,9 +217,7 @@ glue("perf_train_below", f"{sum(train_below.values())} of {len(train_below)}", d
 # ## Verdicts
 
 # %% tags=["remove-cell"]
-judged = performance_report.judge_claims(performance_report.PerformanceMeasures(
-    {(r["schedule"], r["phase"]): r for r in rows}, n_pairs, counts, speed.pooled,
-    performance_report.start_ratio(verdict_runs), train_loss, test_loss, split))
+judged = performance_runs.judge_chapter(rows, counts, speed, runs, n_pairs)
 glue_texts(performance_report.verdict_texts(judged))
 
 # %% [markdown]
@@ -312,20 +263,11 @@ reading_table(performance_report.verdict_view(judged),
 # replicate".
 
 # %% tags=["hide-input", "remove-stderr"]
-replication_runs = cached_schedule_blocks(env, replication_plan, block_pairs=n_pairs, progress=False, **choices)
-replication_counts = performance_verdicts.single_task_counts(replication_runs["ET"]["iterations"],
-                                                             replication_runs["ET"]["single/loss_test"])
-replicated = performance_verdicts.judge_single_task(replication_counts)
-precision = performance_verdicts.precision_notes([counts, replication_counts])
-in_force = performance_report.single_task_judgements(judged)
-glue_texts(performance_report.replication_texts(in_force, replicated))
-glue("perf_replication_pairs", f"{n_replication_pairs}", display=False)
-glue("perf_replication_block", correlation_report.block_words({"ET": replication_plan["ET"]}), display=False)
-glue("perf_declared_half_width", f"{replication.PERFORMANCE_SAMPLE.half_width:.2f}", display=False)
-reading_table(replication_report.replication_view(in_force, replicated, precision),
+replication = performance_runs.replication_block(runs, replication_plan, n_pairs, counts, judged)
+glue_texts(performance_runs.replication_texts(replication, n_replication_pairs))
+reading_table(replication_report.replication_view(replication.in_force, replication.replicated, replication.precision),
               "Pair-count claims: verdicts on the original pairs and on a replication block of new pairs")
 
 # %% tags=["remove-cell"]
-summary.record("05_multitask_performance", run_parameters, performance_report.claim_rows(
-    judged, replicated, precision, correlation_report.block_words({"ET": replication_plan["ET"]}), n_verdict_pairs,
-    sum(wall.values()), worst))
+summary.record("05_multitask_performance", run_parameters,
+               performance_runs.claim_rows(judged, replication, runs, speed, n_verdict_pairs))

@@ -89,13 +89,10 @@ continuum_fit_seeds = [1000, 1001]
 continuum_fit_snapshots = 51
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_rival_theories
+from lib.book import chapter_parameters, summary
 
-check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width, scales,
-                     first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden, n_train,
-                     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
-                     lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
-                     continuum_fit_snapshots)
+run_parameters = summary.ran_with("13_rival_theories", globals())
+chapter_parameters.check_rival_theories(**run_parameters)
 
 # %% [markdown]
 # ## Design
@@ -128,39 +125,16 @@ check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, t
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-from myst_nb import glue
 
-from lib.analyses import claims
-from lib.analyses import rival_theories as rt
-from lib.book import plot_rival_theories, rival_report, rival_tables
+from lib.book import plot_rival_theories, rival_chapter, rival_tables, rival_texts, rival_verdicts
 from lib.book.glued import glue_texts
-from lib.book.tables import long_view, reading_table
-from lib.core.tasks import TaskEnvironment
-from lib.experiments import route_learning, two_point
+from lib.book.tables import reading_table
 
-env = TaskEnvironment()
-tp_summary = two_point.scale_summary(tp_gains, tp_learning_rates, tuple(tp_fit_seeds), tuple(tp_test_seeds), tp_steps,
-                                     width=tp_width, gains_name="tp_gains", learning_rates_name="tp_learning_rates")
-tp_examples = rt.two_point_examples(tp_summary, tp_learning_rates, tp_test_seeds[0], tp_steps, width=tp_width)
-seeds = tuple(range(first_seed, first_seed + n_seeds))
-runs = {g: route_learning.run_route_learning(env, seeds, g, learning_rate, n_iterations, n_snapshots, n_hidden,
-                                             n_train) for g in scales}
-by_scale = {g: rt.network_analysis(env, run, learning_rate, n_fit) for g, run in runs.items()}
-small = by_scale[scales[0]]
-train0 = runs[scales[0]]
-race_check = rt.race_validation(env, train0["x_train"][0], train0["y_train"][0])
-
-glue("rv_tp_width", f"{tp_width}", display=False)
-glue("rv_tp_fit", ", ".join(map(str, tp_fit_seeds)), display=False)
-glue("rv_tp_test", ", ".join(map(str, tp_test_seeds)), display=False)
-glue("rv_nets", f"{n_seeds} networks (seeds {seeds[0]}-{seeds[-1]}) at each of the initial scales g = "
-     + ", ".join(f"{g:g}" for g in scales) + f"; {n_hidden} hidden units", display=False)
-glue("rv_train", f"{n_train} i.i.d. patterns, learning rate {learning_rate:g}, {n_iterations:,} iterations, "
-     f"{n_snapshots} snapshots", display=False)
-glue("rv_n_fit", f"{n_fit}", display=False)
-glue("rv_hidden", f"{n_hidden}", display=False)
+two_point = rival_chapter.two_point_block(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width)
+multitask = rival_chapter.multitask_block(scales, first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots,
+                                          n_hidden, n_train)
+glue_texts(rival_texts.design_texts(tp_width, tp_fit_seeds, tp_test_seeds, first_seed, n_seeds, scales, n_hidden,
+                                    n_train, learning_rate, n_iterations, n_snapshots, n_fit))
 
 # %% [markdown]
 # (rv-two-point-validation)=
@@ -174,14 +148,13 @@ glue("rv_hidden", f"{n_hidden}", display=False)
 # of "inf" lasts beyond the last step).
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (after van Rossem & Saxe Fig. 3, on a smaller network of depth 4): left, the representational distance a(t) of one held-out network per initial gain (solid) and Eq. 7 with rates fitted on other seeds (dashed); middle, the final distance of every held-out network against the theory's fixed point (Eq. 36), the line is equality; right, the plateau length (time until the pair error falls to half its value at equal outputs) of networks and theory against the gain.", "name": "fig-rival-two-point-validation"}} tags=["hide-input"]
-fig = plot_rival_theories.plot_two_point_validation(tp_summary, tp_examples)
+fig = plot_rival_theories.plot_two_point_validation(two_point.summary, two_point.examples)
 plt.show()
 
 # %% tags=["hide-input"]
-plateaus = {key: rival_report.plateau_lengths(tp_summary[key]) for key in ("plateau_sim", "plateau_theory")}
-tp_table = rival_tables.two_point_table(tp_summary, plateaus)
-glue("rv_tp_median", f"{np.median(tp_summary['final_rel_error']):.1%}", display=False)
-reading_table(tp_table, "Two-point theory on its own network, per gain: fitted rates, errors and plateaus")
+glue_texts(rival_texts.two_point_texts(two_point.summary["final_rel_error"]))
+reading_table(rival_tables.two_point_table(two_point.summary, two_point.plateaus),
+              "Two-point theory on its own network, per gain: fitted rates, errors and plateaus")
 
 # %% [markdown]
 # (rv-race-validation)=
@@ -195,11 +168,9 @@ reading_table(tp_table, "Two-point theory on its own network, per gain: fitted r
 # {glue:text}`rv_race_time_error`.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (after Saxe, Sodhani & Lewallen Fig. 4e, simulation against reduction) on the paper's 4x3 environment written as a gated linear network: the twelve route losses of direct gradient descent (colours) and of the reduction (dotted).", "name": "fig-rival-race-validation"}} tags=["hide-input"]
-fig = plot_rival_theories.plot_race_validation(race_check)
+fig = plot_rival_theories.plot_race_validation(multitask.race_check)
 plt.show()
-glue("rv_race_seed", f"{seeds[0]}", display=False)
-glue("rv_race_error", f"{race_check['max_error']:.1%}", display=False)
-glue("rv_race_time_error", f"{race_check['time_error']:.1%}", display=False)
+glue_texts(rival_texts.race_check_texts(multitask.seeds[0], multitask.race_check))
 
 # %% [markdown]
 # (rv-task-pairs)=
@@ -217,20 +188,14 @@ glue("rv_race_time_error", f"{race_check['time_error']:.1%}", display=False)
 # given the same task.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (new): the two-point theory's predicted final distance of every task pair (Eq. 36 from each pattern pair's state at t = 0, rates fitted on other networks of the scale, averaged over stimuli) against the hidden layer's final distance, every held-out network, one panel per initial scale; each network's values divided by its mean over pairs. Colours: the kind of task pair.", "name": "fig-rival-two-point-multitask"}} tags=["hide-input"]
-pairs = rt.task_pairs(env.n_tasks)
-kinds = plot_rival_theories.pair_kind(env, pairs)
-fig = plot_rival_theories.plot_two_point_multitask(by_scale, kinds)
+fig = plot_rival_theories.plot_two_point_multitask(multitask.by_scale, multitask.kinds)
 plt.show()
 
 # %% tags=["hide-input"]
-from IPython.display import display
-
-prediction_table, fit_table = rival_tables.multitask_tables(by_scale, kinds, plot_rival_theories.PAIR_KINDS)
-glue("rv_pairs_across", rival_tables.pooled_pairs_text(by_scale), display=False)
-display(reading_table(prediction_table,
-                      "Two-point theory's prediction of the learned task similarity, per scale"))
-display(reading_table(fit_table,
-                      "Two-point theory on the multitask network, per scale: fitted rates and fit"))
+prediction, fit = rival_tables.multitask_tables(multitask.by_scale, multitask.kinds, plot_rival_theories.PAIR_KINDS)
+glue_texts(rival_texts.task_pair_texts(multitask.by_scale))
+display(reading_table(prediction, "Two-point theory's prediction of the learned task similarity, per scale"))
+display(reading_table(fit, "Two-point theory on the multitask network, per scale: fitted rates and fit"))
 
 # %% [markdown]
 # (rv-race)=
@@ -262,17 +227,13 @@ display(reading_table(fit_table,
 # the race has a plateau and then a sharp drop, the sigmoid network at this scale none.
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (new): the race against the sigmoid network at the smallest initial scale. Left, Spearman's rho between predicted and observed route learning times per network, for the race and for route size alone (lines join one network). Middle, ARI of the hidden layer's task clustering with the output-pool and the input-pool grouping over training (thin: networks; thick: mean; dotted: 0.5). Right, the mean route training loss of the networks and the race's mean route loss, each against its own time divided by its time to half the start.", "name": "fig-rival-race-multitask"}} tags=["hide-input"]
-fig = plot_rival_theories.plot_race_multitask(small, runs[scales[0]]["iterations"], scales[0])
+fig = plot_rival_theories.plot_race_multitask(multitask.by_scale[scales[0]], multitask.iterations, scales[0])
 plt.show()
 
 # %% tags=["hide-input"]
-from lib.experiments.gated_race import race_predictions
-
-race0 = race_predictions(env, train0["x_train"][0], train0["y_train"][0])
-race_pools = race_predictions(env, train0["x_train"][0], train0["y_train"][0], families=("in_pool", "out_pool", "route"))
-
-glue_texts(rival_tables.race_texts(by_scale, scales, runs[scales[0]]["iterations"], race0, race_pools))
-reading_table(rival_tables.race_table(by_scale),
+glue_texts(rival_tables.race_texts(multitask.by_scale, scales, multitask.iterations, multitask.race,
+                                   multitask.race_pools))
+reading_table(rival_tables.race_table(multitask.by_scale),
               "Race against the sigmoid networks, per scale: route order and pool groupings")
 
 # %% [markdown]
@@ -311,25 +272,14 @@ reading_table(rival_tables.race_table(by_scale),
 # {glue:text}`rv_side_words`
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (new): every predictor of (a) the learned task similarity, (b) the route learning order and (c) the single-task loss shape, on the same multitask networks, per initial scale (colours): mean per-network score with its percentile bootstrap 95% interval. (a) and (b): higher is better; (c): lower is better. The accumulated eNTK uses the whole run (a reference, not a prediction) and is shown for (a) only.", "name": "fig-rival-side-by-side"}} tags=["hide-input"]
-from lib.analyses import rival_comparison as rc
-
-kernel_preds = {g: rc.kernel_predictions(env, run, learning_rate) for g, run in runs.items()}
-scores = {g: rc.outcome_scores(by_scale[g], kernel_preds[g], n_fit) for g in scales}
-fig = plot_rival_theories.plot_side_by_side(scores, {"a": rc.A_PREDICTORS, "b": rc.B_PREDICTORS,
-                                                     "c": rc.C_PREDICTORS})
+side = rival_chapter.side_by_side(multitask, learning_rate, n_fit)
+fig = plot_rival_theories.plot_side_by_side(side.scores, rival_chapter.SIDE_PREDICTORS)
 plt.show()
 
 # %% tags=["hide-input"]
-side_tables = {k: rc.interval_table({g: scores[g][k] for g in scales}, names, fmt)
-               for k, names, fmt in (("a", rc.A_PREDICTORS, "+.2f"), ("b", rc.B_PREDICTORS, "+.2f"),
-                                     ("c", rc.C_PREDICTORS, ".2f"))}
-side_tables["b_time"] = rc.interval_table({g: scores[g]["b_time"] for g in scales}, tuple(scores[scales[0]]["b_time"]))
-for k, outcome, score in (("a", "(a) task similarity", "mean r"), ("b", "(b) route order", "mean rho"),
-                          ("b_time", "(b) route times", "median log10(predicted / observed)"),
-                          ("c", "(c) loss shape", "mean absolute error")):
-    display(reading_table(side_tables[k], f"{outcome}, per predictor and scale: {score} [95% interval]"))
-glue("rv_side_snapshots", f"{n_snapshots}", display=False)
-glue_texts(rival_tables.side_texts(kernel_preds, scores, scales))
+for table, title in rival_chapter.side_tables(side.scores):
+    display(reading_table(table, title))
+glue_texts(rival_texts.side_texts(side.kernel_predictions, side.scores, n_snapshots))
 
 # %% [markdown]
 # (rv-continuum)=
@@ -360,36 +310,14 @@ glue_texts(rival_tables.side_texts(kernel_preds, scores, scales))
 # without any theory.
 
 # %% tags=["hide-input"]
-from lib.analyses import continuum_facts, continuum_sweeps
-from lib.analyses import rival_continuum as rcon
-
-cont_scales = [float(g) for g in converged_scales]
-cont_common = dict(n_single=converged_iterations["single"], n_finetune=converged_iterations["finetune"],
-                   n_route=converged_iterations["route"], n_train=converged_n_train, n_test=converged_n_train,
-                   n_hidden=converged_n_hidden)
-cont_nets = continuum_sweeps.converged_sweep(cont_scales, [float(lr) for lr in lr_candidates], n_lr_seeds,
-                                             lr_choice_iterations, converged_seeds, first_block, cont_common)
-cont_use = continuum_facts.analysed(cont_nets, converged_only)
-cont_scores, cont_rates, cont_match, cont_pooled = rcon.continuum_scores(
-    env, cont_nets, cont_use, cont_scales, continuum_fit_seeds, converged_seeds, converged_iterations["single"],
-    continuum_fit_snapshots, converged_n_hidden, converged_n_train)
-cont_table = rc.interval_table(cont_scores, rcon.CONTINUUM_PREDICTORS_A)
-scale_columns = [c for c in cont_table.columns if c.startswith("g = ")]  # one row per predictor and scale: fits the page
-cont_long = long_view(cont_table, ["predictor", "scale"], columns=scale_columns, value_name="mean r [95% interval]")
-display(reading_table(cont_long, "(a) on the continuum's networks: mean r over task pairs [95% interval]"))
-display(reading_table(pd.DataFrame([{"scale g": g, "learning rate": r["lr"], "rate_h": r["rate_h"],
-                                     "rate_y": r["rate_y"], "fit error": r["fit_error"],
-                                     "analysed networks": int(((cont_nets["g"] == g) & cont_use).sum())}
-                                    for g, r in cont_rates.items()]).set_index("scale g"),
-                      "Two-point theory's rates per scale, fitted on held-out networks"))
-
-across, n_finite = rival_report.across_scales_table({k: np.concatenate(v) for k, v in cont_pooled.items()},
-                                                    rcon.CONTINUUM_PREDICTORS_A)
-glue_texts(rival_tables.continuum_texts(across, n_finite, cont_scales, converged_seeds, converged_n_hidden, cont_use,
-                                        converged_only, cont_match))
-glue("rv_cont_fit_seeds", ", ".join(map(str, continuum_fit_seeds)), display=False)
-glue("rv_cont_fit_snapshots", f"{continuum_fit_snapshots}", display=False)
-reading_table(across, "(a) on the continuum's networks: each predictor's correlation pooled across scales")
+continuum = rival_chapter.continuum_block(
+    converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
+    lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
+    continuum_fit_snapshots)
+for table, title in rival_chapter.continuum_tables(continuum):
+    display(reading_table(table, title))
+glue_texts(rival_texts.continuum_texts(continuum, converged_seeds, converged_n_hidden, converged_only,
+                                       continuum_fit_seeds, continuum_fit_snapshots))
 
 # %% [markdown]
 # (rv-verdicts)=
@@ -436,25 +364,7 @@ reading_table(across, "(a) on the continuum's networks: each predictor's correla
 # race (on its own time) cannot predict at all.
 
 # %% tags=["remove-cell"]
-from lib.book import rival_answer, rival_verdicts, summary
-
-held_r = np.concatenate([out["pair_r"] for out in by_scale.values()])
-measures = rival_verdicts.RivalMeasures(tp_summary["final_rel_error"], plateaus["plateau_sim"], plateaus["plateau_theory"],
-                                        tp_gains, held_r, small, scores, scales, cont_scores, cont_scales)
-judgements, earlier = rival_verdicts.judge_claims(measures)
-
-side_words = rival_report.side_words(scores, scales, judgements)
-glue("rv_side_words", side_words, display=False)
-glue("rv_cont_verdicts", rival_verdicts.continuum_text(judgements, n_hidden, converged_n_hidden, measures),
-     display=False)
-glue("rv_verdicts", rival_report.verdict_lines(judgements, earlier, {k: claims.CLAIMS[k].text for k in judgements}),
-     display=False)
-answer_inputs = (judgements, float(np.median(tp_summary["final_rel_error"])), float(race_check["max_error"]), held_r,
-                 small)
-glue("rv_answer_box", rival_answer.answer_box(*answer_inputs), display=False)
-glue("rv_answer", rival_answer.answer_details(*answer_inputs), display=False)
-
-rows = rival_verdicts.claim_rows(judgements, earlier)
-_ = summary.record("13_rival_theories",
-                   summary.ran_with("13_rival_theories", globals()),
-                   rows)
+verdicts = rival_chapter.judge_chapter(two_point, tp_gains, multitask, side, continuum)
+glue_texts(rival_texts.verdict_texts(verdicts, multitask.race_check["max_error"], n_hidden, converged_n_hidden))
+rows = rival_verdicts.claim_rows(verdicts.judgements, verdicts.earlier)
+_ = summary.record("13_rival_theories", run_parameters, rows)
