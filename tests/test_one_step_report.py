@@ -23,4 +23,5 @@ def test_error_texts_and_view_round_as_the_page_quotes_them():
     assert osr.error_texts(scaling(1.996, 4.56e-3)) == {"one_step_slope": "2.00", "one_step_slope_grid": "1.23",
                                                         "one_step_rel_error": "4.6e-03"}
     view = osr.error_view(scaling(2.0))
-    assert view.iloc[0].tolist() == ["2.000e-03", "1.235e-05"] and list(view.columns) == list(scaling(2.0).table.columns)
+    assert view.iloc[0].tolist() == ["2.000e-03", "1.235e-05"]
+    assert list(view.columns) == list(scaling(2.0).table.columns)
