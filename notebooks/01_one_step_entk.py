@@ -63,42 +63,21 @@ from lib.book.chapter_parameters import check_one_step_entk
 check_one_step_entk(seed, n_hidden, n_train, learning_rate, n_iterations, n_learning_rates)
 
 # %% tags=["hide-input"]
-import jax.numpy as jnp
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-from myst_nb import glue
 
-from lib.analyses import entk_vectors
-from lib.core import kernels
-from lib.book import plot_theory
-from lib.book import one_step_report, summary
+from lib.analyses import one_step
+from lib.book import one_step_report, plot_theory, summary
+from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
-from lib.core.models import ReluNet1D
-from lib.core.training import train
 
 run_parameters = summary.ran_with("01_one_step_entk", globals())
 
-model = ReluNet1D(n_hidden)
-params = model.init(jax.random.PRNGKey(seed), dtype=jnp.float64)
-rng = np.random.default_rng(seed)
-x_train = jnp.asarray(np.sort(rng.uniform(-1, 1, n_train))[:, None])
-y_train = jnp.sin(np.pi * x_train)
-grid = jnp.linspace(-1, 1, 201)[:, None]
-
-influence = kernels.ntk(model, params, grid, x_train)[:, :, 0, 0]  # (G, M) K(x, x_n)
-contributions = -learning_rate * kernels.entk(model, params, grid, x_train, y_train)[0]  # (G, M)
-actual, predicted = kernels.one_step_change(model, params, grid, x_train, y_train, learning_rate)
-final, _ = train(model, params, {"x_train": x_train, "y_train": y_train}, learning_rate, n_iterations, 2,
-                 engine="reference")
-np.testing.assert_allclose(predicted[:, 0], contributions.sum(axis=1), rtol=1e-10)  # the same sum, two ways
+problem = one_step.one_step_problem(seed, n_hidden, n_train)
+picture = one_step.one_step_picture(problem, learning_rate, n_iterations)
 
 # %% mystnb={"figure": {"caption": "Paper Fig 1, recomputed. (a) Predictions at initialization, after one gradient step and after training. (b) The influence function K(x, x_n) of each training point at t=0 (colours match the points). (c) Each influence scaled by -lr times that point's loss sensitivity. (d) Their sum added to the t=0 prediction (dashed) against the true state after one step.", "name": "fig-one-step"}} tags=["hide-input"]
-y_start = model.apply(params, grid)[:, 0]
-plot_theory.plot_one_step_explainer(np.asarray(grid[:, 0]), np.asarray(x_train[:, 0]), np.asarray(y_train[:, 0]),
-                                    np.asarray(y_start), np.asarray(y_start + actual[:, 0]),
-                                    np.asarray(model.apply(final, grid)[:, 0]), np.asarray(influence),
-                                    np.asarray(contributions))
+plot_theory.plot_one_step_explainer(picture.grid, picture.x_train, picture.y_train, picture.y_start,
+                                    picture.y_one_step, picture.y_final, picture.influence, picture.contributions)
 plt.tight_layout()
 plt.show()
 
@@ -109,29 +88,16 @@ plt.show()
 # error. We measure the largest error over the grid for a sequence of halved learning rates.
 
 # %% tags=["hide-input"]
-learning_rates = learning_rate * 2.0 ** -np.arange(n_learning_rates)
-rows = []
-for lr in learning_rates:
-    row = {"learning rate": lr}
-    for where, x_eval in (("training points", x_train), ("grid", grid)):
-        true_change, eNTK_change = kernels.one_step_change(model, params, x_eval, x_train, y_train, float(lr))
-        row[f"max |true - eNTK|, {where}"] = float(jnp.abs(true_change - eNTK_change).max())
-        row[f"max |true change|, {where}"] = float(jnp.abs(true_change).max())
-    rows.append(row)
-errors = pd.DataFrame(rows)
-slope_train = entk_vectors.loglog_slope(errors["learning rate"], errors["max |true - eNTK|, training points"])
-slope_grid = entk_vectors.loglog_slope(errors["learning rate"], errors["max |true - eNTK|, grid"])
+errors = one_step.error_scaling(problem, learning_rate, n_learning_rates)
 summary.check_headline("01_one_step_entk", run_parameters, "one-step error order in the learning rate (training "
-                       "points)", slope_train, 1.8, 2.2)  # second order where the network is smooth
-relative = errors["max |true - eNTK|, grid"].iloc[0] / errors["max |true change|, grid"].iloc[0]
-glue("one_step_slope", f"{slope_train:.2f}", display=False)
-glue("one_step_slope_grid", f"{slope_grid:.2f}", display=False)
-glue("one_step_rel_error", f"{relative:.1e}", display=False)
-reading_table(errors.map("{:.3e}".format),
+                       "points)", errors.slope_train, 1.8, 2.2)  # second order where the network is smooth
+glue_texts(one_step_report.error_texts(errors))
+reading_table(one_step_report.error_view(errors),
               "Per learning rate: largest error of the eNTK one-step prediction and largest true change")
 
 # %% mystnb={"figure": {"caption": "Sec 2.1 of the paper (no paper figure): largest error of the eNTK one-step prediction at the training points against the learning rate, with an lr^2 guide.", "name": "fig-one-step-scaling"}} tags=["hide-input"]
-plot_theory.plot_error_scaling(errors["learning rate"], errors["max |true - eNTK|, training points"], slope_train)
+plot_theory.plot_error_scaling(errors.table["learning rate"], errors.table["max |true - eNTK|, training points"],
+                               errors.slope_train)
 plt.tight_layout()
 plt.show()
 
@@ -148,4 +114,4 @@ plt.show()
 # next chapters is needed for longer horizons outside the kernel regime.
 
 # %% tags=["remove-cell"]
-summary.record("01_one_step_entk", run_parameters, one_step_report.claim_rows(slope_train, relative))
+summary.record("01_one_step_entk", run_parameters, one_step_report.claim_rows(errors))

@@ -95,45 +95,22 @@ plan, verdict_plan, replication_plan = check_correlation_analysis(
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
-from myst_nb import glue
 
-from lib.analyses import controls, correlation_verdicts
-from lib.book import correlation_report, plot_representations, replication_report
-from lib.analyses import stats
-from lib.book import summary
+from lib.analyses import correlation_verdicts
+from lib.book import correlation_blocks, correlation_page, correlation_report, plot_representations
+from lib.book import replication_report, summary
 from lib.book.glued import glue_texts
-from lib.book.names import judgement_text, reader_name
 from lib.book.tables import reading_table
-from lib.core.entk_variants import ENTK_VARIANTS
-from lib.experiments.schedules import cached_schedule
 from lib.core.tasks import TaskEnvironment
 
 run_parameters = summary.ran_with("06_correlation_analysis", globals())
 
 env = TaskEnvironment(4, 3, 3)
 choices = dict(split=split, large_scaling=large_scaling)
-# the authors' eigenvectors need a square test x train eNTK: with the disjoint split (472 test patterns)
-# only the principled variant exists
-variants = [v for v in ENTK_VARIANTS if v == "principled" or split == "iid"]
-headline = "authors" if split == "iid" else "principled"
-predictors = [p for p in controls.LOADING_PREDICTORS if p != "entk_authors" or split == "iid"]
-runs = {name: cached_schedule(env, name, seeds, n_it, **choices) for name, (seeds, n_it) in plan.items()}
-structure = {name: controls.cached_initial_structure(env, seeds, predictors=predictors, **choices)
-             for name, (seeds, _) in plan.items()}
-
-
-first_inputs = {variant: correlation_verdicts.network_inputs(runs, structure, [f"entk_{variant}"]) for variant in variants}
-tables = {variant: pd.DataFrame(stats.correlation_table(first_inputs[variant], n_resamples, predictor=f"entk_{variant}"))
-          for variant in variants}
-silhouette_summary = pd.DataFrame(
-    {(name, init): [structure[name][f"silhouette/entk_{v}"][:, i].mean() for v in variants]
-     for name in runs for i, init in enumerate(("standard", "large"))}, index=variants)
-silhouette_summary.index = [reader_name(v) for v in silhouette_summary.index]
-silhouette_summary.columns = [f"{name}, {init} init" for name, init in silhouette_summary.columns]
-reading_table(silhouette_summary, "Mean t=0 silhouette of each eNTK variant, per schedule and init")
+first = correlation_blocks.first_pairs(env, plan, n_resamples, **choices)
+reading_table(correlation_page.silhouette_summary(first),
+              "Mean t=0 silhouette of each eNTK variant, per schedule and init")
 
 # %% [markdown]
 # The mean $t=0$ silhouette of each eNTK variant per schedule and init, over the pairs of this page.
@@ -144,22 +121,20 @@ reading_table(silhouette_summary, "Mean t=0 silhouette of each eNTK variant, per
 # ## The paper's correlations, reproduced (authors' eNTK variant)
 
 # %% tags=["hide-input"]
-authors = tables[headline]  # the table the verdicts use
-if headline != "authors":
-    display(Markdown("With `split='disjoint'` the authors' variant does not exist (472 test patterns): the principled "
-                     "variant is shown."))
-reading_table(correlation_report.correlation_view(authors),
+if first.headline != "authors":
+    display(Markdown(correlation_page.DISJOINT_NOTE))
+reading_table(correlation_report.correlation_view(first.tables[first.headline]),
               "Silhouette against final test loss: the paper's r beside ours, with its controls")
 
 # %% [markdown]
 # ## The same with the principled eNTK variant
 
 # %% tags=["hide-input"]
-reading_table(correlation_report.correlation_view(tables["principled"]),
+reading_table(correlation_report.correlation_view(first.tables["principled"]),
               "Principled eNTK variant: silhouette against final test loss, with the same controls")
 
 # %% tags=["hide-input"]
-glue_texts(correlation_report.headline_texts(authors))
+glue_texts(correlation_report.headline_texts(first.tables[first.headline]))
 
 # %% [markdown]
 # **At the paper's size (10 pairs per schedule).** With the authors' eNTK variant the
@@ -200,30 +175,15 @@ glue_texts(correlation_report.headline_texts(authors))
 # 20 seeds of the shuffles, with the same rule.
 
 # %% tags=["hide-input", "remove-stderr"]
-from lib.analyses import claims, replication
-
-discovery = correlation_verdicts.correlation_block(env, verdict_plan, variants, n_resamples, n_pairs, **choices)
-judged = {v: correlation_verdicts.judge_correlations(discovery.inputs[v], f"entk_{v}", discovery.tables[v])
-          for v in variants}
-glue("corr_n_verdict", f"{n_verdict_pairs}", display=False)
-reading_table(correlation_report.verdict_view({(f"discovery block, {v} variant", claim): j.current
-                                               for v in variants for claim, j in judged[v].items()}),
+discovery = correlation_verdicts.correlation_block(env, verdict_plan, first.variants, n_resamples, n_pairs, **choices)
+judged = correlation_blocks.judge_variants(discovery)
+reading_table(correlation_page.variant_verdict_view(judged),
               "Verdicts on the paper's correlations over all pairs, for both eNTK variants")
 
 # %% tags=["hide-input"]
-holm, holm_significant = correlation_verdicts.holm_significant(discovery.tables[headline])
-full_view = correlation_report.correlation_view(discovery.tables[headline])
-full_view["Holm-adjusted p"] = [f"{p:.3f}" for p in holm]
-for claim, j in judged[headline].items():
-    if claim in correlation_verdicts.RELATIVE_CLAIMS:
-        glue(f"corr_v_{claim}", j.current.ours.replace("single", "single-task").replace("finetune", "fine-tuning"),
-             display=False)
-        glue(f"corr_v_{claim}_ci", j.current.interval, display=False)
-        glue(f"corr_v_{claim}_verdict", judgement_text(j.current), display=False)
-glue("corr_n_holm", f"{len(holm)}", display=False)
-glue("corr_holm_single", "yes" if holm_significant["single"] else "no", display=False)
-glue("corr_holm_finetune", "yes" if holm_significant["finetune"] else "no", display=False)
-reading_table(full_view, "Each correlation over all pairs, with its controls and Holm-adjusted permutation p-values")
+holm = correlation_page.holm_table(discovery.tables[first.headline])
+glue_texts(correlation_page.discovery_texts(judged[first.headline], holm, n_verdict_pairs))
+reading_table(holm.view, "Each correlation over all pairs, with its controls and Holm-adjusted permutation p-values")
 
 # %% [markdown]
 # The first table gives the verdicts with both eNTK variants (the registry's verdict is
@@ -256,28 +216,11 @@ reading_table(full_view, "Each correlation over all pairs, with its controls and
 # (discovery block {glue:text}`corr_v_corr-et`).
 
 # %% tags=["hide-input", "remove-stderr"]
-replication_block = correlation_verdicts.correlation_block(env, replication_plan, [headline], n_resamples, n_pairs,
-                                                           **choices)
-replicated = correlation_verdicts.judge_correlations(replication_block.inputs[headline], f"entk_{headline}",
-                                                     replication_block.tables[headline])
-# corr-predicts under every stability seed of its within-init permutations, per block
-p_by_seed = {name: correlation_verdicts.within_init_p_by_seed(inputs[headline], f"entk_{headline}", n_resamples)
-             for name, inputs in (("first", first_inputs), ("discovery", discovery.inputs),
-                                  ("replication", replication_block.inputs))}
-discovery_in_force = {claim: j.current for claim, j in judged[headline].items()} | {
-    "corr-predicts": correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs,
-                                                         p_by_seed["discovery"])}
-replicated_in_force = {claim: j.current for claim, j in replicated.items()} | {
-    "corr-predicts": correlation_verdicts.judge_predicts(replication_block.tables[headline], n_replication_pairs,
-                                                         p_by_seed["replication"])}
-precision = {claim: correlation_report.precision_text(
-    [discovery.tables[headline], replication_block.tables[headline]], claim, min(n_verdict_pairs, n_replication_pairs),
-    replication.DECLARED[claim], claims.criterion(claim).settings["margin_z"]) for claim in judged[headline]}
-glue("corr_replication_block", correlation_report.block_words(replication_plan), display=False)
-glue("corr_declared_half_width", f"{replication.CORRELATION_SAMPLE.half_width:.2f}", display=False)
-glue("corr_replication_et", replication_report.replication_words(judged[headline]["corr-et"].current,
-                                                                 replicated["corr-et"].current), display=False)
-reading_table(replication_report.replication_view(discovery_in_force, replicated_in_force, precision),
+replication_block = correlation_verdicts.correlation_block(env, replication_plan, [first.headline], n_resamples,
+                                                           n_pairs, **choices)
+verdicts = correlation_blocks.block_verdicts(first, discovery, replication_block, replication_plan, n_resamples)
+glue_texts(correlation_page.replication_texts(verdicts))
+reading_table(replication_report.replication_view(verdicts.in_force, verdicts.replicated_in_force, verdicts.precision),
               "Correlation claims: verdicts on the original pairs and on a replication block of new pairs")
 
 # %% [markdown]
@@ -290,12 +233,9 @@ reading_table(replication_report.replication_view(discovery_in_force, replicated
 # its $r$ is undefined ("–").
 
 # %% tags=["hide-input"]
-RIVALS = tuple(predictors)
-rivals = pd.DataFrame(stats.rival_correlations(correlation_verdicts.network_inputs(runs, structure, RIVALS), list(RIVALS),
-                                               n_resamples))
-rival_table, by_pred = correlation_report.rival_view(rivals, RIVALS, authors["paper_r"])
-glue_texts(correlation_report.rival_texts(by_pred, headline))
-reading_table(rival_table,
+rivals = correlation_blocks.rivals(first, n_resamples)
+glue_texts(correlation_report.rival_texts(rivals.by_predictor, first.headline))
+reading_table(rivals.table,
               "Each correlation with each rival predictor's silhouette or the init label, beside the paper's r",
               transpose=True)
 
@@ -314,14 +254,12 @@ reading_table(rival_table,
 # ## Scatter plots
 
 # %% mystnb={"figure": {"caption": "Sec 5.2 of the paper (no figure there): t=0 eNTK silhouette (authors' variant) against the final test loss relative to the partner, after single-task training (left) and fine-tuning (right), pooled over schedules (circles: ET, squares: LR). Blue: standard init, orange: large init. Each pair contributes one point of each colour with opposite relative losses.", "name": "fig-corr-scatter"}} tags=["hide-input"]
-pooled_sil = np.concatenate([structure[n][f"silhouette/entk_{headline}"] for n in runs])
-markers = np.concatenate([np.full(len(structure[n][f"silhouette/entk_{headline}"]), i) for i, n in enumerate(runs)])
+points = correlation_blocks.scatter_points(first)
 fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.8))
-for ax, phase in zip(axes, ("single", "finetune")):
-    relative = stats.relative_to_partner(np.concatenate([runs[n][f"{phase}/loss_test"][:, :, -1] for n in runs]))
-    plot_representations.plot_silhouette_scatter(pooled_sil, relative, stats.pearson(pooled_sil, relative),
-                                                 "silhouette at t=0", f"relative final test loss ({phase})", ax, markers,
-                                                 marker_labels=dict(enumerate(runs)))
+for ax, phase in zip(axes, points.relative):
+    plot_representations.plot_silhouette_scatter(points.silhouette, points.relative[phase], points.r[phase],
+                                                 "silhouette at t=0", f"relative final test loss ({phase})", ax,
+                                                 points.markers, marker_labels=points.marker_labels)
 fig.tight_layout()
 plt.show()
 
@@ -338,30 +276,13 @@ plt.show()
 # closely above). Each cell: $r$, and in brackets the label-only $r$.
 
 # %% tags=["hide-input", "remove-stderr"]
-other = {"split": {"iid": "disjoint", "disjoint": "iid"}[split],
-         "large_scaling": {"both_layers": "layer1_only", "layer1_only": "both_layers"}[large_scaling]}
-VARIANT_PREDICTORS = ("entk_principled", "epsilon", "output_error")
-columns = {f"this page ({split}, {large_scaling})": (runs, structure)}
-if compare_choices:
-    for choice, value in other.items():
-        changed = {**choices, choice: value}
-        variant_runs = {name: cached_schedule(env, name, seeds, n_it, **changed) for name, (seeds, n_it) in plan.items()}
-        variant_structure = {name: controls.cached_initial_structure(env, seeds, predictors=VARIANT_PREDICTORS, **changed)
-                             for name, (seeds, _) in plan.items()}
-        columns[f"{choice}={value}"] = (variant_runs, variant_structure)
-choice_tables = {title: pd.DataFrame(stats.correlation_table(correlation_verdicts.network_inputs(r, s, ["entk_principled"]), n_resamples,
-                                                             predictor="entk_principled"))
-                 for title, (r, s) in columns.items()}
-choice_view = correlation_report.choice_view(choice_tables)
-performance_rows = correlation_report.choice_performance_rows({title: r for title, (r, _) in columns.items()})
-glue_texts(correlation_report.choice_texts(choice_tables))
-glue("other_split", other["split"], display=False)
-glue("other_scaling", other["large_scaling"], display=False)
-reading_table(choice_view,
+robustness = correlation_blocks.choices(env, plan, first, n_resamples, split, large_scaling, compare_choices)
+glue_texts(correlation_page.choice_texts(robustness))
+reading_table(correlation_report.choice_view(robustness.tables),
               "Principled eNTK variant: correlations under this page's choices, the other split and the other scaling")
 
 # %% tags=["hide-input"]
-reading_table(pd.DataFrame(performance_rows),
+reading_table(robustness.performance,
               "Performance effects under each choice: how often standard init ends lower or is better")
 
 # %% [markdown]
@@ -374,20 +295,5 @@ reading_table(pd.DataFrame(performance_rows),
 # shows whether the performance effects themselves survive each change.
 
 # %% tags=["remove-cell"]
-block_text = correlation_report.block_words(replication_plan)
-rows_out = [correlation_report.correlation_claim_row(
-    claim, judged[headline][claim], correlation_verdicts.judge_version_1(claim, authors, n_pairs),
-    discovery_table=discovery.tables[headline], n_first_pairs=n_pairs, headline=headline,
-    first_pairs_rivals={} if claim == "corr-raw" else correlation_report.output_error_rs(
-        by_pred, correlation_verdicts.RELATIVE_CLAIMS[claim]),
-    replication=replicated[claim].current, replication_block=block_text, precision=precision[claim])
-    for claim in judged[headline]]
-rows_out += [
-    correlation_report.predicts_row(
-        discovery_in_force["corr-predicts"],
-        [correlation_verdicts.judge_predicts_version_1(authors, p_by_seed["first"]),
-         correlation_verdicts.judge_predicts(discovery.tables[headline], n_verdict_pairs, p_by_seed["discovery"], 2)],
-        replicated_in_force["corr-predicts"], block_text, correlation_report.output_error_gap(by_pred, headline), n_pairs),
-    correlation_report.label_gap_row(authors),
-    *correlation_report.choice_rows(choice_tables)]  # the other choices' correlations, where compare_choices
-summary.record("06_correlation_analysis", run_parameters, rows_out)
+summary.record("06_correlation_analysis", run_parameters,
+               correlation_page.summary_rows(first, verdicts, rivals, robustness))
