@@ -372,3 +372,12 @@ def test_a_claim_whose_evidence_was_not_measured_is_not_tested_with_its_reason()
         claims.not_judged("swapped", "")
     with pytest.raises(ValueError, match="claim must be one of"):
         claims.not_judged("no-such-claim", "x")
+
+
+def test_a_version_counts_unless_post_hoc_or_not_a_test_and_an_untested_claim_counts_as_not_tested():
+    from lib.analyses.claim_provenance import counts
+
+    untested = next(k for k, c in claims.CLAIMS.items() if c.untested)
+    assert counts(untested, "")  # no version, no provenance: counted as "not tested"
+    assert counts("horizon-kernel-window", 1) and not counts("horizon-kernel-window", 2)  # v2: post hoc
+    assert not counts("horizon-kernel-adds", 1)  # post hoc, the claim's only version before the filter

@@ -225,3 +225,11 @@ def test_the_chapter_refuses_fractions_without_a_recorded_test_loss_before_any_w
 
     with pytest.raises(ValueError, match=r"fractions must include one of \[0.1, 0.2\], where the converged continuum"):
         cp.check_chapter("12_prediction_horizon", parameters("12_prediction_horizon", fractions=[0.0, 0.05, 0.5]))
+
+
+def test_measuring_again_on_the_same_networks_returns_the_block_itself(blocks):
+    block, ft = blocks
+    assert hcb.measured_on(block, block.use.copy(), SCALES, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, 0.5, 100) is block
+    assert hcb.finetune_measured_on(ft, block, PREDICTORS, KERNELS, FT_OUTCOMES, FT_FRACTIONS, 0.5, 100) is ft
+    with pytest.raises(ValueError, match=r"use must be a boolean mask of shape \(10,\)"):
+        hcb.measured_on(block, block.use[:3], SCALES, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, 0.5, 100)

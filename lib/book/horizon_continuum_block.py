@@ -58,14 +58,16 @@ class ContinuumBlock(NamedTuple):
 class FinetuneBlock(NamedTuple):
     """The horizon of the continuum's fine-tuning phase, on the networks of a
     :class:`ContinuumBlock`: ``snapshots`` (:func:`lib.analyses.horizon_finetune.finetune_horizon_sweep`),
-    ``retrace`` (relative multitask test-loss difference at the start of fine-tuning), ``values``
-    ((predictors, fractions, N)), ``curves`` and ``findings`` (as in :class:`ContinuumBlock`)."""
+    ``retrace`` (relative multitask test-loss difference at the start of fine-tuning), ``use`` (the
+    block's networks it is measured on), ``values`` ((predictors, fractions, N)), ``curves`` and
+    ``findings`` (as in :class:`ContinuumBlock`)."""
 
     snapshots: dict
     retrace: float
-    values: np.ndarray
-    curves: dict
-    findings: dict
+    use: np.ndarray | None = None  # this and the fields below: None until measured (:func:`finetune_measured_on`)
+    values: np.ndarray | None = None
+    curves: dict | None = None
+    findings: dict | None = None
 
 
 def _same_networks(snapshots: dict, networks: dict, what: str) -> None:
@@ -138,6 +140,8 @@ def measured_on(block: ContinuumBlock, use: np.ndarray, scales: Sequence[float],
     use = np.asarray(use)
     if use.dtype != bool or use.shape != np.shape(networks["g"]):
         raise ValueError(f"use must be a boolean mask of shape {np.shape(networks['g'])}, got {use.dtype} {use.shape}")
+    if block.use is not None and np.array_equal(use, block.use):
+        return block  # the same networks: the same measures, not computed again
     groups = networks["g"][use]
     per_scale = per_scale_counts(groups, scales)
     values = np.stack([block.snapshots[p][:, use] for p in predictors])  # (P, F, N)
@@ -166,18 +170,21 @@ def finetune_block(block: ContinuumBlock, scales: Sequence[float], n_seeds: int,
     retrace = float(np.max(np.abs(snapshots["loss_test"][0] - networks["loss_multi_before"])
                            / networks["loss_multi_before"]))
     _check_retrace(retrace, "multitask test loss at the start of fine-tuning")
-    return finetune_measured_on(FinetuneBlock(snapshots, retrace, None, None, None), block, predictors, kernels,
-                                outcomes, fractions, threshold, n_resamples)
+    return finetune_measured_on(FinetuneBlock(snapshots, retrace), block, predictors, kernels, outcomes, fractions,
+                                threshold, n_resamples)
 
 
 def finetune_measured_on(finetune: FinetuneBlock, block: ContinuumBlock, predictors: Sequence[str],
                          kernels: Sequence[str], outcomes: Sequence[str], fractions: Sequence[float], threshold: float,
                          n_resamples: int) -> FinetuneBlock:
     """``finetune``'s snapshots measured on the networks of ``block`` (its ``use`` and ``groups``):
-    values, accuracy curves (resampling seeds 10, 11, ... per outcome) and rival findings."""
+    values, accuracy curves (resampling seeds 10, 11, ... per outcome) and rival findings (``finetune``
+    itself where it was measured on these networks already)."""
+    if finetune.use is not None and np.array_equal(finetune.use, block.use):
+        return finetune
     values = np.stack([finetune.snapshots[p][:, block.use] for p in predictors])  # (P, F, N)
     out = {o: block.networks[o][block.use] for o in outcomes}
     curves = {o: horizon.accuracy_curves(values, out[o], block.groups, list(fractions), threshold, n_resamples,
                                          seed=10 + i) for i, o in enumerate(outcomes)}
     findings = hr.rival_findings(hr.labelled_rival_cells(values, kernels, out, block.groups, list(fractions)))
-    return finetune._replace(values=values, curves=curves, findings=findings)
+    return finetune._replace(use=block.use, values=values, curves=curves, findings=findings)
