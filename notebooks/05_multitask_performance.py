@@ -73,15 +73,16 @@ replication_first_seeds = {"ET": 1000, "LR": 1100}
 n_replication_pairs = 50
 
 # %% tags=["remove-cell"]
-from lib.book import chapter_parameters, summary
+from lib.book.chapter_parameters import check_multitask_performance
 
-run_parameters = summary.ran_with("05_multitask_performance", globals())
-plan, verdict_plan, replication_plan = chapter_parameters.check_multitask_performance(**run_parameters)
+plan, verdict_plan, replication_plan = check_multitask_performance(
+    n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling, replication_first_seeds,
+    n_replication_pairs)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
 
-from lib.book import performance_report, performance_runs, replication_report
+from lib.book import performance_report, performance_runs, replication_report, summary
 from lib.book import plot_performance_chapter as plot_chapter
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
@@ -269,5 +270,5 @@ reading_table(replication_report.replication_view(replication.in_force, replicat
               "Pair-count claims: verdicts on the original pairs and on a replication block of new pairs")
 
 # %% tags=["remove-cell"]
-summary.record("05_multitask_performance", run_parameters,
+summary.record("05_multitask_performance", summary.ran_with("05_multitask_performance", globals()),
                performance_runs.claim_rows(judged, replication, runs, speed, n_verdict_pairs))

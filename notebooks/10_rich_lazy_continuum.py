@@ -77,7 +77,8 @@
 # | `converged_iterations` | its iterations of the single-task (and linearized, and 11-task) run, fine-tuning, and the held-out route | dict, single and finetune multiples of 10, each in [10, 100 000] |
 # | `n_resamples` | bootstrap resamples per interval | integer in [100, 1 000 000] |
 # | `n_permutations` | within-scale permutations per p-value | integer in [99, 1 000 000] |
-# | `converged_only` | analyse only the converged continuum's networks whose single-task training converged, and in a cell with a fine-tuning outcome only those whose fine-tuning settled (chapters 12 and 13 analyse the same networks; the quick profile, too short to converge, analyses all) | True or False |
+# | `converged_only` | analyse only the converged continuum's networks whose single-task training converged (as chapters 12 and 13 do), and in a cell with a fine-tuning outcome only those whose fine-tuning settled (chapter 12 judges a family of cells with a fine-tuning outcome on those networks); the quick profile, too short to converge, analyses all | True or False |
+# | `converged_first_seed` | the converged continuum's first network seed (0: the book's networks; another value trains a disjoint block of `converged_seeds` networks per scale, a replication block; chapters 10, 12 and 13 must be given the same) | integer >= 0, with `converged_first_seed + converged_seeds` at most 100 000 |
 # :::
 #
 # Besides these maxima, the short continuum's training work ((scales) x (networks x iterations) x `n_train` x
@@ -119,13 +120,14 @@ converged_iterations = {"single": 2500, "finetune": 2500, "route": 200}
 n_resamples = 2000
 n_permutations = 9999
 converged_only = True
+converged_first_seed = 0
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_rich_lazy_continuum
 plan = check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                                  n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
                                  converged_scales, converged_seeds, converged_iterations, n_resamples, n_permutations,
-                                 converged_only)
+                                 converged_only, converged_first_seed)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
@@ -135,7 +137,8 @@ from lib.book import continuum_report, plot_continuum, summary
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 runs = cc.continuum_runs(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
-                         n_train, n_hidden, converged_scales, converged_seeds, converged_iterations, converged_only)
+                         n_train, n_hidden, converged_scales, converged_seeds, converged_iterations, converged_only,
+                         converged_first_seed)
 glue_texts(cc.run_texts(runs, n_seeds, converged_seeds, converged_iterations, converged_only))
 reading_table(cc.tuned_lr_table(runs.sweep), "Learning rate chosen on held-out networks, per init scale and scaling",
               index=True)
@@ -155,8 +158,9 @@ reading_table(cc.tuned_lr_table(runs.sweep), "Learning rate chosen on held-out n
 # other grid (each scaling has its own scales). The two sweeps took {glue:text}`cont_sweep_s` s
 # and {glue:text}`conv_sweep_s` s on this machine (0 s when every point was read from the cache).
 # Of the converged continuum the chapter analyses {glue:text}`conv_analysed` (the one
-# convergence filter: chapters 12 and 13 analyse the same networks; how far all of them converged
-# and settled is stated below).
+# convergence filter: chapters 12 and 13 analyse the same converged networks, and chapter 12
+# judges a family of cells with a fine-tuning outcome on the settled ones; how far all of them
+# converged and settled is stated below).
 #
 # ## Outcomes across the continuum
 
@@ -168,7 +172,8 @@ plt.show()
 settings = cc.setting_networks(runs)
 transition = cc.transition(runs, settings, n_resamples)
 glue_texts(cc.transition_texts(transition))
-reading_table(transition.table, "Converged continuum, per init scale: learning rate, laziness measures and median losses")
+reading_table(transition.table,
+              "Converged continuum, per init scale: learning rate, laziness measures and median losses")
 
 # %% [markdown]
 # **Where the transition lies** (converged continuum; medians per scale in the table).
@@ -326,8 +331,8 @@ reading_table(comparison, "Every continuum conclusion from the short runs beside
 # %% tags=["hide-input", "remove-stderr"]
 robust = cc.robustness_block(plan, n_hidden, block_pairs, n_resamples)
 glue_texts(cc.robustness_texts(robust, n_pairs, block_pairs, robustness_iterations))
-reading_table(pd.DataFrame(robust.comparisons), "Standard vs large init pairs: who ends lower, and who did not converge",
-              index=True)
+reading_table(pd.DataFrame(robust.comparisons),
+              "Standard vs large init pairs: who ends lower, and who did not converge", index=True)
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: standard-vs-large pairs: in how many pairs each init ends with the lower test loss, per schedule and phase.", "name": "fig-continuum-wins"}} tags=["hide-input"]
 plot_continuum.plot_win_counts(robust.comparisons)

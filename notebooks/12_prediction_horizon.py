@@ -39,7 +39,8 @@
 # |---|---|---|
 # | `converged_scales`, `converged_seeds`, `first_block`, `converged_iterations`, `lr_candidates`, `n_lr_seeds`, `lr_choice_iterations`, `n_train`, `n_hidden` | the converged continuum of the continuum chapter (its values there: the runs and outcomes are read from its cache) | as in the continuum chapter (`lr_candidates` in float32's normal range [1.175e-38, 3.403e+38]); `converged_seeds` >= 4 |
 # | `fractions` | fractions f of the single-task phase at which the networks are observed | increasing list of >= 3 numbers in [0, 0.5], starting at 0, giving distinct iterations |
-# | `converged_only` | analyse only the networks whose single-task training converged (the quick profile, too short to converge, analyses all) | True or False |
+# | `converged_only` | analyse only the networks whose single-task training converged, and judge the post-hoc versions of the claims whose family of cells includes a fine-tuning outcome on those whose fine-tuning also settled (the quick profile, too short to converge, analyses all) | True or False |
+# | `converged_first_seed` | the converged continuum's first network seed (0: the book's networks; another value trains a disjoint block of `converged_seeds` networks per scale, a replication block; chapters 10, 12 and 13 must be given the same) | integer >= 0, with `converged_first_seed + converged_seeds` at most 100 000 |
 # | `n_resamples` | bootstrap resamples for the interval of the earliest fraction | integer in [100, 100000]; more with `--allow-large` while its 152 bytes per resample fit in the memory available (no `--allow-large` lifts that) |
 # | `pair_first_seeds`, `pair_iterations`, `pair_n_pairs` | the paper's standard/large pairs: the performance chapter's verdict pairs (its `first_seeds`, `iterations`, `n_verdict_pairs`; their runs are read from its cache) | as in that chapter; `pair_n_pairs` >= 4 |
 # | `pair_block` | pairs per cached block of the schedule runs (the performance chapter's `n_pairs`, so its cache entries are read) | integer in [1, `pair_n_pairs`] |
@@ -68,6 +69,7 @@ pair_block = 10
 pair_fractions = [0.0, 0.1]
 finetune_fractions = [0.0, 0.01]
 pair_replication_first_seeds = {"ET": 1000, "LR": 1100}
+converged_first_seed = 0
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_prediction_horizon
@@ -75,7 +77,7 @@ from lib.book.chapter_parameters import check_prediction_horizon
 pair_plan, pair_replication_plan = check_prediction_horizon(
     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
     lr_choice_iterations, n_train, n_hidden, fractions, converged_only, n_resamples, pair_first_seeds, pair_iterations,
-    pair_n_pairs, pair_block, pair_fractions, finetune_fractions, pair_replication_first_seeds)
+    pair_n_pairs, pair_block, pair_fractions, finetune_fractions, pair_replication_first_seeds, converged_first_seed)
 
 # %% [markdown]
 # ## Design
@@ -143,7 +145,7 @@ pair_plan, pair_replication_plan = check_prediction_horizon(
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
-from lib.analyses import claims, continuum_facts, horizon, horizon_checks, horizon_points, replication
+from lib.analyses import claims, continuum_facts, continuum_sweeps, horizon, horizon_checks, horizon_points, replication
 from lib.book import horizon_report as hr
 from lib.book import horizon_answer, horizon_continuum_block, horizon_pair_block, horizon_texts, horizon_verdicts
 from lib.book import correlation_report, plot_horizon, replication_report, summary
@@ -155,11 +157,10 @@ OUTCOMES = ["sharing_final", "loss_single_test", "finetune_speed", "loss_finetun
 THRESHOLD = claims.criterion("horizon-kernel-window").settings["threshold"]
 EARLY = horizon.EARLY_FRACTION
 scales = [float(g) for g in converged_scales]
-common = dict(n_single=converged_iterations["single"], n_finetune=converged_iterations["finetune"],
-              n_route=converged_iterations["route"], n_train=n_train, n_test=n_train, n_hidden=n_hidden)
+common = continuum_sweeps.continuum_common(converged_iterations, n_train, n_hidden)
 block = horizon_continuum_block.continuum_block(
     scales, [float(lr) for lr in lr_candidates], n_lr_seeds, lr_choice_iterations, converged_seeds, first_block, common,
-    fractions, converged_only, PREDICTORS, KERNELS, OUTCOMES, THRESHOLD, n_resamples)
+    fractions, converged_only, PREDICTORS, KERNELS, OUTCOMES, THRESHOLD, n_resamples, converged_first_seed)
 glue_texts(horizon_texts.design_texts(converged_seeds, converged_iterations["single"], block.use, converged_only,
                                       scales, block.per_scale, fractions, block.retrace, THRESHOLD, EARLY))
 
@@ -415,7 +416,7 @@ glue_texts(horizon_answer.answer_texts(THRESHOLD, block, pairs, judgements, PRED
 glue_texts({"hz_settled_text": horizon_answer.settled_text(judgements, int(settled_block.use.sum()),
                                                            int(block.use.sum()))})
 rows = hr.summary_rows(judgements.single, judgements.finetune, judgements.pairs, judgements.replicated_pairs,
-                       judgements.earlier, hr.control_text(block.control_by_seed(0)),
+                       judgements.earlier, hr.control_text(settled_block.control_by_seed(0)),
                        hr.control_text(pairs.control_by_seed(0)), pair_replication_words, pair_precision_text)
 _ = summary.record("12_prediction_horizon", summary.ran_with("12_prediction_horizon", globals()), rows)
 

@@ -56,6 +56,7 @@
 # | `learning_rate`, `n_iterations`, `n_snapshots`, `n_hidden`, `n_train` | full-batch gradient descent of the multitask networks on single tasks | n_iterations a multiple of n_snapshots - 1 |
 # | `converged_scales`, `converged_seeds`, `first_block`, `converged_iterations`, `lr_candidates`, `n_lr_seeds`, `lr_choice_iterations`, `converged_n_train`, `converged_n_hidden` | the converged continuum of the continuum chapter, read from its cache (the prediction-horizon chapter's parameters of the same names; its `n_train`, `n_hidden` renamed here) | as in the continuum chapter (`lr_candidates` in float32's normal range [1.175e-38, 3.403e+38]); `converged_seeds` >= 4 |
 # | `converged_only` | analyse only the continuum's networks whose single-task training converged (the quick profile, too short to converge, analyses all) | True or False |
+# | `converged_first_seed` | the converged continuum's first network seed (0: the book's networks; another value trains a disjoint block of `converged_seeds` networks per scale, a replication block; chapters 10, 12 and 13 must be given the same) | integer >= 0, with `converged_first_seed + converged_seeds` at most 100 000 |
 # | `continuum_fit_seeds`, `continuum_fit_snapshots` | held-out networks per scale (never analysed) trained like the continuum, with snapshots, to fit the two-point rates | distinct seeds >= converged_seeds; snapshots - 1 dividing the single-task iterations |
 # :::
 
@@ -87,12 +88,16 @@ converged_n_hidden = 200
 converged_only = True
 continuum_fit_seeds = [1000, 1001]
 continuum_fit_snapshots = 51
+converged_first_seed = 0
 
 # %% tags=["remove-cell"]
-from lib.book import chapter_parameters, summary
+from lib.book.chapter_parameters import check_rival_theories
 
-run_parameters = summary.ran_with("13_rival_theories", globals())
-chapter_parameters.check_rival_theories(**run_parameters)
+check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width, scales,
+                     first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden, n_train,
+                     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
+                     lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
+                     continuum_fit_snapshots, converged_first_seed)
 
 # %% [markdown]
 # ## Design
@@ -126,7 +131,7 @@ chapter_parameters.check_rival_theories(**run_parameters)
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 
-from lib.book import plot_rival_theories, rival_chapter, rival_tables, rival_texts, rival_verdicts
+from lib.book import plot_rival_theories, rival_chapter, rival_tables, rival_texts, rival_verdicts, summary
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 
@@ -313,7 +318,7 @@ glue_texts(rival_texts.side_texts(side.kernel_predictions, side.scores, n_snapsh
 continuum = rival_chapter.continuum_block(
     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
     lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
-    continuum_fit_snapshots)
+    continuum_fit_snapshots, converged_first_seed)
 for table, title in rival_chapter.continuum_tables(continuum):
     display(reading_table(table, title))
 glue_texts(rival_texts.continuum_texts(continuum, converged_seeds, converged_n_hidden, converged_only,
@@ -367,4 +372,4 @@ glue_texts(rival_texts.continuum_texts(continuum, converged_seeds, converged_n_h
 verdicts = rival_chapter.judge_chapter(two_point, tp_gains, multitask, side, continuum)
 glue_texts(rival_texts.verdict_texts(verdicts, multitask.race_check["max_error"], n_hidden, converged_n_hidden))
 rows = rival_verdicts.claim_rows(verdicts.judgements, verdicts.earlier)
-_ = summary.record("13_rival_theories", run_parameters, rows)
+_ = summary.record("13_rival_theories", summary.ran_with("13_rival_theories", globals()), rows)

@@ -381,3 +381,12 @@ def test_a_version_counts_unless_post_hoc_or_not_a_test_and_an_untested_claim_co
     assert counts(untested, "")  # no version, no provenance: counted as "not tested"
     assert counts("horizon-kernel-window", 1) and not counts("horizon-kernel-window", 2)  # v2: post hoc
     assert not counts("horizon-kernel-adds", 1)  # post hoc, the claim's only version before the filter
+    with pytest.raises(ValueError, match=r"no provenance for claim 'horizon-kernel-window' version 9"):
+        counts("horizon-kernel-window", 9)
+    with pytest.raises(ValueError, match=r"no provenance for claim 'no-such-claim' version 1"):
+        counts("no-such-claim", 1)
+    # through the verdicts page's entry: an untested claim is counted as not tested, not as post hoc only
+    from lib.book import summary
+
+    entry = summary.with_provenance({"claim": untested, "verdict": "not tested", "version": "", "earlier": []})
+    assert (entry["counted_verdict"], entry["counted_version"]) == ("not tested", "")

@@ -111,3 +111,21 @@ def test_the_tuned_learning_rates_are_one_row_per_scale():
     assert list(table.index) == ["g = 0.3", "g = 1", "g = 10"]
     assert list(table.columns) == ["both layers scaled", "hidden layer scaled"]
     assert table.loc["g = 1", "both layers scaled"] == 0.03 and np.isnan(table.loc["g = 1", "hidden layer scaled"])
+
+
+@pytest.mark.parametrize("chapter", ["10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"])
+def test_each_continuum_chapter_refuses_a_first_seed_that_reaches_the_learning_rate_seeds(chapter):
+    from lib.book import chapter_parameters as cp
+    from tests.test_bad_inputs_chapters import parameters
+
+    with pytest.raises(ValueError, match=r"converged_first_seed must be an integer"):
+        cp.check_chapter(chapter, parameters(chapter, converged_first_seed=99_990))
+    cp.check_chapter(chapter, parameters(chapter, converged_first_seed=2000))  # a disjoint block is fine
+
+
+def test_chapter_13_refuses_fit_seeds_inside_a_replication_block():
+    from lib.book import chapter_parameters as cp
+    from tests.test_bad_inputs_chapters import parameters
+
+    with pytest.raises(ValueError, match=r"continuum_fit_seeds .* outside the analysed seeds 1000\.\.1029"):
+        cp.check_chapter("13_rival_theories", parameters("13_rival_theories", converged_first_seed=1000))

@@ -130,3 +130,23 @@ def test_the_horizon_reads_the_t0_silhouettes_the_continuum_computed(in_process)
                                      initial_silhouettes={k: v[:2] for k, v in given.items()})
     with pytest.raises(ValueError, match="fractions must start at 0"):
         horizon_points.horizon_sweep([1.0, 10.0], [0.1, 0.1], 3, common, [0.1, 0.5], initial_silhouettes=given)
+
+
+def test_a_replication_block_of_the_continuum_is_its_own_seeds_each_network_as_in_any_block(in_process):
+    """converged_first_seed: the networks from another first seed are the same networks wherever their
+    block starts (seeds 1 and 2 of a block from seed 1 equal those of the block from seed 0), and the
+    horizon's snapshots follow the same seeds."""
+    from lib.analyses import horizon_points
+
+    common = dict(n_single=20, n_finetune=20, n_route=6, **SIZE)
+    book = continuum_sweeps.converged_sweep([1.0, 10.0], [0.1], 1, 10, 3, 2, common, progress=False)
+    fresh = continuum_sweeps.converged_sweep([1.0, 10.0], [0.1], 1, 10, 2, 1, common, progress=False, first_seed=1)
+    np.testing.assert_array_equal(fresh["seed"], [1, 2, 1, 2])
+    shared = np.isin(book["seed"], [1, 2])
+    for name in ("loss_single_test", "sharing_final", "silhouette_entk_authors", "lr"):
+        np.testing.assert_allclose(fresh[name], book[name][shared], rtol=1e-6, err_msg=name)
+    snaps = horizon_points.horizon_sweep([1.0, 10.0], [0.1, 0.1], 2, dict(n_single=20, **SIZE), [0.0, 0.5],
+                                         progress=False, first_seed=1)
+    np.testing.assert_array_equal(snaps["seed"], [1, 2, 1, 2])
+    with pytest.raises(ValueError, match="first_seed"):
+        continuum_sweeps.converged_sweep([1.0], [0.1], 1, 10, 3, 2, common, first_seed=-1)

@@ -87,15 +87,19 @@ def test_the_continuum_block_measures_the_analysed_networks_of_the_continuum(blo
     assert discoveries.shape == (200,) and block.control_by_seed(0) is discoveries  # each seed computed once
 
 
-def test_converged_only_keeps_the_declared_rule_s_networks_or_refuses_too_few(in_process):
-    block = None
-    try:
-        block = _continuum_block(converged_only=True)
-    except ValueError as error:  # too few networks of this tiny continuum converge
-        assert "every scale needs >= 4 analysed networks" in str(error)
-    if block is not None:
-        np.testing.assert_array_equal(block.use, continuum_facts.analysed(block.networks, True))
-        assert block.values.shape[2] == int(block.use.sum())
+def test_the_declared_filters_pick_the_networks_a_block_is_measured_on(blocks):
+    block, _ = blocks
+    n = len(block.use)
+    networks = {**block.networks, "converged": np.where(np.arange(n) % N_SEEDS == 0, 0.0, 1.0),
+                "settle_finetune": np.where(np.arange(n) % N_SEEDS == 1, 0.5, 0.001)}
+    fake = block._replace(networks=networks)
+    converged = hcb.measured_on(fake, continuum_facts.analysed(networks, True), SCALES, PREDICTORS, KERNELS, OUTCOMES,
+                                FRACTIONS, 0.5, 100)
+    assert converged.per_scale == [N_SEEDS - 1] * 2 and converged.values.shape[2] == 2 * (N_SEEDS - 1)
+    np.testing.assert_array_equal(converged.values[0], block.snapshots[PREDICTORS[0]][:, np.arange(n) % N_SEEDS != 0])
+    with pytest.raises(ValueError, match=rf"got \[{N_SEEDS - 2}, {N_SEEDS - 2}\]"):  # the unsettled left out too
+        hcb.measured_on(fake, continuum_facts.analysed(networks, True, finetune=True), SCALES, PREDICTORS, KERNELS,
+                        OUTCOMES, FRACTIONS, 0.5, 100)
 
 
 def test_the_finetune_block_retraces_the_start_of_fine_tuning(blocks):
@@ -144,18 +148,19 @@ def test_the_chapter_s_judgements_are_those_of_each_block(blocks):
     assert settled.per_scale == [N_SEEDS - 1, N_SEEDS - 1] and settled_ft.values.shape[2] == 2 * (N_SEEDS - 1)
     judged = horizon_verdicts.judge_chapter(block, ft, settled, settled_ft, pairs, replicated, PREDICTORS, KERNELS,
                                             OUTCOMES, FT_OUTCOMES, FRACTIONS, FT_FRACTIONS, [0.0, 0.1], 0.1)
-    on_all = horizon_verdicts.judge_single_task(block.curves, block.findings, PREDICTORS, KERNELS, OUTCOMES,
-                                                FRACTIONS, 0.1, block.per_scale, int(block.use.sum()),
-                                                block.control_by_seed)
-    on_settled = horizon_verdicts.judge_single_task(settled.curves, settled.findings, PREDICTORS, KERNELS, OUTCOMES,
-                                                    FRACTIONS, 0.1, settled.per_scale, int(settled.use.sum()),
-                                                    settled.control_by_seed)
+    in_force = lambda judges: {claim: judged() for claim, judged in judges.items()}  # noqa: E731
+    on_all = in_force(horizon_verdicts.single_task_judges(
+        block.curves, block.findings, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, 0.1, block.per_scale,
+        int(block.use.sum()), block.control_by_seed))
+    on_settled = in_force(horizon_verdicts.single_task_judges(
+        settled.curves, settled.findings, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, 0.1, settled.per_scale,
+        int(settled.use.sum()), settled.control_by_seed))
     assert judged.single["horizon-kernel-window"] == on_settled["horizon-kernel-window"]
     assert judged.single["horizon-loss-window"] == on_all["horizon-loss-window"]
     assert judged.single["horizon-kernel-window"].n != judged.earlier["horizon-kernel-window"][0].n
-    assert judged.finetune == horizon_verdicts.judge_finetune(settled_ft.curves, settled_ft.findings, PREDICTORS,
-                                                              KERNELS, FT_OUTCOMES, FT_FRACTIONS, 0.1,
-                                                              settled.per_scale, int(settled.use.sum()))
+    assert judged.finetune == in_force(horizon_verdicts.finetune_judges(
+        settled_ft.curves, settled_ft.findings, PREDICTORS, KERNELS, FT_OUTCOMES, FT_FRACTIONS, 0.1,
+        settled.per_scale, int(settled.use.sum())))
     assert set(judged.pairs) == set(judged.replicated_pairs) | {"horizon-pairs-kernel-adds-control"}
     assert judged.pairs["horizon-pairs-kernel-window"].verdict != judged.replicated_pairs[
         "horizon-pairs-kernel-window"].verdict  # a strong signal in one block, none in the other
@@ -165,7 +170,9 @@ def test_the_chapter_s_judgements_are_those_of_each_block(blocks):
     assert set(texts) == {"hz_verdicts", "hz_answer_box", "hz_answer"}
     for j in {**judged.single, **judged.finetune, **judged.pairs}.values():
         assert j.verdict in texts["hz_verdicts"]
-    assert f"(the kernel's early window: {judged.counted['horizon-kernel-window'].verdict})" in texts["hz_answer_box"]
+    # the answer describes every analysed network: it quotes the verdict judged on them
+    quoted = judged.earlier["horizon-kernel-window"][-1]
+    assert quoted.version == 1 and f"(the kernel's early window: {quoted.verdict})" in texts["hz_answer_box"]
     assert "does not replicate" in texts["hz_answer_box"]
     settled_words = horizon_answer.settled_text(judged, 6, 8)
     assert settled_words.startswith("Judged again on the 6 of the 8 analysed networks whose fine-tuning also settled")
@@ -177,18 +184,17 @@ def test_the_settled_text_names_each_changed_verdict():
     def judgement(claim, verdict, version):
         return claims.Judgement(claim, version, verdict, "", "", 0, "", "", "")
     now = {"horizon-kernel-adds": judgement("horizon-kernel-adds", "inconclusive", 2)}
-    earlier = {claim: [judgement(claim, "inconclusive", 1)] for claim in horizon_verdicts.FINETUNE_FAMILY_CLAIMS}
+    earlier = {claim: [judgement(claim, "inconclusive", 1)] for claim in horizon_verdicts.SETTLED_FROM}
     earlier["horizon-kernel-adds"] = [judgement("horizon-kernel-adds", "reproduced", 1)]
-    now |= {claim: earlier[claim][-1]._replace(version=2) for claim in horizon_verdicts.FINETUNE_FAMILY_CLAIMS
+    now |= {claim: earlier[claim][-1]._replace(version=2) for claim in horizon_verdicts.SETTLED_FROM
             if claim != "horizon-kernel-adds"}
-    judged = horizon_verdicts.HorizonJudgements(now, {}, earlier, {}, {}, {})
+    judged = horizon_verdicts.HorizonJudgements(now, {}, earlier, {}, {})
     text = horizon_answer.settled_text(judged, 114, 145)
-    assert text.endswith("some kernel quantity carries information about an outcome beyond the representation and "
-                         "losses observed at the same moment (post hoc): reproduced on all the analysed networks, "
-                         "inconclusive on the settled ones.")
+    assert ("some kernel quantity carries information about an outcome beyond the representation and losses observed "
+            "at the same moment (post hoc): reproduced on all the analysed networks, inconclusive on the settled "
+            "ones. The figures") in text
     same = judged._replace(single={**now, "horizon-kernel-adds": earlier["horizon-kernel-adds"][0]._replace(version=2)})
-    assert horizon_answer.settled_text(same, 114, 145).endswith("every verdict is the same as on all the analysed "
-                                                                 "networks.")
+    assert "every verdict is the same as on all the analysed networks." in horizon_answer.settled_text(same, 114, 145)
 
 
 def test_the_finding_texts_and_tables_count_the_findings():

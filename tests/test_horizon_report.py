@@ -124,10 +124,14 @@ def test_summary_rows_give_every_horizon_claim_once_and_the_pairs_their_replicat
                     "horizon-pairs-kernel-beats-rivals", "horizon-pairs-kernel-adds",
                     "horizon-pairs-kernel-adds-control"])
     replicated = {k: j._replace(verdict="reproduced") for k, j in pairs.items()}
-    beats_v1 = claims.judge("horizon-kernel-beats-rivals", version=1, p=[0.01], labels=["a"], n=10)
-    rows = hr.summary_rows(continuum, finetune, pairs, replicated, beats_v1, "CONTROL", "PAIR CONTROL",
+    earlier = {k: [j._replace(version=v, verdict="not reproduced") for v in range(1, j.version)]
+               for k, j in {**continuum, **finetune}.items() if j.version > 1}
+    rows = hr.summary_rows(continuum, finetune, pairs, replicated, earlier, "CONTROL", "PAIR CONTROL",
                            "seeds 2000-2003", "half-width 0.3")
     assert [r["claim"] for r in rows] == [*continuum, *finetune, *pairs]
+    for r in rows:  # every earlier version shown beside the one in force
+        assert [e["version"] for e in r["earlier"]] == [j.version for j in earlier.get(r["claim"], [])]
+    assert [e["verdict"] for e in rows[3]["earlier"]] == ["not reproduced", "not reproduced"]  # beats-rivals v1, v2
     with_replication = [r["claim"] for r in rows if r.get("replication")]
     assert with_replication == [k for k in pairs if k != "horizon-pairs-kernel-adds-control"]
     assert any("CONTROL" in r["control"] for r in rows) and any("PAIR CONTROL" in r["control"] for r in rows)

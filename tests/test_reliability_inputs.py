@@ -143,9 +143,12 @@ def test_the_shared_checks_name_the_callers_parameters():
         check_schedule_parameters(4, {"ET": 0, "LR": 100}, {"ET": 1000, "LR": 150}, iterations_name="pair_iterations")
     with pytest.raises(ValueError, match=r"^pair_fractions must be a non-empty 1-D list"):
         snapshot_iterations([0.0, 2.0], 100, fractions_name="pair_fractions")
-    with pytest.raises(ValueError, match=r"^continuum_fit_seeds must be distinct seeds in \[30, .*analysed seed "
-                                         r"0\.\.29 of converged_seeds = 30"):
+    with pytest.raises(ValueError, match=r"^continuum_fit_seeds must be distinct seeds below 100000 .*outside the "
+                                         r"analysed seeds 0\.\.29 \(converged_seeds = 30\), got \[5\]"):
         check_fit_seeds([5], 30, fit_seeds_name="continuum_fit_seeds", n_analysed_name="converged_seeds")
+    with pytest.raises(ValueError, match=r"outside the analysed seeds 1000\.\.1029"):
+        check_fit_seeds([1005], 30, first_analysed=1000)
+    assert check_fit_seeds([5], 30, first_analysed=1000) == (5,)  # a fresh block frees the book's seeds
     with pytest.raises(ValueError, match=r"^converged_seeds must be an integer >= 1"):
         check_fit_seeds([5], 0, n_analysed_name="converged_seeds")
 

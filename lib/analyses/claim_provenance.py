@@ -42,14 +42,18 @@ class Provenance(NamedTuple):
     not_a_test: str = ""
 
 
-
-def counts(claim: str, version: int) -> bool:
+def counts(claim: str, version: int | str | None) -> bool:
     """Whether ``claim``'s ``version`` counts in the tallies: it was not declared post hoc and tests
-    its claim (no ``not_a_test``). A claim that no chapter tests has no version and no provenance;
-    it counts, as "not tested" (every declared version has provenance:
-    :func:`lib.analyses.claims.check_registry`)."""
+    its claim (no ``not_a_test``). A claim that no chapter tests has no version (``""`` or None) and
+    counts, as "not tested"; a version without provenance is an error naming it (every declared
+    version has provenance: :func:`lib.analyses.claims.check_registry`)."""
+    if version in ("", None):
+        return True
     found = PROVENANCE.get(f"{claim}@v{version}")
-    return found is None or (found.status != "post hoc" and not found.not_a_test)
+    if found is None:
+        raise ValueError(f"no provenance for claim {claim!r} version {version!r} (lib/analyses/claim_provenance.py)")
+    return found.status != "post hoc" and not found.not_a_test
+
 
 PROVENANCE: dict[str, Provenance] = {
     'one-step@v1': Provenance(

@@ -325,7 +325,9 @@ _SETTLED_REASON = ("POST HOC, declared after the earlier version's verdict on ev
 FINETUNE_FAMILY_CLAIMS = ("horizon-kernel-window", "horizon-kernel-beats-rivals", "horizon-kernel-adds",
                           "horizon-kernel-adds-control", "horizon-finetune-kernel-window",
                           "horizon-finetune-loss-window", "horizon-finetune-kernel-beats-rivals")
+SETTLED_FROM: dict[str, int] = {}  # claim -> its first version judged on the networks whose fine-tuning settled
 for _key in FINETUNE_FAMILY_CLAIMS:
     _current = HORIZON_RIVAL_CLAIMS[_key].current
     _then(_key, _current._replace(version=_current.version + 1, commit="", reason=_SETTLED_REASON,
                                   text=_SETTLED_NETWORKS + _current.text), last_in_force=_UNFILTERED_LAST_IN_FORCE)
+    SETTLED_FROM[_key] = _current.version + 1

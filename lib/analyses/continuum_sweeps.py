@@ -87,20 +87,33 @@ def continuum_sweep(scales: dict[str, list[float]], lr_paper: float, lr_candidat
     return {"networks": {k: np.asarray(v) for k, v in columns.items()}, "tuned_lr": tuned, "curves": curves}
 
 
+# the fractions of the single-task phase at which converged_sweep records the test loss, and their columns
+RECORDED_TEST_LOSS = {0.1: "loss_single_test_10pct", 0.2: "loss_single_test_20pct"}
+
+
+def continuum_common(iterations: dict, n_train: int, n_hidden: int) -> dict:
+    """The run sizes of a continuum's points from a chapter's ``iterations`` (``single``,
+    ``finetune``, ``route``), ``n_train`` (training and test patterns) and ``n_hidden``."""
+    return dict(n_single=iterations["single"], n_finetune=iterations["finetune"], n_route=iterations["route"],
+                n_train=n_train, n_test=n_train, n_hidden=n_hidden)
+
+
 def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds: int, n_lr_iterations: int,
-                    n_seeds: int, first_block: int, common: dict, progress: bool = True) -> dict[str, np.ndarray]:
-    """The converged continuum: ``n_seeds`` networks (seeds 0...) per init scale (both layers
+                    n_seeds: int, first_block: int, common: dict, progress: bool = True,
+                    first_seed: int = 0) -> dict[str, np.ndarray]:
+    """The converged continuum: ``n_seeds`` networks (seeds ``first_seed``... : the book's are 0...,
+    a replication block any disjoint range) per init scale (both layers
     scaled) trained with the iteration counts of ``common`` (``n_single``, ``n_finetune``,
     ``n_route``, sizes), in cached :func:`~lib.analyses.continuum_points.outcome_point` blocks per
-    scale (seeds 0..first_block-1 and the rest: two blocks keep both workers busy to the end; a
+    scale (the first ``first_block`` seeds and the rest: two blocks keep both workers busy to the end; a
     network's outcomes do not depend on its block, tested), at the scale's learning rate chosen as
     :func:`continuum_sweep` chooses it
     (:func:`~lib.analyses.continuum_points.lr_point` on ``n_lr_seeds`` held-out networks per
     candidate, ``n_lr_iterations`` iterations; for a scale of that sweep's grid the same cached
     points, so the same choice); and the t=0 predictors in two cached
-    :func:`~lib.analyses.continuum_points.predictor_point` blocks per scale: seeds
-    0..first_block-1 (for a scale of the grid, :func:`continuum_sweep`'s points, read from the
-    cache) and the rest.
+    :func:`~lib.analyses.continuum_points.predictor_point` blocks per scale: the first
+    ``first_block`` seeds (with ``first_seed`` 0 and a scale of the grid, :func:`continuum_sweep`'s
+    points, read from the cache) and the rest.
 
     Returns ``{column: (len(scales) * n_seeds,) array}`` with ``g``, ``seed``, ``lr``, every
     predictor of :data:`~lib.analyses.continuum_points.CONTINUUM_PREDICTORS` and outcome of
@@ -116,8 +129,10 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
 
     check_int("n_seeds", n_seeds, minimum=2)
     check_int("first_block", first_block, minimum=1, maximum=n_seeds)
+    check_int("first_seed", first_seed, minimum=0, maximum=LR_SELECTION_SEED - n_seeds)
     size = {k: common[k] for k in ("n_hidden", "n_train", "n_test") if k in common}
-    blocks = [(0, first_block)] + ([(first_block, n_seeds - first_block)] if n_seeds > first_block else [])
+    blocks = [(first_seed, first_block)] + ([(first_seed + first_block, n_seeds - first_block)]
+                                            if n_seeds > first_block else [])
     with dask_client() as client:
         lr_points = [{"scaling": "both", "g": float(g), "lr": float(lr), "first_seed": LR_SELECTION_SEED,
                       "n_seeds": n_lr_seeds, "n_iterations": n_lr_iterations, **size}
@@ -137,7 +152,8 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
     columns: dict[str, list] = {}
     for i, g in enumerate(scales):
         o = _joined(outs[i * len(blocks):(i + 1) * len(blocks)])
-        block = {"g": [float(g)] * n_seeds, "seed": list(range(n_seeds)), "lr": [float(tuned_lr[g])] * n_seeds}
+        block = {"g": [float(g)] * n_seeds, "seed": list(range(first_seed, first_seed + n_seeds)),
+                 "lr": [float(tuned_lr[g])] * n_seeds}
         block |= {name: np.concatenate([preds[i * len(blocks) + b][name] for b in range(len(blocks))]).tolist()
                   for name in CONTINUUM_PREDICTORS}
         block |= {name: list(o[name]) for name in OUTCOMES}
@@ -146,8 +162,8 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
             curve = np.asarray(o[key], np.float64)
             block[f"settle_{phase}"] = list(np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])
         block["route_resolution"] = [int(np.max(np.diff(o["iterations/route"])))] * n_seeds
-        for tenths in (1, 2):  # the recorded test loss at 10% and 20% of the single-task phase (11 snapshots)
-            block[f"loss_single_test_{10 * tenths}pct"] = list(np.asarray(o["curve/single/loss_test"])[:, tenths])
+        for fraction, column in RECORDED_TEST_LOSS.items():  # the single-task test loss curve has 11 snapshots
+            block[column] = list(np.asarray(o["curve/single/loss_test"])[:, round(10 * fraction)])
         for name, values in block.items():
             columns.setdefault(name, []).extend(values)
     return {k: np.asarray(v) for k, v in columns.items()}

@@ -32,6 +32,7 @@ from ..core.validation import check_int
 
 ADD_CONTROL_PERMUTATIONS = 200  # permutations of the add test's negative control (the registry's text declares 200)
 
+
 def per_group_correlations(x, y, groups) -> dict[str, np.ndarray]:
     """Per group (in order of first appearance in ``groups`` (N,)): ``group``, ``n`` (finite pairs),
     ``r`` (Pearson r of x and y (N,)), ``lo``, ``hi`` (Fisher 95% interval, 1 / sqrt(n - 3)); r is nan

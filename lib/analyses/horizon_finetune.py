@@ -54,12 +54,13 @@ finetune_horizon_point.check_parameters = _check_finetune_horizon
 
 
 def finetune_horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=FINETUNE_FRACTIONS,
-                           block_seeds: int = 15, progress: bool = True) -> dict[str, np.ndarray]:
+                           block_seeds: int = 15, progress: bool = True, first_seed: int = 0) -> dict[str, np.ndarray]:
     """The predictors of every network of the converged continuum at every fraction of fine-tuning:
     cached :func:`finetune_horizon_point` blocks (as :func:`lib.analyses.horizon_points.horizon_sweep`,
-    with ``n_single``, ``n_finetune``, ``n_hidden``, ``n_train``, ``n_test`` from ``common``).
+    seeds ``first_seed``..., with ``n_single``, ``n_finetune``, ``n_hidden``, ``n_train``, ``n_test``
+    from ``common``).
 
     Returns ``g``, ``seed`` (N,) scale-major, ``fractions``, ``iterations`` (F,), every predictor (F, N)."""
     size = {k: common[k] for k in ("n_single", "n_finetune", "n_hidden", "n_train", "n_test") if k in common}
     return scale_block_sweep(finetune_horizon_point, "lib.analyses.horizon_finetune:finetune_horizon_point", scales,
-                             learning_rates, n_seeds, size, fractions, block_seeds, progress)
+                             learning_rates, n_seeds, size, fractions, block_seeds, progress, first_seed)

@@ -163,10 +163,11 @@ horizon_point.check_parameters = _check_horizon
 
 
 def horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=HORIZON_FRACTIONS,
-                  block_seeds: int = 15, progress: bool = True, initial_silhouettes: dict | None = None
-                  ) -> dict[str, np.ndarray]:
+                  block_seeds: int = 15, progress: bool = True, initial_silhouettes: dict | None = None,
+                  first_seed: int = 0) -> dict[str, np.ndarray]:
     """The predictors of every network of the converged continuum at every fraction: cached
-    :func:`horizon_point` blocks of at most ``block_seeds`` networks per scale (seeds 0 ... n_seeds - 1,
+    :func:`horizon_point` blocks of at most ``block_seeds`` networks per scale (seeds ``first_seed``
+    ... ``first_seed + n_seeds - 1``,
     at ``learning_rates[i]`` for ``scales[i]``, with ``n_single``, ``n_hidden``, ``n_train``, ``n_test``
     from ``common``), run on Dask (blocks smaller than a scale keep every worker busy to the end).
 
@@ -188,7 +189,7 @@ def horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=
         check_initial_silhouettes(False, fractions)
         size["initial_silhouettes"] = False
     out = scale_block_sweep(horizon_point, "lib.analyses.horizon_points:horizon_point", scales, learning_rates,
-                            n_seeds, size, fractions, block_seeds, progress)
+                            n_seeds, size, fractions, block_seeds, progress, first_seed)
     if initial_silhouettes is not None:
         for name in INITIAL_SILHOUETTES:
             out[name][0] = initial_silhouettes[name]
@@ -196,9 +197,9 @@ def horizon_sweep(scales, learning_rates, n_seeds: int, common: dict, fractions=
 
 
 def scale_block_sweep(point_function, name: str, scales, learning_rates, n_seeds: int, size: dict, fractions,
-                      block_seeds: int = 15, progress: bool = True) -> dict[str, np.ndarray]:
+                      block_seeds: int = 15, progress: bool = True, first_seed: int = 0) -> dict[str, np.ndarray]:
     """Run a horizon point function (``point_function``, importable as ``name``) over blocks of at most
-    ``block_seeds`` networks per scale (seeds 0 ... n_seeds - 1, ``learning_rates[i]`` for
+    ``block_seeds`` networks per scale (seeds ``first_seed`` ... ``first_seed + n_seeds - 1``, ``learning_rates[i]`` for
     ``scales[i]``, the point parameters ``size`` and ``fractions``) on Dask, cached, and join them:
     ``g``, ``seed`` (N,) scale-major, ``fractions``, ``iterations`` (F,), every predictor (F, N)."""
     from ..experiments.sweep import sweep
@@ -208,7 +209,9 @@ def scale_block_sweep(point_function, name: str, scales, learning_rates, n_seeds
         raise ValueError(f"scales and learning_rates must be non-empty and of one length, got {len(scales)} and "
                          f"{len(learning_rates)}")
     check_int("block_seeds", block_seeds, minimum=1)
-    blocks = [(first, min(block_seeds, n_seeds - first)) for first in range(0, n_seeds, block_seeds)]
+    check_int("first_seed", first_seed, minimum=0)
+    end = first_seed + n_seeds
+    blocks = [(first, min(block_seeds, end - first)) for first in range(first_seed, end, block_seeds)]
     points = [{"scaling": "both", "g": float(g), "lr": float(lr), "first_seed": first, "n_seeds": count,
                "fractions": [float(f) for f in fractions], **size}
               for g, lr in zip(scales, learning_rates) for first, count in blocks]
@@ -221,7 +224,7 @@ def scale_block_sweep(point_function, name: str, scales, learning_rates, n_seeds
     runs = report.load()
     out = {name: np.concatenate([r[name] for r in runs], axis=1) for name in KERNEL_PREDICTORS + RIVAL_PREDICTORS}
     out["g"] = np.repeat(np.asarray(scales, np.float64), n_seeds)
-    out["seed"] = np.tile(np.arange(n_seeds), len(scales))
+    out["seed"] = np.tile(np.arange(first_seed, end), len(scales))
     out["fractions"] = np.asarray(fractions, np.float64)
     out["iterations"] = runs[0]["iterations"]
     return out

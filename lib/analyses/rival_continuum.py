@@ -68,31 +68,33 @@ class ContinuumScores(NamedTuple):
 
 
 def check_fit_seeds(fit_seeds, n_analysed: int, fit_seeds_name: str = "fit_seeds",
-                    n_analysed_name: str = "n_analysed") -> tuple[int, ...]:
+                    n_analysed_name: str = "n_analysed", first_analysed: int = 0) -> tuple[int, ...]:
     """``fit_seeds`` as a tuple, or ValueError unless they are >= 1 distinct seeds outside the analysed
-    seeds 0..n_analysed-1 and below the learning-rate selection seeds
-    (:data:`lib.analyses.continuum_points.LR_SELECTION_SEED`...). ``fit_seeds_name``,
+    seeds ``first_analysed``..``first_analysed + n_analysed - 1`` and below the learning-rate
+    selection seeds (:data:`lib.analyses.continuum_points.LR_SELECTION_SEED`...). ``fit_seeds_name``,
     ``n_analysed_name`` are the caller's names of the two (chapter 13's ``continuum_fit_seeds``,
     ``converged_seeds``), used in the messages."""
     n_analysed = check_int(n_analysed_name, n_analysed, minimum=1)
     seeds = tuple(check_seeds(fit_seeds_name, fit_seeds))
-    if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < n_analysed or max(seeds) >= LR_SELECTION_SEED:
-        raise ValueError(f"{fit_seeds_name} must be distinct seeds in [{n_analysed}, {LR_SELECTION_SEED}) (never an "
-                         f"analysed seed 0..{n_analysed - 1} of {n_analysed_name} = {n_analysed}, nor a learning-rate "
-                         f"selection seed), got {fit_seeds!r}")
+    analysed = range(first_analysed, first_analysed + n_analysed)
+    if not seeds or len(set(seeds)) != len(seeds) or any(s in analysed for s in seeds) \
+            or max(seeds) >= LR_SELECTION_SEED:
+        raise ValueError(f"{fit_seeds_name} must be distinct seeds below {LR_SELECTION_SEED} (never a learning-rate "
+                         f"selection seed) outside the analysed seeds {first_analysed}..{analysed[-1]} "
+                         f"({n_analysed_name} = {n_analysed}), got {fit_seeds!r}")
     return seeds
 
 
 def fit_scale_rates(env: TaskEnvironment, g: float, learning_rate: float, fit_seeds, n_analysed: int,
                     n_iterations: int, n_snapshots: int, n_hidden: int, n_train: int,
-                    engine: str = DEFAULT_ENGINE.value, n_pairs: int = 4) -> dict[str, float]:
+                    engine: str = DEFAULT_ENGINE.value, n_pairs: int = 4, first_analysed: int = 0) -> dict[str, float]:
     """The two-point theory's effective rates at init scale ``g``: ``rate_h``, ``rate_y``, ``fit_error``
     (:func:`lib.analyses.rival_theories.fit_pair_rates` on ``n_pairs`` pattern pairs per network) from
     the held-out networks ``fit_seeds`` (:func:`check_fit_seeds` against the analysed seeds
-    0..n_analysed-1) trained like the continuum's single-task run (``learning_rate``,
+    ``first_analysed``.., ``n_analysed`` of them) trained like the continuum's single-task run (``learning_rate``,
     ``n_iterations``, ``engine``, ``n_hidden``, ``n_train``), observed at ``n_snapshots`` snapshots;
     time is learning rate x iterations."""
-    seeds = check_fit_seeds(fit_seeds, n_analysed)
+    seeds = check_fit_seeds(fit_seeds, n_analysed, first_analysed=first_analysed)
     check_positive_float("g", g), check_positive_float("learning_rate", learning_rate)
     check_engine("engine", engine)
     run = run_route_learning(env, seeds, g, learning_rate, n_iterations, n_snapshots, n_hidden, n_train, "both", engine)
@@ -108,10 +110,11 @@ def fit_scale_rates(env: TaskEnvironment, g: float, learning_rate: float, fit_se
 
 def cached_scale_rates(env: TaskEnvironment, g: float, learning_rate: float, fit_seeds, n_analysed: int,
                        n_iterations: int, n_snapshots: int, n_hidden: int, n_train: int,
-                       engine: str = DEFAULT_ENGINE.value) -> dict[str, float]:
+                       engine: str = DEFAULT_ENGINE.value, first_analysed: int = 0) -> dict[str, float]:
     """:func:`fit_scale_rates` through the results cache (:func:`lib.core.results.cached`, keyed by
-    every argument but ``env`` and by the code), as floats."""
-    seeds = check_fit_seeds(fit_seeds, n_analysed)
+    every argument but ``env`` and ``first_analysed``, which only checks the fit seeds, and by the
+    code), as floats."""
+    seeds = check_fit_seeds(fit_seeds, n_analysed, first_analysed=first_analysed)
     key = {"g": float(g), "learning_rate": float(learning_rate), "fit_seeds": list(seeds), "n_analysed": int(n_analysed),
            "n_iterations": int(n_iterations), "n_snapshots": int(n_snapshots), "n_hidden": int(n_hidden),
            "n_train": int(n_train), "engine": str(engine)}
@@ -195,13 +198,15 @@ def pooled_log_r(predicted: np.ndarray, observed: np.ndarray) -> float:
 
 
 def continuum_scores(env: TaskEnvironment, nets: dict, use: np.ndarray, scales, fit_seeds, n_seeds: int,
-                     n_iterations: int, n_snapshots: int, n_hidden: int, n_train: int) -> ContinuumScores:
+                     n_iterations: int, n_snapshots: int, n_hidden: int, n_train: int,
+                     first_seed: int = 0) -> ContinuumScores:
     """The predictors of task similarity (a) on the converged continuum's networks ``nets``
     (:func:`lib.analyses.continuum_sweeps.converged_sweep`: ``g``, ``seed``, ``lr``, ``pairs/initial``,
     ``pairs/single``, ``pairs/linearized``), the analysed ones ``use`` (N,) bool, scale by scale
     (``scales``, the continuum's init scales in their order): the
     two-point theory's rates fitted on the held-out ``fit_seeds`` (:func:`cached_scale_rates`, with
-    ``n_seeds`` networks per scale, ``n_iterations`` single-task steps and ``n_snapshots``), each
+    ``n_seeds`` networks per scale from seed ``first_seed``, ``n_iterations`` single-task steps and
+    ``n_snapshots``), each
     network's predictions from t=0 (:func:`initial_predictions`), and their scores against the
     distances after single-task training. Returns :class:`ContinuumScores`."""
     scores, rates, match, pooled = {}, {}, [], {}
@@ -209,7 +214,7 @@ def continuum_scores(env: TaskEnvironment, nets: dict, use: np.ndarray, scales, 
         rows = (nets["g"] == g) & use
         lr = float(nets["lr"][nets["g"] == g][0])
         rates[g] = cached_scale_rates(env, g, lr, fit_seeds, n_seeds, n_iterations, n_snapshots, n_hidden,
-                                      n_train) | {"lr": lr}
+                                      n_train, first_analysed=first_seed) | {"lr": lr}
         if not rows.any():  # no analysed network at this scale: no scores
             scores[g] = {name: np.array([]) for name in CONTINUUM_PREDICTORS_A}
             continue

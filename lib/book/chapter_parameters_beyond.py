@@ -14,16 +14,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..analyses.continuum_points import LR_SELECTION_SEED
-from ..analyses.continuum_sweeps import scale_grid
+from ..analyses.continuum_sweeps import RECORDED_TEST_LOSS, scale_grid
 from ..analyses.explorer import check_explorer
 from ..analyses.horizon_points import KERNEL_PREDICTORS, RIVAL_PREDICTORS
 from ..analyses.within_scale import resampling_bytes
 from ..core.validation import (check_choice, check_int, check_learning_rate, check_memory, check_number_list,
                                check_positive_float, check_seeds, check_size, check_workload)
 from .parameter_checks import (G_RANGE, Plan, bootstrap_interval_bytes, check_continuum_training,
-                               check_converged_continuum, check_converged_runs, check_phase_lengths,
-                               check_replication_plan, check_schedule_plan, correlation_report_bytes)
-from .horizon_continuum_block import RETRACE_FRACTIONS
+                               check_converged_continuum, check_converged_runs, check_converged_seeds,
+                               check_phase_lengths, check_replication_plan, check_schedule_plan,
+                               correlation_report_bytes)
 
 
 # --- 10: the rich-lazy continuum ------------------------------------------------------------------
@@ -50,7 +50,7 @@ def _check_scale_grid(g_min, g_max, n_scales) -> None:
 def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                               n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
                               converged_scales, converged_seeds, converged_iterations, n_resamples,
-                              n_permutations, converged_only) -> Plan:
+                              n_permutations, converged_only, converged_first_seed) -> Plan:
     """Chapter 10; returns the robustness runs' plan, schedule -> (seeds, n_iterations)."""
     check_choice("converged_only", converged_only, (True, False))
     plan = check_schedule_plan(n_pairs, first_seeds, robustness_iterations, iterations_name="robustness_iterations")
@@ -73,6 +73,7 @@ def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_
     check_size("n_permutations", n_permutations, minimum=99, sane_maximum=1_000_000)
     check_size("converged_seeds", converged_seeds, minimum=3, sane_maximum=200)
     check_int("converged_seeds", converged_seeds, minimum=n_seeds, maximum=LR_SELECTION_SEED)
+    check_converged_seeds(converged_first_seed, converged_seeds)
     check_converged_runs(converged_scales, converged_iterations)
     if not {1.0, 10.0} <= {float(g) for g in converged_scales}:
         raise ValueError(f"converged_scales must include 1 and 10, got {converged_scales!r}")
@@ -122,7 +123,8 @@ def check_live_explorer(g, seed, schedule, architecture, n_iterations, n_train) 
 def check_prediction_horizon(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                              n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions, converged_only,
                              n_resamples, pair_first_seeds, pair_iterations, pair_n_pairs, pair_block,
-                             pair_fractions, finetune_fractions, pair_replication_first_seeds) -> tuple[Plan, Plan]:
+                             pair_fractions, finetune_fractions, pair_replication_first_seeds,
+                             converged_first_seed) -> tuple[Plan, Plan]:
     """Chapter 12: the converged continuum's parameters (as chapter 10's, whose cached runs it reads),
     the fractions of the single-task phase and the bootstrap size; the paper's pairs (as chapter 05's
     verdict pairs, whose cached runs it reads in chapter 05's blocks of ``pair_block`` pairs) and the
@@ -133,12 +135,13 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
     from ..experiments.horizon_snapshots import snapshot_iterations
 
     check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
-                              n_lr_seeds, lr_choice_iterations, n_train, n_hidden, converged_only)
+                              n_lr_seeds, lr_choice_iterations, n_train, n_hidden, converged_only,
+                              converged_first_seed)
     check_number_list("fractions", fractions, 0.0, 0.5, increasing=True, min_length=3)
     if float(fractions[0]) != 0.0:
         raise ValueError(f"fractions must start at 0 (t=0), got {fractions!r}")
-    if not any(float(f) in RETRACE_FRACTIONS for f in fractions):
-        raise ValueError(f"fractions must include one of {list(RETRACE_FRACTIONS)}, where the converged continuum "
+    if not any(float(f) in RECORDED_TEST_LOSS for f in fractions):
+        raise ValueError(f"fractions must include one of {list(RECORDED_TEST_LOSS)}, where the converged continuum "
                          f"recorded its test loss (the snapshots are checked against it), got {fractions!r}")
     snapshot_iterations(fractions, converged_iterations["single"])
     check_size("n_resamples", n_resamples, minimum=100, sane_maximum=100_000)
@@ -178,7 +181,7 @@ def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seed
                          first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden,
                          n_train, converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                          n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only,
-                         continuum_fit_seeds, continuum_fit_snapshots) -> None:
+                         continuum_fit_seeds, continuum_fit_snapshots, converged_first_seed) -> None:
     """Chapter 13: the two-point network (gains with one learning rate each, fit and held-out seeds
     distinct and apart, all confirmatory: each seed is one network), the multitask networks (scales,
     seeds first_seed.. of which the first n_fit fit the two-point rates), and the converged continuum
@@ -190,8 +193,10 @@ def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seed
 
     check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                               n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden,
-                              converged_only, n_train_name="converged_n_train", n_hidden_name="converged_n_hidden")
-    check_fit_seeds(continuum_fit_seeds, converged_seeds, "continuum_fit_seeds", "converged_seeds")
+                              converged_only, converged_first_seed, n_train_name="converged_n_train",
+                              n_hidden_name="converged_n_hidden")
+    check_fit_seeds(continuum_fit_seeds, converged_seeds, "continuum_fit_seeds", "converged_seeds",
+                    converged_first_seed)
     check_size("continuum_fit_snapshots", continuum_fit_snapshots, minimum=3, sane_maximum=1000)
     if converged_iterations["single"] % (continuum_fit_snapshots - 1):
         raise ValueError(f"continuum_fit_snapshots - 1 must divide converged_iterations['single'] "

@@ -52,6 +52,7 @@ CONVERGED_CONTINUUM: dict[str, tuple[object, object]] = {
     "n_train": (200, 200),
     "n_hidden": (200, 200),
     "converged_only": (True, False),  # the one convergence filter (the quick profile's runs are too short)
+    "converged_first_seed": (0, 0),  # the networks' first seed: another value gives a disjoint replication block
 }
 # chapter -> the parameter (or "parameter.key" of a dict parameter) that holds each entry there
 CONVERGED_NAMES: dict[str, dict[str, str]] = {

@@ -57,28 +57,26 @@ class ContinuumRuns(NamedTuple):
         return self.sweep["networks"]
 
 
-def _common(iterations: dict, n_train: int, n_hidden: int) -> dict:
-    return dict(n_single=iterations["single"], n_finetune=iterations["finetune"], n_route=iterations["route"],
-                n_train=n_train, n_test=n_train, n_hidden=n_hidden)
-
-
 def continuum_runs(g_min: float, g_max: float, n_scales: int, hidden_scales: Sequence[float], n_seeds: int,
                    n_lr_seeds: int, lr_candidates: Sequence[float], iterations: dict, n_train: int, n_hidden: int,
                    converged_scales: Sequence[float], converged_seeds: int, converged_iterations: dict,
-                   converged_only: bool) -> ContinuumRuns:
+                   converged_only: bool, converged_first_seed: int = 0) -> ContinuumRuns:
     """The :class:`ContinuumRuns` of the chapter's parameters (read from the results cache where
     computed before): the short run at lr 0.01 and at the learning rate chosen per scale among
-    ``lr_candidates``, and the converged continuum (its first ``n_seeds`` networks the short run's)."""
+    ``lr_candidates``, and the converged continuum, seeds ``converged_first_seed``.. (from seed 0,
+    its first ``n_seeds`` networks are the short run's)."""
     scales = {"both": continuum_sweeps.scale_grid(g_min, g_max, n_scales), "hidden": [float(g) for g in hidden_scales]}
     candidates = [float(lr) for lr in lr_candidates]
     start = time.perf_counter()
     sweep = continuum_sweeps.continuum_sweep(scales, 0.01, candidates, n_seeds, n_lr_seeds,
-                                             _common(iterations, n_train, n_hidden), iterations["lr_choice"])
+                                             continuum_sweeps.continuum_common(iterations, n_train, n_hidden),
+                                             iterations["lr_choice"])
     sweep_seconds = time.perf_counter() - start
     start = time.perf_counter()
+    sizes = continuum_sweeps.continuum_common(converged_iterations, n_train, n_hidden)
     converged = continuum_sweeps.converged_sweep([float(g) for g in converged_scales], candidates, n_lr_seeds,
-                                                 iterations["lr_choice"], converged_seeds, n_seeds,
-                                                 _common(converged_iterations, n_train, n_hidden))
+                                                 iterations["lr_choice"], converged_seeds, n_seeds, sizes,
+                                                 first_seed=converged_first_seed)
     return ContinuumRuns(sweep, converged, continuum_facts.analysed_networks(converged, converged_only), scales,
                          sweep_seconds, time.perf_counter() - start)
 
@@ -89,8 +87,8 @@ def run_texts(runs: ContinuumRuns, n_seeds: int, converged_seeds: int, converged
     converged continuum's networks the chapter analyses."""
     n_points = len(runs.scales["both"]) + len(runs.scales["hidden"])
     n_all, n_used = len(runs.converged["g"]), len(runs.analysed["g"])
-    n_unsettled = int(np.sum(np.isnan(runs.analysed["loss_finetune_test"]) & ~np.isnan(
-        runs.converged["loss_finetune_test"][continuum_facts.analysed(runs.converged, converged_only)])))
+    n_unsettled, _ = continuum_facts.unsettled(runs.converged, "finetune",
+                                               continuum_facts.analysed(runs.converged, converged_only))
     return {"cont_sweep_s": f"{runs.sweep_seconds:.0f}", "conv_sweep_s": f"{runs.converged_seconds:.0f}",
             "cont_n_points": f"{n_points}", "cont_n_initial": f"{n_points * n_seeds}",
             "cont_n_trained": f"{len(runs.networks['g'])}", "conv_n": f"{n_all}",
@@ -149,7 +147,7 @@ def transition(runs: ContinuumRuns, settings: dict, n_resamples: int) -> Transit
         "linearization_gap": f["gap"], "linearization finite (share)": f["gap_finite"], "kernel_distance": f["dist"],
         "loss_single_test": f["loss"],
         "loss_finetune_test": continuum_sweeps.medians_by_scale(analysed, "loss_finetune_test")[1],
-        "settled, single task (share)": [continuum_facts.settled_share(every, "single", g) for g in f["gs"]]})
+        "settled, single task (share of all)": [continuum_facts.settled_share(every, "single", g) for g in f["gs"]]})
     return Transition(facts, midpoints, settled, table)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..analyses.claim_registry_horizon_rivals import FINETUNE_FAMILY_CLAIMS
+from ..analyses.claim_registry_horizon_rivals import SETTLED_FROM
 from ..analyses.claims import CLAIMS, Judgement
 from ..analyses.replication import REPLICATES, replication_status
 from .horizon_report import fraction_label, window_cells
@@ -142,12 +142,17 @@ def answer_texts(threshold: float, block, pairs, judgements, predictors: Sequenc
                  pair_fractions: Sequence[float], early: float) -> dict[str, str]:
     """The chapter's glued verdict texts: ``hz_verdicts`` (one line per claim, with its earlier
     versions' verdicts), ``hz_answer_box`` (:func:`answer_box`) and ``hz_answer``
-    (:func:`answer_details`), both quoting each claim's counted verdict, from the continuum's block (``block``: a
+    (:func:`answer_details`). The answer describes the figures and tables, which show every analysed
+    network, so it quotes each claim's latest verdict judged on those networks: for a claim of
+    :data:`lib.analyses.claim_registry_horizon_rivals.SETTLED_FROM` the version before the one in
+    force (:func:`settled_text` gives the verdicts in force, on the networks whose fine-tuning
+    settled). From the continuum's block (``block``: a
     :class:`lib.book.horizon_continuum_block.ContinuumBlock`), the pairs' discovery block (``pairs``:
     a :class:`lib.book.horizon_pair_block.PairBlock`) and ``judgements``
     (:class:`lib.book.horizon_verdicts.HorizonJudgements`)."""
     judged = {**judgements.single, **judgements.finetune, **judgements.pairs}
-    quoted = {**judgements.single, **judgements.finetune, **judgements.counted}  # the counted verdict, where one is
+    quoted = {claim: judgements.earlier[claim][-1] if claim in SETTLED_FROM else j
+              for claim, j in {**judgements.single, **judgements.finetune}.items()}  # on every analysed network
     kernel_first, rival_first = first_sure_fractions(block.curves, len(kernels))
     n_early_cells = len(window_cells(block.curves, predictors, kernels, outcomes, fractions, early)[0])
     f, pf = block.findings, pairs.findings
@@ -168,17 +173,20 @@ def answer_texts(threshold: float, block, pairs, judgements, predictors: Sequenc
 
 def settled_text(judgements, n_settled: int, n_analysed: int) -> str:
     """What the one convergence filter changes: the verdict of each claim of
-    :data:`lib.analyses.claim_registry_horizon_rivals.FINETUNE_FAMILY_CLAIMS` on the ``n_settled``
+    :data:`lib.analyses.claim_registry_horizon_rivals.SETTLED_FROM` on the ``n_settled``
     networks whose fine-tuning also settled (its post-hoc version in force) beside its previous
     version's on all ``n_analysed`` analysed networks (``judgements``:
     :class:`lib.book.horizon_verdicts.HorizonJudgements`)."""
     now = {**judgements.single, **judgements.finetune}
-    changed = [(claim, judgements.earlier[claim][-1].verdict, now[claim].verdict) for claim in FINETUNE_FAMILY_CLAIMS
+    changed = [(claim, judgements.earlier[claim][-1].verdict, now[claim].verdict) for claim in SETTLED_FROM
                if judgements.earlier[claim][-1].verdict != now[claim].verdict]
     head = (f"Judged again on the {n_settled} of the {n_analysed} analysed networks whose fine-tuning also settled "
-            f"(the one convergence filter; a post-hoc version of each of the {len(FINETUNE_FAMILY_CLAIMS)} claims whose "
+            f"(the one convergence filter; a post-hoc version of each of the {len(SETTLED_FROM)} claims whose "
             "family includes a fine-tuning outcome, not counted in the tallies)")
+    shown = (" The figures, tables and answer above show all the analysed networks; the verdicts below give each "
+             "post-hoc version's numbers on the settled ones.")
     if not changed:
-        return head + ", every verdict is the same as on all the analysed networks."
+        return head + ", every verdict is the same as on all the analysed networks." + shown
     return head + ", " + "; ".join(f"{CLAIMS[claim].text[0].lower() + CLAIMS[claim].text[1:]}: {old} on all the "
-                                   f"analysed networks, {new} on the settled ones" for claim, old, new in changed) + "."
+                                   f"analysed networks, {new} on the settled ones"
+                                   for claim, old, new in changed) + "." + shown

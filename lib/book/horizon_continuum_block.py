@@ -20,13 +20,12 @@ from typing import NamedTuple
 import numpy as np
 
 from ..analyses import continuum_facts, continuum_sweeps, horizon, horizon_checks, horizon_finetune, horizon_points
+from ..analyses.continuum_sweeps import RECORDED_TEST_LOSS
 from . import horizon_report as hr
+from .horizon_pair_block import RETRACE_TOLERANCE
 
-RETRACE_TOLERANCE = 1e-4  # relative: float32 agreement of retrained snapshots with the recorded runs
 MIN_PER_SCALE = 4  # analysed networks per init scale that a within-scale correlation needs
 CONTROL_FIRST_SEED = 1  # the continuum's control permutations start at this seed (the pairs' at 2)
-# the retrained snapshots' test loss is compared with the continuum's where both recorded it
-RETRACE_FRACTIONS = {0.1: "loss_single_test_10pct", 0.2: "loss_single_test_20pct"}
 
 
 class ContinuumBlock(NamedTuple):
@@ -77,14 +76,15 @@ def _same_networks(snapshots: dict, networks: dict, what: str) -> None:
 
 def single_task_retrace(snapshots: dict, networks: dict, fractions: Sequence[float]) -> float:
     """Largest relative difference of the snapshots' test loss (``loss_test``, (F, N)) from the
-    continuum's recorded test loss at the fractions both recorded (:data:`RETRACE_FRACTIONS`);
-    ValueError where ``fractions`` holds none of them."""
-    shared = [f for f in RETRACE_FRACTIONS if f in fractions]
+    continuum's recorded test loss at the fractions both recorded
+    (:data:`lib.analyses.continuum_sweeps.RECORDED_TEST_LOSS`); ValueError where ``fractions`` holds
+    none of them."""
+    shared = [f for f in RECORDED_TEST_LOSS if f in fractions]
     if not shared:
-        raise ValueError(f"fractions must include one of {list(RETRACE_FRACTIONS)} (where the continuum recorded its "
+        raise ValueError(f"fractions must include one of {list(RECORDED_TEST_LOSS)} (where the continuum recorded its "
                          f"test loss, to check the snapshots against it), got {list(fractions)}")
-    return max(float(np.max(np.abs(snapshots["loss_test"][list(fractions).index(f)] - networks[RETRACE_FRACTIONS[f]])
-                            / networks[RETRACE_FRACTIONS[f]])) for f in shared)
+    return max(float(np.max(np.abs(snapshots["loss_test"][list(fractions).index(f)] - networks[RECORDED_TEST_LOSS[f]])
+                            / networks[RECORDED_TEST_LOSS[f]])) for f in shared)
 
 
 def _check_retrace(retrace: float, what: str) -> None:
@@ -106,20 +106,22 @@ def per_scale_counts(groups: np.ndarray, scales: Sequence[float]) -> list[int]:
 def continuum_block(scales: Sequence[float], lr_candidates: Sequence[float], n_lr_seeds: int, lr_choice_iterations: int,
                     n_seeds: int, first_block: int, common: dict, fractions: Sequence[float], converged_only: bool,
                     predictors: Sequence[str], kernels: Sequence[str], outcomes: Sequence[str], threshold: float,
-                    n_resamples: int) -> ContinuumBlock:
+                    n_resamples: int, first_seed: int = 0) -> ContinuumBlock:
     """The :class:`ContinuumBlock` of the converged continuum (``scales``, the learning rate chosen
     among ``lr_candidates`` as chapter 10 does, ``n_seeds`` per scale, sizes and iterations
     ``common``) observed at ``fractions`` of its single-task phase; ``predictors`` in the order of
     the values, the first ``len(kernels)`` the kernel quantities; ``threshold`` and ``n_resamples``
-    as :func:`lib.analyses.horizon.accuracy_curves`. RuntimeError when the snapshots are not the
+    as :func:`lib.analyses.horizon.accuracy_curves`; ``first_seed``: the continuum's first seed (0:
+    the book's networks; another value: a disjoint replication block). RuntimeError when the snapshots are not the
     continuum's networks or do not retrace its runs; ValueError when a scale keeps fewer than
     :data:`MIN_PER_SCALE` analysed networks."""
     networks = continuum_sweeps.converged_sweep(list(scales), list(lr_candidates), n_lr_seeds, lr_choice_iterations,
-                                                n_seeds, first_block, common)
+                                                n_seeds, first_block, common, first_seed=first_seed)
     learning_rates = [float(networks["lr"][networks["g"] == g][0]) for g in scales]
     snapshots = horizon_points.horizon_sweep(list(scales), learning_rates, n_seeds, common, list(fractions),
                                              initial_silhouettes={k: networks[k]  # chapter 10's t=0 silhouettes
-                                                                  for k in horizon_points.INITIAL_SILHOUETTES})
+                                                                  for k in horizon_points.INITIAL_SILHOUETTES},
+                                             first_seed=first_seed)
     _same_networks(snapshots, networks, "horizon")
     retrace = single_task_retrace(snapshots, networks, fractions)
     _check_retrace(retrace, "test loss at the retraced fractions")
@@ -165,7 +167,7 @@ def finetune_block(block: ContinuumBlock, scales: Sequence[float], n_seeds: int,
     its fine-tuning."""
     networks = block.networks
     snapshots = horizon_finetune.finetune_horizon_sweep(list(scales), block.learning_rates, n_seeds, common,
-                                                        list(fractions))
+                                                        list(fractions), first_seed=int(block.networks["seed"][0]))
     _same_networks(snapshots, networks, "fine-tuning horizon")
     retrace = float(np.max(np.abs(snapshots["loss_test"][0] - networks["loss_multi_before"])
                            / networks["loss_multi_before"]))

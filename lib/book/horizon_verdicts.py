@@ -19,8 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..analyses import claims
-from ..analyses.claim_provenance import counts
-from ..analyses.claim_registry_horizon_rivals import FINETUNE_FAMILY_CLAIMS
+from ..analyses.claim_registry_horizon_rivals import SETTLED_FROM
 from .horizon_pair_block import judge_pair_block
 from .horizon_report import window_cells
 
@@ -73,11 +72,6 @@ def single_task_judges(curves: dict, findings: dict, predictors: Sequence[str], 
     }
 
 
-def judge_single_task(*args, **kwargs) -> dict[str, claims.Judgement]:
-    """claim -> judgement under the criterion in force of :func:`single_task_judges` (same arguments)."""
-    return {claim: judged() for claim, judged in single_task_judges(*args, **kwargs).items()}
-
-
 def finetune_judges(curves: dict, findings: dict, predictors: Sequence[str], kernels: Sequence[str],
                     outcomes: Sequence[str], fractions, early: float, n_per_group,
                     n_networks: int) -> dict[str, Callable[..., claims.Judgement]]:
@@ -92,24 +86,25 @@ def finetune_judges(curves: dict, findings: dict, predictors: Sequence[str], ker
     }
 
 
-def judge_finetune(*args, **kwargs) -> dict[str, claims.Judgement]:
-    """claim -> judgement under the criterion in force of :func:`finetune_judges` (same arguments)."""
-    return {claim: judged() for claim, judged in finetune_judges(*args, **kwargs).items()}
+def judged_on(claim: str, version: int) -> str:
+    """Which networks ``claim``'s ``version`` is judged on: "settled" (the analysed networks whose
+    fine-tuning also settled) from the version
+    :data:`lib.analyses.claim_registry_horizon_rivals.SETTLED_FROM` names on, else "analysed"."""
+    return "settled" if version >= SETTLED_FROM.get(claim, version + 1) else "analysed"
 
 
 def every_version(judges: dict, settled_judges: dict) -> tuple[dict, dict]:
     """(claim -> the judgement in force, claim -> the judgements of its earlier versions in order)
-    of each claim of ``judges`` (claim -> judge by version, on the analysed networks). A claim of
-    :data:`lib.analyses.claim_registry_horizon_rivals.FINETUNE_FAMILY_CLAIMS` is judged in force on
-    the networks whose fine-tuning also settled (``settled_judges``: the one convergence filter)
-    and under its earlier versions on the analysed networks; another claim under every version on
-    the analysed networks."""
+    of each claim of ``judges`` (claim -> judge by version, on the analysed networks), each version
+    judged on the networks it was declared for (:func:`judged_on`; ``settled_judges``: the same
+    judges on the networks whose fine-tuning also settled, the one convergence filter)."""
+    on = {"analysed": judges, "settled": settled_judges}
     now, earlier = {}, {}
-    for claim, judged in judges.items():
+    for claim in judges:
         current = claims.criterion(claim).version
-        now[claim] = (settled_judges[claim] if claim in FINETUNE_FAMILY_CLAIMS else judged)()
+        now[claim] = on[judged_on(claim, current)][claim]()
         if current > 1:
-            earlier[claim] = [judged(v) for v in range(1, current)]
+            earlier[claim] = [on[judged_on(claim, v)][claim](v) for v in range(1, current)]
     return now, earlier
 
 
@@ -129,30 +124,16 @@ def judge_pair_control(control_discoveries: Callable[[int], np.ndarray]) -> clai
 
 class HorizonJudgements(NamedTuple):
     """Every verdict of chapter 12, claim -> :class:`lib.analyses.claims.Judgement`: ``single`` (the
-    continuum's single-task phase) and ``finetune`` (its fine-tuning) under the criteria in force
-    (:func:`every_version`), ``earlier`` (claim -> its earlier versions' judgements, oldest first),
-    ``counted`` (claim -> the judgement of its latest version not declared post hoc, the one the
-    tallies count, :func:`lib.analyses.claim_provenance.counts`; claims with no such version left
-    out), ``pairs`` (the paper's pairs, the add test's control included) and ``replicated_pairs``
-    (their replication block)."""
+    continuum's single-task phase) and ``finetune`` (its fine-tuning) under the criteria in force,
+    ``earlier`` (claim -> its earlier versions' judgements, oldest first; :func:`every_version`),
+    ``pairs`` (the paper's pairs, the add test's control included) and ``replicated_pairs`` (their
+    replication block)."""
 
     single: dict
     finetune: dict
     earlier: dict
-    counted: dict
     pairs: dict
     replicated_pairs: dict
-
-
-def counted_judgements(now: dict, earlier: dict) -> dict:
-    """claim -> the judgement of its latest version that :func:`lib.analyses.claim_provenance.counts`
-    among ``earlier[claim]`` and ``now[claim]``; a claim none of whose versions counts is left out."""
-    out = {}
-    for claim, judgement in now.items():
-        counting = [j for j in [*earlier.get(claim, []), judgement] if counts(claim, j.version)]
-        if counting:
-            out[claim] = counting[-1]
-    return out
 
 
 def judge_chapter(block, finetune_block, settled_block, settled_finetune_block, pairs, replicated_pairs,
@@ -179,5 +160,4 @@ def judge_chapter(block, finetune_block, settled_block, settled_finetune_block, 
     pair = judge_pair_block(pairs, predictors, kernels, outcomes, pair_fractions, early)
     pair["horizon-pairs-kernel-adds-control"] = judge_pair_control(pairs.control_by_seed)
     replicated = judge_pair_block(replicated_pairs, predictors, kernels, outcomes, pair_fractions, early)
-    return HorizonJudgements(single, tuned, earlier, counted_judgements({**single, **tuned}, earlier), pair,
-                             replicated)
+    return HorizonJudgements(single, tuned, earlier, pair, replicated)

@@ -115,12 +115,12 @@ def check_converged_runs(converged_scales, converged_iterations) -> None:
 
 def check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                               n_lr_seeds, lr_choice_iterations, n_train, n_hidden, converged_only,
-                              n_train_name="n_train", n_hidden_name="n_hidden") -> None:
+                              converged_first_seed, n_train_name="n_train", n_hidden_name="n_hidden") -> None:
     """The converged continuum as chapters 12 and 13 read it from chapter 10's cache: its scales and phase
     lengths, ``converged_seeds`` >= 4 networks per scale (a within-scale r needs 4) computed in blocks of
     ``first_block`` seeds, the learning-rate choice (``lr_choice_iterations`` per candidate), the network
-    size (:func:`check_continuum_training`, whose messages use ``n_train_name``, ``n_hidden_name``) and
-    ``converged_only``."""
+    size (:func:`check_continuum_training`, whose messages use ``n_train_name``, ``n_hidden_name``),
+    ``converged_only`` and the seeds (:func:`check_converged_seeds`)."""
     check_converged_runs(converged_scales, converged_iterations)
     check_size("converged_seeds", converged_seeds, minimum=4, sane_maximum=200)
     check_int("converged_seeds", converged_seeds, minimum=4, maximum=LR_SELECTION_SEED)
@@ -128,6 +128,13 @@ def check_converged_continuum(converged_scales, converged_seeds, first_block, co
     check_size("lr_choice_iterations", lr_choice_iterations, minimum=10, sane_maximum=100_000)
     check_continuum_training(lr_candidates, n_lr_seeds, n_train, n_hidden, n_train_name, n_hidden_name)
     check_choice("converged_only", converged_only, (True, False))
+    check_converged_seeds(converged_first_seed, converged_seeds)
+
+
+def check_converged_seeds(converged_first_seed, converged_seeds) -> None:
+    """The converged continuum's seeds ``converged_first_seed``.. (0: the book's; a replication block:
+    any other range) stay below the learning-rate selection seeds."""
+    check_int("converged_first_seed", converged_first_seed, minimum=0, maximum=LR_SELECTION_SEED - converged_seeds)
 
 
 def check_replication_plan(verdict_plan: Plan, replication_first_seeds, n_replication_pairs, iterations,

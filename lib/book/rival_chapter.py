@@ -157,20 +157,20 @@ class ContinuumBlock(NamedTuple):
 def continuum_block(converged_scales: Sequence[float], converged_seeds: int, first_block: int,
                     converged_iterations: dict, lr_candidates: Sequence[float], n_lr_seeds: int,
                     lr_choice_iterations: int, n_train: int, n_hidden: int, converged_only: bool,
-                    fit_seeds: Sequence[int], fit_snapshots: int) -> ContinuumBlock:
+                    fit_seeds: Sequence[int], fit_snapshots: int, first_seed: int = 0) -> ContinuumBlock:
     """The continuum chapter's converged networks (read from its cache under its parameters), the ones
     analysed (:func:`lib.analyses.continuum_facts.analysed`), the task-similarity predictors scored on
     them (two-point rates fitted on the held-out ``fit_seeds`` at ``fit_snapshots`` snapshots) and
-    pooled across scales."""
+    pooled across scales; ``first_seed``: the continuum's first seed (0: the book's networks)."""
     env = TaskEnvironment()
     scales = [float(g) for g in converged_scales]
-    common = dict(n_single=converged_iterations["single"], n_finetune=converged_iterations["finetune"],
-                  n_route=converged_iterations["route"], n_train=n_train, n_test=n_train, n_hidden=n_hidden)
+    common = continuum_sweeps.continuum_common(converged_iterations, n_train, n_hidden)
     nets = continuum_sweeps.converged_sweep(scales, [float(lr) for lr in lr_candidates], n_lr_seeds,
-                                            lr_choice_iterations, converged_seeds, first_block, common)
+                                            lr_choice_iterations, converged_seeds, first_block, common,
+                                            first_seed=first_seed)
     use = continuum_facts.analysed(nets, converged_only)
     found = rcon.continuum_scores(env, nets, use, scales, fit_seeds, converged_seeds, converged_iterations["single"],
-                                  fit_snapshots, n_hidden, n_train)
+                                  fit_snapshots, n_hidden, n_train, first_seed=first_seed)
     across, n_finite = rival_report.across_scales_table({k: np.concatenate(v) for k, v in found.pooled.items()},
                                                         rcon.CONTINUUM_PREDICTORS_A)
     return ContinuumBlock(scales, nets, use, found, across, n_finite)
