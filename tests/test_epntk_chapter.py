@@ -17,11 +17,13 @@ def problem() -> smg.SMGProblem:
     return smg.make_smg_problem(0)
 
 
-def test_snapshot_index_finds_recorded_iterations_and_names_a_missing_one():
+def test_recorded_index_finds_recorded_iterations_and_names_a_missing_one():
+    from lib.book.smg_sections import recorded_index
+
     times = np.arange(0, 101, 10)
-    assert ec.snapshot_index(times, [20, 100]) == {20: 2, 100: 10}
-    with pytest.raises(ValueError, match=r"analysis times .*\[25\]"):
-        ec.snapshot_index(times, [20, 25])
+    assert recorded_index(times, [20, 100]) == {20: 2, 100: 10}
+    with pytest.raises(ValueError, match=r"analysis_times must be recorded iterations .*got \[25\]"):
+        recorded_index(times, [20, 25])
 
 
 def test_map_errors_are_zero_for_an_exact_estimate_and_relative_otherwise():

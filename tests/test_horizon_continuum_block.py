@@ -2,8 +2,6 @@
 in one call (lib.book.horizon_verdicts.judge_chapter) and its glued texts: on a tiny continuum trained
 in this process, and on synthetic pair blocks."""
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -11,6 +9,7 @@ from lib.analyses import continuum_facts, horizon_points
 from lib.book import horizon_answer, horizon_texts, horizon_verdicts
 from lib.book import horizon_continuum_block as hcb
 from lib.book import horizon_report as hr
+from tests.test_converged_continuum import _in_process_sweep, _NoClient
 from tests.test_horizon_pair_block import block as pair_block
 
 KERNELS = list(horizon_points.KERNEL_PREDICTORS)
@@ -23,29 +22,6 @@ FRACTIONS = [0.0, 0.1, 0.2]
 FT_FRACTIONS = [0.0, 0.1]
 COMMON = dict(n_single=20, n_finetune=20, n_route=6, n_hidden=8, n_train=24, n_test=24)
 N_SEEDS = 5
-
-
-class _Report:
-    ok, failures = True, ()
-
-    def __init__(self, results):
-        self._results = results
-
-    def load(self):
-        return self._results
-
-
-class _NoClient:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
-def _in_process_sweep(points, function, client=None, progress=False):
-    module, name = function.split(":")
-    return _Report([getattr(importlib.import_module(module), name)(dict(p)) for p in points])
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..analyses.entk_vectors import loglog_slope
 from ..experiments import smg
+from .smg_sections import recorded_index
 from .epntk_report import EpntkMeasures
 
 CHANGE_COLUMN, ERROR_COLUMN = "||W(t) - W(0)||", "relative error of the ePNTK estimate"
@@ -39,16 +40,6 @@ class SmgEpntkPath(NamedTuple):
     map_estimate: np.ndarray
 
 
-def snapshot_index(times: np.ndarray, wanted: Sequence[int]) -> dict[int, int]:
-    """iteration -> its index in the recorded ``times`` (S,), for each of ``wanted``; ValueError naming
-    an iteration that was not recorded."""
-    missing = [t for t in wanted if not np.any(times == t)]
-    if missing:
-        raise ValueError(f"analysis times must be recorded iterations (multiples of record_every up to "
-                         f"n_iterations), got {missing}")
-    return {t: int(np.flatnonzero(times == t)[0]) for t in wanted}
-
-
 def smg_epntk_path(seed: int, learning_rate: float, n_iterations: int, record_every: int,
                    analysis_times: Sequence[int]) -> SmgEpntkPath:
     """The :class:`SmgEpntkPath` of the SMG problem of ``seed`` trained for ``n_iterations`` at
@@ -57,7 +48,7 @@ def smg_epntk_path(seed: int, learning_rate: float, n_iterations: int, record_ev
     problem, path = smg.cached_epntk(seed, learning_rate, n_iterations, record_every)
     _, run = smg.cached_run(seed, learning_rate, n_iterations, record_every)  # the same trajectory, recorded
     maps = smg.end_to_end_maps(run)
-    return SmgEpntkPath(problem, run, path["path_basis"], snapshot_index(run.times, (*analysis_times, n_iterations)),
+    return SmgEpntkPath(problem, run, path["path_basis"], recorded_index(run.times, (*analysis_times, n_iterations)),
                         maps - maps[0], path["path_basis"].sum(axis=3))
 
 

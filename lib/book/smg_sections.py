@@ -45,14 +45,22 @@ def smg_runs(seed: int, learning_rate: float, n_iterations: int, record_every: i
     return SmgRuns(problem, run, aligned, tau, recorded_indices(run.times, analysis_times))
 
 
+def recorded_index(times: np.ndarray, wanted, name: str = "analysis_times") -> dict[int, int]:
+    """iteration -> its index in a run's recorded ``times`` (S,), for each of ``wanted``; ValueError
+    naming the parameter ``name`` and the iterations that were not recorded."""
+    missing = [t for t in wanted if not np.any(times == t)]
+    if missing:
+        raise ValueError(f"{name} must be recorded iterations (multiples of the recording interval), got {missing} "
+                         "not recorded")
+    return {t: int(np.flatnonzero(times == t)[0]) for t in wanted}
+
+
 def recorded_indices(times: np.ndarray, analysis_times) -> tuple[int, int]:
     """The index in ``times`` (T,) of each of the two ``analysis_times``."""
-    missing = [t for t in analysis_times if not np.any(times == t)]
-    if missing or len(analysis_times) != 2:
-        raise ValueError(f"analysis_times must be two recorded iterations (multiples of the recording interval), "
-                         f"got {list(analysis_times)}")
-    i1, i2 = (int(np.flatnonzero(times == t)[0]) for t in analysis_times)
-    return i1, i2
+    if len(analysis_times) != 2:
+        raise ValueError(f"analysis_times must be two recorded iterations, got {list(analysis_times)}")
+    index = recorded_index(times, analysis_times)
+    return index[analysis_times[0]], index[analysis_times[1]]
 
 
 def setup_texts(runs: SmgRuns) -> dict[str, str]:
