@@ -135,7 +135,7 @@ def test_continuum_scores_scale_by_scale_skip_a_scale_without_analysed_networks(
     env, _, cached = small
     rates = {"rate_h": 0.3, "rate_y": 0.7}
     fitted = []
-    monkeypatch.setattr(rcon, "cached_scale_rates", lambda env_, g, lr, *rest: fitted.append((g, lr)) or dict(rates))
+    monkeypatch.setattr(rcon, "cached_scale_rates", lambda env_, g, lr, *rest, **kw: fitted.append((g, lr)) or dict(rates))
     nets = {"g": np.array([G, G, 2 * G]), "seed": np.array([*SEEDS, 9]), "lr": np.array([LR, LR, 0.05]),
             **{k: np.concatenate([cached[k], cached[k][:1]]) for k in ("pairs/initial", "pairs/single",
                                                                         "pairs/linearized")}}
