@@ -130,8 +130,10 @@ pair_plan, pair_replication_plan = check_prediction_horizon(
 # one correlation common to all scales (where the scales differ, the pooled r is their
 # average and says nothing about any one scale).
 #
-# **Criteria, declared before any number of this chapter existed** (the claims registry; the
-# verdicts are at the end and on the verdicts page): a predictor *reaches* the declared
+# **Criteria, declared before any number of this chapter existed, except the versions marked
+# post hoc** (the claims registry; the verdicts are at the end and on the verdicts page; the
+# versions that judge a family with a fine-tuning outcome on the networks whose fine-tuning
+# settled are post hoc, see "Convergence of fine-tuning"): a predictor *reaches* the declared
 # accuracy |r| = {glue:text}`hz_threshold` when its interval lies beyond it. "Early" means
 # f <= {glue:text}`hz_early`. A kernel quantity *beats* the rivals at a fraction when
 # Williams' t for dependent correlations shows its |r| above every rival's at that fraction,
@@ -391,7 +393,8 @@ reading_table(replication_report.replication_view(
 # The claims of this chapter, each under its criterion in force, then the verdicts of its
 # earlier versions. Some versions were declared after their numbers had been seen (post hoc):
 # the verdicts page marks them and counts each claim under its latest version declared before
-# its numbers; the answer above quotes that counted verdict.
+# its numbers. The answer above describes every analysed network, as the figures do, so for the
+# claims judged again on the settled networks it quotes the version before the one in force.
 #
 # {glue:text}`hz_verdicts`
 #
