@@ -176,7 +176,7 @@ plt.show()
 # to the half-time of that mode's strength (when it is half learned).
 
 # %% tags=["hide-input"]
-switches = smg_sections.switch_times(runs, one_step.overlaps)
+switches = smg_sections.switch_times(runs, one_step.overlaps, half)
 glue_texts(smg_sections.switch_texts(switches))
 reading_table(switches.table, "Per mode: iteration at which each eNTK vector settles on it, and its half-time",
               index=True)

@@ -218,7 +218,8 @@ reading_table(holm.view, "Each correlation over all pairs, with its controls and
 # %% tags=["hide-input", "remove-stderr"]
 replication_block = correlation_verdicts.correlation_block(env, replication_plan, [first.headline], n_resamples,
                                                            n_pairs, **choices)
-verdicts = correlation_blocks.block_verdicts(first, discovery, replication_block, replication_plan, n_resamples)
+verdicts = correlation_blocks.block_verdicts(first, discovery, judged, replication_block, replication_plan,
+                                             n_resamples)
 glue_texts(correlation_page.replication_texts(verdicts))
 reading_table(replication_report.replication_view(verdicts.in_force, verdicts.replicated_in_force, verdicts.precision),
               "Correlation claims: verdicts on the original pairs and on a replication block of new pairs")

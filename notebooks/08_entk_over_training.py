@@ -131,7 +131,7 @@ from lib.analyses import kernel_analysis as ka
 from lib.book import entk_chapter as chapter, entk_findings as findings, entk_panels as panels, entk_report as report
 from lib.book import plot_attribution, plot_entk_over_training, summary
 from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
+from lib.book.tables import reading_table, visible
 from lib.core.tasks import ARCHITECTURES, TaskEnvironment
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
@@ -240,7 +240,7 @@ plt.show()
 # %% tags=["hide-input"]
 window = ka.window_table(runs, index_set, window_threshold)
 glue_texts(chapter.window_texts(runs, window_threshold, index_set))
-reading_table(report.visible(window),
+reading_table(visible(window),
               "Median first iteration at which each similarity to the t=0 eNTK falls below the threshold")
 
 # %% [markdown]
@@ -351,7 +351,7 @@ plt.show()
 # %% tags=["hide-input"]
 sharing = report.sharing_table(runs)
 shared = sharing.set_index(["schedule", "init", "training patterns"])
-reading_table(report.visible(sharing),
+reading_table(visible(sharing),
               "End of training: shares of the learned change per category of training patterns")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: signed share of the learned change of the test outputs (top; negative: the category pushes against the change) and share of the magnitude sum |C| (bottom; dashes: the categories' share of the patterns) per category of training patterns, at the end of training; mean over pairs with 95% t-intervals, standard (blue) and large (orange) init. 'other tasks': the three categories of other tasks together.", "name": "fig-kd-attribution"}} tags=["hide-input"]
@@ -367,7 +367,7 @@ plt.show()
 # %% tags=["hide-input"]
 cancellation = attribution.cancellation_table(runs, "authors")
 cancelled = cancellation.set_index(["schedule", "init", "sum |C| / |dy|"])
-reading_table(report.visible(cancellation),
+reading_table(visible(cancellation),
               "End of training: cancellation factors of the learned change, per schedule and init")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: cancellation factor sum |C| / sum |dy| of the learned change of the test outputs over training, one line per network (standard init blue, large init orange), by category of training patterns (top) and by single training pattern (bottom), log scale; dotted: 1, no cancellation.", "name": "fig-kd-cancellation"}} tags=["hide-input"]
@@ -398,7 +398,7 @@ plt.show()
 # %% tags=["hide-input"]
 agreement = {name: ka.representation_agreement(run, index_set) for name, run in runs.items()}
 representation = report.representation_table(agreement)
-reading_table(report.visible(representation),
+reading_table(visible(representation),
               "Agreement of each predictor's task similarity with the trained hidden layer's, per schedule and init")
 
 # %% [markdown]
@@ -411,7 +411,7 @@ reading_table(report.visible(representation),
 # %% tags=["hide-input"]
 contrasts = report.contrast_table(agreement)
 contrast_of = contrasts.set_index(["schedule", "init", "metric", "contrast"])
-reading_table(report.visible(contrasts),
+reading_table(visible(contrasts),
               "Paired contrasts between the predictors' agreement with the trained hidden layer")
 
 # %% mystnb={"figure": {"caption": "Beyond the paper: representational similarity (Spearman) between the hidden layer's task similarity at each snapshot and the task similarity implied (training-pattern side) by the ePNTK accumulated so far (solid) or by the t=0 eNTK (dashed), standard (blue) and large (orange) init; mean +- sd over pairs.", "name": "fig-kd-rsa"}} tags=["hide-input"]

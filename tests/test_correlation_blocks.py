@@ -79,8 +79,8 @@ def judged_blocks():
     first = cb.FirstPairs(["principled", "authors"], "authors", list(controls.LOADING_PREDICTORS), runs, structure,
                           inputs, tables, N_PAIRS)
     discovery, replication_block = block_of(1, ["principled", "authors"]), block_of(2, ["authors"])
-    return first, discovery, replication_block, cb.block_verdicts(first, discovery, replication_block,
-                                                                  REPLICATION_PLAN, N_RESAMPLES)
+    return first, discovery, replication_block, cb.block_verdicts(first, discovery, cb.judge_variants(discovery),
+                                                                  replication_block, REPLICATION_PLAN, N_RESAMPLES)
 
 
 def test_first_pairs_compute_the_authors_variant_only_with_the_iid_split(cache):
@@ -159,4 +159,4 @@ def test_block_verdicts_judge_every_claim_on_both_blocks_with_corr_predicts_and_
     assert list(judged) == ["principled", "authors"]
     assert judged["authors"]["corr-et"].current == verdicts.judged["corr-et"].current
     with pytest.raises(ValueError, match="replication_block must hold the headline variant 'authors'"):
-        cb.block_verdicts(first, discovery, block_of(2, ["principled"]), REPLICATION_PLAN, N_RESAMPLES)
+        cb.block_verdicts(first, discovery, judged, block_of(2, ["principled"]), REPLICATION_PLAN, N_RESAMPLES)

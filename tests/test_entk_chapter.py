@@ -12,6 +12,7 @@ from lib.analyses import attribution
 from lib.book import entk_chapter as chapter
 from lib.book import entk_report as report
 from lib.book.chapter_parameters import KernelDynamicsPlan
+from lib.book.tables import visible
 from lib.experiments import kernel_dynamics as kd
 from tests.test_attribution import fake_run
 from tests.test_entk_report import bulk_run, check_run
@@ -101,7 +102,7 @@ def test_crossings_their_texts_and_one_heading_and_table_per_schedule_and_measur
 
 def test_the_report_s_shown_tables_and_texts():
     frame = pd.DataFrame({"schedule": ["ET"], "init": ["large"], "ePNTK": ["x"], "a": [0.012345], "_hidden": [1.0]})
-    assert list(report.visible(frame).columns) == ["schedule", "init", "ePNTK", "a"]
+    assert list(visible(frame).columns) == ["schedule", "init", "ePNTK", "a"]
     assert report.reconstruction_shown(frame.drop(columns="_hidden"))["a"].iloc[0] == "1.23e-02"
     quadrature = report.quadrature_table({"ET": check_run(1.0), "LR": check_run(1.0)})
     assert report.quadrature_texts(quadrature) == {"kd_quadrature_path_max": "2.00%",

@@ -73,7 +73,7 @@ def test_best_modes_reads_the_primary_vector_at_each_index():
 
 def test_switch_texts_say_never_for_a_vector_that_does_not_settle(runs):
     one_step = ss.one_step_overlaps(runs, TIMES)
-    switches = ss.switch_times(runs, one_step.overlaps)
+    switches = ss.switch_times(runs, one_step.overlaps, ss.half_time_table(runs))
     assert switches.primary[0] < switches.primary[1]  # primary: mode 1 first, then mode 2
     own_half = ss.half_time_table(runs).random_init
     assert switches.table.shape == (3, 3) and np.array_equal(switches.own_half, own_half, equal_nan=True)

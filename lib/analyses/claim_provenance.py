@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .claim_registry_horizon_rivals import SETTLED_FROM
+
 STATUSES = ("before the data", "with the data", "post hoc")
 
 
@@ -600,9 +602,7 @@ PROVENANCE: dict[str, Provenance] = {
 # one convergence filter (chapters 10, 12 and 13): declared in 9332045, before any verdict on the filtered
 # networks had been computed (the chapters judged them from the next commits on)
 _FILTER_DECLARED = "9332045, 2026-11-28"
-for _key, _version in (("horizon-kernel-window", 2), ("horizon-kernel-beats-rivals", 3), ("horizon-kernel-adds", 2),
-                       ("horizon-kernel-adds-control", 2), ("horizon-finetune-kernel-window", 2),
-                       ("horizon-finetune-loss-window", 2), ("horizon-finetune-kernel-beats-rivals", 2)):
+for _key, _version in SETTLED_FROM.items():
     PROVENANCE[f"{_key}@v{_version}"] = Provenance(
         _FILTER_DECLARED,
         "0fd0bb9, 2026-11-28 (the 31 of 145 analysed networks whose fine-tuning had not settled, glued as "

@@ -322,11 +322,10 @@ _SETTLED_REASON = ("POST HOC, declared after the earlier version's verdict on ev
                    "of cells that includes a fine-tuning outcome is judged on the networks whose single-task training "
                    "converged and whose fine-tuning settled, the one convergence filter of chapters 10, 12 and 13 (the "
                    "earlier version's verdict stays shown)")
-FINETUNE_FAMILY_CLAIMS = ("horizon-kernel-window", "horizon-kernel-beats-rivals", "horizon-kernel-adds",
-                          "horizon-kernel-adds-control", "horizon-finetune-kernel-window",
-                          "horizon-finetune-loss-window", "horizon-finetune-kernel-beats-rivals")
 SETTLED_FROM: dict[str, int] = {}  # claim -> its first version judged on the networks whose fine-tuning settled
-for _key in FINETUNE_FAMILY_CLAIMS:
+for _key in ("horizon-kernel-window", "horizon-kernel-beats-rivals", "horizon-kernel-adds",
+             "horizon-kernel-adds-control", "horizon-finetune-kernel-window", "horizon-finetune-loss-window",
+             "horizon-finetune-kernel-beats-rivals"):  # the claims whose family of cells includes a fine-tuning outcome
     _current = HORIZON_RIVAL_CLAIMS[_key].current
     _then(_key, _current._replace(version=_current.version + 1, commit="", reason=_SETTLED_REASON,
                                   text=_SETTLED_NETWORKS + _current.text), last_in_force=_UNFILTERED_LAST_IN_FORCE)

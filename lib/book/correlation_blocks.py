@@ -128,17 +128,18 @@ def judge_variants(block: cv.Block) -> dict[str, dict[str, cv.ClaimJudgements]]:
     return {v: cv.judge_correlations(block.inputs[v], f"entk_{v}", block.tables[v]) for v in block.tables}
 
 
-def block_verdicts(first: FirstPairs, discovery: cv.Block, replication_block: cv.Block, replication_plan: dict,
-                   n_resamples: int) -> Verdicts:
-    """The :class:`Verdicts` of the headline variant on the ``discovery`` and ``replication_block``
-    blocks (the latter of ``replication_plan``); ``corr-predicts`` under every stability seed of
-    the within-init permutations (``n_resamples`` shuffles), its version 1 on the ``first`` pairs."""
+def block_verdicts(first: FirstPairs, discovery: cv.Block, discovery_judged: dict, replication_block: cv.Block,
+                   replication_plan: dict, n_resamples: int) -> Verdicts:
+    """The :class:`Verdicts` of the headline variant on the ``discovery`` block (already judged:
+    ``discovery_judged``, :func:`judge_variants` of it) and on ``replication_block`` (of
+    ``replication_plan``); ``corr-predicts`` under every stability seed of the within-init
+    permutations (``n_resamples`` shuffles), its version 1 on the ``first`` pairs."""
     headline, predictor = first.headline, f"entk_{first.headline}"
     for name, block in (("discovery", discovery), ("replication_block", replication_block)):
         if headline not in block.tables:
             raise ValueError(f"{name} must hold the headline variant {headline!r}, holds {list(block.tables)}")
     table, replication_table = discovery.tables[headline], replication_block.tables[headline]
-    judged = cv.judge_correlations(discovery.inputs[headline], predictor, table)
+    judged = discovery_judged[headline]
     replicated = cv.judge_correlations(replication_block.inputs[headline], predictor, replication_table)
     p_by_seed = {name: cv.within_init_p_by_seed(inputs[headline], predictor, n_resamples)
                  for name, inputs in (("first", first.inputs), ("discovery", discovery.inputs),

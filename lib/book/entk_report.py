@@ -61,12 +61,6 @@ def reconstruction_table(checks: dict, runs: dict, path_kernel: str) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def visible(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` without its hidden columns (those whose label starts with "_": the numbers the
-    chapter's texts read)."""
-    return frame[[c for c in frame if not c.startswith("_")]]
-
-
 def reconstruction_shown(reconstruction: pd.DataFrame) -> pd.DataFrame:
     """:func:`reconstruction_table` as the page shows it: the errors in scientific notation."""
     return reconstruction.assign(**{c: reconstruction[c].map("{:.2e}".format) for c in reconstruction.columns[3:]})

@@ -15,8 +15,8 @@ import numpy as np
 from ..analyses.claim_registry_horizon_rivals import SETTLED_FROM
 from ..analyses.claims import CLAIMS, Judgement
 from ..analyses.replication import REPLICATES, replication_status
-from .horizon_report import fraction_label, window_cells
-from .horizon_verdicts import first_sure_fractions
+from .horizon_report import fraction_label, fractions_words, window_cells
+from .horizon_verdicts import first_sure_fractions, on_every_analysed
 from .rival_report import verdict_lines
 
 # what a verdict of "a kernel quantity predicts better than every trivial rival" says, on the continuum
@@ -65,11 +65,6 @@ def adds_words(n_adds: int, n_cells: int) -> str:
                 f"rivals together in {n_adds} of {n_cells} cells.")
     return ("; in an exploratory test added after a review, no kernel quantity adds information to all the rivals "
             "together in any cell after the correction.")
-
-
-def fractions_words(fractions: Sequence[float]) -> str:
-    """"t = 0 and 10%": the observed fractions, joined."""
-    return " and ".join(fraction_label(f) for f in fractions)
 
 
 def answer_details(threshold: float, rival_first: float, kernel_first: float, fractions: Sequence[float],
@@ -151,8 +146,7 @@ def answer_texts(threshold: float, block, pairs, judgements, predictors: Sequenc
     a :class:`lib.book.horizon_pair_block.PairBlock`) and ``judgements``
     (:class:`lib.book.horizon_verdicts.HorizonJudgements`)."""
     judged = {**judgements.single, **judgements.finetune, **judgements.pairs}
-    quoted = {claim: judgements.earlier[claim][-1] if claim in SETTLED_FROM else j
-              for claim, j in {**judgements.single, **judgements.finetune}.items()}  # on every analysed network
+    quoted = on_every_analysed(judgements)
     kernel_first, rival_first = first_sure_fractions(block.curves, len(kernels))
     n_early_cells = len(window_cells(block.curves, predictors, kernels, outcomes, fractions, early)[0])
     f, pf = block.findings, pairs.findings
@@ -177,9 +171,9 @@ def settled_text(judgements, n_settled: int, n_analysed: int) -> str:
     networks whose fine-tuning also settled (its post-hoc version in force) beside its previous
     version's on all ``n_analysed`` analysed networks (``judgements``:
     :class:`lib.book.horizon_verdicts.HorizonJudgements`)."""
-    now = {**judgements.single, **judgements.finetune}
-    changed = [(claim, judgements.earlier[claim][-1].verdict, now[claim].verdict) for claim in SETTLED_FROM
-               if judgements.earlier[claim][-1].verdict != now[claim].verdict]
+    now, before = {**judgements.single, **judgements.finetune}, on_every_analysed(judgements)
+    changed = [(claim, before[claim].verdict, now[claim].verdict) for claim in SETTLED_FROM
+               if before[claim].verdict != now[claim].verdict]
     head = (f"Judged again on the {n_settled} of the {n_analysed} analysed networks whose fine-tuning also settled "
             f"(the one convergence filter; a post-hoc version of each of the {len(SETTLED_FROM)} claims whose "
             "family includes a fine-tuning outcome, not counted in the tallies)")

@@ -29,6 +29,11 @@ def fraction_label(f: float) -> str:
     return DASH if not np.isfinite(f) else ("t = 0" if f == 0 else f"{100 * f:g}%")
 
 
+def fractions_words(fractions) -> str:
+    """"t = 0 and 10%": the observed fractions, joined (:func:`fraction_label`)."""
+    return " and ".join(fraction_label(f) for f in fractions)
+
+
 def strongest_text(curves: dict, kind: str, predictors, rows: slice, fractions, at: slice = slice(None)) -> str:
     """The largest ``|r|`` of ``kind`` ("within" or "across") over the predictors ``rows``, every outcome
     (the keys of ``curves``) and the fractions ``at``, as text naming predictor, outcome and fraction."""

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .horizon_report import control_text, fraction_label, strongest_text
+from .horizon_report import control_text, fraction_label, fractions_words, strongest_text
 from .names import reader_name
 
 
@@ -126,7 +126,7 @@ def finetune_texts(block, fractions: Sequence[float], finetune_iterations: int, 
     :class:`lib.book.horizon_continuum_block.FinetuneBlock` observed at ``fractions`` of
     ``finetune_iterations``; ``unsettled``: (networks whose fine-tuning had not settled, networks
     analysed), :func:`lib.analyses.continuum_facts.unsettled`)."""
-    return {"hz_ft_fractions": " and ".join(fraction_label(f) for f in fractions),
+    return {"hz_ft_fractions": fractions_words(fractions),
             "hz_ft_iterations": f"{finetune_iterations:,}", "hz_ft_n_fractions": f"{len(fractions)}",
             "hz_ft_retrace": retrace_text(block.retrace),
             "hz_ft_text": finetune_text(block.curves, block.findings, predictors, fractions),
@@ -145,7 +145,7 @@ def pair_texts(block, n_pairs: int, iterations: dict, fractions: Sequence[float]
     findings = block.findings
     adds, n_partial = findings["adds"], int(np.isfinite(findings["p_partial"]).sum())
     return {"hz_pairs_n": f"{n_pairs}", "hz_pairs_et": f"{iterations['ET']:,}", "hz_pairs_lr": f"{iterations['LR']:,}",
-            "hz_pairs_fractions": " and ".join(fraction_label(f) for f in fractions),
+            "hz_pairs_fractions": fractions_words(fractions),
             "hz_pairs_retrace": retrace_text(block.retrace),
             "hz_pairs_cost": f"at most {float(block.snapshots['wall_time_s']) / n_later:.2f} s (the wall time of a "
                              "single-threaded worker, measured when the blocks were computed, over the snapshots after "

@@ -161,3 +161,11 @@ def judge_chapter(block, finetune_block, settled_block, settled_finetune_block, 
     pair["horizon-pairs-kernel-adds-control"] = judge_pair_control(pairs.control_by_seed)
     replicated = judge_pair_block(replicated_pairs, predictors, kernels, outcomes, pair_fractions, early)
     return HorizonJudgements(single, tuned, earlier, pair, replicated)
+
+
+def on_every_analysed(judgements: HorizonJudgements) -> dict:
+    """claim -> its latest judgement judged on every analysed network (:func:`judged_on`), for the
+    continuum's single-task and fine-tuning claims: the one in force, or for a claim judged in force
+    on the settled networks the version before it."""
+    return {claim: judgements.earlier[claim][-1] if judged_on(claim, j.version) == "settled" else j
+            for claim, j in {**judgements.single, **judgements.finetune}.items()}

@@ -23,6 +23,7 @@ from ..analyses import representations as rep
 from ..analyses import structure_report as report
 from ..core.tasks import ARCHITECTURES, TaskEnvironment, environment_key
 from . import representation_report
+from .tables import visible
 
 CONTROLS = ("epsilon", "output_error", "targets", "ntk")  # the kernel-free controls and the plain NTK
 SHORT_NAMES = {"entk_authors": "eNTK (authors)", "entk_principled": "eNTK (principled)", "entk_left": "eNTK left",
@@ -172,7 +173,7 @@ def loading_eta(env: TaskEnvironment, t0: InitialStructure) -> LoadingEta:
     explained = {n: report.variance_explained(env, t0.structure, n, n_pairs) for n in controls.LOADING_PREDICTORS}
     rows = report.eta_rows(explained, factors, ETA_VARIANTS, n_pairs)
     frame = pd.DataFrame(rows)
-    return LoadingEta(factors, explained, rows, frame[[c for c in frame if not c.startswith("_")]],
+    return LoadingEta(factors, explained, rows, visible(frame),
                       {r["_name"] + "/" + r["_factor"]: r for r in rows})
 
 

@@ -164,11 +164,12 @@ class Switches(NamedTuple):
     table: pd.DataFrame  # per mode 1-3: both settling times and the half-time, rounded to iterations
 
 
-def switch_times(runs: SmgRuns, overlaps: np.ndarray) -> Switches:
-    """The :class:`Switches` of the one-step ``overlaps`` (T, vectors, modes) of :func:`one_step_overlaps`."""
+def switch_times(runs: SmgRuns, overlaps: np.ndarray, half: HalfTimes) -> Switches:
+    """The :class:`Switches` of the one-step ``overlaps`` (T, vectors, modes) of :func:`one_step_overlaps`,
+    beside this run's half-times (``half``: :func:`half_time_table` of the same runs)."""
     times = runs.run.times
     primary, secondary = smg.switch_times(times, overlaps[:, 0]), smg.switch_times(times, overlaps[:, 1])
-    own_half = smg.half_times(runs.problem, runs.run)
+    own_half = half.random_init
     table = pd.DataFrame({"primary settles on the mode": primary[:N_TABLE_MODES],
                           "secondary settles on the mode": secondary[:N_TABLE_MODES],
                           "mode half-learned (half-time)": own_half}, index=MODE_ROWS).round(0)

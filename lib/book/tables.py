@@ -52,6 +52,12 @@ def _cell_class(text: str) -> str:
     return "text long" if len(text) >= LONG_TEXT else "text"
 
 
+def visible(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without its hidden columns (those whose label starts with "_": the numbers a
+    chapter's texts read)."""
+    return frame[[c for c in frame if not c.startswith("_")]]
+
+
 def reading_table(frame: pd.DataFrame, title: str, units: Mapping[str, str] | None = None, digits: int = 3,
                   index: bool | None = None, transpose: bool = False):
     """A pandas ``Styler`` of ``frame`` (rows x columns, any dtypes) for a book page, under its title.
