@@ -147,3 +147,30 @@ def test_batched_eta_squared_equals_the_one_hot_definition():
         between = sum(centred[row == g].sum(axis=0) ** 2 / (row == g).sum() for g in np.unique(row))
         expected.append(np.mean((between / total)[total > 0]))
     np.testing.assert_allclose(controls._batch_eta_squared(values, sets), expected, rtol=1e-12)
+
+
+def test_cached_structure_computes_each_pair_and_predictor_once_and_equals_one_run(results_tmp, monkeypatch):
+    """Entries are per pair and predictor: a later call with more seeds or predictors computes only the
+    missing ones, and whatever the calls before it, the result is that of one run_initial_structure
+    call (a pair's structure does not depend on the other seeds asked for)."""
+    computed = []
+    run = controls.run_initial_structure
+
+    def counting(env, seeds, *args, predictors, **kwargs):
+        computed.extend((s, p) for s in seeds for p in predictors)
+        return run(env, seeds, *args, predictors=predictors, **kwargs)
+
+    monkeypatch.setattr(controls, "run_initial_structure", counting)
+    first = controls.cached_initial_structure(ENV, [3], n_hidden=20, predictors=("epsilon",))
+    later = controls.cached_initial_structure(ENV, [2, 3], n_hidden=20, predictors=("epsilon", "entk_principled"))
+    assert sorted(computed) == [(2, "entk_principled"), (2, "epsilon"), (3, "entk_principled"), (3, "epsilon")]
+    again = controls.cached_initial_structure(ENV, [3, 2], n_hidden=20, predictors=("entk_principled",))
+    assert len(computed) == 4  # every entry read from the cache
+    direct = run(ENV, [2, 3], 20, predictors=("epsilon", "entk_principled"))
+    assert sorted(later) == sorted(direct)
+    for k, value in direct.items():
+        np.testing.assert_array_equal(later[k], value, err_msg=k)
+        assert later[k].dtype == value.dtype, k
+    np.testing.assert_array_equal(first["silhouette/epsilon"], direct["silhouette/epsilon"][1:])
+    np.testing.assert_array_equal(again["loadings/entk_principled"], direct["loadings/entk_principled"][::-1])
+    np.testing.assert_array_equal(again["limit_error"], direct["limit_error"][::-1])

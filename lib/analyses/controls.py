@@ -271,18 +271,60 @@ def run_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, n_tr
     return out
 
 
+PAIR_STRUCTURE = "pair_initial_structure"  # the results-cache name of one pair's t=0 structure for one predictor
+PAIR_KEYS = ("stimulus_train", "tasks_train", "limit_error")  # what every predictor's entry of a pair also holds
+
+
+def pair_structure_parameters(env: TaskEnvironment, seed: int, n_hidden: int, split: str, large_scaling: str,
+                              predictor: str) -> dict:
+    """The results-cache parameters of pair ``seed``'s t=0 structure for ``predictor``."""
+    return dict(env=environment_key(env), seed=int(seed), n_hidden=n_hidden, split=split,
+                large_scaling=large_scaling, predictor=predictor, version=1)
+
+
 def cached_initial_structure(env: TaskEnvironment, seeds, n_hidden: int = 200, split: str = "iid",
                              large_scaling: str = "both_layers",
                              predictors=LOADING_PREDICTORS) -> dict[str, np.ndarray]:
-    """:func:`run_initial_structure` through the on-disk results cache."""
+    """:func:`run_initial_structure` through the on-disk results cache, one entry per pair and
+    predictor (:data:`PAIR_STRUCTURE`), so a chapter that needs other seeds or other predictors than
+    an earlier one computes only the pairs and predictors missing (a pair's structure does not depend
+    on the other seeds asked for: the same numbers as one :func:`run_initial_structure` call).
+
+    The missing entries are computed in one :func:`run_initial_structure` call per set of missing
+    predictors (every network of those pairs in parallel); another process computing the same entry
+    meanwhile is waited for (:func:`lib.core.results.cached`). Returns what
+    :func:`run_initial_structure` returns for ``seeds`` and ``predictors``."""
     from ..core import results
 
     seeds = check_seeds("seeds", seeds)
-    check_names("predictors", predictors)
-    parameters = dict(env=environment_key(env), seeds=list(seeds), n_hidden=n_hidden,
-                      split=split, large_scaling=large_scaling, predictors=list(predictors), version=1)
-    return results.cached("initial_structure", parameters, lambda: run_initial_structure(
-        env, seeds, n_hidden, split=split, large_scaling=large_scaling, predictors=tuple(predictors)), computed_by=__name__)
+    names = [check_choice("predictors[]", p, LOADING_PREDICTORS) for p in check_names("predictors", predictors)]
+    if not names:
+        raise ValueError(f"predictors must name at least one of {list(LOADING_PREDICTORS)}")
+    distinct = list(dict.fromkeys(seeds))
+
+    def key(seed: int, name: str) -> dict:
+        return pair_structure_parameters(env, seed, n_hidden, split, large_scaling, name)
+
+    found = {(s, n): results.load(PAIR_STRUCTURE, key(s, n), computed_by=__name__) for s in distinct for n in names}
+    missing: dict[tuple[str, ...], list[int]] = {}
+    for s in distinct:
+        absent = tuple(n for n in names if found[s, n] is None)
+        if absent:
+            missing.setdefault(absent, []).append(s)
+    for absent, missing_seeds in missing.items():
+        computed = run_initial_structure(env, missing_seeds, n_hidden, split=split, large_scaling=large_scaling,
+                                         predictors=absent)
+        for p, s in enumerate(missing_seeds):
+            for n in absent:
+                found[s, n] = results.cached(PAIR_STRUCTURE, key(s, n), lambda p=p, n=n: {
+                    **{k: computed[k][p] for k in PAIR_KEYS}, "loadings": computed[f"loadings/{n}"][p],
+                    "silhouette": computed[f"silhouette/{n}"][p]}, computed_by=__name__)
+    first = {s: found[s, names[0]] for s in distinct}
+    out = {k: np.stack([first[s][k] for s in seeds]) for k in PAIR_KEYS}
+    for n in names:
+        out[f"loadings/{n}"] = np.stack([found[s, n]["loadings"] for s in seeds])
+        out[f"silhouette/{n}"] = np.stack([found[s, n]["silhouette"] for s in seeds])
+    return out
 
 
 def shares_explained(structure: dict, of: str, by: tuple[str, ...]) -> dict[str, np.ndarray]:
