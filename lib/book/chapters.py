@@ -25,7 +25,8 @@ class Chapter(NamedTuple):
     (``("*",)``: every other one); ``every_core``, whether it keeps every core busy for most of its
     run (Dask sweeps with one worker per core, or numba training on every core), so it runs alone;
     ``judges``, whether it judges claims (writes a summary record), so the verdicts chapter
-    collects them."""
+    collects them; ``times_code``, whether its page compares measured speeds, so it never runs in the
+    runner's background, where it would time code that gets only the CPU time others leave idle."""
 
     name: str
     checker: str
@@ -33,6 +34,7 @@ class Chapter(NamedTuple):
     reads: tuple[str, ...] = ()
     every_core: bool = False
     judges: bool = False
+    times_code: bool = False
 
 
 # The converged continuum: chapter 10 trains it, chapters 12 and 13 read it from the results cache, so
@@ -114,7 +116,8 @@ CHAPTERS: tuple[Chapter, ...] = (
             judges=True),
     Chapter("09_your_own_network", "check_your_own_network",
             quick={"mlp_width": 16, "n_regression": 10, "n_images": 16, "n_iterations": 200,
-                   "n_multitask_patterns": 50}),
+                   "n_multitask_patterns": 50},
+            times_code=True),  # lib's eNTK against neural-tangents
     Chapter("00_quickstart", "check_quickstart",
             quick={"n_iterations": 500}),
     Chapter("01_one_step_entk", "check_one_step_entk",
@@ -168,3 +171,8 @@ def runs_after() -> dict[str, tuple[str, ...]]:
 def every_core_chapters() -> frozenset[str]:
     """The chapters that keep every core busy and run alone."""
     return frozenset(c.name for c in CHAPTERS if c.every_core)
+
+
+def timing_chapters() -> frozenset[str]:
+    """The chapters whose pages compare measured speeds: never run in the background."""
+    return frozenset(c.name for c in CHAPTERS if c.times_code)

@@ -1,15 +1,22 @@
 """Which of the runner's notebook runs may execute at the same time, and running them so.
 
 Book layer. :mod:`lib.book.runner` plans runs ``(notebook, parameters, output folder)``; this
-module starts them on ``jobs`` slots (one per core by default), offering free slots first to the
-longest chain of runs that must follow one another (:func:`start_order`), as soon as (i) every
-run it must follow in the same output folder has finished and (ii) enough slots are free; each runs in a process of its own, so a process that dies (killed, out of memory) ends
-only its own run, which is then named (:class:`RunDied`). A chapter that keeps every core busy for most of its run (:data:`USES_EVERY_CORE`: its Dask
-sweeps start one worker per core) takes every slot at the book's own parameters, so it never shares
-the cores; the other chapters run in one kernel on about one core and take one slot each, so two of
-them can run side by side on two cores. In the quick profile (:data:`ALONE_IN_PROFILE`) no chapter
-runs alone: its sweeps are too small to keep the cores busy (they are mostly start-up), and running
-them beside other chapters fills the cores they leave idle.
+module starts them on ``jobs`` foreground slots (one per core by default), offering free slots first
+to the longest chain of runs that must follow one another (:func:`start_order`), as soon as every
+run it must follow in the same output folder has finished; each runs in a process of its own, so a
+process that dies (killed, out of memory) ends only its own run, which is then named
+(:class:`RunDied`). A chapter that keeps every core busy for most of its run
+(:data:`USES_EVERY_CORE`: its Dask sweeps start one worker per core) takes every foreground slot at
+the book's own parameters; the other chapters run in one kernel on about one core and take one slot
+each. In the quick profile (:data:`ALONE_IN_PROFILE`) no chapter takes every slot: its sweeps are
+too small to keep the cores busy (they are mostly start-up).
+
+A run that finds no free foreground slot starts in the background instead (at most ``jobs`` runs
+there), niced to :data:`BACKGROUND_NICE`: it gets only the CPU time the foreground leaves idle (a
+chapter that takes every slot still has single-threaded phases and Dask start-up), so it neither
+slows the chain that bounds the wall time nor waits while a core is idle; a foreground run of lower
+rank moves to the background when a run of higher rank needs its slot (:func:`next_step`). Nicing
+a process changes when it runs, never what it computes.
 
 Why a chapter must follow another (:data:`RUNS_AFTER`): it reads the summary records of all
 the others (``07_reproduction_summary``), or it reads results-cache entries the other one
@@ -27,8 +34,9 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import NamedTuple
 
-from .chapters import every_core_chapters, runs_after
+from .chapters import every_core_chapters, runs_after, timing_chapters
 
 
 # chapters that keep every core busy and run alone, and the chapters each one starts after (declared
@@ -37,6 +45,7 @@ USES_EVERY_CORE = every_core_chapters()
 # the chapters that run alone, per runner profile
 ALONE_IN_PROFILE: dict[str, frozenset[str]] = {"full": USES_EVERY_CORE, "quick": frozenset()}
 RUNS_AFTER: dict[str, tuple[str, ...]] = runs_after()
+TIMES_CODE = timing_chapters()  # chapters that time code: never in the background
 
 
 def usable_cores() -> int:
@@ -76,19 +85,73 @@ def start_order(runs: list[tuple[str, dict, Path]], after: list[set[int]]) -> li
     return sorted(range(len(runs)), key=lambda i: (-chain[i], runs[i][0] not in USES_EVERY_CORE, i))
 
 
-def next_runs(waiting: list[int], finished: set[int], busy_slots: int, jobs: int,
-              runs: list[tuple[str, dict, Path]], after: list[set[int]],
-              alone: frozenset[str] = USES_EVERY_CORE) -> list[int]:
-    """The waiting runs (indices, in plan order) to start now: each whose predecessors have all
-    finished and whose width (:func:`width`, with the chapters that run ``alone``) fits the slots
-    still free, taken in order (a run that does not fit yet lets a narrower later one start)."""
-    starting, free = [], jobs - busy_slots
+BACKGROUND_NICE = 19  # the niceness of a background run: it gets the CPU time the foreground runs leave idle
+
+
+def foreground_only(i: int, runs: list[tuple[str, dict, Path]], after: list[set[int]]) -> bool:
+    """Whether run ``i`` must never go to the background: a run other than one that reads every other
+    (the verdicts chapter) must follow it (in the background it would hold them up), or its chapter
+    times code (:data:`TIMES_CODE`: it would time code that gets only the CPU time others leave idle)."""
+    return runs[i][0] in TIMES_CODE or any(i in preceding and "*" not in RUNS_AFTER.get(runs[k][0], ())
+                                           for k, preceding in enumerate(after))
+
+
+class Step(NamedTuple):
+    """What :func:`next_step` decides: the waiting runs to start in the foreground and in the
+    background (indices), and the foreground runs to move to the background to make room."""
+
+    foreground: list[int]
+    background: list[int]
+    demote: list[int]
+
+
+def next_step(waiting: list[int], finished: set[int], tiers: dict[int, str], jobs: int,
+              runs: list[tuple[str, dict, Path]], after: list[set[int]], rank: dict[int, int],
+              alone: frozenset[str] = USES_EVERY_CORE) -> Step:
+    """The runs to start now and the runs to move to the background, given the running runs' tiers
+    (index -> "foreground" or "background") and each run's ``rank`` in :func:`start_order`.
+
+    The waiting runs whose predecessors have all finished are taken in start order. Each gets a
+    foreground slot (its :func:`width` of the ``jobs``) if enough are free, or if enough are held by
+    foreground runs of lower rank that may run in the background (:func:`foreground_only`), which then move to the
+    background (lowest rank first). For a run that could wait in the background, a running background
+    run of higher rank counts as holding a slot (it is the one that runs on a free core: a niced
+    process cannot be made un-niced). Otherwise a run that neither runs ``alone`` nor must stay in the
+    foreground starts in the background when fewer than ``jobs`` runs are there.
+    A background run is niced (:data:`BACKGROUND_NICE`), so it takes only the CPU time the foreground
+    leaves idle (a chapter's single-threaded phases, its Dask start-up): the chain that bounds the
+    build's wall time keeps the cores, and nothing waits that could run."""
+    tiers = dict(tiers)
+    free = jobs - sum(width(runs[j][0], jobs, alone) for j, t in tiers.items() if t == "foreground")
+    step = Step([], [], [])
     for i in waiting:
+        if not after[i] <= finished:
+            continue
         need = width(runs[i][0], jobs, alone)
-        if after[i] <= finished and need <= free:
-            starting.append(i)
-            free -= need
-    return starting
+        # a background run of higher rank takes a slot left free before a run that could wait in the background
+        background_ok = runs[i][0] not in alone and not foreground_only(i, runs, after)
+        reserved = sum(t == "background" and rank[j] < rank[i] for j, t in tiers.items()) if background_ok else 0
+        free -= reserved
+        lower = sorted((j for j, t in tiers.items() if t == "foreground" and rank[j] > rank[i]
+                        and not foreground_only(j, runs, after)), key=rank.get, reverse=True)
+        moved = []
+        while free < need and lower:
+            moved.append(lower.pop(0))
+            free += width(runs[moved[-1]][0], jobs, alone)
+        if free >= need:
+            for j in moved:
+                tiers[j] = "background"
+            step.demote.extend(moved)
+            step.foreground.append(i)
+            tiers[i] = "foreground"
+            free += reserved - need
+            continue
+        free += reserved - sum(width(runs[j][0], jobs, alone) for j in moved)  # nothing moved after all
+        if background_ok:
+            if sum(t == "background" for t in tiers.values()) < jobs:
+                step.background.append(i)
+                tiers[i] = "background"
+    return step
 
 
 def run_all(runs: list[tuple[str, dict, Path]], execute_one: Callable[[str, dict, Path], object], jobs: int,
@@ -96,8 +159,9 @@ def run_all(runs: list[tuple[str, dict, Path]], execute_one: Callable[[str, dict
             alone: frozenset[str] = USES_EVERY_CORE) -> tuple[list[tuple[str, Path, float]], list[BaseException]]:
     """Execute every run with ``execute_one(name, parameters, folder)`` on ``jobs`` slots: with one
     slot in this process, in plan order; with more each in a process of its own (``execute_one``
-    must then be picklable), offered the free slots in :func:`start_order` and started as
-    :func:`next_runs` allows (the chapters named in ``alone`` take every slot). After the first failure no new run
+    must then be picklable), offered the free slots in :func:`start_order` and started in the
+    foreground or the background as :func:`next_step` decides (the chapters named in ``alone`` take
+    every foreground slot). After the first failure no new run
     starts; running ones finish (nothing computed is lost). A run whose process dies fails with a
     :class:`RunDied` naming it, and its temporary run folder is removed. Returns (name, folder,
     seconds) per finished run, in finishing order, and the exceptions of the failed runs."""
@@ -145,29 +209,82 @@ def died(name: str, folder: Path, before: set[Path]) -> RunDied:
                    f"{removed}its previous output in {folder} is untouched")
 
 
+def nice_process(pid: int, niceness: int) -> None:
+    """Lower process ``pid``'s priority to ``niceness`` (never raise it), and, where it leads a
+    session of its own (a Jupyter kernel does), its session's scheduling group's too: where Linux
+    groups processes by session (autogroups, ``/proc/<pid>/autogroup``), such a group shares the CPU
+    with other sessions as a whole, whatever the niceness of its processes. The group of a process
+    that shares its parent's session is left as it is (it is the runner's own). A process that has
+    ended, or a system without autogroups, is passed over."""
+    try:
+        if os.getpriority(os.PRIO_PROCESS, pid) < niceness:
+            os.setpriority(os.PRIO_PROCESS, pid, niceness)
+        leads_session = os.getsid(pid) == pid
+    except (ProcessLookupError, PermissionError):
+        return
+    if leads_session:
+        try:
+            with open(f"/proc/{pid}/autogroup", "w") as group:
+                group.write(str(niceness))
+        except OSError:
+            pass
+
+
+def _demote(pool, report: Callable[[str], None], name: str) -> None:
+    """Nice the process running a pool's run and every process it started (its kernel, Dask workers)
+    to :data:`BACKGROUND_NICE` (:func:`nice_process`); processes they start later inherit it."""
+    import psutil
+
+    for pid in list(pool._processes):  # the pool's one worker process
+        try:
+            tree = [pid, *(child.pid for child in psutil.Process(pid).children(recursive=True))]
+        except psutil.NoSuchProcess:
+            continue
+        for member in tree:
+            nice_process(member, BACKGROUND_NICE)
+    report(f"[runner] {name} continues in the background (niced: it gets the CPU time the others leave idle)")
+
+
+def _start_niced() -> None:
+    """A background run's process initializer (its kernel inherits the niceness and gets its group's
+    in :class:`lib.book.kernel_manager.QuietKernelManager`)."""
+    nice_process(os.getpid(), BACKGROUND_NICE)
+
+
 def _run_side_by_side(runs, execute_one, jobs, report, alone):
     """Each run in a process of its own (a one-process pool), so that a process that dies ends
-    only its own run, which :func:`died` names."""
+    only its own run, which :func:`died` names; the tiers as :func:`next_step` decides them."""
     after = predecessors(runs)
-    waiting, finished, running, started = start_order(runs, after), set(), {}, {}
+    waiting = start_order(runs, after)
+    rank = {i: r for r, i in enumerate(waiting)}
+    finished, running, started = set(), {}, {}
     times, errors = [], []
     context = multiprocessing.get_context("spawn")
     try:
         while waiting or running:
             if not errors:
-                busy = sum(width(runs[j][0], jobs, alone) for j, _, _ in running.values())
-                for i in next_runs(waiting, finished, busy, jobs, runs, after, alone):
+                tiers = {i: tier for i, _, _, tier in running.values()}
+                step = next_step(waiting, finished, tiers, jobs, runs, after, rank, alone)
+                for future, (i, pool, before, tier) in list(running.items()):
+                    if i in step.demote:
+                        _demote(pool, report, runs[i][0])
+                        running[future] = (i, pool, before, "background")
+                for i in step.foreground + step.background:
                     name, parameters, folder = runs[i]
-                    report(f"[runner] {name} started ({parameters}) -> {folder}")
-                    pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
-                    running[pool.submit(execute_one, name, parameters, folder)] = (i, pool, run_folders(name, folder))
+                    tier = "foreground" if i in step.foreground else "background"
+                    report(f"[runner] {name} started{' in the background' if tier == 'background' else ''} "
+                           f"({parameters}) -> {folder}")
+                    pool = ProcessPoolExecutor(max_workers=1, mp_context=context,
+                                               **({"initializer": _start_niced} if tier == "background" else {}))
+                    running[pool.submit(execute_one, name, parameters, folder)] = (i, pool, run_folders(name, folder),
+                                                                                   tier)
                     started[i] = time.perf_counter()
                     waiting.remove(i)
             if not running:
                 break  # after a failure: the runs still waiting are not started
             done, _ = wait(list(running), return_when=FIRST_COMPLETED)
             for future in done:
-                i, pool, before = running.pop(future)
+                i, pool, before, _ = running.pop(future)
                 pool.shutdown()
                 error = future.exception()
                 if isinstance(error, BrokenProcessPool):
@@ -179,6 +296,6 @@ def _run_side_by_side(runs, execute_one, jobs, report, alone):
                 times.append((runs[i][0], runs[i][2], time.perf_counter() - started[i]))
                 report(f"[runner] {runs[i][0]} done in {times[-1][2]:.1f} s")
     finally:
-        for _, pool, _ in running.values():  # only on an exception here (e.g. KeyboardInterrupt)
+        for _, pool, _, _ in running.values():  # only on an exception here (e.g. KeyboardInterrupt)
             pool.shutdown(cancel_futures=True)
     return times, errors

@@ -2,7 +2,7 @@
 frontend from a headless run (:func:`interactive_frontend`).
 
 The kernel manager (:class:`QuietKernelManager`) starts a plain Jupyter kernel that prints
-nothing on a successful run.
+nothing on a successful run, as nice as the process that starts it.
 
 Two messages that ipykernel and jupyter_client print by default read as failures in a build log
 and are silenced here at their source, not by hiding stderr (a real error still shows):
@@ -27,6 +27,8 @@ from typing import Any
 from jupyter_client import AsyncKernelManager
 from traitlets import CaselessStrEnum, default
 
+from .concurrent_runs import nice_process
+
 
 class QuietKernelManager(AsyncKernelManager):
     """:class:`jupyter_client.AsyncKernelManager` over IPC sockets, without the shutdown interrupt."""
@@ -38,6 +40,15 @@ class QuietKernelManager(AsyncKernelManager):
         if self.transport != "ipc":
             return super()._ip_default()
         return os.path.join(tempfile.gettempdir(), f"repro-kernel-{uuid.uuid4().hex[:12]}-ipc")
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+        """Launch the kernel; a kernel started by a niced process (a background run of
+        :mod:`lib.book.concurrent_runs`) is as nice as it, its own session's scheduling group included
+        (jupyter_client starts every kernel in a session of its own)."""
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        niceness = os.getpriority(os.PRIO_PROCESS, 0)
+        if niceness > 0 and getattr(self.provisioner, "pid", None):
+            nice_process(self.provisioner.pid, niceness)
 
     async def _async_interrupt_kernel(self) -> None:
         if not self.shutting_down:
