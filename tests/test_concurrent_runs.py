@@ -120,8 +120,8 @@ def test_next_step_fills_the_background_and_moves_lower_ranks_out_of_the_way():
     """A run with no free foreground slot starts in the background (up to jobs runs there); a chapter
     that takes every slot moves lower-ranked foreground runs to the background, never higher-ranked
     ones, and never starts in the background itself."""
-    names = ["06_correlation_analysis", "08_entk_over_training", "00_quickstart", "01_one_step_entk",
-             "02_smg_validation", "11_explorer"]
+    names = ["06_correlation_analysis", "13_rival_theories", "00_quickstart", "01_one_step_entk",
+             "02_smg_validation", "03_epntk"]
     runs = [(name, {}, FOLDER) for name in names]
     after, rank = [set() for _ in runs], {i: i for i in range(len(runs))}
     step = cr.next_step([2, 3, 4, 5], set(), {}, 2, runs, after, rank)
@@ -129,13 +129,13 @@ def test_next_step_fills_the_background_and_moves_lower_ranks_out_of_the_way():
     step = cr.next_step([0], set(), {2: "foreground", 3: "foreground", 4: "background"}, 2, runs, after, rank)
     assert step == cr.Step([0], [], [3, 2])  # the lowest rank moves first
     step = cr.next_step([1], set(), {0: "foreground", 2: "background"}, 2, runs, after, rank)
-    assert step == cr.Step([], [1], [])  # 06 holds every slot: 08 waits in the background
+    assert step == cr.Step([], [1], [])  # 06 holds every slot: 13 waits in the background
     step = cr.next_step([0], set(), {1: "foreground"}, 2, runs, {**dict(enumerate(after)), 0: {5}}, rank)
     assert step == cr.Step([], [], [])  # not ready
     higher = {0: "foreground"}
-    runs_after_06 = [("08_entk_over_training", {}, FOLDER), ("06_correlation_analysis", {}, FOLDER)]
+    runs_after_06 = [("13_rival_theories", {}, FOLDER), ("06_correlation_analysis", {}, FOLDER)]
     step = cr.next_step([1], set(), higher, 2, runs_after_06, [set(), set()], {0: 0, 1: 1})
-    assert step == cr.Step([], [], [])  # 08 ranks higher: 06 waits, and never in the background
+    assert step == cr.Step([], [], [])  # 13 ranks higher: 06 waits, and never in the background
     chained = [("00_quickstart", {}, FOLDER), ("01_one_step_entk", {}, FOLDER), ("02_smg_validation", {}, FOLDER),
                ("03_epntk", {}, FOLDER), ("07_reproduction_summary", {}, FOLDER)]
     chained_after = [set(), set(), set(), {2}, {0, 1, 2, 3}]
@@ -143,7 +143,8 @@ def test_next_step_fills_the_background_and_moves_lower_ranks_out_of_the_way():
                         {i: i for i in range(5)})
     assert step == cr.Step([], [], [])  # 03 waits for 02: 02 never goes to the background, nor is moved there
     assert cr.foreground_only(2, chained, chained_after) and not cr.foreground_only(1, chained, chained_after)
-    assert cr.TIMES_CODE == {"09_your_own_network"}  # its page compares measured eNTK times
+    # pages that report measured times: eNTK speeds, the kernels' compute time, the explorer's redraw time
+    assert cr.REPORTS_TIMES == {"08_entk_over_training", "09_your_own_network", "11_explorer"}
     timed = [("00_quickstart", {}, FOLDER), ("01_one_step_entk", {}, FOLDER), ("09_your_own_network", {}, FOLDER)]
     step = cr.next_step([2], set(), {0: "foreground", 1: "foreground"}, 2, timed, [set()] * 3, {0: 0, 1: 1, 2: 2})
     assert step == cr.Step([], [], [])  # it waits for a foreground slot
@@ -173,7 +174,7 @@ def test_the_longest_chain_of_readers_gets_the_cores_first():
     assert order[0] == "10_rich_lazy_continuum" and order[-1] == "07_reproduction_summary"
     for i, preceding in enumerate(after):
         assert all(order.index(runs[j][0]) < order.index(runs[i][0]) for j in preceding)
-    assert order.index("12_prediction_horizon") < order.index("08_entk_over_training")  # same chain: every core first
+    assert order.index("12_prediction_horizon") < order.index("13_rival_theories")  # same chain: every core first
     assert sorted(order) == sorted(NOTEBOOKS)
     assert cr.start_order([], []) == []
 
@@ -226,14 +227,14 @@ def test_run_all_executes_in_processes_with_the_schedule(tmp_path):
 def test_run_all_starts_nothing_after_a_failure_and_lets_running_runs_finish(tmp_path):
     """With two slots, four runs start at once (two in the background); the first fails: the three
     others finish, and the runs still waiting never start."""
-    names = ["00_quickstart", "01_one_step_entk", "02_smg_validation", "11_explorer", "09_your_own_network",
+    names = ["00_quickstart", "01_one_step_entk", "13_rival_theories", "03_epntk", "09_your_own_network",
              "07_reproduction_summary"]
     runs = [(name, {"fail": "00_quickstart", "sleep": 0.1 if name == "00_quickstart" else 0.5}, tmp_path)
             for name in names]
     lines = []
     times, errors = cr.run_all(runs, _fake_execute, jobs=2, report=lines.append)
     assert [str(e) for e in errors] == ["00_quickstart failed on purpose"]
-    assert sorted(n for n, _, _ in times) == ["01_one_step_entk", "02_smg_validation", "11_explorer"]  # were running
+    assert sorted(n for n, _, _ in times) == ["01_one_step_entk", "03_epntk", "13_rival_theories"]  # were running
     assert sum("started in the background" in line for line in lines) == 2
     assert not (tmp_path / "09_your_own_network.json").exists()
     assert not (tmp_path / "07_reproduction_summary.json").exists()

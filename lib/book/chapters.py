@@ -25,8 +25,9 @@ class Chapter(NamedTuple):
     (``("*",)``: every other one); ``every_core``, whether it keeps every core busy for most of its
     run (Dask sweeps with one worker per core, or numba training on every core), so it runs alone;
     ``judges``, whether it judges claims (writes a summary record), so the verdicts chapter
-    collects them; ``times_code``, whether its page compares measured speeds, so it never runs in the
-    runner's background, where it would time code that gets only the CPU time others leave idle."""
+    collects them; ``reports_times``, whether its page reports measured times (speeds, or how long
+    its computations took), so it never runs in the runner's background, where it would time what
+    gets only the CPU time others leave idle."""
 
     name: str
     checker: str
@@ -34,7 +35,7 @@ class Chapter(NamedTuple):
     reads: tuple[str, ...] = ()
     every_core: bool = False
     judges: bool = False
-    times_code: bool = False
+    reports_times: bool = False
 
 
 # The converged continuum: chapter 10 trains it, chapters 12 and 13 read it from the results cache, so
@@ -90,7 +91,8 @@ CHAPTERS: tuple[Chapter, ...] = (
                    "n_points": 4, "check_rows": 8,
                    "check_iterations": {"ET": 200, "LR": 100}, "n_halvings": 2,
                    "convergence_iterations": 20},
-            judges=True),
+            judges=True,
+            reports_times=True),  # how long its kernels took
     Chapter("04_multitask_representations", "check_multitask_representations",
             quick={"n_iterations": 1000, "n_entk_pairs": 3, "n_ari_pairs": 2},
             judges=True),
@@ -117,14 +119,15 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("09_your_own_network", "check_your_own_network",
             quick={"mlp_width": 16, "n_regression": 10, "n_images": 16, "n_iterations": 200,
                    "n_multitask_patterns": 50},
-            times_code=True),  # lib's eNTK against neural-tangents
+            reports_times=True),  # lib's eNTK against neural-tangents
     Chapter("00_quickstart", "check_quickstart",
             quick={"n_iterations": 500}),
     Chapter("01_one_step_entk", "check_one_step_entk",
             quick={"n_iterations": 200, "n_learning_rates": 4},
             judges=True),
     Chapter("11_explorer", "check_live_explorer",
-            quick={"n_iterations": 100}),
+            quick={"n_iterations": 100},
+            reports_times=True),  # a warm kernel's redraw time
     Chapter("06_correlation_analysis", "check_correlation_analysis",
             quick={"n_pairs": 3, "n_verdict_pairs": 6, "n_replication_pairs": 3,
                    "iterations": {"ET": 1000, "LR": 500},
@@ -174,5 +177,5 @@ def every_core_chapters() -> frozenset[str]:
 
 
 def timing_chapters() -> frozenset[str]:
-    """The chapters whose pages compare measured speeds: never run in the background."""
-    return frozenset(c.name for c in CHAPTERS if c.times_code)
+    """The chapters whose pages report measured times: never run in the background."""
+    return frozenset(c.name for c in CHAPTERS if c.reports_times)

@@ -45,7 +45,7 @@ USES_EVERY_CORE = every_core_chapters()
 # the chapters that run alone, per runner profile
 ALONE_IN_PROFILE: dict[str, frozenset[str]] = {"full": USES_EVERY_CORE, "quick": frozenset()}
 RUNS_AFTER: dict[str, tuple[str, ...]] = runs_after()
-TIMES_CODE = timing_chapters()  # chapters that time code: never in the background
+REPORTS_TIMES = timing_chapters()  # chapters whose pages report measured times: never in the background
 
 
 def usable_cores() -> int:
@@ -91,8 +91,9 @@ BACKGROUND_NICE = 19  # the niceness of a background run: it gets the CPU time t
 def foreground_only(i: int, runs: list[tuple[str, dict, Path]], after: list[set[int]]) -> bool:
     """Whether run ``i`` must never go to the background: a run other than one that reads every other
     (the verdicts chapter) must follow it (in the background it would hold them up), or its chapter
-    times code (:data:`TIMES_CODE`: it would time code that gets only the CPU time others leave idle)."""
-    return runs[i][0] in TIMES_CODE or any(i in preceding and "*" not in RUNS_AFTER.get(runs[k][0], ())
+    reports measured times (:data:`REPORTS_TIMES`: it would time what gets only the CPU time others leave
+    idle)."""
+    return runs[i][0] in REPORTS_TIMES or any(i in preceding and "*" not in RUNS_AFTER.get(runs[k][0], ())
                                            for k, preceding in enumerate(after))
 
 
