@@ -47,6 +47,7 @@
 # | `pair_fractions` | fractions f of the single-task phase at which the pairs are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations |
 # | `finetune_fractions` | fractions f of fine-tuning at which the continuum's networks are observed | increasing list of >= 2 numbers in [0, 0.5], starting at 0, giving distinct iterations of fine-tuning |
 # | `pair_replication_first_seeds` | first seed per schedule of the pairs' replication block (`pair_n_pairs` pairs, the replication block of chapters 05 and 06), judged by the same criteria | dict `{"ET": int, "LR": int}`, seeds disjoint from the pairs' |
+# | `converged_replication_first_seed` | first network seed of the converged continuum's replication block (`converged_seeds` networks per scale, trained as the continuum's), judged by the criteria in force | integer >= 0, seeds disjoint from the continuum's, with `converged_replication_first_seed + converged_seeds` at most 100 000 |
 # :::
 
 # %% tags=["parameters"]
@@ -70,6 +71,7 @@ pair_fractions = [0.0, 0.1]
 finetune_fractions = [0.0, 0.01]
 pair_replication_first_seeds = {"ET": 1000, "LR": 1100}
 converged_first_seed = 0
+converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_prediction_horizon
@@ -77,7 +79,8 @@ from lib.book.chapter_parameters import check_prediction_horizon
 pair_plan, pair_replication_plan = check_prediction_horizon(
     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
     lr_choice_iterations, n_train, n_hidden, fractions, converged_only, n_resamples, pair_first_seeds, pair_iterations,
-    pair_n_pairs, pair_block, pair_fractions, finetune_fractions, pair_replication_first_seeds, converged_first_seed)
+    pair_n_pairs, pair_block, pair_fractions, finetune_fractions, pair_replication_first_seeds, converged_first_seed,
+    converged_replication_first_seed)
 
 # %% [markdown]
 # ## Design
@@ -160,9 +163,12 @@ THRESHOLD = claims.criterion("horizon-kernel-window").settings["threshold"]
 EARLY = horizon.EARLY_FRACTION
 scales = [float(g) for g in converged_scales]
 common = continuum_sweeps.continuum_common(converged_iterations, n_train, n_hidden)
-block = horizon_continuum_block.continuum_block(
-    scales, [float(lr) for lr in lr_candidates], n_lr_seeds, lr_choice_iterations, converged_seeds, first_block, common,
-    fractions, converged_only, PREDICTORS, KERNELS, OUTCOMES, THRESHOLD, n_resamples, converged_first_seed)
+FT_OUTCOMES = ["finetune_speed", "loss_finetune_test"]
+continuum_args = (scales, [float(lr) for lr in lr_candidates], n_lr_seeds, lr_choice_iterations, converged_seeds,
+                  first_block, common, fractions, finetune_fractions, converged_only, PREDICTORS, KERNELS, OUTCOMES,
+                  FT_OUTCOMES, THRESHOLD, n_resamples)
+continuum = horizon_continuum_block.continuum_blocks(*continuum_args, first_seed=converged_first_seed)
+block, ft_block, settled_block, settled_ft_block = continuum
 glue_texts(horizon_texts.design_texts(converged_seeds, converged_iterations["single"], block.use, converged_only,
                                       scales, block.per_scale, fractions, block.retrace, THRESHOLD, EARLY))
 
@@ -275,21 +281,12 @@ reading_table(hr.per_group_long(per_scale_table), "Strongest cells: correlation 
 # {glue:text}`hz_ft_text`
 
 # %% mystnb={"figure": {"caption": "Beyond the paper (no figure of the paper): the continuum's networks observed at the fractions finetune_fractions of fine-tuning (t = 0 and 1% in the book), on the multitask data; |r| of each predictor with each fine-tuning outcome, within init scales (top) and across them (bottom); in colour with its Fisher 95% band, the strongest kernel quantity (solid) and the strongest trivial rival (dashed) of each panel (largest mean |r| over the fractions); thin grey: the other quantities, for context; dotted line: the declared accuracy; grey: the 95% range of a chance |r| within scales.", "name": "fig-horizon-finetune"}} tags=["hide-input"]
-FT_OUTCOMES = ["finetune_speed", "loss_finetune_test"]
-ft_block = horizon_continuum_block.finetune_block(block, scales, converged_seeds, common, finetune_fractions,
-                                                  PREDICTORS, KERNELS, FT_OUTCOMES, THRESHOLD, n_resamples)
 fig = plot_horizon.plot_horizon(ft_block.curves, PREDICTORS, KERNELS, finetune_fractions, THRESHOLD,
                                 phase="fine-tuning")
 plt.show()
 glue_texts(horizon_texts.finetune_texts(ft_block, finetune_fractions, converged_iterations["finetune"], PREDICTORS,
                                         continuum_facts.unsettled(block.networks, "finetune", block.use),
                                         continuum_facts.SETTLED_CHANGE))
-# the one convergence filter: a family with a fine-tuning outcome, on the networks whose fine-tuning also settled
-settled_block = horizon_continuum_block.measured_on(
-    block, continuum_facts.analysed(block.networks, converged_only, finetune=True), scales, PREDICTORS, KERNELS,
-    OUTCOMES, fractions, THRESHOLD, n_resamples)
-settled_ft_block = horizon_continuum_block.finetune_measured_on(ft_block, settled_block, PREDICTORS, KERNELS,
-                                                                FT_OUTCOMES, finetune_fractions, THRESHOLD, n_resamples)
 
 # %% [markdown]
 # (hz-pairs)=
@@ -372,9 +369,10 @@ display(reading_table(hr.per_group_long(pair_group_table),
 # %% tags=["hide-input", "remove-stderr"]
 replicated_pairs = horizon_pair_block.pair_block(pair_replication_plan, pair_fractions, pair_block, PREDICTORS, KERNELS,
                                                  OUTCOMES, THRESHOLD, n_resamples)
-judgements = horizon_verdicts.judge_chapter(block, ft_block, settled_block, settled_ft_block, pairs, replicated_pairs,
-                                            PREDICTORS, KERNELS, OUTCOMES, FT_OUTCOMES, fractions, finetune_fractions,
-                                            pair_fractions, EARLY)
+replication_blocks = horizon_continuum_block.continuum_blocks(*continuum_args,
+                                                              first_seed=converged_replication_first_seed)
+judgements = horizon_verdicts.judge_chapter(continuum, replication_blocks, pairs, replicated_pairs, PREDICTORS, KERNELS,
+                                            OUTCOMES, FT_OUTCOMES, fractions, finetune_fractions, pair_fractions, EARLY)
 pair_precision_text = horizon_pair_block.precision_text([pairs, replicated_pairs], pair_n_pairs)
 pair_replication_words = correlation_report.block_words(pair_replication_plan)
 glue_texts({"hz_pairs_replication_block": pair_replication_words,
@@ -383,6 +381,28 @@ reading_table(replication_report.replication_view(
     {k: judgements.pairs[k] for k in replication.HORIZON_PAIR_CLAIMS}, judgements.replicated_pairs,
     {k: pair_precision_text for k in replication.HORIZON_PAIR_CLAIMS}),
     "Verdicts on the paper's pairs in the discovery and the replication block")
+
+# %% [markdown]
+# (hz-continuum-replication)=
+# ### Do the continuum's verdicts replicate?
+#
+# The nine claims on the continuum are judged again, each under its criterion in force and on
+# the networks that version was declared for, on a replication block of the converged
+# continuum: {glue:text}`hz_replication_block`, trained exactly as the continuum's networks (the
+# same scales, learning rates, data sizes and convergence filter). That block and the precision
+# its verdicts need (a pooled within-scale interval no wider than
+# $\pm${glue:text}`hz_declared_half_width` in Fisher z) were declared before any of its networks
+# was trained ({mod}`lib.analyses.replication`); the criteria in force had been written after
+# the continuum's own networks were seen. {glue:text}`hz_replication_text`
+
+# %% tags=["hide-input"]
+replication_words = horizon_texts.replication_block_words(converged_replication_first_seed, converged_seeds, scales)
+precision_text = horizon_continuum_block.precision_text([continuum, replication_blocks], converged_seeds)
+glue_texts(horizon_texts.replication_texts(judgements, replication_words, replication_blocks))
+reading_table(replication_report.replication_view(
+    {k: {**judgements.single, **judgements.finetune}[k] for k in replication.CONTINUUM_HORIZON_CLAIMS},
+    judgements.replicated, {k: precision_text for k in replication.CONTINUUM_HORIZON_CLAIMS}),
+    "Verdicts on the continuum in its discovery and its replication block")
 
 # %% [markdown]
 # (hz-verdicts)=
@@ -420,6 +440,7 @@ glue_texts({"hz_settled_text": horizon_answer.settled_text(judgements, int(settl
                                                            int(block.use.sum()))})
 rows = hr.summary_rows(judgements.single, judgements.finetune, judgements.pairs, judgements.replicated_pairs,
                        judgements.earlier, hr.control_text(settled_block.control_by_seed(0)),
-                       hr.control_text(pairs.control_by_seed(0)), pair_replication_words, pair_precision_text)
+                       hr.control_text(pairs.control_by_seed(0)), pair_replication_words, pair_precision_text,
+                       judgements.replicated, replication_words, precision_text)
 _ = summary.record("12_prediction_horizon", summary.ran_with("12_prediction_horizon", globals()), rows)
 

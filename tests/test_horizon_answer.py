@@ -19,6 +19,11 @@ def _continuum(window: str = "inconclusive", beats: str = "not reproduced") -> d
             "horizon-kernel-beats-rivals": _judged("horizon-kernel-beats-rivals", beats)}
 
 
+def _in_force(finetune_beats: str = "inconclusive") -> dict:
+    return {**_continuum(), "horizon-finetune-kernel-beats-rivals": _judged("horizon-finetune-kernel-beats-rivals",
+                                                                            finetune_beats)}
+
+
 def _pairs(window: str = "inconclusive", beats: str = "not reproduced") -> dict:
     return {"horizon-pairs-kernel-window": _judged("horizon-pairs-kernel-window", window, "largest |r| 0.40"),
             "horizon-pairs-representation-window": _judged("horizon-pairs-representation-window", "reproduced"),
@@ -46,18 +51,22 @@ def test_adds_words_distinguish_none_some_and_no_cells():
 
 
 def test_answer_box_is_short_and_quotes_both_blocks():
-    box = horizon_answer.answer_box(0.5, 0.05, math.inf, FRACTIONS, _continuum(), _pairs(), _pairs())
-    assert box.count(". ") + 1 <= 3  # two or three sentences
+    box = horizon_answer.answer_box(0.5, 0.05, math.inf, FRACTIONS, _continuum(), _pairs(), _pairs(), _in_force(),
+                                    _in_force())
+    assert box.count(". ") + 1 <= 3  # three sentences
     assert "from 5% of the single-task phase" in box and "at no fraction up to 50%" in box
     assert "the same verdicts on both blocks of pairs" in box
     assert "not reproduced on the continuum" in box
+    assert box.endswith("under the criteria in force: the same verdicts on both blocks of the continuum.")
 
 
-def test_answer_box_says_which_pair_verdict_does_not_replicate():
+def test_answer_box_says_which_pair_or_continuum_verdict_does_not_replicate():
     box = horizon_answer.answer_box(0.5, 0.05, 0.1, FRACTIONS, _continuum(), _pairs(),
-                                    _pairs(window="reproduced"))
+                                    _pairs(window="reproduced"), _in_force(), _in_force("not reproduced"))
     assert ("the kernel's early window does not replicate (inconclusive on the discovery block, reproduced on the "
             "replication block)") in box
+    assert ("the rival comparison during fine-tuning does not replicate (inconclusive on the discovery block, not "
+            "reproduced on the replication block)") in box
     assert "both blocks" not in box
 
 

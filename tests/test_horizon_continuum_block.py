@@ -122,7 +122,9 @@ def test_the_chapter_s_judgements_are_those_of_each_block(blocks):
     settled = hcb.measured_on(block, fewer, SCALES, PREDICTORS, KERNELS, OUTCOMES, FRACTIONS, 0.5, 100)
     settled_ft = hcb.finetune_measured_on(ft, settled, PREDICTORS, KERNELS, FT_OUTCOMES, FT_FRACTIONS, 0.5, 100)
     assert settled.per_scale == [N_SEEDS - 1, N_SEEDS - 1] and settled_ft.values.shape[2] == 2 * (N_SEEDS - 1)
-    judged = horizon_verdicts.judge_chapter(block, ft, settled, settled_ft, pairs, replicated, PREDICTORS, KERNELS,
+    discovery = hcb.ContinuumBlocks(block, ft, settled, settled_ft)
+    every_one_settled = hcb.ContinuumBlocks(block, ft, block, ft)  # a replication block whose fine-tuning all settled
+    judged = horizon_verdicts.judge_chapter(discovery, every_one_settled, pairs, replicated, PREDICTORS, KERNELS,
                                             OUTCOMES, FT_OUTCOMES, FRACTIONS, FT_FRACTIONS, [0.0, 0.1], 0.1)
     in_force = lambda judges: {claim: judged() for claim, judged in judges.items()}  # noqa: E731
     on_all = in_force(horizon_verdicts.single_task_judges(
@@ -137,6 +139,17 @@ def test_the_chapter_s_judgements_are_those_of_each_block(blocks):
     assert judged.finetune == in_force(horizon_verdicts.finetune_judges(
         settled_ft.curves, settled_ft.findings, PREDICTORS, KERNELS, FT_OUTCOMES, FT_FRACTIONS, 0.1,
         settled.per_scale, int(settled.use.sum())))
+    # the replication block: every claim of the declaration under the criterion in force, on its own networks
+    from lib.analyses.replication import CONTINUUM_HORIZON_CLAIMS
+
+    assert list(judged.replicated) == list(CONTINUUM_HORIZON_CLAIMS)
+    on_all_finetune = in_force(horizon_verdicts.finetune_judges(
+        ft.curves, ft.findings, PREDICTORS, KERNELS, FT_OUTCOMES, FT_FRACTIONS, 0.1, block.per_scale,
+        int(block.use.sum())))
+    for claim, j in judged.replicated.items():
+        assert j == {**on_all, **on_all_finetune}[claim], claim
+        assert j.version == {**judged.single, **judged.finetune}[claim].version
+    assert judged.replicated["horizon-kernel-window"].n != judged.single["horizon-kernel-window"].n
     assert set(judged.pairs) == set(judged.replicated_pairs) | {"horizon-pairs-kernel-adds-control"}
     assert judged.pairs["horizon-pairs-kernel-window"].verdict != judged.replicated_pairs[
         "horizon-pairs-kernel-window"].verdict  # a strong signal in one block, none in the other
@@ -164,7 +177,7 @@ def test_the_settled_text_names_each_changed_verdict():
     earlier["horizon-kernel-adds"] = [judgement("horizon-kernel-adds", "reproduced", 1)]
     now |= {claim: earlier[claim][-1]._replace(version=2) for claim in horizon_verdicts.SETTLED_FROM
             if claim != "horizon-kernel-adds"}
-    judged = horizon_verdicts.HorizonJudgements(now, {}, earlier, {}, {})
+    judged = horizon_verdicts.HorizonJudgements(now, {}, earlier, {}, {}, {})
     text = horizon_answer.settled_text(judged, 114, 145)
     assert ("some kernel quantity carries information about an outcome beyond the representation and losses observed "
             "at the same moment (post hoc): reproduced on all the analysed networks, inconclusive on the settled "
@@ -207,6 +220,19 @@ def test_the_chapter_refuses_fractions_without_a_recorded_test_loss_before_any_w
 
     with pytest.raises(ValueError, match=r"fractions must include one of \[0.1, 0.2\], where the converged continuum"):
         cp.check_chapter("12_prediction_horizon", parameters("12_prediction_horizon", fractions=[0.0, 0.05, 0.5]))
+
+
+def test_continuum_blocks_are_the_block_its_fine_tuning_and_both_on_the_settled_networks(blocks):
+    block, ft = blocks
+    made = hcb.continuum_blocks(SCALES, [0.1], 1, 10, N_SEEDS, 2, COMMON, FRACTIONS, FT_FRACTIONS, False, PREDICTORS,
+                                KERNELS, OUTCOMES, FT_OUTCOMES, 0.5, 100)
+    np.testing.assert_array_equal(made.single.values, block.values)
+    np.testing.assert_array_equal(made.finetune.values, ft.values)
+    settled = continuum_facts.analysed(block.networks, False, finetune=True)
+    np.testing.assert_array_equal(made.settled.use, settled)
+    np.testing.assert_array_equal(made.settled_finetune.use, settled)
+    text = hcb.precision_text([made, made], N_SEEDS)
+    assert text.startswith("widest 95% interval half-width ") and f"at {N_SEEDS} networks per init scale" in text
 
 
 def test_measuring_again_on_the_same_networks_returns_the_block_itself(blocks):

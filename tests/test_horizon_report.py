@@ -108,7 +108,7 @@ def test_rival_findings_refuses_bad_input(cells, level, message):
         hr.rival_findings(good if cells is None else cells, level=level)
 
 
-def test_summary_rows_give_every_horizon_claim_once_and_the_pairs_their_replication():
+def test_summary_rows_give_every_horizon_claim_once_and_both_blocks_their_replication():
     from lib.analyses import claims
     from lib.analyses.claim_types import Judgement
 
@@ -126,12 +126,23 @@ def test_summary_rows_give_every_horizon_claim_once_and_the_pairs_their_replicat
     replicated = {k: j._replace(verdict="reproduced") for k, j in pairs.items()}
     earlier = {k: [j._replace(version=v, verdict="not reproduced") for v in range(1, j.version)]
                for k, j in {**continuum, **finetune}.items() if j.version > 1}
+    from lib.analyses.replication import CONTINUUM_HORIZON_CLAIMS, DOES_NOT_REPLICATE, REPLICATES
+
+    continuum_replicated = {k: j._replace(verdict="not reproduced" if k == "horizon-kernel-window" else j.verdict)
+                            for k, j in {**continuum, **finetune}.items()}
     rows = hr.summary_rows(continuum, finetune, pairs, replicated, earlier, "CONTROL", "PAIR CONTROL",
-                           "seeds 2000-2003", "half-width 0.3")
+                           "seeds 2000-2003", "half-width 0.3", continuum_replicated, "seeds 3000-3029 per scale",
+                           "half-width 0.17")
     assert [r["claim"] for r in rows] == [*continuum, *finetune, *pairs]
     for r in rows:  # every earlier version shown beside the one in force
         assert [e["version"] for e in r["earlier"]] == [j.version for j in earlier.get(r["claim"], [])]
     assert [e["verdict"] for e in rows[3]["earlier"]] == ["not reproduced", "not reproduced"]  # beats-rivals v1, v2
     with_replication = [r["claim"] for r in rows if r.get("replication")]
-    assert with_replication == [k for k in pairs if k != "horizon-pairs-kernel-adds-control"]
+    assert with_replication == [*CONTINUUM_HORIZON_CLAIMS, *(k for k in pairs if k != "horizon-pairs-kernel-adds-control")]
+    by_claim = {r["claim"]: r["replication"] for r in rows}
+    assert by_claim["horizon-kernel-window"]["status"] == DOES_NOT_REPLICATE
+    assert by_claim["horizon-loss-window"]["status"] == REPLICATES
+    assert by_claim["horizon-loss-window"]["block"] == "seeds 3000-3029 per scale"
+    assert by_claim["horizon-loss-window"]["precision"] == "half-width 0.17"
+    assert by_claim["horizon-pairs-loss-window"]["block"] == "seeds 2000-2003"
     assert any("CONTROL" in r["control"] for r in rows) and any("PAIR CONTROL" in r["control"] for r in rows)

@@ -61,3 +61,31 @@ def test_the_fine_tuning_convergence_sentence_counts_the_unsettled_networks():
     some = ht.finetune_settle_text(32, 145, 0.01)
     assert some.startswith("32 of the 145 analysed networks' multitask test loss still changed by 1% or more")
     assert "not at convergence" in some
+
+
+def test_the_replication_texts_name_the_block_and_each_verdict_that_does_not_replicate():
+    from types import SimpleNamespace
+
+    from lib.analyses import claims
+    from lib.book.horizon_verdicts import HorizonJudgements
+
+    def judged(claim, verdict):
+        return claims.Judgement(claim, claims.criterion(claim).version, verdict, "", "", 10, "", "", "")
+    single = {"horizon-kernel-window": judged("horizon-kernel-window", "inconclusive"),
+              "horizon-loss-window": judged("horizon-loss-window", "reproduced")}
+    finetune = {"horizon-finetune-kernel-beats-rivals": judged("horizon-finetune-kernel-beats-rivals", "inconclusive")}
+    replicated = {**single, "horizon-finetune-kernel-beats-rivals": judged("horizon-finetune-kernel-beats-rivals",
+                                                                           "not reproduced")}
+    words = ht.replication_block_words(3000, 30, [0.3, 1.0, 3.0, 10.0, 20.0])
+    assert words == "seeds 3000-3029 at each of the 5 init scales (150 networks)"
+    blocks = SimpleNamespace(single=SimpleNamespace(use=np.array([True] * 146 + [False] * 4)),
+                             settled=SimpleNamespace(use=np.array([True] * 120 + [False] * 30)))
+    judgements = HorizonJudgements(single, finetune, {}, {}, {}, replicated)
+    texts = ht.replication_texts(judgements, words, blocks)
+    assert texts["hz_replication_block"] == words and texts["hz_declared_half_width"] == "0.15"
+    text = texts["hz_replication_text"]
+    assert text.startswith("Of the block's 150 networks, 146 are analysed (120 of them settled in fine-tuning too). "
+                           "2 of the 3 verdicts replicate; ")
+    assert "inconclusive on the discovery block, not reproduced on the replication block." in text
+    same = ht.replication_texts(judgements._replace(replicated={**single, **finetune}), words, blocks)
+    assert same["hz_replication_text"].endswith("All 3 verdicts replicate.")

@@ -21,9 +21,9 @@ from ..analyses.within_scale import resampling_bytes
 from ..core.validation import (check_choice, check_int, check_learning_rate, check_memory, check_number_list,
                                check_positive_float, check_seeds, check_size, check_workload)
 from .parameter_checks import (G_RANGE, Plan, bootstrap_interval_bytes, check_continuum_training,
-                               check_converged_continuum, check_converged_runs, check_converged_seeds,
-                               check_phase_lengths, check_replication_plan, check_schedule_plan,
-                               correlation_report_bytes)
+                               check_converged_continuum, check_converged_replication, check_converged_runs,
+                               check_converged_seeds, check_phase_lengths, check_replication_plan,
+                               check_schedule_plan, correlation_report_bytes)
 
 
 # --- 10: the rich-lazy continuum ------------------------------------------------------------------
@@ -124,19 +124,22 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
                              n_lr_seeds, lr_choice_iterations, n_train, n_hidden, fractions, converged_only,
                              n_resamples, pair_first_seeds, pair_iterations, pair_n_pairs, pair_block,
                              pair_fractions, finetune_fractions, pair_replication_first_seeds,
-                             converged_first_seed) -> tuple[Plan, Plan]:
+                             converged_first_seed, converged_replication_first_seed) -> tuple[Plan, Plan]:
     """Chapter 12: the converged continuum's parameters (as chapter 10's, whose cached runs it reads),
     the fractions of the single-task phase and the bootstrap size; the paper's pairs (as chapter 05's
     verdict pairs, whose cached runs it reads in chapter 05's blocks of ``pair_block`` pairs) and the
     fractions at which they are observed; the fractions of fine-tuning at which the continuum's networks
     are observed; the pairs' replication block (``pair_n_pairs`` pairs per schedule from
-    ``pair_replication_first_seeds``, disjoint from the pairs). Returns (the pairs' plan, their
-    replication block's plan), each schedule -> (seeds, n_iterations)."""
+    ``pair_replication_first_seeds``, disjoint from the pairs) and the converged continuum's
+    (``converged_seeds`` networks per scale from ``converged_replication_first_seed``, disjoint from
+    ``converged_first_seed``'s). Returns (the pairs' plan, their replication block's plan), each
+    schedule -> (seeds, n_iterations)."""
     from ..experiments.horizon_snapshots import snapshot_iterations
 
     check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                               n_lr_seeds, lr_choice_iterations, n_train, n_hidden, converged_only,
                               converged_first_seed)
+    check_converged_replication(converged_first_seed, converged_replication_first_seed, converged_seeds)
     check_number_list("fractions", fractions, 0.0, 0.5, increasing=True, min_length=3)
     if float(fractions[0]) != 0.0:
         raise ValueError(f"fractions must start at 0 (t=0), got {fractions!r}")
@@ -149,9 +152,9 @@ def check_prediction_horizon(converged_scales, converged_seeds, first_block, con
     check_memory(f"n_resamples: the bootstrap of the earliest fraction, 8 bytes x n_resamples x (2 x {n_predictors} "
                  f"predictors + 1) (lib.book.parameter_checks.bootstrap_interval_bytes; n_resamples={n_resamples})",
                  bootstrap_interval_bytes(n_predictors, n_resamples))
-    check_workload("the horizon's kernels, len(converged_scales) x converged_seeds x len(fractions) snapshots, each "
-                   "two eNTKs on n_train x n_train inputs (the defaults: 1350 snapshots)",
-                   len(converged_scales) * converged_seeds * len(fractions), 20_000)
+    check_workload("the horizon's kernels, 2 blocks (the continuum and its replication) x len(converged_scales) x "
+                   "converged_seeds x len(fractions) snapshots, each two eNTKs on n_train x n_train inputs (the "
+                   "defaults: 2700 snapshots)", 2 * len(converged_scales) * converged_seeds * len(fractions), 40_000)
     check_size("pair_n_pairs", pair_n_pairs, minimum=4, sane_maximum=200)  # >= 4 networks per group for a within-group r
     check_number_list("finetune_fractions", finetune_fractions, 0.0, 0.5, increasing=True, min_length=2)
     if float(finetune_fractions[0]) != 0.0:

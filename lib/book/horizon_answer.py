@@ -98,38 +98,48 @@ def answer_details(threshold: float, rival_first: float, kernel_first: float, fr
     return text
 
 
-# the pairs' claims the answer box quotes, as it names them
+# the claims whose replication the answer box reports, as it names them: the paper's pairs', the continuum's
 BOX_PAIR_CLAIMS = {"horizon-pairs-kernel-window": "the kernel's early window",
                    "horizon-pairs-kernel-beats-rivals": "the rival comparison"}
+BOX_CONTINUUM_CLAIMS = {"horizon-kernel-window": "the kernel's early window",
+                        "horizon-kernel-beats-rivals": "the rival comparison",
+                        "horizon-finetune-kernel-beats-rivals": "the rival comparison during fine-tuning"}
 
 
-def replication_clause(discovery: Mapping[str, Judgement], replicated: Mapping[str, Judgement]) -> str:
-    """"the same verdicts on both blocks of pairs" when each claim of :data:`BOX_PAIR_CLAIMS` replicates
-    (:func:`lib.analyses.replication.replication_status`), else the verdicts of those that do not, per block."""
-    failing = [claim for claim in BOX_PAIR_CLAIMS if replication_status(discovery[claim], replicated[claim]) != REPLICATES]
+def replication_clause(discovery: Mapping[str, Judgement], replicated: Mapping[str, Judgement],
+                       names: Mapping[str, str] = BOX_PAIR_CLAIMS, blocks: str = "both blocks of pairs") -> str:
+    """"the same verdicts on <blocks>" when each claim of ``names`` (claim -> its name in the box)
+    replicates (:func:`lib.analyses.replication.replication_status`), else the verdicts of those that
+    do not, per block."""
+    failing = [claim for claim in names if replication_status(discovery[claim], replicated[claim]) != REPLICATES]
     if not failing:
-        return "the same verdicts on both blocks of pairs"
-    return "; ".join(f"{BOX_PAIR_CLAIMS[claim]} does not replicate ({discovery[claim].verdict} on the discovery block, "
+        return f"the same verdicts on {blocks}"
+    return "; ".join(f"{names[claim]} does not replicate ({discovery[claim].verdict} on the discovery block, "
                      f"{replicated[claim].verdict} on the replication block)" for claim in failing)
 
 
 def answer_box(threshold: float, rival_first: float, kernel_first: float, fractions: Sequence[float],
                judgements: Mapping[str, Judgement], pair_judgements: Mapping[str, Judgement],
-               replicated_pair_judgements: Mapping[str, Judgement]) -> str:
-    """The short answer at the top of the chapter (two sentences): how early the representation and
+               replicated_pair_judgements: Mapping[str, Judgement], in_force: Mapping[str, Judgement],
+               replicated: Mapping[str, Judgement]) -> str:
+    """The short answer at the top of the chapter (three sentences): how early the representation and
     losses predict the outcome against a kernel quantity, and whether a kernel quantity beats them,
-    on the continuum and on the paper's pairs (both blocks)."""
+    on the continuum (``judgements``: the verdicts on every analysed network) and on the paper's pairs
+    (both blocks); and which of the continuum's verdicts in force (``in_force``) its replication block
+    (``replicated``) gives again."""
     window = judgements["horizon-kernel-window"].verdict
     beats = judgements["horizon-kernel-beats-rivals"].verdict
     pair_window = pair_judgements["horizon-pairs-kernel-window"].verdict
     pair_beats = pair_judgements["horizon-pairs-kernel-beats-rivals"].verdict
+    continuum = replication_clause(in_force, replicated, BOX_CONTINUUM_CLAIMS, "both blocks of the continuum")
     return (f"Within an init scale, the representation and losses observed so far predict a network's final outcome "
             f"(|r| beyond {threshold:g}) "
             f"{when_words(rival_first, '', fractions).strip()}, a kernel quantity "
             f"{when_words(kernel_first, '', fractions).strip()} (the kernel's early window: {window}). "
             f"Whether a kernel quantity predicts better than those rivals observed at the same moment: {beats} on "
             f"the continuum; on the paper's standard/large pairs, {pair_beats} (early window: {pair_window}), with "
-            f"{replication_clause(pair_judgements, replicated_pair_judgements)}.")
+            f"{replication_clause(pair_judgements, replicated_pair_judgements)}. On a replication block of the "
+            f"continuum's networks, under the criteria in force: {continuum}.")
 
 
 def answer_texts(threshold: float, block, pairs, judgements, predictors: Sequence[str], kernels: Sequence[str],
@@ -157,7 +167,8 @@ def answer_texts(threshold: float, block, pairs, judgements, predictors: Sequenc
     return {
         "hz_verdicts": verdict_lines(judged, judgements.earlier, {k: CLAIMS[k].text for k in judged}),
         "hz_answer_box": answer_box(threshold, rival_first, kernel_first, fractions, quoted, judgements.pairs,
-                                    judgements.replicated_pairs),
+                                    judgements.replicated_pairs, {**judgements.single, **judgements.finetune},
+                                    judgements.replicated),
         "hz_answer": answer_details(threshold, rival_first, kernel_first, fractions, n_early_cells, quoted,
                                     n_winners, n_tests, n_adds, n_partial, finetune_fractions, quoted,
                                     pair_fractions, judgements.pairs, n_pair_winners, n_pair_tests, n_pair_adds,

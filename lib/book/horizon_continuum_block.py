@@ -9,7 +9,9 @@ rival findings and the add test's negative control. :func:`finetune_block` does 
 snapshots of the fine-tuning phase, on the same networks. :func:`measured_on` and
 :func:`finetune_measured_on` measure a block again on fewer networks: those whose fine-tuning also
 settled, for the families of cells that include a fine-tuning outcome (the one convergence filter,
-``continuum_facts.analysed(..., finetune=True)``).
+``continuum_facts.analysed(..., finetune=True)``). :func:`continuum_blocks` makes all four for one
+block of seeds: the discovery block, or the replication block that
+:data:`lib.analyses.replication.CONTINUUM_SAMPLE` declares.
 """
 
 from __future__ import annotations
@@ -67,6 +69,18 @@ class FinetuneBlock(NamedTuple):
     values: np.ndarray | None = None
     curves: dict | None = None
     findings: dict | None = None
+
+
+class ContinuumBlocks(NamedTuple):
+    """The horizon of one block of the converged continuum's networks (the discovery block, or a
+    replication block of other seeds): ``single`` (:class:`ContinuumBlock`) and ``finetune``
+    (:class:`FinetuneBlock`) on the analysed networks, ``settled`` and ``settled_finetune`` the same on
+    those whose fine-tuning also settled (the one convergence filter)."""
+
+    single: ContinuumBlock
+    finetune: FinetuneBlock
+    settled: ContinuumBlock
+    settled_finetune: FinetuneBlock
 
 
 def _same_networks(snapshots: dict, networks: dict, what: str) -> None:
@@ -190,3 +204,36 @@ def finetune_measured_on(finetune: FinetuneBlock, block: ContinuumBlock, predict
                                          seed=10 + i) for i, o in enumerate(outcomes)}
     findings = hr.rival_findings(hr.labelled_rival_cells(values, kernels, out, block.groups, list(fractions)))
     return finetune._replace(use=block.use, values=values, curves=curves, findings=findings)
+
+
+def continuum_blocks(scales: Sequence[float], lr_candidates: Sequence[float], n_lr_seeds: int,
+                     lr_choice_iterations: int, n_seeds: int, first_block: int, common: dict,
+                     fractions: Sequence[float], finetune_fractions: Sequence[float], converged_only: bool,
+                     predictors: Sequence[str], kernels: Sequence[str], outcomes: Sequence[str],
+                     finetune_outcomes: Sequence[str], threshold: float, n_resamples: int,
+                     first_seed: int = 0) -> ContinuumBlocks:
+    """The :class:`ContinuumBlocks` of the converged continuum's networks from ``first_seed``: its
+    :func:`continuum_block`, :func:`finetune_block` at ``finetune_fractions`` with
+    ``finetune_outcomes``, and both measured again on the networks whose fine-tuning also settled
+    (the arguments as :func:`continuum_block`)."""
+    block = continuum_block(scales, lr_candidates, n_lr_seeds, lr_choice_iterations, n_seeds, first_block, common,
+                            fractions, converged_only, predictors, kernels, outcomes, threshold, n_resamples,
+                            first_seed)
+    finetune = finetune_block(block, scales, n_seeds, common, finetune_fractions, predictors, kernels,
+                              finetune_outcomes, threshold, n_resamples)
+    settled = measured_on(block, continuum_facts.analysed(block.networks, converged_only, finetune=True), scales,
+                          predictors, kernels, outcomes, fractions, threshold, n_resamples)
+    settled_finetune = finetune_measured_on(finetune, settled, predictors, kernels, finetune_outcomes,
+                                            finetune_fractions, threshold, n_resamples)
+    return ContinuumBlocks(block, finetune, settled, settled_finetune)
+
+
+def precision_text(blocks: Sequence[ContinuumBlocks], n_seeds: int) -> str:
+    """:func:`lib.analyses.replication.precision_note` of the continuum's horizon claims: the widest
+    pooled within-scale Fisher half-width of the networks the blocks judge them on (the analysed ones,
+    and the fewer whose fine-tuning also settled) against
+    :data:`lib.analyses.replication.CONTINUUM_SAMPLE`'s, ``n_seeds`` networks per init scale."""
+    from ..analyses.replication import CONTINUUM_SAMPLE, pooled_fisher_half_width, precision_note
+
+    return precision_note(max(pooled_fisher_half_width(measured.per_scale) for b in blocks
+                              for measured in (b.single, b.settled)), n_seeds, CONTINUUM_SAMPLE)

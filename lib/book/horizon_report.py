@@ -204,22 +204,26 @@ def window_cells(curves: dict, predictors, names, outcomes, fractions, early: fl
 
 def summary_rows(judgements: dict, finetune_judgements: dict, pair_judgements: dict, replicated: dict,
                  earlier: dict, control_found_text: str, pair_control_found_text: str, replication_words: str,
-                 precision_text: str) -> list[dict]:
+                 precision_text: str, continuum_replicated: dict, continuum_replication_words: str,
+                 continuum_precision_text: str) -> list[dict]:
     """Chapter 12's summary records (:func:`lib.book.summary.claim_row`), one per horizon claim: the
     continuum's windows, rivals and partial correlations (``judgements``) and the fine-tuning claims
     (``finetune_judgements``), each with its earlier versions' judgements (``earlier``: claim ->
-    judgements, oldest first), and the
-    paper's pairs (``pair_judgements``) beside their replication block (``replicated``, the block's
-    words and the precision text); the shuffled-outcome controls' findings as text
-    (:func:`control_text`)."""
+    judgements, oldest first) and beside the continuum's replication block (``continuum_replicated``,
+    the block's words and its precision text), and the paper's pairs (``pair_judgements``) beside
+    their replication block (``replicated``, the block's words and the precision text); the
+    shuffled-outcome controls' findings as text (:func:`control_text`)."""
     window = "a time window of prediction (Discussion)"
     rival_control = "the reverse test (a rival beats the kernel quantity)"
     figure, rivals = summary.evidence("hz-figure", "horizon figure"), summary.evidence("hz-rivals", "rival comparison")
     finetune = summary.evidence("hz-finetune", "fine-tuning figure")
     pairs_figure, pairs_table = (summary.evidence("hz-pairs", "pairs' horizon figure"),
                                  summary.evidence("hz-pairs-table", "pairs' table"))
-    row = lambda quantity, paper, judgement, **kw: summary.claim_row(  # noqa: E731
-        quantity, paper, judgement, earlier=earlier.get(judgement.claim, []), **kw)
+    def row(quantity, paper, judgement, **kw):
+        if judgement.claim in continuum_replicated:
+            kw |= dict(replication=continuum_replicated[judgement.claim], replication_block=continuum_replication_words,
+                       precision=continuum_precision_text)
+        return summary.claim_row(quantity, paper, judgement, earlier=earlier.get(judgement.claim, []), **kw)
     rows = [
         row("within-scale |r| of an eNTK quantity at f <= 10% with an outcome", window,
             judgements["horizon-kernel-window"], evidence=figure,

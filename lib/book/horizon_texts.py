@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..analyses.claims import CLAIMS
+from ..analyses.replication import CONTINUUM_SAMPLE, REPLICATES, replication_status
 from .horizon_report import control_text, fraction_label, fractions_words, strongest_text
 from .names import reader_name
 
@@ -160,3 +162,31 @@ def pair_texts(block, n_pairs: int, iterations: dict, fractions: Sequence[float]
                                     "somewhere)."),
             "hz_pairs_adds_text": (f"Given all four rivals, a kernel quantity adds information (partial correlation, "
                                    f"Holm) in {len(adds)} of {n_partial} cells" + (" (second table)." if adds else "."))}
+
+
+def replication_block_words(first_seed: int, n_seeds: int, scales: Sequence[float]) -> str:
+    """The continuum's replication block in words: its seeds and networks."""
+    return (f"seeds {first_seed}-{first_seed + n_seeds - 1} at each of the {len(scales)} init scales "
+            f"({n_seeds * len(scales)} networks)")
+
+
+def replication_texts(judgements, block_words: str, replication_blocks) -> dict[str, str]:
+    """The continuum's replication section: the block (``block_words``), the declared half-width and
+    a sentence of how many of the block's networks are analysed and which verdicts in force it gives
+    again (``judgements``: :class:`lib.book.horizon_verdicts.HorizonJudgements`;
+    ``replication_blocks``: :class:`lib.book.horizon_continuum_block.ContinuumBlocks`)."""
+    in_force = {**judgements.single, **judgements.finetune}
+    failing = [claim for claim, j in judgements.replicated.items()
+               if replication_status(in_force[claim], j) != REPLICATES]
+    single, settled = replication_blocks.single, replication_blocks.settled
+    analysed = (f"Of the block's {single.use.size} networks, {int(single.use.sum())} are analysed "
+                f"({int(settled.use.sum())} of them settled in fine-tuning too). ")
+    if not failing:
+        result = f"All {len(judgements.replicated)} verdicts replicate."
+    else:
+        result = (f"{len(judgements.replicated) - len(failing)} of the {len(judgements.replicated)} verdicts replicate; "
+                  + "; ".join(f"{CLAIMS[c].text[0].lower() + CLAIMS[c].text[1:]}: {in_force[c].verdict} on the "
+                              f"discovery block, {judgements.replicated[c].verdict} on the replication block"
+                              for c in failing) + ".")
+    return {"hz_replication_block": block_words, "hz_declared_half_width": f"{CONTINUUM_SAMPLE.half_width:.2f}",
+            "hz_replication_text": analysed + result}

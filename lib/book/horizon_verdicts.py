@@ -126,41 +126,57 @@ class HorizonJudgements(NamedTuple):
     """Every verdict of chapter 12, claim -> :class:`lib.analyses.claims.Judgement`: ``single`` (the
     continuum's single-task phase) and ``finetune`` (its fine-tuning) under the criteria in force,
     ``earlier`` (claim -> its earlier versions' judgements, oldest first; :func:`every_version`),
-    ``pairs`` (the paper's pairs, the add test's control included) and ``replicated_pairs`` (their
-    replication block)."""
+    ``pairs`` (the paper's pairs, the add test's control included), ``replicated_pairs`` (their
+    replication block) and ``replicated`` (the continuum's claims of
+    :data:`lib.analyses.replication.CONTINUUM_HORIZON_CLAIMS` in force on its replication block)."""
 
     single: dict
     finetune: dict
     earlier: dict
     pairs: dict
     replicated_pairs: dict
+    replicated: dict = {}
 
 
-def judge_chapter(block, finetune_block, settled_block, settled_finetune_block, pairs, replicated_pairs,
-                  predictors: Sequence[str], kernels: Sequence[str], outcomes: Sequence[str],
-                  finetune_outcomes: Sequence[str], fractions, finetune_fractions, pair_fractions,
-                  early: float) -> HorizonJudgements:
-    """The :class:`HorizonJudgements` of the continuum's blocks on the analysed networks (``block``:
-    a :class:`lib.book.horizon_continuum_block.ContinuumBlock`, ``finetune_block`` its
-    :class:`~lib.book.horizon_continuum_block.FinetuneBlock`) and on those whose fine-tuning also
-    settled (``settled_block``, ``settled_finetune_block``), and of the pairs' two blocks
-    (:class:`lib.book.horizon_pair_block.PairBlock`); the controls are judged under every stability
-    seed of their permutations."""
-    def single_judges(b):
+def _continuum_judges(blocks, predictors, kernels, outcomes, finetune_outcomes, fractions, finetune_fractions,
+                      early) -> dict[str, tuple[dict, dict]]:
+    """phase ("single", "finetune") -> (claim -> judge by version on the analysed networks, the same
+    on those whose fine-tuning also settled) of the continuum's claims on one block of its networks
+    (:class:`lib.book.horizon_continuum_block.ContinuumBlocks`)."""
+    def single(b):
         return single_task_judges(b.curves, b.findings, predictors, kernels, outcomes, fractions, early, b.per_scale,
                                   int(b.use.sum()), b.control_by_seed)
 
-    def finetune(b, ft):
+    def tuned(b, ft):
         return finetune_judges(ft.curves, ft.findings, predictors, kernels, finetune_outcomes, finetune_fractions,
                                early, b.per_scale, int(b.use.sum()))
-    single, single_earlier = every_version(single_judges(block), single_judges(settled_block))
-    tuned, tuned_earlier = every_version(finetune(block, finetune_block),
-                                         finetune(settled_block, settled_finetune_block))
-    earlier = {**single_earlier, **tuned_earlier}
+    return {"single": (single(blocks.single), single(blocks.settled)),
+            "finetune": (tuned(blocks.single, blocks.finetune), tuned(blocks.settled, blocks.settled_finetune))}
+
+
+def judge_chapter(continuum, replication, pairs, replicated_pairs, predictors: Sequence[str], kernels: Sequence[str],
+                  outcomes: Sequence[str], finetune_outcomes: Sequence[str], fractions, finetune_fractions,
+                  pair_fractions, early: float) -> HorizonJudgements:
+    """The :class:`HorizonJudgements` of the continuum's discovery and replication blocks
+    (``continuum``, ``replication``: :class:`lib.book.horizon_continuum_block.ContinuumBlocks`; each
+    version judged on the networks it was declared for, :func:`every_version`; the replication block
+    under the criteria in force only) and of the pairs' two blocks
+    (:class:`lib.book.horizon_pair_block.PairBlock`); the controls are judged under every stability
+    seed of their permutations."""
+    from ..analyses.replication import CONTINUUM_HORIZON_CLAIMS
+
+    args = (predictors, kernels, outcomes, finetune_outcomes, fractions, finetune_fractions, early)
+    judges, replication_judges = _continuum_judges(continuum, *args), _continuum_judges(replication, *args)
+    single, single_earlier = every_version(*judges["single"])
+    tuned, tuned_earlier = every_version(*judges["finetune"])
+    on = {"analysed": {**replication_judges["single"][0], **replication_judges["finetune"][0]},
+          "settled": {**replication_judges["single"][1], **replication_judges["finetune"][1]}}
+    replicated = {claim: on[judged_on(claim, claims.criterion(claim).version)][claim]()
+                  for claim in CONTINUUM_HORIZON_CLAIMS}
     pair = judge_pair_block(pairs, predictors, kernels, outcomes, pair_fractions, early)
     pair["horizon-pairs-kernel-adds-control"] = judge_pair_control(pairs.control_by_seed)
-    replicated = judge_pair_block(replicated_pairs, predictors, kernels, outcomes, pair_fractions, early)
-    return HorizonJudgements(single, tuned, earlier, pair, replicated)
+    replicated_pair = judge_pair_block(replicated_pairs, predictors, kernels, outcomes, pair_fractions, early)
+    return HorizonJudgements(single, tuned, {**single_earlier, **tuned_earlier}, pair, replicated_pair, replicated)
 
 
 def on_every_analysed(judgements: HorizonJudgements) -> dict:

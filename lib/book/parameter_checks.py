@@ -137,6 +137,20 @@ def check_converged_seeds(converged_first_seed, converged_seeds) -> None:
     check_int("converged_first_seed", converged_first_seed, minimum=0, maximum=LR_SELECTION_SEED - converged_seeds)
 
 
+def check_converged_replication(converged_first_seed, converged_replication_first_seed, converged_seeds) -> None:
+    """The converged continuum's replication block, ``converged_seeds`` networks per scale from
+    ``converged_replication_first_seed``: below the learning-rate selection seeds and disjoint from the
+    discovery block's seeds (``converged_first_seed``..)."""
+    from ..analyses.replication import check_disjoint
+
+    check_int("converged_replication_first_seed", converged_replication_first_seed, minimum=0,
+              maximum=LR_SELECTION_SEED - converged_seeds)
+    check_disjoint({"converged": range(converged_first_seed, converged_first_seed + converged_seeds)},
+                   {"converged": range(converged_replication_first_seed,
+                                       converged_replication_first_seed + converged_seeds)},
+                   "converged_replication_first_seed")
+
+
 def check_replication_plan(verdict_plan: Plan, replication_first_seeds, n_replication_pairs, iterations,
                            first_seeds_name: str = "replication_first_seeds",
                            n_pairs_name: str = "n_replication_pairs") -> Plan:
