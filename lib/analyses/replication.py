@@ -79,12 +79,22 @@ CONTINUUM_SAMPLE = SampleDeclaration(
     why="the horizon criteria judge pooled within-scale r's against |r| = 0.5 with their intervals, as on the "
         "paper's pairs (0.15, the same precision); the build's budget buys the discovery block's 30 networks per "
         "init scale, whose pooled within-scale Fisher interval over 5 scales is about 0.17 wide on each side")
+ROUTE_SAMPLE = CONTINUUM_SAMPLE._replace(
+    declared="after 550aa41 (2026-12-02 00:54), before chapter 10 read any route outcome or sharing index of seeds "
+             "3000-3029 (chapter 12's replication block trains the same networks, and their sweep records both, but "
+             "chapter 12 shows neither); the criterion in force (v3, post hoc) had seen the discovery block (seeds "
+             "0-29), and a check outside the book had run chapter 10 on seeds 2000-2029, whose verdicts (v2 and v3 "
+             "inconclusive, as on the discovery block) had been seen (no criterion changed since)",
+    why="sharing-new-task's criterion reads the 95% bootstrap interval of the pooled within-scale r between the "
+        "trained sharing and the iterations to learn a held-out route against 0; a half-width of 0.15 tells an r of "
+        "-0.2 from 0, the same precision as the horizon claims on the same networks")
 CONTINUUM_HORIZON_CLAIMS = ("horizon-kernel-window", "horizon-representation-window", "horizon-loss-window",
                             "horizon-kernel-beats-rivals", "horizon-kernel-adds", "horizon-kernel-adds-control",
                             "horizon-finetune-kernel-window", "horizon-finetune-loss-window",
                             "horizon-finetune-kernel-beats-rivals")
 DECLARED: dict[str, SampleDeclaration] = {
     **{claim: CONTINUUM_SAMPLE for claim in CONTINUUM_HORIZON_CLAIMS},
+    "sharing-new-task": ROUTE_SAMPLE,
     **{claim: HORIZON_PAIRS_SAMPLE for claim in HORIZON_PAIR_CLAIMS},
     **{claim: CORRELATION_SAMPLE for claim in ("corr-et", "corr-lr", "corr-combined", "corr-raw", "corr-predicts")},
     **{claim: PERFORMANCE_SAMPLE for claim in ("perf-et-single", "perf-runs")}}  # perf-scale: replicated, its
