@@ -37,7 +37,10 @@
 # against the final single-task test loss has r = {glue:text}`cont_sil_within`; across the
 # continuum r = {glue:text}`cont_sil_across`. The within-scale winners are, for the single-task
 # test loss, **{glue:text}`cont_win_loss`** and, for fine-tuning speed, **{glue:text}`cont_win_ft`**
-# ({ref}`the within-scale table <cont-within>`). {glue:text}`conv_gap_sentence`
+# ({ref}`the within-scale table <cont-within>`). {glue:text}`conv_gap_sentence` The paper's
+# hypothesis (i), that networks sharing more learn a new task faster, is
+# **{glue:text}`cont_hyp_verdict`** on these networks and **{glue:text}`cont_rep_verdict`** on a
+# replication block of new networks ({ref}`held-out routes <cont-routes-replication>`).
 # :::
 #
 # **Design.** Every network is the paper's 4x3 multitask network (200 hidden units) with
@@ -79,10 +82,11 @@
 # | `n_permutations` | within-scale permutations per p-value | integer in [99, 1 000 000] |
 # | `converged_only` | analyse only the converged continuum's networks whose single-task training converged (as chapters 12 and 13 do), and in a cell with a fine-tuning outcome only those whose fine-tuning settled (chapter 12 judges a family of cells with a fine-tuning outcome on those networks); the quick profile, too short to converge, analyses all | True or False |
 # | `converged_first_seed` | the converged continuum's first network seed (0: the book's networks; another value trains a disjoint block of `converged_seeds` networks per scale, a replication block; chapters 10, 12 and 13 must be given the same) | integer >= 0, with `converged_first_seed + converged_seeds` at most 100 000 |
+# | `converged_replication_first_seed` | first network seed of the converged continuum's replication block (`converged_seeds` networks per scale, trained as the continuum's; chapter 12 judges the same networks and must be given the same), on which hypothesis (i) is judged again | integer >= 0, seeds disjoint from the continuum's, with `converged_replication_first_seed + converged_seeds` at most 100 000 |
 # :::
 #
 # Besides these maxima, the short continuum's training work ((scales) x (networks x iterations) x `n_train` x
-# `n_hidden`, 3.4e10 at the defaults) and the converged continuum's (6.1e10) are each limited to 5e11, and `n_resamples` (`n_permutations`) x the networks of the largest
+# `n_hidden`, 3.4e10 at the defaults) and the converged continuum's (both its blocks: 1.2e11) are each limited to 5e11, and `n_resamples` (`n_permutations`) x the networks of the largest
 # bootstrap (permutation test) to 2e7 numbers; larger runs need `--allow-large` (`python -m lib.book.runner`).
 # The resamples must also fit in the memory available, which no `--allow-large` lifts: the within-scale tests hold
 # about 8 bytes x (`n_resamples` + 2 `n_permutations`) per network of the largest setting, the robustness pairs'
@@ -121,24 +125,25 @@ n_resamples = 2000
 n_permutations = 9999
 converged_only = True
 converged_first_seed = 0
+converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_rich_lazy_continuum
 plan = check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                                  n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
                                  converged_scales, converged_seeds, converged_iterations, n_resamples, n_permutations,
-                                 converged_only, converged_first_seed)
+                                 converged_only, converged_first_seed, converged_replication_first_seed)
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
 import pandas as pd
 from lib.book import continuum_chapter as cc
-from lib.book import continuum_report, plot_continuum, summary
+from lib.book import continuum_report, plot_continuum, replication_report, summary
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 runs = cc.continuum_runs(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                          n_train, n_hidden, converged_scales, converged_seeds, converged_iterations, converged_only,
-                         converged_first_seed)
+                         converged_first_seed, converged_replication_first_seed)
 glue_texts(cc.run_texts(runs, n_seeds, converged_seeds, converged_iterations, converged_only))
 reading_table(cc.tuned_lr_table(runs.sweep), "Learning rate chosen on held-out networks, per init scale and scaling",
               index=True)
@@ -300,6 +305,32 @@ reading_table(route.table, "Converged continuum, per init scale: learning a held
 # first version (the interval's upper bound below 0, without the testability conditions)
 # {glue:text}`cont_hyp_verdict_v1`.
 #
+# (cont-routes-replication)=
+# ### Does the verdict replicate?
+#
+# Hypothesis (i) is judged again, by the same criteria, on the converged continuum's replication
+# block: {glue:text}`cont_rep_block`, trained exactly as the continuum's networks (the same
+# scales, learning rates, data sizes and convergence filter; chapter 12 judges its horizon claims
+# on the same networks). The block, and the precision its verdict needs (a 95% interval of the
+# within-scale r no wider than $\pm${glue:text}`cont_rep_half_width`), were declared before any
+# route outcome of it was read ({mod}`lib.analyses.replication`); the criterion in force had been
+# written after the continuum's own networks were seen. On the block's analysed networks
+# ({glue:text}`cont_rep_analysed`) the within-scale r is {glue:text}`cont_rep_within`, and the
+# criterion in force gives **{glue:text}`cont_rep_verdict`**. {glue:text}`cont_rep_sentence`
+# On every network of the block, version 2 gives {glue:text}`cont_rep_verdict_v2` and version 1
+# {glue:text}`cont_rep_verdict_v1`.
+
+# %% tags=["hide-input"]
+route_replicated = cc.route_replication(runs, route, converged_seeds, n_resamples, n_permutations)
+replication_words = replication_report.continuum_block_words(converged_replication_first_seed, converged_seeds,
+                                                             converged_scales)
+glue_texts(cc.route_replication_texts(runs, route, route_replicated, replication_words))
+reading_table(replication_report.replication_view({"sharing-new-task": route.judgement},
+                                                  {"sharing-new-task": route_replicated.judgement},
+                                                  {"sharing-new-task": route_replicated.precision}),
+              "Hypothesis (i) in the discovery and the replication block")
+
+# %% [markdown]
 # ## What a short run gets wrong
 #
 # Every continuum conclusion of this chapter, from the short continuum (both layers scaled, a
@@ -372,5 +403,5 @@ reading_table(continuum_report.robustness_view(robust.table),
 
 # %% tags=["remove-cell"]
 _ = summary.record("10_rich_lazy_continuum", summary.ran_with("10_rich_lazy_continuum", globals()),
-                   cc.summary_rows(within, transition, route))
+                   cc.summary_rows(within, transition, route, route_replicated, replication_words))
 

@@ -396,7 +396,7 @@ reading_table(replication_report.replication_view(
 # the continuum's own networks were seen. {glue:text}`hz_replication_text`
 
 # %% tags=["hide-input"]
-replication_words = horizon_texts.replication_block_words(converged_replication_first_seed, converged_seeds, scales)
+replication_words = replication_report.continuum_block_words(converged_replication_first_seed, converged_seeds, scales)
 precision_text = horizon_continuum_block.precision_text([continuum, replication_blocks], converged_seeds)
 glue_texts(horizon_texts.replication_texts(judgements, replication_words, replication_blocks))
 reading_table(replication_report.replication_view(

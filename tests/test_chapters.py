@@ -4,6 +4,7 @@ from them, and they agree with the notebooks and the table of contents."""
 
 import re
 
+from lib.analyses import replication
 from lib.book import chapter_parameters, chapters, concurrent_runs, notebook_sources, runner
 from lib.core.results import REPO_ROOT
 
@@ -117,6 +118,14 @@ def test_the_chapters_that_share_the_converged_continuum_give_it_the_declared_pa
     for chapter, names in chapters.CONVERGED_NAMES.items():
         defaults = notebook_sources.notebook_parameters(chapter)
         quick_parameters = {**defaults, **quick[chapter]}
-        for entry, (book, fast) in chapters.CONVERGED_CONTINUUM.items():
-            assert _at(defaults, names[entry]) == book, (chapter, names[entry])
-            assert _at(quick_parameters, names[entry]) == fast, (chapter, names[entry], "quick")
+        assert set(names) <= set(chapters.CONVERGED_CONTINUUM), chapter
+        for entry, name in names.items():
+            book, fast = chapters.CONVERGED_CONTINUUM[entry]
+            assert _at(defaults, name) == book, (chapter, name)
+            assert _at(quick_parameters, name) == fast, (chapter, name, "quick")
+    # the continuum's replication block is the declared one, and both chapters that judge it have it
+    declared = replication.CONTINUUM_SAMPLE.replication_first_seeds["converged"]
+    assert chapters.CONVERGED_CONTINUUM["converged_replication_first_seed"] == (declared, declared)
+    assert replication.DECLARED["sharing-new-task"].replication_first_seeds["converged"] == declared
+    assert {c for c, names in chapters.CONVERGED_NAMES.items() if "converged_replication_first_seed" in names} == {
+        "10_rich_lazy_continuum", "12_prediction_horizon"}

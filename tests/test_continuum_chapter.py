@@ -27,19 +27,26 @@ def _columns(rng, g: np.ndarray) -> dict:
     return out | {"g": g, "lr": np.full(n, 0.03)}
 
 
-def _runs(converged_only: bool = True) -> cc.ContinuumRuns:
+def _converged(rng) -> dict:
+    """A converged continuum: one network per scale did not converge, one more did not settle in fine-tuning."""
+    g = np.repeat(SCALES, N)
+    return _columns(rng, g) | {"converged": (np.arange(g.size) % N != 0).astype(float),
+                               "settle_single": np.full(g.size, 0.001),
+                               "settle_finetune": np.where(np.arange(g.size) % N == 1, 0.5, 0.001)}
+
+
+def _runs(converged_only: bool = True, replication: bool = False) -> cc.ContinuumRuns:
     rng = np.random.default_rng(0)
     short_g = np.tile(np.repeat(SCALES, N), 4)
     short = _columns(rng, short_g) | {"scaling": np.repeat(["both", "both", "hidden", "hidden"], 3 * N),
                                       "lr_kind": np.repeat(["paper", "tuned", "paper", "tuned"], 3 * N),
                                       "converged": np.ones(short_g.size)}
-    g = np.repeat(SCALES, N)
-    converged = _columns(rng, g) | {"converged": (np.arange(g.size) % N != 0).astype(float),  # one per scale fails
-                                    "settle_single": np.full(g.size, 0.001),
-                                    "settle_finetune": np.where(np.arange(g.size) % N == 1, 0.5, 0.001)}
+    converged = _converged(rng)
     sweep = {"networks": short, "tuned_lr": {("both", 0.3): 0.1, ("both", 1.0): 0.03, ("hidden", 10.0): 0.01}}
+    block = _converged(np.random.default_rng(1)) if replication else None
     return cc.ContinuumRuns(sweep, converged, continuum_facts.analysed_networks(converged, converged_only),
-                            {"both": SCALES, "hidden": SCALES}, 12.3, 0.0)
+                            {"both": SCALES, "hidden": SCALES}, 12.3, 0.0, block,
+                            None if block is None else continuum_facts.analysed_networks(block, converged_only))
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +111,54 @@ def test_the_route_claim_is_judged_on_the_analysed_networks_in_force_and_on_ever
     rows = cc.summary_rows(within, transition, route)
     assert [r.get("claim") for r in rows] == [None, None, "sharing-new-task"]
     assert [e["version"] for e in rows[2]["earlier"]] == [1, 2]
+
+
+def test_the_route_claim_is_judged_again_on_the_replication_block_and_its_row_says_whether_it_replicates(blocks):
+    from lib.analyses.replication import DOES_NOT_REPLICATE, REPLICATES
+    from lib.book.replication_report import continuum_block_words
+
+    _, settings, transition, within, route = blocks
+    with pytest.raises(ValueError, match="needs the runs of a replication block"):
+        cc.route_replication(_runs(), route, N, 100, 99)
+    runs = _runs(replication=True)
+    replicated = cc.route_replication(runs, route, N, 100, 99)
+    on_analysed = continuum_facts.route_hypothesis(runs.replication_analysed, 100, 99)
+    on_every = continuum_facts.route_hypothesis(runs.replication, 100, 99)["r"]
+    assert len(runs.replication_analysed["g"]) == 33 and on_analysed["r"] != on_every
+    assert replicated.judgement.version == 3 and [j.version for j in replicated.earlier] == [1, 2]
+    assert replicated.judgement.ours == f"{on_analysed['r']:+.2f}" and replicated.earlier[1].ours == f"{on_every:+.2f}"
+    assert replicated.judgement.ours != route.judgement.ours  # other networks
+    widest = max(h["hi"] - h["lo"] for h in (on_analysed, route.hypotheses[cc.CONVERGED])) / 2
+    assert replicated.precision.startswith(f"widest 95% interval half-width {widest:.2f} at {N} networks per init "
+                                           "scale; declared 0.15")
+    words = continuum_block_words(3000, N, SCALES)
+    assert words == "seeds 3000-3011 at each of the 3 init scales (36 networks)"
+    texts = cc.route_replication_texts(runs, route, replicated, words)
+    assert texts["cont_rep_analysed"] == "33 of its 36 networks" and texts["cont_rep_half_width"] == "0.15"
+    assert {"cont_rep_verdict_v1", "cont_rep_verdict_v2"} <= set(texts)
+    same = replicated._replace(judgement=route.judgement)
+    assert cc.route_replication_texts(runs, route, same, words)["cont_rep_sentence"].startswith(
+        "The verdict in force replicates:")
+    other = "not reproduced" if route.judgement.verdict != "not reproduced" else "inconclusive"
+    differs = replicated._replace(judgement=route.judgement._replace(verdict=other, qualification=""))
+    assert cc.route_replication_texts(runs, route, differs, words)["cont_rep_sentence"].endswith(
+        f"{other} on the replication block.")
+    row = cc.summary_rows(within, transition, route, differs, words)[2]
+    assert row["replication"]["status"] == DOES_NOT_REPLICATE and row["replication"]["block"] == words
+    assert cc.summary_rows(within, transition, route, same, words)[2]["replication"]["status"] == REPLICATES
+    assert cc.summary_rows(within, transition, route)[2]["replication"] is None
+
+
+def test_chapter_10_refuses_a_replication_block_that_shares_seeds_with_the_continuum():
+    from lib.book import chapter_parameters as cp
+    from tests.test_bad_inputs_chapters import parameters
+
+    with pytest.raises(ValueError, match=r"disjoint from the discovery block.*converged_replication_first_seed"):
+        cp.check_chapter("10_rich_lazy_continuum", parameters("10_rich_lazy_continuum",
+                                                              converged_replication_first_seed=10))
+    with pytest.raises(ValueError, match=r"converged_replication_first_seed must be an integer"):
+        cp.check_chapter("10_rich_lazy_continuum", parameters("10_rich_lazy_continuum",
+                                                              converged_replication_first_seed=99_990))
 
 
 def test_the_tuned_learning_rates_are_one_row_per_scale():

@@ -76,7 +76,9 @@ def test_the_replication_texts_name_the_block_and_each_verdict_that_does_not_rep
     finetune = {"horizon-finetune-kernel-beats-rivals": judged("horizon-finetune-kernel-beats-rivals", "inconclusive")}
     replicated = {**single, "horizon-finetune-kernel-beats-rivals": judged("horizon-finetune-kernel-beats-rivals",
                                                                            "not reproduced")}
-    words = ht.replication_block_words(3000, 30, [0.3, 1.0, 3.0, 10.0, 20.0])
+    from lib.book.replication_report import continuum_block_words
+
+    words = continuum_block_words(3000, 30, [0.3, 1.0, 3.0, 10.0, 20.0])
     assert words == "seeds 3000-3029 at each of the 5 init scales (150 networks)"
     blocks = SimpleNamespace(single=SimpleNamespace(use=np.array([True] * 146 + [False] * 4)),
                              settled=SimpleNamespace(use=np.array([True] * 120 + [False] * 30)))

@@ -50,7 +50,8 @@ def _check_scale_grid(g_min, g_max, n_scales) -> None:
 def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                               n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
                               converged_scales, converged_seeds, converged_iterations, n_resamples,
-                              n_permutations, converged_only, converged_first_seed) -> Plan:
+                              n_permutations, converged_only, converged_first_seed,
+                              converged_replication_first_seed) -> Plan:
     """Chapter 10; returns the robustness runs' plan, schedule -> (seeds, n_iterations)."""
     check_choice("converged_only", converged_only, (True, False))
     plan = check_schedule_plan(n_pairs, first_seeds, robustness_iterations, iterations_name="robustness_iterations")
@@ -74,13 +75,15 @@ def check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_
     check_size("converged_seeds", converged_seeds, minimum=3, sane_maximum=200)
     check_int("converged_seeds", converged_seeds, minimum=n_seeds, maximum=LR_SELECTION_SEED)
     check_converged_seeds(converged_first_seed, converged_seeds)
+    check_converged_replication(converged_first_seed, converged_replication_first_seed, converged_seeds)
     check_converged_runs(converged_scales, converged_iterations)
     if not {1.0, 10.0} <= {float(g) for g in converged_scales}:
         raise ValueError(f"converged_scales must include 1 and 10, got {converged_scales!r}")
-    check_workload(f"the converged continuum's training work, len(converged_scales) x converged_seeds x "
-                   f"(3 converged_iterations['single'] + converged_iterations['finetune'] + "
-                   f"converged_iterations['route']) x n_train x n_hidden (the defaults: 6.1e10)",
-                   len(converged_scales) * converged_seeds * (3 * converged_iterations["single"]
+    check_workload(f"the converged continuum's training work, its two blocks (the discovery and the replication "
+                   f"block), 2 x len(converged_scales) x converged_seeds x (3 converged_iterations['single'] + "
+                   f"converged_iterations['finetune'] + converged_iterations['route']) x n_train x n_hidden (the "
+                   f"defaults: 1.2e11)",
+                   2 * len(converged_scales) * converged_seeds * (3 * converged_iterations["single"]
                                                               + converged_iterations["finetune"]
                                                               + converged_iterations["route"]) * n_train * n_hidden,
                    5e11)

@@ -56,13 +56,17 @@ CONVERGED_CONTINUUM: dict[str, tuple[object, object]] = {
     "n_hidden": (200, 200),
     "converged_only": (True, False),  # the one convergence filter (the quick profile's runs are too short)
     "converged_first_seed": (0, 0),  # the networks' first seed: another value gives a disjoint replication block
+    # the first seed of its declared replication block (lib.analyses.replication.CONTINUUM_SAMPLE), which
+    # chapter 10 trains and chapters 10 and 12 judge; chapter 13 has none
+    "converged_replication_first_seed": (3000, 3000),
 }
 # chapter -> the parameter (or "parameter.key" of a dict parameter) that holds each entry there
 CONVERGED_NAMES: dict[str, dict[str, str]] = {
     "10_rich_lazy_continuum": {**{k: k for k in CONVERGED_CONTINUUM}, "first_block": "n_seeds",
                                "lr_choice_iterations": "iterations.lr_choice"},
     "12_prediction_horizon": {k: k for k in CONVERGED_CONTINUUM},
-    "13_rival_theories": {**{k: k for k in CONVERGED_CONTINUUM}, "n_train": "converged_n_train",
+    "13_rival_theories": {**{k: k for k in CONVERGED_CONTINUUM if k != "converged_replication_first_seed"},
+                          "n_train": "converged_n_train",
                           "n_hidden": "converged_n_hidden"},
 }
 
@@ -70,8 +74,9 @@ CONVERGED_NAMES: dict[str, dict[str, str]] = {
 def converged_quick(chapter: str) -> dict[str, object]:
     """The quick-profile overrides of the converged continuum under ``chapter``'s names (entries whose
     quick value differs from the book's; names of a dict parameter's key are left to the chapter)."""
-    return {CONVERGED_NAMES[chapter][k]: quick for k, (book, quick) in CONVERGED_CONTINUUM.items()
-            if quick != book and "." not in CONVERGED_NAMES[chapter][k]}
+    names = CONVERGED_NAMES[chapter]
+    return {names[k]: quick for k, (book, quick) in CONVERGED_CONTINUUM.items()
+            if k in names and quick != book and "." not in names[k]}
 
 
 # in the order the runner runs them one at a time (each after the chapters it reads: 02 before 03, the

@@ -42,7 +42,9 @@ class ContinuumRuns(NamedTuple):
     its ``networks`` the short run's), ``converged`` (every network of the converged continuum,
     column -> (N_all,)), ``analysed`` (the networks the chapter analyses,
     :func:`lib.analyses.continuum_facts.analysed_networks`), ``scales`` (scaling -> init scales of
-    the short run) and the wall time of each sweep (s; about 0 when read from the cache)."""
+    the short run), the wall time of each sweep (s; about 0 when read from the cache), and the
+    converged continuum's replication block (``replication``: every network, ``replication_analysed``:
+    those the filter keeps; None without one)."""
 
     sweep: dict
     converged: dict
@@ -50,6 +52,8 @@ class ContinuumRuns(NamedTuple):
     scales: dict
     sweep_seconds: float
     converged_seconds: float
+    replication: dict | None = None
+    replication_analysed: dict | None = None
 
     @property
     def networks(self) -> dict:
@@ -60,11 +64,14 @@ class ContinuumRuns(NamedTuple):
 def continuum_runs(g_min: float, g_max: float, n_scales: int, hidden_scales: Sequence[float], n_seeds: int,
                    n_lr_seeds: int, lr_candidates: Sequence[float], iterations: dict, n_train: int, n_hidden: int,
                    converged_scales: Sequence[float], converged_seeds: int, converged_iterations: dict,
-                   converged_only: bool, converged_first_seed: int = 0) -> ContinuumRuns:
+                   converged_only: bool, converged_first_seed: int = 0,
+                   converged_replication_first_seed: int | None = None) -> ContinuumRuns:
     """The :class:`ContinuumRuns` of the chapter's parameters (read from the results cache where
     computed before): the short run at lr 0.01 and at the learning rate chosen per scale among
-    ``lr_candidates``, and the converged continuum, seeds ``converged_first_seed``.. (from seed 0,
-    its first ``n_seeds`` networks are the short run's)."""
+    ``lr_candidates``, the converged continuum, seeds ``converged_first_seed``.. (from seed 0,
+    its first ``n_seeds`` networks are the short run's), and, when
+    ``converged_replication_first_seed`` is given, its replication block from that seed (the
+    networks chapter 12's replication block trains)."""
     scales = {"both": continuum_sweeps.scale_grid(g_min, g_max, n_scales), "hidden": [float(g) for g in hidden_scales]}
     candidates = [float(lr) for lr in lr_candidates]
     start = time.perf_counter()
@@ -74,11 +81,17 @@ def continuum_runs(g_min: float, g_max: float, n_scales: int, hidden_scales: Seq
     sweep_seconds = time.perf_counter() - start
     start = time.perf_counter()
     sizes = continuum_sweeps.continuum_common(converged_iterations, n_train, n_hidden)
-    converged = continuum_sweeps.converged_sweep([float(g) for g in converged_scales], candidates, n_lr_seeds,
-                                                 iterations["lr_choice"], converged_seeds, n_seeds, sizes,
-                                                 first_seed=converged_first_seed)
+    def converged_block(first_seed: int) -> dict:
+        return continuum_sweeps.converged_sweep([float(g) for g in converged_scales], candidates, n_lr_seeds,
+                                                iterations["lr_choice"], converged_seeds, n_seeds, sizes,
+                                                first_seed=first_seed)
+
+    converged = converged_block(converged_first_seed)
+    converged_seconds = time.perf_counter() - start
+    replication = None if converged_replication_first_seed is None else converged_block(converged_replication_first_seed)
     return ContinuumRuns(sweep, converged, continuum_facts.analysed_networks(converged, converged_only), scales,
-                         sweep_seconds, time.perf_counter() - start)
+                         sweep_seconds, converged_seconds, replication,
+                         None if replication is None else continuum_facts.analysed_networks(replication, converged_only))
 
 
 def run_texts(runs: ContinuumRuns, n_seeds: int, converged_seeds: int, converged_iterations: dict,
@@ -244,6 +257,40 @@ def route(runs: ContinuumRuns, settings: dict, within: WithinCells, n_resamples:
                  resolution, judgement, earlier)
 
 
+class RouteReplication(NamedTuple):
+    """Claim sharing-new-task on the converged continuum's replication block
+    (:data:`lib.analyses.replication.ROUTE_SAMPLE`): ``judgement`` (the criterion in force, on the
+    block's analysed networks), ``earlier`` (its earlier versions, on every network of the block, as
+    they were declared), ``hypothesis`` (the block's :func:`lib.analyses.continuum_facts.route_hypothesis`
+    on its analysed networks) and ``precision`` (:func:`lib.analyses.replication.precision_note` of
+    the wider of the two blocks' intervals)."""
+
+    judgement: claims.Judgement
+    earlier: list
+    hypothesis: dict
+    precision: str
+
+
+def route_replication(runs: ContinuumRuns, route_: Route, n_seeds: int, n_resamples: int,
+                      n_permutations: int) -> RouteReplication:
+    """The :class:`RouteReplication` of ``runs``' replication block (``n_seeds`` networks per scale),
+    judged as :func:`route` judges the discovery block (``route_``), under every stability seed.
+    ValueError when ``runs`` has no replication block."""
+    from ..analyses.replication import ROUTE_SAMPLE, precision_note
+
+    if runs.replication is None:
+        raise ValueError("route_replication needs the runs of a replication block (continuum_runs' "
+                         "converged_replication_first_seed)")
+    analysed, every = runs.replication_analysed, runs.replication
+    judgement, earlier = continuum_report.judge_sharing(
+        continuum_facts.route_hypothesis_evidence(analysed, n_resamples, n_permutations),
+        continuum_facts.route_hypothesis_evidence(every, n_resamples, n_permutations),
+        int(np.max(every["route_resolution"])))
+    hypothesis = continuum_facts.route_hypothesis(analysed, n_resamples, n_permutations)
+    widest = max((h["hi"] - h["lo"]) / 2 for h in (route_.hypotheses[CONVERGED], hypothesis))
+    return RouteReplication(judgement, earlier, hypothesis, precision_note(widest, n_seeds, ROUTE_SAMPLE))
+
+
 def route_texts(runs: ContinuumRuns, r: Route) -> dict[str, str]:
     """:func:`lib.book.continuum_report.route_texts` of a :class:`Route` on the analysed networks."""
     return continuum_report.route_texts(runs.analysed, r.resolution, r.hypotheses[CONVERGED], r.initial, r.separation,
@@ -259,6 +306,14 @@ def short_run_comparison(transition_: Transition, within: WithinCells, route_: R
     return continuum_report.short_run_comparison(transition_.facts, within.by_setting, route_.hypotheses,
                                                  within.winners, SETTINGS, columns, CONVERGED, OUTCOME_TITLES,
                                                  SILHOUETTE_CELL)
+
+
+def route_replication_texts(runs: ContinuumRuns, route_: Route, replication: RouteReplication,
+                            block_words: str) -> dict[str, str]:
+    """:func:`lib.book.continuum_report.route_replication_texts` of the replication block (``block_words``)."""
+    return continuum_report.route_replication_texts(route_.judgement, replication.judgement, replication.earlier,
+                                                    replication.hypothesis, len(runs.replication_analysed["g"]),
+                                                    len(runs.replication["g"]), block_words)
 
 
 class Robustness(NamedTuple):
@@ -291,9 +346,13 @@ def robustness_texts(block: Robustness, n_pairs: int, block_pairs: int, iteratio
                                                 block.table)}
 
 
-def summary_rows(within: WithinCells, transition_: Transition, route_: Route) -> list[dict]:
-    """:func:`lib.book.continuum_report.summary_rows` of the chapter's blocks."""
+def summary_rows(within: WithinCells, transition_: Transition, route_: Route,
+                 replication: RouteReplication | None = None, replication_block: str = "") -> list[dict]:
+    """:func:`lib.book.continuum_report.summary_rows` of the chapter's blocks (``replication``: the
+    route claim on the replication block that ``replication_block`` names)."""
     converged = SETTINGS[CONVERGED]
     return continuum_report.summary_rows(within.winners[converged]["loss_single_test"], within.n_tests,
                                          continuum_facts.cell(within.converged, *SILHOUETTE_CELL),
-                                         transition_.midpoints["kernel_distance"], route_.judgement, route_.earlier)
+                                         transition_.midpoints["kernel_distance"], route_.judgement, route_.earlier,
+                                         *(() if replication is None else
+                                           (replication.judgement, replication_block, replication.precision)))

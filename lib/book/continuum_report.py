@@ -151,12 +151,13 @@ def silhouette_wins(winner: Mapping) -> bool:
 
 
 def summary_rows(loss_winner: Mapping, n_tests: int, silhouette_cell: Mapping, kernel_midpoint: Mapping, judgement,
-                 earlier: list) -> list[dict]:
+                 earlier: list, replication=None, replication_block: str = "", precision: str = "") -> list[dict]:
     """Chapter 10's summary records: the within-scale winner of single-task test loss in the
     converged continuum (:func:`silhouette_wins` against the paper's implied eNTK silhouette, with
     the authors' silhouette's cell ``silhouette_cell``), the transition midpoint by NTK distance
     (``kernel_midpoint``: ``midpoint``, ``lo``, ``hi``), and the route-learning claim
-    (``judgement``, its ``earlier`` versions)."""
+    (``judgement``, its ``earlier`` versions; ``replication``: the same criterion on the replication
+    block that ``replication_block`` names, with the ``precision`` note)."""
     return [
         summary.row("within-scale winner predicting single-task test loss (converged continuum)",
                     "eNTK silhouette (implied)", winner_text(loss_winner), silhouette_wins(loss_winner),
@@ -171,7 +172,8 @@ def summary_rows(loss_winner: Mapping, n_tests: int, silhouette_cell: Mapping, k
                           "scales", "negative (hypothesis i)", judgement,
                           control="correlation within each init scale (the scale held fixed); testable only if the "
                           "sharing measure separates g = 1 from g = 10",
-                          evidence=summary.evidence("cont-routes", "held-out routes"), earlier=earlier),
+                          evidence=summary.evidence("cont-routes", "held-out routes"), earlier=earlier,
+                          replication=replication, replication_block=replication_block, precision=precision),
     ]
 
 
@@ -235,6 +237,24 @@ def route_texts(networks: Mapping, resolution: int, hypothesis: Mapping, initial
             "cont_sep_word": "separates" if separation["separates"] else "does not separate",
             "cont_hyp_verdict": judgement_text(judgement),
             **{f"cont_hyp_verdict_v{j.version}": j.verdict for j in earlier}}
+
+
+def route_replication_texts(discovery, replicated, replicated_earlier: list, hypothesis: Mapping, n_analysed: int,
+                            n_networks: int, block_words: str) -> dict[str, str]:
+    """The page's texts of hypothesis (i) on the replication block (``block_words``): its declared
+    precision, how many of its ``n_networks`` are analysed, its within-scale r (``hypothesis``), the
+    verdict in force there (``replicated``; ``discovery``: the same criterion on the discovery
+    block), whether it replicates, and the earlier versions' verdicts there (``replicated_earlier``)."""
+    from ..analyses.replication import REPLICATES, ROUTE_SAMPLE, replication_status
+
+    status = replication_status(discovery, replicated)
+    sentence = (f"The verdict in force replicates: {judgement_text(discovery)} on both blocks." if status == REPLICATES
+                else f"The verdict in force does not replicate: {judgement_text(discovery)} on the discovery block, "
+                     f"{judgement_text(replicated)} on the replication block.")
+    return {"cont_rep_block": block_words, "cont_rep_half_width": f"{ROUTE_SAMPLE.half_width:.2f}",
+            "cont_rep_analysed": f"{n_analysed} of its {n_networks} networks", "cont_rep_within": interval_text(hypothesis),
+            "cont_rep_verdict": judgement_text(replicated), "cont_rep_sentence": sentence,
+            **{f"cont_rep_verdict_v{j.version}": j.verdict for j in replicated_earlier}}
 
 
 def robustness_view(table: pd.DataFrame) -> pd.DataFrame:

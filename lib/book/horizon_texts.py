@@ -164,12 +164,6 @@ def pair_texts(block, n_pairs: int, iterations: dict, fractions: Sequence[float]
                                    f"Holm) in {len(adds)} of {n_partial} cells" + (" (second table)." if adds else "."))}
 
 
-def replication_block_words(first_seed: int, n_seeds: int, scales: Sequence[float]) -> str:
-    """The continuum's replication block in words: its seeds and networks."""
-    return (f"seeds {first_seed}-{first_seed + n_seeds - 1} at each of the {len(scales)} init scales "
-            f"({n_seeds * len(scales)} networks)")
-
-
 def replication_texts(judgements, block_words: str, replication_blocks) -> dict[str, str]:
     """The continuum's replication section: the block (``block_words``), the declared half-width and
     a sentence of how many of the block's networks are analysed and which verdicts in force it gives

@@ -7,6 +7,8 @@ The judgements come from :func:`lib.analyses.claims.judge` on each block
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 from ..analyses import claims
@@ -25,6 +27,12 @@ def replication_view(discovery: dict[str, claims.Judgement], replicated: dict[st
                           "replicates?": replication_status(j, replicated[claim]),
                           "precision": precision.get(claim) or "–"}
                          for claim, j in discovery.items()])
+
+
+def continuum_block_words(first_seed: int, n_seeds: int, scales: Sequence[float]) -> str:
+    """A block of the converged continuum in words (chapters 10 and 12): its seeds and networks."""
+    return (f"seeds {first_seed}-{first_seed + n_seeds - 1} at each of the {len(scales)} init scales "
+            f"({n_seeds * len(scales)} networks)")
 
 
 def replication_words(discovery: claims.Judgement, replicated: claims.Judgement) -> str:
