@@ -4,7 +4,7 @@ Runs the book's runner (``python -m lib.book.runner --profile <profile> --jobs 0
 results cache into a temporary folder, with ``benchmarks/profiling`` on ``PYTHONPATH``: its
 ``sitecustomize`` makes every process of the build (the runner, each chapter's process, its
 kernel, its Dask workers) charge its CPU time to the kind of work it is doing
-(training, kernels, eigendecompositions, clustering, M-PHATE, statistics and resampling, plotting,
+(training, kernels, network measures, eigendecompositions, clustering, M-PHATE, statistics and resampling, plotting,
 JAX and numba compilation, Dask start-up and transfer, imports, the results cache, ...; see
 ``profiling/sitecustomize.py`` for the functions each kind covers). CPU time that falls in none of
 them is the notebook's own code (kernel), the worker's scheduling (Dask worker) or papermill's
@@ -33,7 +33,7 @@ from machine import describe_machine  # benchmarks/machine.py
 
 REPO = Path(__file__).resolve().parent.parent
 HOOK = Path(__file__).resolve().parent / "profiling"
-KIND_ORDER = ("training", "kernels (eNTK, ePNTK)", "eigendecompositions", "clustering", "M-PHATE",
+KIND_ORDER = ("training", "kernels (eNTK, ePNTK)", "network measures", "eigendecompositions", "clustering", "M-PHATE",
               "statistics and resampling", "plotting", "JAX compilation", "numba compilation",
               "Dask start-up and transfer", "results cache", "imports", "start-up (other)",
               "notebook code", "Dask worker (other)", "papermill (other)", "runner (other)")

@@ -42,6 +42,7 @@ def _start() -> None:
         ("kernels (eNTK, ePNTK)", "lib.core.step_kernels", "*"),
         ("kernels (eNTK, ePNTK)", "lib.core.kernel_statistics", "*"),
         ("kernels (eNTK, ePNTK)", "lib.experiments.epntk_stream", "*"),
+        ("network measures", "lib.analyses.network_measures", "*"),
         ("eigendecompositions", "numpy.linalg", "eigh"), ("eigendecompositions", "numpy.linalg", "eig"),
         ("eigendecompositions", "numpy.linalg", "svd"), ("eigendecompositions", "numpy.linalg", "eigvalsh"),
         ("eigendecompositions", "scipy.linalg", "eigh"), ("eigendecompositions", "scipy.linalg", "svd"),
