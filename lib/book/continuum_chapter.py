@@ -261,8 +261,8 @@ class RouteReplication(NamedTuple):
     """Claim sharing-new-task on the converged continuum's replication block
     (:data:`lib.analyses.replication.ROUTE_SAMPLE`): ``judgement`` (the criterion in force, on the
     block's analysed networks), ``earlier`` (its earlier versions, on every network of the block, as
-    they were declared), ``hypothesis`` (the block's :func:`lib.analyses.continuum_facts.route_hypothesis`
-    on its analysed networks) and ``precision`` (:func:`lib.analyses.replication.precision_note` of
+    they were declared), ``hypothesis`` (``r``, ``lo``, ``hi`` and ``separates`` of the block's analysed
+    networks under resampling seed 0, :func:`lib.analyses.continuum_facts.route_hypothesis_evidence`) and ``precision`` (:func:`lib.analyses.replication.precision_note` of
     the wider of the two blocks' intervals)."""
 
     judgement: claims.Judgement
@@ -281,12 +281,11 @@ def route_replication(runs: ContinuumRuns, route_: Route, n_seeds: int, n_resamp
     if runs.replication is None:
         raise ValueError("route_replication needs the runs of a replication block (continuum_runs' "
                          "converged_replication_first_seed)")
-    analysed, every = runs.replication_analysed, runs.replication
+    evidence = continuum_facts.route_hypothesis_evidence(runs.replication_analysed, n_resamples, n_permutations)
     judgement, earlier = continuum_report.judge_sharing(
-        continuum_facts.route_hypothesis_evidence(analysed, n_resamples, n_permutations),
-        continuum_facts.route_hypothesis_evidence(every, n_resamples, n_permutations),
-        int(np.max(every["route_resolution"])))
-    hypothesis = continuum_facts.route_hypothesis(analysed, n_resamples, n_permutations)
+        evidence, continuum_facts.route_hypothesis_evidence(runs.replication, n_resamples, n_permutations),
+        int(np.max(runs.replication["route_resolution"])))
+    hypothesis = evidence(0)  # the page's draw, computed once for the judgement
     widest = max((h["hi"] - h["lo"]) / 2 for h in (route_.hypotheses[CONVERGED], hypothesis))
     return RouteReplication(judgement, earlier, hypothesis, precision_note(widest, n_seeds, ROUTE_SAMPLE))
 
