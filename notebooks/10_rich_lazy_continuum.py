@@ -37,7 +37,9 @@
 # against the final single-task test loss has r = {glue:text}`cont_sil_within`; across the
 # continuum r = {glue:text}`cont_sil_across`. The within-scale winners are, for the single-task
 # test loss, **{glue:text}`cont_win_loss`** and, for fine-tuning speed, **{glue:text}`cont_win_ft`**
-# ({ref}`the within-scale table <cont-within>`). {glue:text}`conv_gap_sentence` The paper's
+# ({ref}`the within-scale table <cont-within>`); on a replication block of new networks they are
+# **{glue:text}`cont_rep_win_loss`** and **{glue:text}`cont_rep_win_ft`**
+# ({ref}`the replication <cont-within-replication>`). {glue:text}`conv_gap_sentence` The paper's
 # hypothesis (i), that networks sharing more learn a new task faster, is
 # **{glue:text}`cont_hyp_verdict`** on these networks and **{glue:text}`cont_rep_verdict`** on a
 # replication block of new networks ({ref}`held-out routes <cont-routes-replication>`).
@@ -274,6 +276,28 @@ reading_table(continuum_report.within_table(within.converged),
 # %% mystnb={"figure": {"caption": "Beyond the paper: each within-scale winner of the converged continuum (rows: outcome; the winning predictor on the x axis) against its outcome, one panel per init scale, with the per-scale Pearson r and its Fisher-z 95% interval. An outcome without a significant cell has no row.", "name": "fig-continuum-winner-scatter"}} tags=["hide-input"]
 plot_continuum.plot_winner_scatter(runs.analysed, cc.winner_pairs(within), cc.LOG_OUTCOMES)
 plt.show()
+
+# %% [markdown]
+# (cont-within-replication)=
+# ### Do the converged run's winners replicate?
+#
+# The same cells on the converged continuum's replication block ({glue:text}`cont_rep_block`,
+# trained exactly as the continuum's networks, the block on which the route claim below is
+# judged again). The winners are descriptive findings, not claims of the registry, so no
+# precision was declared for them. The replication block has one setting, so its cells form a
+# Benjamini-Hochberg family of their own; for a like-for-like comparison the table also gives
+# the discovery block's converged cells as a family of their own ({glue:text}`cont_rep_n_cells`
+# cells, where the family used above holds every setting's). Significant cells in its own family: the discovery block
+# {glue:text}`cont_disc_n_sig`, the replication block {glue:text}`cont_rep_n_sig`. On the
+# replication block the winner for single-task test loss is **{glue:text}`cont_rep_win_loss`**
+# and for fine-tuning speed **{glue:text}`cont_rep_win_ft`**. A winner that changes between the
+# blocks is a finding of those networks, not of the continuum.
+
+# %% tags=["hide-input"]
+replicated_winners = cc.replicated_winners(runs, within, n_resamples, n_permutations)
+glue_texts(cc.replicated_winner_texts(replicated_winners))
+reading_table(replicated_winners.table, "Converged continuum: the within-scale winner of each outcome, per block",
+              index=True)
 
 # %% [markdown]
 # (cont-routes)=

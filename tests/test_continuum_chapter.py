@@ -149,6 +149,30 @@ def test_the_route_claim_is_judged_again_on_the_replication_block_and_its_row_sa
     assert cc.summary_rows(within, transition, route)[2]["replication"] is None
 
 
+def test_the_winners_are_found_again_on_the_replication_block_each_block_its_own_family(blocks):
+    from lib.analyses.multiple_testing import bh_adjusted
+
+    _, _, _, within, _ = blocks
+    with pytest.raises(ValueError, match="needs the runs of a replication block"):
+        cc.replicated_winners(_runs(), within, 100, 99)
+    # 9999 permutations: a p of 1e-4 stays significant in a family of its 90 cells (99 would floor it at 0.01)
+    replicated = cc.replicated_winners(_runs(replication=True), within, 100, 9999)
+    first = next(iter(cc.PREDICTOR_TITLES))
+    assert replicated.replication["loss_single_test"]["predictor"] == first  # planted in the block
+    assert replicated.replication["finetune_speed"]["predictor"] == "none"  # noise
+    assert replicated.n_cells == len(cc.PREDICTOR_TITLES) * len(cc.CELL_OUTCOMES)
+    own = cc.own_family(within.converged)  # the discovery block's converged cells alone
+    p = np.array([r["p"] for r in own])
+    finite = np.isfinite(p)
+    assert np.allclose([r["q"] for r, f in zip(own, finite) if f], bh_adjusted(p[finite]))
+    assert replicated.n_significant["discovery"] == sum(r["q"] <= 0.05 for r in own)
+    assert list(replicated.table.index) == [cc.OUTCOME_TITLES[o] for o in cc.CELL_OUTCOMES]
+    assert replicated.table.shape == (len(cc.CELL_OUTCOMES), 3)
+    texts = cc.replicated_winner_texts(replicated)
+    assert texts["cont_rep_n_sig"] == f"{replicated.n_significant['replication']} of {replicated.n_cells}"
+    assert texts["cont_rep_win_loss"].startswith(cc.continuum_report.reader_name(first))
+
+
 def test_chapter_10_refuses_a_replication_block_that_shares_seeds_with_the_continuum():
     from lib.book import chapter_parameters as cp
     from tests.test_bad_inputs_chapters import parameters

@@ -222,6 +222,62 @@ def winner_pairs(within: WithinCells) -> list[tuple[str, str, str]]:
             if w["predictor"] != "none"]
 
 
+class ReplicatedWinners(NamedTuple):
+    """The converged run's within-scale winners on its replication block: ``replication`` (outcome ->
+    :func:`lib.analyses.within_scale.winners` of the block's converged cells, one Benjamini-Hochberg
+    family of their own), ``discovery`` (the same of the discovery block's converged cells as a
+    family of their own, like for like), ``n_significant`` (block -> cells with q <= 0.05 in that
+    family), ``n_cells`` (cells per block) and ``table`` (outcome rows; the discovery block's
+    winner in the chapter's family of every setting, then the two like-for-like columns)."""
+
+    replication: dict
+    discovery: dict
+    n_significant: dict
+    n_cells: int
+    table: pd.DataFrame
+
+
+def own_family(cells: list[dict]) -> list[dict]:
+    """``cells`` (with p-values) with ``q`` recomputed by Benjamini-Hochberg over these cells alone."""
+    return within_scale.add_bh([{k: v for k, v in r.items() if k != "q"} for r in cells])
+
+
+def replicated_winners(runs: ContinuumRuns, within: WithinCells, n_resamples: int,
+                       n_permutations: int) -> ReplicatedWinners:
+    """The :class:`ReplicatedWinners` of ``runs``' replication block (its analysed networks, the
+    same cells as the converged setting of ``within``). ValueError when ``runs`` has no replication block."""
+    if runs.replication_analysed is None:
+        raise ValueError("replicated_winners needs the runs of a replication block (continuum_runs' "
+                         "converged_replication_first_seed)")
+    signs = expected_signs()
+    replicated = own_family([r | {"expected": signs[r["predictor"]][r["outcome"]]} for r in within_scale.cell_table(
+        runs.replication_analysed, list(PREDICTOR_TITLES), list(CELL_OUTCOMES), SETTINGS[CONVERGED], n_resamples,
+        n_permutations)])
+    blocks = {"discovery": own_family(within.converged), "replication": replicated}
+    winners = {block: {o: within_scale.winners(cells, o, signs) for o in CELL_OUTCOMES} for block, cells in blocks.items()}
+    text = continuum_report.winner_text
+    table = pd.DataFrame({"discovery block (the family of every setting)":
+                          [text(within.winners[SETTINGS[CONVERGED]][o]) for o in CELL_OUTCOMES],
+                          "discovery block (its converged cells alone)": [text(winners["discovery"][o])
+                                                                          for o in CELL_OUTCOMES],
+                          "replication block (its converged cells alone)": [text(winners["replication"][o])
+                                                                            for o in CELL_OUTCOMES]},
+                         index=[OUTCOME_TITLES[o] for o in CELL_OUTCOMES])
+    return ReplicatedWinners(winners["replication"], winners["discovery"],
+                             {block: int(sum(r["q"] <= 0.05 for r in cells)) for block, cells in blocks.items()},
+                             len(replicated), table)
+
+
+def replicated_winner_texts(replicated: ReplicatedWinners) -> dict[str, str]:
+    """The page's texts of the winners on the replication block: significant cells of each block
+    in its own family, and the winners the answer quotes (:data:`lib.book.continuum_report.WINNER_TEXTS`)."""
+    return {"cont_rep_n_cells": f"{replicated.n_cells}",
+            "cont_rep_n_sig": f"{replicated.n_significant['replication']} of {replicated.n_cells}",
+            "cont_disc_n_sig": f"{replicated.n_significant['discovery']} of {replicated.n_cells}",
+            **{f"cont_rep_win_{name}": continuum_report.winner_text(replicated.replication[outcome])
+               for name, outcome in continuum_report.WINNER_TEXTS.items()}}
+
+
 class Route(NamedTuple):
     """Hypothesis (i) on a held-out route: ``table`` (per converged scale), ``hypotheses`` (setting
     key -> :func:`lib.analyses.continuum_facts.route_hypothesis`), ``initial`` (the converged run's
