@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 from ..core.validation import check_int, check_positive_float
 from .claim_types import Judgement
 
@@ -88,6 +90,18 @@ ROUTE_SAMPLE = CONTINUUM_SAMPLE._replace(
     why="sharing-new-task's criterion reads the 95% bootstrap interval of the pooled within-scale r between the "
         "trained sharing and the iterations to learn a held-out route against 0; a half-width of 0.15 tells an r of "
         "-0.2 from 0, the same precision as the horizon claims on the same networks")
+RIVAL_CONTINUUM_SAMPLE = CONTINUUM_SAMPLE._replace(
+    half_width=0.15,
+    unit="networks per init scale",
+    declared="after 23ce552 (2026-12-02 04:24), before chapter 13 computed any prediction or score of seeds "
+             "3000-3029 (chapter 10 trained them and its sweep records their task-pair distances, the linearized "
+             "network's among them, which no chapter has read); the criterion in force (v2, post hoc) had seen the "
+             "discovery block (seeds 0-29), and a check outside the book had run chapter 13 on seeds 2000-2029, whose "
+             "verdict had been seen (no criterion changed since)",
+    why="rival-continuum-similarity's cells compare the per-network Fisher z of the two-point theory's task-pair r "
+        "with each rival's; a 95% half-width of 0.15 in that mean z difference tells a difference of 0.2 in r near "
+        "0 from none, the precision of the horizon claims on the same networks (the two-point rates are fitted once, "
+        "on the held-out seeds, for both blocks)")
 CONTINUUM_HORIZON_CLAIMS = ("horizon-kernel-window", "horizon-representation-window", "horizon-loss-window",
                             "horizon-kernel-beats-rivals", "horizon-kernel-adds", "horizon-kernel-adds-control",
                             "horizon-finetune-kernel-window", "horizon-finetune-loss-window",
@@ -95,6 +109,7 @@ CONTINUUM_HORIZON_CLAIMS = ("horizon-kernel-window", "horizon-representation-win
 DECLARED: dict[str, SampleDeclaration] = {
     **{claim: CONTINUUM_SAMPLE for claim in CONTINUUM_HORIZON_CLAIMS},
     "sharing-new-task": ROUTE_SAMPLE,
+    "rival-continuum-similarity": RIVAL_CONTINUUM_SAMPLE,
     **{claim: HORIZON_PAIRS_SAMPLE for claim in HORIZON_PAIR_CLAIMS},
     **{claim: CORRELATION_SAMPLE for claim in ("corr-et", "corr-lr", "corr-combined", "corr-raw", "corr-predicts")},
     **{claim: PERFORMANCE_SAMPLE for claim in ("perf-et-single", "perf-runs")}}  # perf-scale: replicated, its
@@ -147,6 +162,18 @@ def precision_note(observed_half_width: float, n_pairs: int, declaration: Sample
         return text + " (reached)"
     needed = pairs_for_half_width(observed_half_width, n_pairs, declaration.half_width)
     return text + f", which needs about {needed} {declaration.unit} (not in the build's budget)"
+
+
+def mean_half_width(values, level: float = 0.95) -> float:
+    """Half-width of the t interval of the mean of ``values`` (n,) (finite ones; n >= 2):
+    ``t_(1+level)/2, n-1 x sd / sqrt(n)``; nan with fewer than 2 finite values."""
+    from scipy.stats import t
+
+    values = np.asarray(values, np.float64)
+    values = values[np.isfinite(values)]
+    if values.size < 2:
+        return float("nan")
+    return float(t.ppf((1 + level) / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size))
 
 
 def pooled_fisher_half_width(per_group: list[int], level: float = 0.95) -> float:
