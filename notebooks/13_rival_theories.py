@@ -57,7 +57,8 @@
 # | `converged_scales`, `converged_seeds`, `first_block`, `converged_iterations`, `lr_candidates`, `n_lr_seeds`, `lr_choice_iterations`, `converged_n_train`, `converged_n_hidden` | the converged continuum of the continuum chapter, read from its cache (the prediction-horizon chapter's parameters of the same names; its `n_train`, `n_hidden` renamed here) | as in the continuum chapter (`lr_candidates` in float32's normal range [1.175e-38, 3.403e+38]); `converged_seeds` >= 4 |
 # | `converged_only` | analyse only the continuum's networks whose single-task training converged (the quick profile, too short to converge, analyses all) | True or False |
 # | `converged_first_seed` | the converged continuum's first network seed (0: the book's networks; another value trains a disjoint block of `converged_seeds` networks per scale, a replication block; chapters 10, 12 and 13 must be given the same) | integer >= 0, with `converged_first_seed + converged_seeds` at most 100 000 |
-# | `continuum_fit_seeds`, `continuum_fit_snapshots` | held-out networks per scale (never analysed) trained like the continuum, with snapshots, to fit the two-point rates | distinct seeds >= converged_seeds; snapshots - 1 dividing the single-task iterations |
+# | `converged_replication_first_seed` | first network seed of the converged continuum's replication block (`converged_seeds` networks per scale, trained by the continuum chapter, which must be given the same), on which the continuum's task-similarity claim is judged again | integer >= 0, seeds disjoint from the continuum's, with `converged_replication_first_seed + converged_seeds` at most 100 000 |
+# | `continuum_fit_seeds`, `continuum_fit_snapshots` | held-out networks per scale (never analysed) trained like the continuum, with snapshots, to fit the two-point rates | distinct seeds outside both blocks' seeds; snapshots - 1 dividing the single-task iterations |
 # :::
 
 # %% tags=["parameters"]
@@ -89,6 +90,7 @@ converged_only = True
 continuum_fit_seeds = [1000, 1001]
 continuum_fit_snapshots = 51
 converged_first_seed = 0
+converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
 from lib.book.chapter_parameters import check_rival_theories
@@ -97,7 +99,7 @@ check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, t
                      first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden, n_train,
                      converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
                      lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
-                     continuum_fit_snapshots, converged_first_seed)
+                     continuum_fit_snapshots, converged_first_seed, converged_replication_first_seed)
 
 # %% [markdown]
 # ## Design
@@ -131,7 +133,8 @@ check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, t
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 
-from lib.book import plot_rival_theories, rival_chapter, rival_tables, rival_texts, rival_verdicts, summary
+from lib.book import (plot_rival_theories, replication_report, rival_chapter, rival_tables, rival_texts,
+                      rival_verdicts, summary)
 from lib.book.glued import glue_texts
 from lib.book.tables import reading_table
 
@@ -313,6 +316,16 @@ glue_texts(rival_texts.side_texts(side.kernel_predictions, side.scores, n_snapsh
 # The scale sets the size of every distance, so a pooled correlation is mostly the scale's: the
 # row "scale alone" (log g against the log observed distance) shows how much of it the scale gives
 # without any theory.
+#
+# **Replication block.** The same claim, by the same criterion, on networks this comparison had
+# never seen: the continuum chapter's replication block ({glue:text}`rv_rep_block`), declared
+# before this chapter computed anything on it with the precision its verdict needs (a 95%
+# half-width of {glue:text}`rv_rep_half_width` in each cell's mean Fisher-z difference). The
+# two-point rates are the ones fitted above, on the same held-out seeds; analysed:
+# {glue:text}`rv_rep_analysed` (recomputed t = 0 distances within {glue:text}`rv_rep_match` of
+# the cached ones). Discovery block: {glue:text}`rv_rep_discovery`; replication block:
+# {glue:text}`rv_rep_result`. Precision: {glue:text}`rv_rep_precision`. Earlier criterion
+# versions on the replication block: {glue:text}`rv_rep_earlier`.
 
 # %% tags=["hide-input"]
 continuum = rival_chapter.continuum_block(
@@ -323,6 +336,14 @@ for table, title in rival_chapter.continuum_tables(continuum):
     display(reading_table(table, title))
 glue_texts(rival_texts.continuum_texts(continuum, converged_seeds, converged_n_hidden, converged_only,
                                        continuum_fit_seeds, continuum_fit_snapshots))
+
+# %% tags=["hide-input"]
+continuum_replication = rival_chapter.continuum_replication(continuum, rival_chapter.continuum_block(
+    converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
+    lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
+    continuum_fit_snapshots, converged_replication_first_seed), converged_seeds)
+display(reading_table(rival_chapter.continuum_score_table(continuum_replication.block.found.scores),
+                      "(a) on the continuum's replication block: mean r over task pairs [95% interval]"))
 
 # %% [markdown]
 # (rv-verdicts)=
@@ -370,6 +391,12 @@ glue_texts(rival_texts.continuum_texts(continuum, converged_seeds, converged_n_h
 
 # %% tags=["remove-cell"]
 verdicts = rival_chapter.judge_chapter(two_point, tp_gains, multitask, side, continuum)
-glue_texts(rival_texts.verdict_texts(verdicts, multitask.race_check["max_error"], n_hidden, converged_n_hidden))
-rows = rival_verdicts.claim_rows(verdicts.judgements, verdicts.earlier)
+replication_words = replication_report.continuum_block_words(converged_replication_first_seed, converged_seeds,
+                                                             converged_scales)
+glue_texts(rival_texts.verdict_texts(verdicts, multitask.race_check["max_error"], n_hidden, converged_n_hidden,
+                                     continuum_replication))
+glue_texts(rival_texts.continuum_replication_texts(verdicts.judgements["rival-continuum-similarity"],
+                                                   continuum_replication, replication_words))
+rows = rival_verdicts.claim_rows(verdicts.judgements, verdicts.earlier, continuum_replication.judgement,
+                                 replication_words, continuum_replication.precision)
 _ = summary.record("13_rival_theories", summary.ran_with("13_rival_theories", globals()), rows)

@@ -208,3 +208,8 @@ def test_chapter_13_refuses_fit_seeds_inside_a_replication_block():
 
     with pytest.raises(ValueError, match=r"continuum_fit_seeds .* outside the analysed seeds 1000\.\.1029"):
         cp.check_chapter("13_rival_theories", parameters("13_rival_theories", converged_first_seed=1000))
+    with pytest.raises(ValueError, match=r"continuum_fit_seeds .* outside the analysed seeds 1000\.\.1029"):
+        cp.check_chapter("13_rival_theories", parameters("13_rival_theories",
+                                                         converged_replication_first_seed=1000))
+    with pytest.raises(ValueError, match=r"disjoint from the discovery block.*converged_replication_first_seed"):
+        cp.check_chapter("13_rival_theories", parameters("13_rival_theories", converged_replication_first_seed=10))

@@ -232,3 +232,13 @@ def test_one_formatter_gives_a_judgement_as_reader_text_with_or_without_its_badg
     assert names.judgement_text(judgement("not reproduced"), badge=True) == "\u2718 not reproduced"
     assert correlation_report.verdict_view({("block", "corr-et"): qualified})["verdict"][0] == \
         names.judgement_text(qualified, badge=True)
+
+
+def test_the_mean_half_width_is_the_t_interval_of_the_finite_values():
+    from scipy import stats
+
+    values = np.array([0.3, -0.1, 0.25, np.nan, 0.6, 0.05])
+    finite = values[np.isfinite(values)]
+    low, high = stats.t.interval(0.9, finite.size - 1, loc=finite.mean(), scale=stats.sem(finite))
+    assert replication.mean_half_width(values, 0.9) == pytest.approx((high - low) / 2, rel=1e-12)
+    assert np.isnan(replication.mean_half_width([0.2, np.nan]))

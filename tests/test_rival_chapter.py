@@ -102,3 +102,36 @@ def test_judge_chapter_judges_the_blocks_measurements_as_the_verdicts_module_doe
     assert {k: j.verdict for k, j in verdicts.judgements.items()} == {k: j.verdict for k, j in expected.items()}
     assert {k: [e.version for e in v] for k, v in verdicts.earlier.items()} == {k: [e.version for e in v]
                                                                                   for k, v in earlier.items()}
+
+
+def _scored_block(scores: dict) -> rival_chapter.ContinuumBlock:
+    scales = list(scores)
+    return rival_chapter.ContinuumBlock(scales, {}, np.ones(30 * len(scales), bool),
+                                        rcon.ContinuumScores(scores, {}, [1e-7], {}), pd.DataFrame(), 0)
+
+
+def test_the_continuum_replication_is_judged_as_the_chapter_judges_its_discovery_block():
+    """The replication block's judgement equals judge_chapter's on a chapter whose continuum scores are
+    the block's (the same criterion, every version, every stability seed); the precision note reads
+    the wider of the two blocks' widest cell intervals and the summary row records the status."""
+    from lib.analyses.replication import RIVAL_CONTINUUM_SAMPLE, precision_note
+
+    good, bad = measures(np.random.default_rng(4)), measures(np.random.default_rng(5), theory_r=0.2)
+    discovery, replicated = _scored_block(good.continuum_scores), _scored_block(bad.continuum_scores)
+    replication = rival_chapter.continuum_replication(discovery, replicated, 30)
+    expected, earlier = rival_verdicts.judge_claims(bad)
+    assert replication.judgement == expected["rival-continuum-similarity"]
+    assert replication.earlier == tuple(earlier["rival-continuum-similarity"])
+    assert replication.block is replicated
+    from lib.book import rival_report
+
+    widest = max(rival_report.continuum_half_width(m.continuum_scores, m.continuum_scales) for m in (good, bad))
+    assert replication.precision == precision_note(widest, 30, RIVAL_CONTINUUM_SAMPLE)
+    judgements, older = rival_verdicts.judge_claims(good)
+    rows = rival_verdicts.claim_rows(judgements, older, replication.judgement, "seeds 3000-3029", replication.precision)
+    row = next(r for r in rows if r["claim"] == "rival-continuum-similarity")
+    assert judgements["rival-continuum-similarity"].verdict.startswith("reproduced")
+    assert not replication.judgement.verdict.startswith("reproduced")
+    assert row["replication"]["status"] == "does not replicate" and row["replication"]["block"] == "seeds 3000-3029"
+    same = rival_chapter.continuum_replication(discovery, discovery, 30)
+    assert same.judgement == judgements["rival-continuum-similarity"]

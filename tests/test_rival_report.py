@@ -165,3 +165,39 @@ def test_holm_claim_evidence_draws_sign_flips_under_the_seed_only_where_it_canno
                                   at[1]["rival-continuum-similarity"][0]["p"])
     assert "seeded" not in arguments["rival-side-similarity"]
     np.testing.assert_array_equal(arguments["rival-side-similarity"]["p"], at[0]["rival-side-similarity"][0]["p"])
+
+
+def test_the_continuum_claims_arguments_are_its_part_of_the_chapters_and_follow_the_sign_flip_seed():
+    """continuum_judge_arguments of a block's scores gives what holm_judge_arguments gives for the
+    chapter's continuum claim (so a replication block is judged exactly as the discovery block); a
+    block whose cells enumerate their sign patterns is passed as evidence, not seeded."""
+    inputs = _chapter_inputs(np.random.default_rng(6))
+    _, _, cont_scores, cont_scales, _, _ = inputs
+    chapter = rr.holm_judge_arguments(*inputs)["rival-continuum-similarity"]["seeded"]
+    alone = rr.continuum_judge_arguments(cont_scores, cont_scales)["seeded"]
+    for seed in (0, 3):
+        for key, value in chapter(seed).items():
+            np.testing.assert_array_equal(alone(seed)[key], value)
+    assert not np.array_equal(alone(0)["p"], alone(3)["p"])
+    small = {g: {name: v[:8] for name, v in by.items()} for g, by in cont_scores.items()}
+    evidence = rr.continuum_judge_arguments(small, cont_scales)
+    assert "seeded" not in evidence and evidence["n"] == 8 and len(evidence["labels"]) == 6
+
+
+def test_the_continuum_half_width_is_the_widest_cells_t_interval_of_the_z_difference():
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    scores = {g: {name: rng.uniform(-0.5, 0.9, 12) for name in ("two-point theory", *rr.SIDE_RIVALS)}
+              for g in (1.0, 10.0)}
+    scores[10.0]["targets control"][:6] = np.nan  # a rival undefined on half the networks: a wider interval
+    widths = []
+    for g in (1.0, 10.0):
+        for rival in rr.SIDE_RIVALS:
+            d = rc.fisher_z(scores[g]["two-point theory"]) - rc.fisher_z(scores[g][rival])
+            d = d[np.isfinite(d)]
+            low, high = stats.t.interval(0.95, d.size - 1, loc=d.mean(), scale=stats.sem(d))
+            widths.append((high - low) / 2)
+    assert rr.continuum_half_width(scores, [1.0, 10.0]) == pytest.approx(max(widths), rel=1e-12)
+    empty = {g: {name: np.full(1, 0.5) for name in ("two-point theory", *rr.SIDE_RIVALS)} for g in (1.0,)}
+    assert np.isnan(rr.continuum_half_width(empty, [1.0]))

@@ -63,3 +63,21 @@ def test_verdict_texts_quote_every_verdict_and_the_answer():
     assert "within 0.4%" in texts["rv_answer"] and texts["rv_cont_verdicts"].startswith("On chapter 13's own networks "
                                                                                         "(100 hidden units")
     assert texts["rv_side_words"].startswith("**Which predicts what.**")
+
+
+def test_the_replication_texts_quote_both_blocks_the_precision_and_the_earlier_versions():
+    from lib.analyses.claim_types import Judgement
+
+    block = rival_chapter.ContinuumBlock([1.0], {}, np.array([True, True, False]),
+                                         rcon.ContinuumScores({}, {}, [2e-7, 5e-7], {}), pd.DataFrame(), 0)
+    discovery = Judgement("rival-continuum-similarity", 2, "reproduced", "mean z difference +0.30", "", 28, "", "", "")
+    replicated = discovery._replace(verdict="inconclusive", ours="mean z difference +0.05")
+    older = discovery._replace(version=1, verdict="reproduced")
+    texts = rt.continuum_replication_texts(discovery, rival_chapter.ContinuumReplication(
+        block, replicated, (older,), "widest 95% interval half-width 0.20 ..."), "seeds 3000-3029")
+    assert texts["rv_rep_block"] == "seeds 3000-3029" and texts["rv_rep_half_width"] == "0.15"
+    assert texts["rv_rep_analysed"] == "2 of its 3 networks" and texts["rv_rep_match"] == "5.0e-07"
+    assert texts["rv_rep_discovery"] == "mean z difference +0.30: reproduced"
+    assert texts["rv_rep_result"] == "mean z difference +0.05: inconclusive (does not replicate)"
+    assert texts["rv_rep_earlier"] == "version 1: reproduced"
+    assert texts["rv_rep_precision"].startswith("widest 95%")

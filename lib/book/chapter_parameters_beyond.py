@@ -187,22 +187,26 @@ def check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seed
                          first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden,
                          n_train, converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                          n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only,
-                         continuum_fit_seeds, continuum_fit_snapshots, converged_first_seed) -> None:
+                         continuum_fit_seeds, continuum_fit_snapshots, converged_first_seed,
+                         converged_replication_first_seed) -> None:
     """Chapter 13: the two-point network (gains with one learning rate each, fit and held-out seeds
     distinct and apart, all confirmatory: each seed is one network), the multitask networks (scales,
     seeds first_seed.. of which the first n_fit fit the two-point rates), and the converged continuum
     read from chapter 10's cache (as chapter 12 reads it; ``converged_n_train``,
     ``converged_n_hidden`` are chapter 12's ``n_train``, ``n_hidden``) with the held-out seeds
-    ``continuum_fit_seeds`` (outside the analysed 0..converged_seeds-1) that fit the two-point rates
-    per scale, observed at ``continuum_fit_snapshots`` snapshots."""
+    ``continuum_fit_seeds`` (outside the analysed seeds of both blocks: ``converged_first_seed``.. and
+    the replication block's ``converged_replication_first_seed``..) that fit the two-point rates per
+    scale, observed at ``continuum_fit_snapshots`` snapshots."""
     from ..analyses.rival_continuum import check_fit_seeds
 
     check_converged_continuum(converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates,
                               n_lr_seeds, lr_choice_iterations, converged_n_train, converged_n_hidden,
                               converged_only, converged_first_seed, n_train_name="converged_n_train",
                               n_hidden_name="converged_n_hidden")
-    check_fit_seeds(continuum_fit_seeds, converged_seeds, "continuum_fit_seeds", "converged_seeds",
-                    converged_first_seed)
+    check_converged_replication(converged_first_seed, converged_replication_first_seed, converged_seeds)
+    for first_analysed in (converged_first_seed, converged_replication_first_seed):
+        check_fit_seeds(continuum_fit_seeds, converged_seeds, "continuum_fit_seeds", "converged_seeds",
+                        first_analysed)
     check_size("continuum_fit_snapshots", continuum_fit_snapshots, minimum=3, sane_maximum=1000)
     if converged_iterations["single"] % (continuum_fit_snapshots - 1):
         raise ValueError(f"continuum_fit_snapshots - 1 must divide converged_iterations['single'] "

@@ -57,7 +57,7 @@ CONVERGED_CONTINUUM: dict[str, tuple[object, object]] = {
     "converged_only": (True, False),  # the one convergence filter (the quick profile's runs are too short)
     "converged_first_seed": (0, 0),  # the networks' first seed: another value gives a disjoint replication block
     # the first seed of its declared replication block (lib.analyses.replication.CONTINUUM_SAMPLE), which
-    # chapter 10 trains and chapters 10 and 12 judge; chapter 13 has none
+    # chapter 10 trains and chapters 10, 12 and 13 judge
     "converged_replication_first_seed": (3000, 3000),
 }
 # chapter -> the parameter (or "parameter.key" of a dict parameter) that holds each entry there
@@ -65,7 +65,7 @@ CONVERGED_NAMES: dict[str, dict[str, str]] = {
     "10_rich_lazy_continuum": {**{k: k for k in CONVERGED_CONTINUUM}, "first_block": "n_seeds",
                                "lr_choice_iterations": "iterations.lr_choice"},
     "12_prediction_horizon": {k: k for k in CONVERGED_CONTINUUM},
-    "13_rival_theories": {**{k: k for k in CONVERGED_CONTINUUM if k != "converged_replication_first_seed"},
+    "13_rival_theories": {**{k: k for k in CONVERGED_CONTINUUM},
                           "n_train": "converged_n_train",
                           "n_hidden": "converged_n_hidden"},
 }

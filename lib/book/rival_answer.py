@@ -50,10 +50,18 @@ def answer_box(judgements: Mapping[str, Judgement], two_point_error: float, race
 
 
 def answer_details(judgements: Mapping[str, Judgement], two_point_error: float, race_error: float,
-                   held_r: np.ndarray, race: Mapping[str, np.ndarray]) -> str:
+                   held_r: np.ndarray, race: Mapping[str, np.ndarray],
+                   continuum_replication: Judgement | None = None) -> str:
     """The chapter's answer in full, every claim's verdict with the numbers it rests on (arguments as
-    :func:`answer_box`)."""
+    :func:`answer_box`; ``continuum_replication``: rival-continuum-similarity on the converged
+    continuum's replication block, quoted with whether it replicates)."""
+    from ..analyses.replication import replication_status
+
     _check_race(race)
+    continuum = judgements["rival-continuum-similarity"]
+    on_continuum = continuum.verdict + ("" if continuum_replication is None else
+                                        f"; on its replication block: {continuum_replication.verdict}, which "
+                                        f"{replication_status(continuum, continuum_replication)}")
     held_r = np.asarray(held_r, np.float64)
     out_first = np.asarray(race["out_first"])
     return (own_ground_sentence(judgements, two_point_error, race_error)
@@ -70,7 +78,7 @@ def answer_details(judgements: Mapping[str, Judgement], two_point_error: float, 
             f"claims are {judgements['rival-multitask-family'].verdict}. Side by side with the t=0 eNTK, the network "
             f"linearized at t=0 and the targets control on the same networks, the two-point theory's advantage on "
             f"task similarity is {judgements['rival-side-similarity'].verdict} (on the continuum's converged "
-            f"networks: {judgements['rival-continuum-similarity'].verdict}), the race's on route order "
+            f"networks: {on_continuum}), the race's on route order "
             f"{judgements['rival-side-order'].verdict}, and the t=0 eNTK's over the targets control "
             f"{judgements['rival-side-kernel-vs-control'].verdict}; the race's loss shape (post hoc) is "
             f"{judgements['rival-race-loss-shape'].verdict}.")

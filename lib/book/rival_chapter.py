@@ -204,6 +204,33 @@ def continuum_tables(continuum: ContinuumBlock) -> list[tuple[pd.DataFrame, str]
             (continuum.across, "(a) on the continuum's networks: each predictor's correlation pooled across scales")]
 
 
+class ContinuumReplication(NamedTuple):
+    """rival-continuum-similarity on the converged continuum's replication block
+    (:data:`lib.analyses.replication.RIVAL_CONTINUUM_SAMPLE`): ``block`` (its :class:`ContinuumBlock`,
+    the two-point rates the discovery block's, fitted on the same held-out seeds), ``judgement`` (the
+    criterion in force), ``earlier`` (its earlier versions, on the same evidence) and ``precision``
+    (:func:`lib.analyses.replication.precision_note` of the wider of the two blocks' widest cell
+    intervals)."""
+
+    block: ContinuumBlock
+    judgement: claims.Judgement
+    earlier: tuple
+    precision: str
+
+
+def continuum_replication(discovery: ContinuumBlock, replication: ContinuumBlock, n_seeds: int) -> ContinuumReplication:
+    """rival-continuum-similarity judged on ``replication`` (a :func:`continuum_block` of the replication
+    block's seeds, ``n_seeds`` networks per scale) by every criterion version, under every stability
+    seed where a cell draws its sign flips, as :func:`judge_chapter` judges ``discovery``."""
+    from ..analyses.replication import RIVAL_CONTINUUM_SAMPLE, precision_note
+
+    current, earlier = claims.judge_every_version(
+        "rival-continuum-similarity", **rival_report.continuum_judge_arguments(replication.found.scores,
+                                                                               replication.scales))
+    widest = max(rival_report.continuum_half_width(b.found.scores, b.scales) for b in (discovery, replication))
+    return ContinuumReplication(replication, current, earlier, precision_note(widest, n_seeds, RIVAL_CONTINUUM_SAMPLE))
+
+
 class ChapterVerdicts(NamedTuple):
     """Chapter 13's verdicts (:func:`judge_chapter`): ``measures`` (what the claims read),
     ``judgements`` (claim -> judgement under the criterion in force) and ``earlier`` (claim -> the

@@ -142,6 +142,40 @@ def cell_evidence(cells: dict) -> dict:
 
 
 SIDE_RIVALS = ("t=0 eNTK", "linearized at t=0", "targets control")
+
+
+def continuum_cells(cont_scores: dict, cont_scales: Sequence[float], seed: int = 0) -> dict:
+    """The cells of rival-continuum-similarity (:func:`scale_cells`): the two-point theory against each
+    of :data:`SIDE_RIVALS` at each scale of ``cont_scales``, on the Fisher z of ``cont_scores`` (scale ->
+    predictor -> (S,) task-pair r on the continuum's networks), sign flips drawn under ``seed``."""
+    return scale_cells({g: {"a": cont_scores[g]} for g in cont_scales}, "a", "two-point theory", SIDE_RIVALS,
+                       cont_scales, rival_comparison.fisher_z, seed)
+
+
+def continuum_judge_arguments(cont_scores: dict, cont_scales: Sequence[float]) -> dict:
+    """The keyword arguments of :func:`lib.analyses.claims.judge` for rival-continuum-similarity on
+    ``cont_scores`` (:func:`continuum_cells`): its evidence where every cell enumerates its sign
+    patterns, else ``seeded`` (seed -> the evidence under that sign-flip seed), as
+    :func:`holm_judge_arguments` gives it for the chapter's discovery block."""
+    cells = continuum_cells(cont_scores, cont_scales)
+    if not np.any(np.asarray(cells["n"]) > rival_comparison.EXACT_FLIPS):
+        return cell_evidence(cells)
+    at_seed = functools.lru_cache(maxsize=None)(lambda seed: cell_evidence(continuum_cells(cont_scores, cont_scales,
+                                                                                          seed)))
+    return {"seeded": at_seed}
+
+
+def continuum_half_width(cont_scores: dict, cont_scales: Sequence[float]) -> float:
+    """The widest 95% t-interval half-width (:func:`lib.analyses.replication.mean_half_width`) of the
+    mean difference of Fisher z, the two-point theory's minus each rival's, over the cells of
+    :func:`continuum_cells`; nan when no cell has two networks with both scores."""
+    from ..analyses.replication import mean_half_width
+
+    z = rival_comparison.fisher_z
+    widths = [mean_half_width(z(cont_scores[g]["two-point theory"]) - z(cont_scores[g][rival]))
+              for rival in SIDE_RIVALS for g in cont_scales]
+    finite = [w for w in widths if np.isfinite(w)]
+    return max(finite) if finite else float("nan")
 HOLM_CLAIMS = ("rival-side-similarity", "rival-continuum-similarity", "rival-side-order",
                "rival-side-kernel-vs-control", "rival-multitask-family")
 
@@ -159,8 +193,7 @@ def holm_claim_evidence(scores: dict, scales: Sequence[float], cont_scores: dict
     on held-out seeds; ``small``: the smallest scale's race measures (``rho_race``, ``rho_size``,
     ``out_first``, per network)."""
     sim_cells = scale_cells(scores, "a", "two-point theory", SIDE_RIVALS, scales, rival_comparison.fisher_z, seed)
-    cont_cells = scale_cells({g: {"a": cont_scores[g]} for g in cont_scales}, "a", "two-point theory", SIDE_RIVALS,
-                             cont_scales, rival_comparison.fisher_z, seed)
+    cont_cells = continuum_cells(cont_scores, cont_scales, seed)
     order_cells = scale_cells(scores, "b", "race", (*SIDE_RIVALS, "route size"), scales[:1], as_scores, seed)
     control_parts = [(outcome, name, scale_cells(scores, outcome, name, ("targets control",), scales, transform, seed))
                      for outcome, kernels, transform in (("a", ("t=0 eNTK", "linearized at t=0"), rival_comparison.fisher_z),

@@ -15,7 +15,9 @@ import numpy as np
 
 from ..analyses import claims
 from . import rival_answer, rival_report, rival_tables, rival_verdicts
-from .rival_chapter import ContinuumBlock, ChapterVerdicts
+from .names import judgement_text
+from .replication_report import replication_words
+from .rival_chapter import ChapterVerdicts, ContinuumBlock, ContinuumReplication
 
 
 def _seed_list(seeds: Sequence[int]) -> str:
@@ -77,13 +79,32 @@ def continuum_texts(continuum: ContinuumBlock, n_seeds: int, n_hidden: int, conv
             "rv_cont_fit_seeds": _seed_list(fit_seeds), "rv_cont_fit_snapshots": f"{fit_snapshots}"}
 
 
-def verdict_texts(verdicts: ChapterVerdicts, race_error: float, n_hidden: int,
-                  continuum_n_hidden: int) -> dict[str, str]:
+def continuum_replication_texts(discovery: claims.Judgement, replication: ContinuumReplication,
+                                block_words: str) -> dict[str, str]:
+    """The page's texts of rival-continuum-similarity on the replication block (``block_words``): its
+    declared precision, its networks analysed, the verdict in force there with its numbers and
+    whether it replicates the discovery block's (``discovery``), the precision reached and the
+    earlier versions' verdicts there."""
+    from ..analyses.replication import RIVAL_CONTINUUM_SAMPLE
+
+    block = replication.block
+    return {"rv_rep_block": block_words, "rv_rep_half_width": f"{RIVAL_CONTINUUM_SAMPLE.half_width:.2f}",
+            "rv_rep_analysed": f"{int(block.use.sum())} of its {block.use.size} networks",
+            "rv_rep_match": f"{max(block.found.match) if block.found.match else float('nan'):.1e}",
+            "rv_rep_result": replication_words(discovery, replication.judgement),
+            "rv_rep_discovery": f"{discovery.ours}: {judgement_text(discovery)}",
+            "rv_rep_precision": replication.precision,
+            "rv_rep_earlier": "; ".join(f"version {j.version}: {j.verdict}" for j in replication.earlier) or "none"}
+
+
+def verdict_texts(verdicts: ChapterVerdicts, race_error: float, n_hidden: int, continuum_n_hidden: int,
+                  replication: ContinuumReplication | None = None) -> dict[str, str]:
     """The texts built on the chapter's verdicts (:func:`lib.book.rival_chapter.judge_chapter`): which
     predictor predicts what (side by side), the two task-similarity verdicts (own and continuum
     networks), every claim's verdict line (with its earlier versions) and the answer, short and in
     detail (``race_error``: the race reduction's largest relative error; ``n_hidden``,
-    ``continuum_n_hidden``: hidden units of the chapter's and the continuum's networks)."""
+    ``continuum_n_hidden``: hidden units of the chapter's and the continuum's networks; ``replication``:
+    the continuum claim on its replication block, quoted in the answer)."""
     m, judgements = verdicts.measures, verdicts.judgements
     answer_inputs = (judgements, float(np.median(m.two_point_error)), float(race_error), m.held_r, m.small)
     return {"rv_side_words": rival_report.side_words(m.scores, m.scales, judgements),
@@ -91,4 +112,5 @@ def verdict_texts(verdicts: ChapterVerdicts, race_error: float, n_hidden: int,
             "rv_verdicts": rival_report.verdict_lines(judgements, verdicts.earlier,
                                                       {k: claims.CLAIMS[k].text for k in judgements}),
             "rv_answer_box": rival_answer.answer_box(*answer_inputs),
-            "rv_answer": rival_answer.answer_details(*answer_inputs)}
+            "rv_answer": rival_answer.answer_details(
+                *answer_inputs, continuum_replication=None if replication is None else replication.judgement)}

@@ -83,9 +83,11 @@ def continuum_text(judgements: dict, n_hidden: int, continuum_n_hidden: int, m: 
             + rival_report.best_per_scale(m.continuum_scores, m.continuum_scales) + ".")
 
 
-def claim_rows(judgements: dict, earlier: dict) -> list[dict]:
+def claim_rows(judgements: dict, earlier: dict, continuum_replication: claims.Judgement | None = None,
+               replication_block: str = "", precision: str = "") -> list[dict]:
     """The summary rows of chapter 13 (:func:`lib.book.summary.claim_row`), each claim with its
-    earlier versions."""
+    earlier versions; rival-continuum-similarity with its judgement on the replication block
+    (``continuum_replication``) that ``replication_block`` names, and the ``precision`` note."""
     E, j = summary.evidence, judgements
     saxe = "pathway counting (Saxe et al. Sec 4.2)"
     side = E("rv-side-by-side", "side-by-side comparison")
@@ -110,7 +112,9 @@ def claim_rows(judgements: dict, earlier: dict) -> list[dict]:
                           "continuum's converged networks, every scale; Holm over cells)", "",
                           j["rival-continuum-similarity"], control="the targets control (small-weight-limit eNTK)",
                           earlier=earlier["rival-continuum-similarity"],
-                          evidence=E("rv-continuum", "(a) on the continuum's networks")),
+                          evidence=E("rv-continuum", "(a) on the continuum's networks"),
+                          replication=continuum_replication, replication_block=replication_block,
+                          precision=precision),
         summary.claim_row("race vs t=0 eNTK, linearized net, targets control, route size (route order, small init; "
                           "Holm over cells)", saxe, j["rival-side-order"], control="route size and the targets control",
                           earlier=earlier["rival-side-order"], evidence=side),
