@@ -105,10 +105,11 @@ def test_rival_answer_box_and_details_quote_the_verdicts_and_numbers():
     assert "output-pool grouping came first in 1 of 2 networks" in details
     assert "input-pool ARI reached 0.5 in 1 and its output-pool ARI in 0 of them" in details
     assert "continuum's converged networks: reproduced)" in details  # no replication block given
-    for replicated, status in (("reproduced", "replicates"), ("inconclusive", "does not replicate")):
+    for replicated, words in (("reproduced", "reproduced on both blocks"),
+                              ("inconclusive", "reproduced on the discovery block, inconclusive on the replication "
+                                               "block")):
         with_block = rival_answer.answer_details(judgements, 0.04, 0.02, held_r, race,
                                                  _judged("rival-continuum-similarity", replicated))
-        assert (f"continuum's converged networks: reproduced; on its replication block: {replicated}, which "
-                f"{status})") in with_block
+        assert f"continuum's converged networks: {words})" in with_block
     with pytest.raises(ValueError, match="missing \\['t_out'\\]"):
         rival_answer.answer_box(judgements, 0.04, 0.02, held_r, {k: v for k, v in race.items() if k != "t_out"})

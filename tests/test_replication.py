@@ -242,3 +242,16 @@ def test_the_mean_half_width_is_the_t_interval_of_the_finite_values():
     low, high = stats.t.interval(0.9, finite.size - 1, loc=finite.mean(), scale=stats.sem(finite))
     assert replication.mean_half_width(values, 0.9) == pytest.approx((high - low) / 2, rel=1e-12)
     assert np.isnan(replication.mean_half_width([0.2, np.nan]))
+
+
+def test_one_formatter_says_a_verdict_on_both_blocks_with_its_qualification():
+    same = judgement("reproduced")
+    qualified = judgement("reproduced")._replace(qualification="with qualification")
+    other = judgement("inconclusive")
+    assert replication_report.blocks_text(same, same) == "reproduced on both blocks"
+    assert replication_report.blocks_text(qualified, other) == ("reproduced (with qualification) on the discovery "
+                                                                "block, inconclusive on the replication block")
+    discovery = {"corr-et": same, "corr-lr": same, "corr-raw": same}
+    replicated = {"corr-et": same, "corr-lr": other, "corr-raw": other}
+    assert replication_report.failing_claims(discovery, replicated) == ["corr-lr", "corr-raw"]
+    assert replication_report.failing_claims(discovery, replicated, ["corr-raw", "corr-et"]) == ["corr-raw"]

@@ -16,6 +16,7 @@ from ..analyses import claims
 from ..analyses.continuum_facts import GAP_DEFINED_SHARE, cell
 from . import summary
 from .names import judgement_text, reader_name
+from .replication_report import blocks_text
 
 # a short-run entry that disagrees with the converged run, as the comparison table marks it
 SIGN_DIFFERS, DIFFERENT_WINNER = " (sign differs)", " (different winner)"
@@ -245,12 +246,9 @@ def route_replication_texts(discovery, replicated, replicated_earlier: list, hyp
     precision, how many of its ``n_networks`` are analysed, its within-scale r (``hypothesis``), the
     verdict in force there (``replicated``; ``discovery``: the same criterion on the discovery
     block), whether it replicates, and the earlier versions' verdicts there (``replicated_earlier``)."""
-    from ..analyses.replication import REPLICATES, ROUTE_SAMPLE, replication_status
+    from ..analyses.replication import ROUTE_SAMPLE, replication_status
 
-    status = replication_status(discovery, replicated)
-    sentence = (f"The verdict in force replicates: {judgement_text(discovery)} on both blocks." if status == REPLICATES
-                else f"The verdict in force does not replicate: {judgement_text(discovery)} on the discovery block, "
-                     f"{judgement_text(replicated)} on the replication block.")
+    sentence = f"The verdict in force {replication_status(discovery, replicated)}: {blocks_text(discovery, replicated)}."
     return {"cont_rep_block": block_words, "cont_rep_half_width": f"{ROUTE_SAMPLE.half_width:.2f}",
             "cont_rep_analysed": f"{n_analysed} of its {n_networks} networks", "cont_rep_within": interval_text(hypothesis),
             "cont_rep_verdict": judgement_text(replicated), "cont_rep_sentence": sentence,

@@ -14,9 +14,9 @@ import numpy as np
 
 from ..analyses.claim_registry_horizon_rivals import SETTLED_FROM
 from ..analyses.claims import CLAIMS, Judgement
-from ..analyses.replication import REPLICATES, replication_status
 from .horizon_report import fraction_label, fractions_words, window_cells
 from .horizon_verdicts import first_sure_fractions, on_every_analysed
+from .replication_report import blocks_text, failing_claims
 from .rival_report import verdict_lines
 
 # what a verdict of "a kernel quantity predicts better than every trivial rival" says, on the continuum
@@ -111,11 +111,11 @@ def replication_clause(discovery: Mapping[str, Judgement], replicated: Mapping[s
     """"the same verdicts on <blocks>" when each claim of ``names`` (claim -> its name in the box)
     replicates (:func:`lib.analyses.replication.replication_status`), else the verdicts of those that
     do not, per block."""
-    failing = [claim for claim in names if replication_status(discovery[claim], replicated[claim]) != REPLICATES]
+    failing = failing_claims(discovery, replicated, list(names))
     if not failing:
         return f"the same verdicts on {blocks}"
-    return "; ".join(f"{names[claim]} does not replicate ({discovery[claim].verdict} on the discovery block, "
-                     f"{replicated[claim].verdict} on the replication block)" for claim in failing)
+    return "; ".join(f"{names[claim]} does not replicate ({blocks_text(discovery[claim], replicated[claim])})"
+                     for claim in failing)
 
 
 def answer_box(threshold: float, rival_first: float, kernel_first: float, fractions: Sequence[float],

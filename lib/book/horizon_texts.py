@@ -14,9 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..analyses.claims import CLAIMS
-from ..analyses.replication import CONTINUUM_SAMPLE, REPLICATES, replication_status
+from ..analyses.replication import CONTINUUM_SAMPLE
 from .horizon_report import control_text, fraction_label, fractions_words, strongest_text
 from .names import reader_name
+from .replication_report import blocks_text, failing_claims
 
 
 def curve_texts(curves: dict, predictors: Sequence[str], n_kernels: int, fractions: Sequence[float]) -> dict[str, str]:
@@ -170,8 +171,7 @@ def replication_texts(judgements, block_words: str, replication_blocks) -> dict[
     again (``judgements``: :class:`lib.book.horizon_verdicts.HorizonJudgements`;
     ``replication_blocks``: :class:`lib.book.horizon_continuum_block.ContinuumBlocks`)."""
     in_force = {**judgements.single, **judgements.finetune}
-    failing = [claim for claim, j in judgements.replicated.items()
-               if replication_status(in_force[claim], j) != REPLICATES]
+    failing = failing_claims(in_force, judgements.replicated)
     single, settled = replication_blocks.single, replication_blocks.settled
     analysed = (f"Of the block's {single.use.size} networks, {int(single.use.sum())} are analysed "
                 f"({int(settled.use.sum())} of them settled in fine-tuning too). ")
@@ -179,8 +179,7 @@ def replication_texts(judgements, block_words: str, replication_blocks) -> dict[
         result = f"All {len(judgements.replicated)} verdicts replicate."
     else:
         result = (f"{len(judgements.replicated) - len(failing)} of the {len(judgements.replicated)} verdicts replicate; "
-                  + "; ".join(f"{CLAIMS[c].text[0].lower() + CLAIMS[c].text[1:]}: {in_force[c].verdict} on the "
-                              f"discovery block, {judgements.replicated[c].verdict} on the replication block"
-                              for c in failing) + ".")
+                  + "; ".join(f"{CLAIMS[c].text[0].lower() + CLAIMS[c].text[1:]}: "
+                              f"{blocks_text(in_force[c], judgements.replicated[c])}" for c in failing) + ".")
     return {"hz_replication_block": block_words, "hz_declared_half_width": f"{CONTINUUM_SAMPLE.half_width:.2f}",
             "hz_replication_text": analysed + result}

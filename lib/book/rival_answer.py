@@ -55,13 +55,12 @@ def answer_details(judgements: Mapping[str, Judgement], two_point_error: float, 
     """The chapter's answer in full, every claim's verdict with the numbers it rests on (arguments as
     :func:`answer_box`; ``continuum_replication``: rival-continuum-similarity on the converged
     continuum's replication block, quoted with whether it replicates)."""
-    from ..analyses.replication import replication_status
+    from .replication_report import blocks_text
 
     _check_race(race)
     continuum = judgements["rival-continuum-similarity"]
-    on_continuum = continuum.verdict + ("" if continuum_replication is None else
-                                        f"; on its replication block: {continuum_replication.verdict}, which "
-                                        f"{replication_status(continuum, continuum_replication)}")
+    on_continuum = (continuum.verdict if continuum_replication is None
+                    else blocks_text(continuum, continuum_replication))
     held_r = np.asarray(held_r, np.float64)
     out_first = np.asarray(race["out_first"])
     return (own_ground_sentence(judgements, two_point_error, race_error)
