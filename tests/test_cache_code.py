@@ -89,6 +89,29 @@ def test_module_closure_follows_every_import_and_the_packages_on_the_way(tmp_pat
         results.code_modules([])
 
 
+def test_the_parse_memo_gives_what_a_parse_gives_and_rejects_a_damaged_file(tmp_path, monkeypatch):
+    """Every file of lib: the memoized facts equal a fresh parse's; a second process reads them from the
+    memo without parsing; a memo file whose contents no longer match its checksum is parsed again and
+    rewritten; a memo folder that cannot be written leaves the facts unchanged."""
+    monkeypatch.setenv(code_closure.MEMO_ENV, str(tmp_path / "memo"))
+    sources = {path: path.read_bytes() for path in sorted((REPO / "lib").rglob("*.py"))}
+    parsed = {path: code_closure.source_facts(source, str(path)) for path, source in sources.items()}
+    assert all(code_closure.memoized_facts(source) == parsed[path] for path, source in sources.items())
+    assert len(list((tmp_path / "memo").glob("*.json"))) == len(set(sources.values()))
+    with monkeypatch.context() as patched:
+        patched.setattr(code_closure, "source_facts", lambda *a: pytest.fail("parsed although memoized"))
+        assert all(code_closure.memoized_facts(source) == parsed[path] for path, source in sources.items())
+    path, source = next(iter(sources.items()))
+    memo = code_closure.memo_path(source)
+    check, _, body = memo.read_bytes().partition(b"\n")
+    memo.write_bytes(check + b"\n" + body.replace(b"def ", b"def x", 1))  # damaged: the checksum no longer matches
+    assert code_closure.memoized_facts(source) == parsed[path]
+    assert memo.read_bytes() == check + b"\n" + body  # rewritten
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv(code_closure.MEMO_ENV, str(tmp_path / "file" / "memo"))  # not a folder: cannot be written
+    assert code_closure.memoized_facts(source) == parsed[path]
+
+
 CACHE_EVERY = """
     import json, sys
     import numpy as np

@@ -9,17 +9,27 @@ layer (plotting, labels, the runner) is imported by no computation, so editing i
 nothing. A module reached only by ``importlib.import_module`` with a computed name is not found;
 the one place that does so (a sweep's point function, :mod:`lib.experiments.sweep`) names that
 module itself.
+
+Each file is parsed once for both (:func:`source_facts`), and what a parse found is kept on disk
+under the file's contents (:func:`memoized_facts`), so that the many processes of a build (each
+chapter's kernel, each Dask worker) do not parse every file of ``lib`` again.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import json
+import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 LIB_DIR = Path(__file__).resolve().parents[1]
 PACKAGE = LIB_DIR.name  # "lib"
+MEMO_ENV = "REPRO_CODE_MEMO"
 
 
 def module_file(module: str, lib_dir: Path = LIB_DIR) -> Path | None:
@@ -50,18 +60,15 @@ def imported_modules(module: str, lib_dir: Path = LIB_DIR) -> set[str]:
         return set()
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                origin = f"{base}.{node.module}" if node.module else base
-            else:
-                origin = node.module or ""
+    for level, origin, names in _source_facts(path).imports:
+        if level:
+            base = package.rsplit(".", level - 1)[0] if level > 1 else package
+            origin = f"{base}.{origin}" if origin else base
+        if names is None:  # import a, b.c
             found.add(origin)
-            found |= {f"{origin}.{alias.name}" for alias in node.names
-                      if module_file(f"{origin}.{alias.name}", lib_dir) is not None}
+            continue
+        found.add(origin)
+        found |= {f"{origin}.{name}" for name in names if module_file(f"{origin}.{name}", lib_dir) is not None}
     return {name for name in found if module_file(name, lib_dir) is not None}
 
 
@@ -116,16 +123,81 @@ def code_text(path: Path) -> bytes:
         return b""
     if path.suffix != ".py":
         return path.read_bytes()
-    return _python_code_text(path, path.stat().st_mtime_ns, path.stat().st_size)
+    return _source_facts(path).code_text
 
 
-@functools.lru_cache(maxsize=None)
-def _python_code_text(path: Path, mtime_ns: int, size: int) -> bytes:  # the file's version: its time and size
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+class SourceFacts(NamedTuple):
+    """What the cache reads from one Python source, from one parse (:func:`source_facts`):
+    ``code_text`` (see :func:`code_text`) and ``imports``, one ``(level, module, names)`` per import:
+    ``from ..a import b, c`` is ``(2, "a", ("b", "c"))``, ``import a.b`` is ``(0, "a.b", None)``."""
+
+    code_text: bytes
+    imports: tuple
+
+
+def source_facts(source: bytes, filename: str = "<source>") -> SourceFacts:
+    """The :class:`SourceFacts` of a Python ``source``, parsed once."""
+    tree = ast.parse(source, filename=filename)
+    imports = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports += [(0, alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            imports.append((node.level, node.module or "", tuple(alias.name for alias in node.names)))
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value,
                                                                                                     str):
                 first.value.value = ""
-    return ast.unparse(tree).encode()
+    return SourceFacts(ast.unparse(tree).encode(), tuple(imports))
+
+
+def _source_facts(path: Path) -> SourceFacts:
+    stat = path.stat()
+    return _file_facts(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=None)
+def _file_facts(path: Path, mtime_ns: int, size: int) -> SourceFacts:  # the file's version: its time and size
+    return memoized_facts(path.read_bytes(), str(path))
+
+
+def memo_dir() -> Path:
+    """Where :func:`memoized_facts` keeps what it parsed: ``$REPRO_CODE_MEMO`` or ``_build/code-facts``
+    of this checkout."""
+    return Path(os.environ.get(MEMO_ENV) or LIB_DIR.parent / "_build" / "code-facts")
+
+
+def memo_path(source: bytes) -> Path:
+    """The memo file of a Python ``source`` in :func:`memo_dir`: named by the SHA-256 of the Python
+    version and the source."""
+    key = hashlib.sha256(sys.version.encode() + b"\0" + source).hexdigest()
+    return memo_dir() / f"{key}.json"
+
+
+def memoized_facts(source: bytes, filename: str = "<source>") -> SourceFacts:
+    """:func:`source_facts` of ``source``, kept on disk (:func:`memo_dir`) under the SHA-256 of the
+    source and of the Python version (whose :func:`ast.unparse` writes the code text), so that each
+    process of a build does not parse every file of ``lib`` again. A memo file holds the SHA-256 of
+    its contents and is read only if it matches (else parsed again and rewritten); one that cannot
+    be written is skipped: the facts are the same either way (tests/test_cache_code.py)."""
+    path = memo_path(source)
+    try:
+        check, _, body = path.read_bytes().partition(b"\n")
+        if hashlib.sha256(body).hexdigest().encode() == check:
+            record = json.loads(body)
+            return SourceFacts(record["code_text"].encode(), tuple((level, module, None if names is None else
+                                                                     tuple(names))
+                                                                    for level, module, names in record["imports"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    facts = source_facts(source, filename)
+    body = json.dumps({"code_text": facts.code_text.decode(), "imports": facts.imports}).encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return facts
