@@ -123,9 +123,10 @@ def test_the_chapters_that_share_the_converged_continuum_give_it_the_declared_pa
             book, fast = chapters.CONVERGED_CONTINUUM[entry]
             assert _at(defaults, name) == book, (chapter, name)
             assert _at(quick_parameters, name) == fast, (chapter, name, "quick")
-    # the continuum's replication block is the declared one, and both chapters that judge it have it
+    # the continuum's replication block is the declared one, and every chapter that judges it has it
     declared = replication.CONTINUUM_SAMPLE.replication_first_seeds["converged"]
     assert chapters.CONVERGED_CONTINUUM["converged_replication_first_seed"] == (declared, declared)
-    assert replication.DECLARED["sharing-new-task"].replication_first_seeds["converged"] == declared
+    for claim in ("sharing-new-task", "rival-continuum-similarity"):
+        assert replication.DECLARED[claim].replication_first_seeds["converged"] == declared
     assert {c for c, names in chapters.CONVERGED_NAMES.items() if "converged_replication_first_seed" in names} == {
-        "10_rich_lazy_continuum", "12_prediction_horizon"}
+        "10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"}
