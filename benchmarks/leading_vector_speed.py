@@ -65,6 +65,8 @@ def main() -> None:
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be an integer >= 1, got {getattr(args, name)}")
 
+    import scipy.linalg  # noqa: F401  loaded before threadpool_limits, so that its own OpenBLAS (the LU) is limited too
+
     from lib.analyses.entk_vectors import _fix_sign, first_eigenvector
 
     methods = {"np.linalg.eig, column 0 (the authors' code)": lambda m: np.real(np.linalg.eig(m)[1][:, 0]),
