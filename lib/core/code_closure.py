@@ -64,11 +64,8 @@ def imported_modules(module: str, lib_dir: Path = LIB_DIR) -> set[str]:
         if level:
             base = package.rsplit(".", level - 1)[0] if level > 1 else package
             origin = f"{base}.{origin}" if origin else base
-        if names is None:  # import a, b.c
-            found.add(origin)
-            continue
         found.add(origin)
-        found |= {f"{origin}.{name}" for name in names if module_file(f"{origin}.{name}", lib_dir) is not None}
+        found |= {f"{origin}.{name}" for name in names or () if module_file(f"{origin}.{name}", lib_dir) is not None}
     return {name for name in found if module_file(name, lib_dir) is not None}
 
 
