@@ -120,4 +120,10 @@ def continuum_texts(across: pd.DataFrame, n_finite: int, scales: Sequence[float]
                             + f", {n_seeds} networks each, {n_hidden} hidden units; analysed: {int(use.sum())} of "
                               f"{use.size}" + (" whose single-task training converged" if converged_only else
                                                " (every network: converged_only is off)"),
-            "rv_cont_match": f"{max(match) if match else float('nan'):.1e}"}
+            "rv_cont_match": match_text(match)}
+
+
+def match_text(match: Sequence[float]) -> str:
+    """The largest relative difference of the recomputed t=0 distances from the cached ones, per scale
+    (``match``, :func:`lib.analyses.rival_continuum.check_initial_match`), as "1.2e-07" ("nan" if none)."""
+    return f"{max(match) if match else float('nan'):.1e}"

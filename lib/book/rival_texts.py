@@ -90,7 +90,7 @@ def continuum_replication_texts(discovery: claims.Judgement, replication: Contin
     block = replication.block
     return {"rv_rep_block": block_words, "rv_rep_half_width": f"{RIVAL_CONTINUUM_SAMPLE.half_width:.2f}",
             "rv_rep_analysed": f"{int(block.use.sum())} of its {block.use.size} networks",
-            "rv_rep_match": f"{max(block.found.match) if block.found.match else float('nan'):.1e}",
+            "rv_rep_match": rival_tables.match_text(block.found.match),
             "rv_rep_result": replication_words(discovery, replication.judgement),
             "rv_rep_discovery": f"{discovery.ours}: {judgement_text(discovery)}",
             "rv_rep_precision": replication.precision,

@@ -65,7 +65,7 @@ def imported_modules(module: str, lib_dir: Path = LIB_DIR) -> set[str]:
             base = package.rsplit(".", level - 1)[0] if level > 1 else package
             origin = f"{base}.{origin}" if origin else base
         found.add(origin)
-        found |= {f"{origin}.{name}" for name in names or () if module_file(f"{origin}.{name}", lib_dir) is not None}
+        found |= {f"{origin}.{name}" for name in names if module_file(f"{origin}.{name}", lib_dir) is not None}
     return {name for name in found if module_file(name, lib_dir) is not None}
 
 
@@ -126,7 +126,7 @@ def code_text(path: Path) -> bytes:
 class SourceFacts(NamedTuple):
     """What the cache reads from one Python source, from one parse (:func:`source_facts`):
     ``code_text`` (see :func:`code_text`) and ``imports``, one ``(level, module, names)`` per import:
-    ``from ..a import b, c`` is ``(2, "a", ("b", "c"))``, ``import a.b`` is ``(0, "a.b", None)``."""
+    ``from ..a import b, c`` is ``(2, "a", ("b", "c"))``, ``import a.b`` is ``(0, "a.b", ())``."""
 
     code_text: bytes
     imports: tuple
@@ -138,7 +138,7 @@ def source_facts(source: bytes, filename: str = "<source>") -> SourceFacts:
     imports = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            imports += [(0, alias.name, None) for alias in node.names]
+            imports += [(0, alias.name, ()) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             imports.append((node.level, node.module or "", tuple(alias.name for alias in node.names)))
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
@@ -183,9 +183,8 @@ def memoized_facts(source: bytes, filename: str = "<source>") -> SourceFacts:
         check, _, body = path.read_bytes().partition(b"\n")
         if hashlib.sha256(body).hexdigest().encode() == check:
             record = json.loads(body)
-            return SourceFacts(record["code_text"].encode(), tuple((level, module, None if names is None else
-                                                                     tuple(names))
-                                                                    for level, module, names in record["imports"]))
+            return SourceFacts(record["code_text"].encode(),
+                               tuple((level, module, tuple(names)) for level, module, names in record["imports"]))
     except (OSError, ValueError, KeyError, TypeError):
         pass
     facts = source_facts(source, filename)
