@@ -481,12 +481,22 @@ def test_many_points_are_abbreviated():
     assert points_text([{"x": i} for i in range(7)], limit=2) == "[{'x': 0}, {'x': 1} and 5 more]"
 
 
+class FakeScheduler:
+    def identity(self, n_workers=0):
+        assert n_workers == -1  # every worker, not distributed's default of a few
+        return {"workers": {"tcp://a:1": {"last_seen": 5.0, "name": 0}, "tcp://b:2": {"last_seen": 6.0, "name": 1}}}
+
+
 class FakeClient:
     """What :func:`~lib.experiments.sweep_watch.cluster_state` asks a ``distributed.Client``."""
 
+    scheduler = FakeScheduler()
+
+    def sync(self, function, **kwargs):
+        return function(**kwargs)
+
     def scheduler_info(self, n_workers=0):
-        assert n_workers == -1  # every worker, not distributed's default of a few
-        return {"workers": {"tcp://a:1": {"last_seen": 5.0, "name": 0}, "tcp://b:2": {"last_seen": 6.0, "name": 1}}}
+        raise AssertionError("the client's cached identity may list no workers")
 
     def processing(self):
         return {"tcp://a:1": ("k1",), "tcp://b:2": ()}
@@ -496,6 +506,19 @@ def test_cluster_state_reads_heartbeats_names_and_processing_from_the_client():
     assert cluster_state(FakeClient()) == ClusterState({"tcp://a:1": 5.0, "tcp://b:2": 6.0},
                                                              {"tcp://a:1": "0", "tcp://b:2": "1"},
                                                              {"tcp://a:1": ["k1"], "tcp://b:2": []})
+
+
+def test_cluster_state_lists_the_live_worker_while_the_client_refreshes_its_cached_identity():
+    """The client's periodic refresh of its cached identity (here every 2 ms) lists no workers; a
+    state read from that cache showed a live worker as having left the cluster mid-sweep."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    with dask.config.set({"distributed.client.scheduler-info-interval": "2ms"}), \
+            LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        worker_counts = {len(cluster_state(client).last_seen) for _ in range(300)}
+    assert worker_counts == {1}
 
 
 def test_a_finished_point_that_cannot_be_read_is_an_error_not_a_failure(tmp_path, monkeypatch):

@@ -88,8 +88,12 @@ class ClusterState:
 
 
 def cluster_state(client) -> ClusterState:
-    """The scheduler's view of the workers (``client.scheduler_info`` and ``client.processing``)."""
-    workers = client.scheduler_info(n_workers=-1)["workers"]
+    """The scheduler's view of the workers, asked of the scheduler itself (its ``identity`` of every
+    worker, and ``client.processing``). Not ``client.scheduler_info()``: that returns the client's
+    cached identity, which the client's periodic refresh (every
+    ``distributed.client.scheduler-info-interval``) can overwrite with one that lists no workers,
+    so a live worker would read as having left."""
+    workers = client.sync(client.scheduler.identity, n_workers=-1)["workers"]
     return ClusterState({w: info.get("last_seen") for w, info in workers.items()},
                         {w: str(info.get("name", w)) for w, info in workers.items()},
                         {w: list(keys) for w, keys in client.processing().items()})
