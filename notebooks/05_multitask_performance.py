@@ -60,6 +60,8 @@
 # | `iterations` | iterations per phase per schedule (paper: 10000 / 2500) | dict, multiples of 100 |
 # | `split` | train/test sampling: `"iid"` (authors' code, overlapping) or `"disjoint"` | `"iid"`, `"disjoint"` |
 # | `large_scaling` | large init: the standard draw x10 on `"both_layers"` (paper Sec 4.1.3) or `"layer1_only"` (its Sec 5 sentence) | `"both_layers"`, `"layer1_only"` |
+# | `replication_first_seeds` | first seed per schedule of the replication block, judged by the same criteria | dict `{"ET": int, "LR": int}`, seeds disjoint from the discovery block's |
+# | `n_replication_pairs` | pairs per schedule of the replication block | integer in [2, 200] |
 # :::
 
 # %% tags=["parameters"]

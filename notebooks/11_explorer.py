@@ -45,8 +45,7 @@
 # {doc}`10_rich_lazy_continuum` follows the same quantities over many networks per scale and
 # asks whether any of them predicts what the network learns.
 #
-# **Parameters** (the cell tagged `parameters`):
-#
+# :::{dropdown} Parameters of this chapter
 # | name | meaning | allowed |
 # |---|---|---|
 # | `g` | initial scale of both layers | number in [0.001, 100] |
@@ -55,6 +54,7 @@
 # | `architecture` | `"4x3"` (the paper's network) or `"3x4"` (App A.7.1's swap) | see left |
 # | `n_iterations` | gradient steps of the training curve | multiple of 10 in [10, 10000] |
 # | `n_train` | training patterns, and as many test patterns (i.i.d.) | integer in [24, 1000] |
+# :::
 #
 # The defaults use the continuum's data size (200 patterns; chapter 04 uses 500, where the
 # authors' variant, a full eigendecomposition per output, takes several seconds). Nothing on

@@ -4,6 +4,8 @@ from them, and they agree with the notebooks and the table of contents."""
 
 import re
 
+import pytest
+
 from lib.analyses import replication
 from lib.book import chapter_parameters, chapters, concurrent_runs, notebook_sources, runner
 from lib.core.results import REPO_ROOT
@@ -25,6 +27,32 @@ def test_the_runner_plan_and_checks_are_derived_from_the_declarations():
     assert concurrent_runs.USES_EVERY_CORE == chapters.every_core_chapters()
     assert {name: f.__name__ for name, f in chapter_parameters.CHECKERS.items()} == {
         c.name: c.checker for c in chapters.CHAPTERS}
+
+
+def test_every_parameter_is_documented_and_checked_and_nothing_else_is():
+    """Each chapter's parameter table documents exactly the names of its parameters cell, each once,
+    and its checker takes exactly those (and allow_large where it has one)."""
+    import inspect
+
+    for chapter in chapters.CHAPTERS:
+        documented = notebook_sources.documented_parameters(chapter.name)
+        defaults = notebook_sources.notebook_parameters(chapter.name)
+        assert sorted(documented) == sorted(set(documented)) == sorted(defaults), chapter.name
+        checker = inspect.signature(chapter_parameters.CHECKERS[chapter.name]).parameters
+        assert set(checker) - {"allow_large"} == set(defaults), chapter.name
+
+
+def test_the_parameter_table_is_read_from_its_dropdown_only(tmp_path, monkeypatch):
+    source = tmp_path / "x.py"
+    source.write_text("# | `outside` | before the dropdown | any |\n"
+                      "# :::{dropdown} Parameters of this chapter\n# | name | meaning | allowed |\n# |---|---|---|\n"
+                      "# | `a` | first | integer |\n# | `b`, `c` | two at once, `not_a_name` here | see `d` |\n"
+                      "# :::\n# | `after` | after it | any |\n")
+    monkeypatch.setattr(notebook_sources, "notebook_source", lambda name: source)
+    assert notebook_sources.documented_parameters("x") == ["a", "b", "c"]
+    source.write_text("# **Parameters**\n# | `a` | first | integer |\n")
+    with pytest.raises(notebook_sources.ParameterError, match="has no ':::{dropdown} Parameters of this chapter'"):
+        notebook_sources.documented_parameters("x")
 
 
 def test_a_chapter_judges_claims_exactly_when_its_notebook_records_them():

@@ -5,14 +5,16 @@ Book layer, below :mod:`lib.book.runner` and :mod:`lib.book.run_parameters`. A c
 ``notebooks/<name>.py`` (percent format); its paired ``notebooks/<name>.ipynb`` must hold the same
 cells (:func:`check_paired`, one line naming both files otherwise), so that the runner, sweeps,
 papermill and JupyterLab never run two versions of one chapter. From the source come the defaults of
-its ``parameters`` cell (:func:`notebook_parameters`), its range checks (the first code cell after
-that one, :func:`check_cell_source`) and whether it reads or writes summary records
+its ``parameters`` cell (:func:`notebook_parameters`), the names its parameter table documents
+(:func:`documented_parameters`), its range checks (the first code cell after that one,
+:func:`check_cell_source`) and whether it reads or writes summary records
 (:func:`reads_summaries`, :func:`writes_summary`).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from ..core.results import REPO_ROOT
@@ -74,6 +76,28 @@ def notebook_parameters(name: str) -> dict[str, object]:
         defaults[statement.targets[0].id] = ast.literal_eval(statement.value)
     return defaults
 
+
+PARAMETER_TABLE = "Parameters of this chapter"  # the title of the dropdown that documents the parameters
+
+
+def documented_parameters(name: str) -> list[str]:
+    """The parameter names, in order, that ``notebooks/<name>.py``'s ``Parameters of this chapter``
+    dropdown documents: every ```name``` in the first column of its table (a row may document
+    several); ParameterError when the notebook has no such dropdown."""
+    lines = notebook_source(name).read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("# :::{dropdown}") and PARAMETER_TABLE in line),
+                 None)
+    if start is None:
+        raise ParameterError(f"notebooks/{name}.py has no ':::{{dropdown}} {PARAMETER_TABLE}' documenting its "
+                             "parameters")
+    names = []
+    for line in lines[start + 1:]:
+        if line.strip() == "# :::":
+            break
+        cells = line.removeprefix("#").strip().strip("|").split("|")
+        if line.startswith("# |") and len(cells) > 1:
+            names += re.findall(r"`([A-Za-z_]\w*)`", cells[0])
+    return names
 
 
 def check_cell_source(name: str) -> str:
