@@ -328,20 +328,17 @@ glue_texts(rival_texts.side_texts(side.kernel_predictions, side.scores, n_snapsh
 # versions on the replication block: {glue:text}`rv_rep_earlier`.
 
 # %% tags=["hide-input"]
-continuum = rival_chapter.continuum_block(
+continuum, replication_block = rival_chapter.continuum_blocks(
     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
     lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
-    continuum_fit_snapshots, converged_first_seed)
+    continuum_fit_snapshots, first_seeds=(converged_first_seed, converged_replication_first_seed))
 for table, title in rival_chapter.continuum_tables(continuum):
     display(reading_table(table, title))
 glue_texts(rival_texts.continuum_texts(continuum, converged_seeds, converged_n_hidden, converged_only,
                                        continuum_fit_seeds, continuum_fit_snapshots))
 
 # %% tags=["hide-input"]
-continuum_replication = rival_chapter.continuum_replication(continuum, rival_chapter.continuum_block(
-    converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
-    lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
-    continuum_fit_snapshots, converged_replication_first_seed), converged_seeds)
+continuum_replication = rival_chapter.continuum_replication(continuum, replication_block, converged_seeds)
 display(reading_table(rival_chapter.continuum_score_table(continuum_replication.block.found.scores),
                       "(a) on the continuum's replication block: mean r over task pairs [95% interval]"))
 

@@ -141,7 +141,7 @@ def side_tables(scores: dict) -> list[tuple[pd.DataFrame, str]]:
 
 
 class ContinuumBlock(NamedTuple):
-    """Task similarity on the converged continuum's networks (:func:`continuum_block`): ``scales``,
+    """Task similarity on the converged continuum's networks (:func:`continuum_blocks`): ``scales``,
     ``nets`` (:func:`lib.analyses.continuum_sweeps.converged_sweep`), ``use`` (N,) the analysed networks,
     ``found`` (:class:`lib.analyses.rival_continuum.ContinuumScores`), ``across`` (each predictor's r
     pooled over scales, :func:`lib.book.rival_report.across_scales_table`) and ``n_finite`` (networks in it)."""
@@ -154,26 +154,33 @@ class ContinuumBlock(NamedTuple):
     n_finite: int
 
 
-def continuum_block(converged_scales: Sequence[float], converged_seeds: int, first_block: int,
-                    converged_iterations: dict, lr_candidates: Sequence[float], n_lr_seeds: int,
-                    lr_choice_iterations: int, n_train: int, n_hidden: int, converged_only: bool,
-                    fit_seeds: Sequence[int], fit_snapshots: int, first_seed: int = 0) -> ContinuumBlock:
-    """The continuum chapter's converged networks (read from its cache under its parameters), the ones
-    analysed (:func:`lib.analyses.continuum_facts.analysed`), the task-similarity predictors scored on
-    them (two-point rates fitted on the held-out ``fit_seeds`` at ``fit_snapshots`` snapshots) and
-    pooled across scales; ``first_seed``: the continuum's first seed (0: the book's networks)."""
+def continuum_blocks(converged_scales: Sequence[float], converged_seeds: int, first_block: int,
+                     converged_iterations: dict, lr_candidates: Sequence[float], n_lr_seeds: int,
+                     lr_choice_iterations: int, n_train: int, n_hidden: int, converged_only: bool,
+                     fit_seeds: Sequence[int], fit_snapshots: int,
+                     first_seeds: Sequence[int] = (0,)) -> list[ContinuumBlock]:
+    """One block per entry of ``first_seeds`` (the continuum's first seed; 0: the book's networks,
+    another: a disjoint block of ``converged_seeds`` networks per scale from there), all under the
+    same parameters: the continuum chapter's converged networks (read from its cache under its
+    parameters), the ones analysed (:func:`lib.analyses.continuum_facts.analysed`), the
+    task-similarity predictors scored on them (two-point rates fitted on the held-out ``fit_seeds``
+    at ``fit_snapshots`` snapshots) and pooled across scales."""
     env = TaskEnvironment()
     scales = [float(g) for g in converged_scales]
     common = continuum_sweeps.continuum_common(converged_iterations, n_train, n_hidden)
-    nets = continuum_sweeps.converged_sweep(scales, [float(lr) for lr in lr_candidates], n_lr_seeds,
-                                            lr_choice_iterations, converged_seeds, first_block, common,
-                                            first_seed=first_seed)
-    use = continuum_facts.analysed(nets, converged_only)
-    found = rcon.continuum_scores(env, nets, use, scales, fit_seeds, converged_seeds, converged_iterations["single"],
-                                  fit_snapshots, n_hidden, n_train, first_seed=first_seed)
-    across, n_finite = rival_report.across_scales_table({k: np.concatenate(v) for k, v in found.pooled.items()},
-                                                        rcon.CONTINUUM_PREDICTORS_A)
-    return ContinuumBlock(scales, nets, use, found, across, n_finite)
+    blocks = []
+    for first_seed in first_seeds:
+        nets = continuum_sweeps.converged_sweep(scales, [float(lr) for lr in lr_candidates], n_lr_seeds,
+                                                lr_choice_iterations, converged_seeds, first_block, common,
+                                                first_seed=first_seed)
+        use = continuum_facts.analysed(nets, converged_only)
+        found = rcon.continuum_scores(env, nets, use, scales, fit_seeds, converged_seeds,
+                                      converged_iterations["single"], fit_snapshots, n_hidden, n_train,
+                                      first_seed=first_seed)
+        across, n_finite = rival_report.across_scales_table({k: np.concatenate(v) for k, v in found.pooled.items()},
+                                                            rcon.CONTINUUM_PREDICTORS_A)
+        blocks.append(ContinuumBlock(scales, nets, use, found, across, n_finite))
+    return blocks
 
 
 def continuum_score_table(scores: dict) -> pd.DataFrame:
@@ -219,7 +226,7 @@ class ContinuumReplication(NamedTuple):
 
 
 def continuum_replication(discovery: ContinuumBlock, replication: ContinuumBlock, n_seeds: int) -> ContinuumReplication:
-    """rival-continuum-similarity judged on ``replication`` (a :func:`continuum_block` of the replication
+    """rival-continuum-similarity judged on ``replication`` (a :func:`continuum_blocks` block of the replication
     block's seeds, ``n_seeds`` networks per scale) by every criterion version, under every stability
     seed where a cell draws its sign flips, as :func:`judge_chapter` judges ``discovery``."""
     from ..analyses.replication import RIVAL_CONTINUUM_SAMPLE, precision_note
