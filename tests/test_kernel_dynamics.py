@@ -30,10 +30,11 @@ def test_sharing_categories_partition_the_tasks():
 
 
 @pytest.mark.parametrize("n_rows", [70, 25])  # more rows than columns (40), and fewer: the other Gram matrix
-def test_leading_right_vectors_match_the_svd(n_rows):
+def test_subspace_iteration_from_the_cold_start_finds_the_leading_right_vectors_of_the_svd(n_rows):
     net, params, data = small_problem("large", n_hidden=32)
     kernel = kernels.entk(net, params, data["x_eval"][:n_rows], data["x_train"], data["y_train"])
-    vectors = ks.leading_right_vectors(kernel)
+    vectors, block = ks.subspace_iteration(kernel, ks.cold_start(9, 40, kernel.dtype), 30)
+    assert block.shape == (9, 40, 4)
     assert vectors.shape == (9, 40)
     for k, matrix in enumerate(np.asarray(kernel)):
         reference = np.linalg.svd(matrix)[2][0]

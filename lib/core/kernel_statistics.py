@@ -55,13 +55,13 @@ def subspace_iteration(kernel: jax.Array, start: jax.Array, n_iterations: int) -
     return jax.vmap(one)(kernel, start)
 
 
-def leading_right_vectors(kernel: jax.Array, n_iterations: int = 30, block: int = 4) -> jax.Array:
-    """(K, M) leading right singular vector of each output of a (K, N, M) kernel (see
-    :func:`subspace_iteration`), from an all-ones and ``block - 1`` fixed pseudo-random columns."""
-    k, _, m = kernel.shape
-    start = np.concatenate([np.ones((m, 1)), np.random.default_rng(0).normal(size=(m, block - 1))], axis=1)
-    return subspace_iteration(kernel, jnp.broadcast_to(jnp.asarray(start, kernel.dtype), (k, m, block)),
-                              n_iterations)[0]
+def cold_start(n_outputs: int, n_columns: int, dtype, block: int = 4) -> jax.Array:
+    """(n_outputs, n_columns, block) start of :func:`subspace_iteration` when no nearby kernel's
+    block is at hand: an all-ones column and ``block - 1`` fixed pseudo-random columns (NumPy seed
+    0), the same for every output."""
+    start = np.concatenate([np.ones((n_columns, 1)), np.random.default_rng(0).normal(size=(n_columns, block - 1))],
+                           axis=1)
+    return jnp.broadcast_to(jnp.asarray(start, dtype), (n_outputs, n_columns, block))
 
 
 PROFILE_SIDES = ("rows", "columns")

@@ -27,8 +27,8 @@ from tqdm import tqdm
 
 from .epntk_stream import PATH_KERNELS, Data, node_phases, stream_epntk
 from .schedules import by_pair, get_schedule, pair_data_arrays, pair_datasets, pair_initial_params
-from ..core.kernel_statistics import (PROFILE_SIDES, alignment, centered_cosine_similarity, subspace_iteration,
-                                      task_profiles)
+from ..core.kernel_statistics import (PROFILE_SIDES, alignment, centered_cosine_similarity, cold_start,
+                                      subspace_iteration, task_profiles)
 from ..core.entk_variants import ENTK_VARIANTS
 from ..core.kernels import entk
 from ..core.losses import squared_error
@@ -150,8 +150,7 @@ def _kernel_over_training(net: MultitaskNet, snapshot_params: Params, data: Data
         return jnp.stack([v for v, _ in found]), tuple(block for _, block in found)
 
     k, _, m = entk_initial.shape
-    cold = np.concatenate([np.ones((m, 1)), np.random.default_rng(0).normal(size=(m, 3))], axis=1)
-    cold = (jnp.broadcast_to(jnp.asarray(cold, entk_initial.dtype), (k, m, 4)),) * len(sets)
+    cold = (cold_start(k, m, entk_initial.dtype),) * len(sets)
     v_initial, warm = vectors(entk_initial, cold, 30)
     v_final, _ = vectors(path_final, cold, 30)
 
