@@ -168,9 +168,10 @@ def continuum_blocks(converged_scales: Sequence[float], converged_seeds: int, fi
     env = TaskEnvironment()
     scales = [float(g) for g in converged_scales]
     common = continuum_sweeps.continuum_common(converged_iterations, n_train, n_hidden)
+    learning_rates = [float(lr) for lr in lr_candidates]
     blocks = []
     for first_seed in first_seeds:
-        nets = continuum_sweeps.converged_sweep(scales, [float(lr) for lr in lr_candidates], n_lr_seeds,
+        nets = continuum_sweeps.converged_sweep(scales, learning_rates, n_lr_seeds,
                                                 lr_choice_iterations, converged_seeds, first_block, common,
                                                 first_seed=first_seed)
         use = continuum_facts.analysed(nets, converged_only)
