@@ -62,6 +62,19 @@ import sys as _sys
 # traced ``n``; the streamed ePNTK's gradient steps are such loops) zero times, silently
 # (``tests/test_jax_cache.py`` shows it with the cache and shows ``lib`` preventing it).
 _os.environ["JAX_ENABLE_COMPILATION_CACHE"] = "false"
+
+# One BLAS thread in every process that imports ``lib`` and in the ones it starts (notebook kernels, Dask
+# workers, test workers): a float32 product's bits may depend on OpenBLAS's thread count (they do on a
+# Zen 5 CPU with OpenBLAS's Haswell kernels), and the results cache does not key on it, so every result is
+# computed with the same one (``tests/test_cache_key.py`` checks it). The processes that share the cores
+# lose nothing by it: OpenBLAS's spinning threads slow LAPACK calls when more threads than cores compete
+# (``benchmarks/blas_threads.py``).
+ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+_os.environ.update(ONE_BLAS_THREAD)
+if "numpy" in _sys.modules:  # a BLAS loaded before lib read the variables already: limit it directly
+    from threadpoolctl import threadpool_limits as _threadpool_limits
+
+    _threadpool_limits(1, user_api="blas")
 if "jax" in _sys.modules:  # imported before lib: switch the cache off there too
     from jax.experimental.compilation_cache import compilation_cache as _compilation_cache
 

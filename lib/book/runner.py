@@ -90,11 +90,11 @@ from .run_parameters import (check_parameters, check_ranges, grid_points, parse_
 PROFILES: dict[str, dict[str, dict]] = {"full": {}, "quick": quick_profile()}
 
 EXECUTED_DIR = REPO_ROOT / "book" / "executed"
-# one BLAS/OpenMP thread for the kernel of a chapter that shares the cores (--jobs): OpenBLAS's spinning
-# threads slow LAPACK calls many times over when more threads than cores compete
-# (benchmarks/blas_threads.py); a chapter that runs alone on every core (its Dask workers have one thread
-# each) keeps the default. Decided per chapter, not by --jobs, so a chapter's numbers do not depend on it.
-ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# one thread for the thread pools of a chapter that shares the cores (--jobs): the training kernel's and
+# lib.core.parallel's (lib.core.parallel.available_workers reads $OMP_NUM_THREADS); a chapter that runs alone
+# on every core keeps one thread per core. Decided per chapter, not by --jobs, so a chapter's numbers do not
+# depend on it. (BLAS has one thread in every process that imports lib: lib.ONE_BLAS_THREAD.)
+ONE_WORKER_THREAD = {"OMP_NUM_THREADS": "1"}
 CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
 ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_CHAPTER = (
@@ -331,7 +331,7 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         kernel_env = {ENV_CHAPTER: name, ENV_SUMMARY: str(summary_dir), ENV_STAGING: str(staged_summary),
                       ENV_PROFILE: profile, ENV_KEY: key, KEEP_ENV: "1",  # one local Dask cluster per chapter
                       ALLOW_LARGE_ENV: "1" if allow_large else "0",
-                      **({} if name in USES_EVERY_CORE else ONE_BLAS_THREAD),
+                      **({} if name in USES_EVERY_CORE else ONE_WORKER_THREAD),
                       **({RESULTS_ENV: str(Path(results).absolute())} if results is not None else {})}
         saved_env = {k: os.environ.get(k) for k in kernel_env}
         os.environ.update(kernel_env)  # inherited by the kernel

@@ -18,8 +18,9 @@ Two requests share a cache entry only when they would compute the same numbers. 
   :func:`lib.core.cpu_target.prefer_512_bit_vectors`), the host CPU (XLA and NumPy pick their
   vector kernels from it), and the environment variables that change which kernels NumPy,
   OpenBLAS and XLA run (:data:`NUMERIC_ENVIRONMENT`). The number of BLAS threads is not among
-  them: the eigendecompositions and products the book computes are bit-identical with one
-  thread or several (``tests/test_cache_key.py`` checks this on the machine it runs on).
+  them because it is fixed: every process that imports ``lib`` computes with one BLAS thread
+  (:data:`lib.ONE_BLAS_THREAD`), since a float32 product's bits may depend on the thread count
+  (on a Zen 5 CPU with OpenBLAS's Haswell kernels they do; ``tests/test_cache_key.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from .cpu_target import prefer_512_bit_vectors
 KEY_TAG = "\0"  # starts the tag of a dict with non-string keys; refused at the start of a string key
 KEY_TYPES = ((bool, "bool"), (int, "int"), (float, "float"), (type(None), "null"))  # bool before int: a subclass
 NUMERIC_ENVIRONMENT = ("XLA_FLAGS", "JAX_DEFAULT_MATMUL_PRECISION", "JAX_NUMPY_DTYPE_PROMOTION",
-                       "OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES")
+                       "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES")
 X64_ENV = "JAX_ENABLE_X64"
 TRUE_WORDS, FALSE_WORDS = ("1", "true", "t", "yes", "y", "on"), ("", "0", "false", "f", "no", "n", "off")
 
