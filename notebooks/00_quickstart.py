@@ -48,7 +48,7 @@ n_hidden = 200
 entk_variant = "principled"
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_quickstart
+from lib.book import check_quickstart
 
 check_quickstart(seed, schedule, n_iterations, n_hidden, entk_variant)
 
@@ -59,13 +59,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from myst_nb import glue
 
-from lib.analyses import entk_vectors
-from lib.book import plot_performance, plot_representations
-from lib.core import results
-from lib.core.engines import DEFAULT_ENGINE
-from lib.analyses.initial_loadings import leading_loadings_at_init
-from lib.experiments.schedules import run_pairs
-from lib.core.tasks import TaskEnvironment
+from lib.book import (DEFAULT_ENGINE, entk_vectors, leading_loadings_at_init, plot_performance, plot_representations,
+                      results, run_pairs, TaskEnvironment)
 
 env = TaskEnvironment(4, 3, 3)
 cache_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,

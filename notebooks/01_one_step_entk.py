@@ -58,17 +58,14 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the error study goes far below float32 precision
 
-from lib.book.chapter_parameters import check_one_step_entk
+from lib.book import check_one_step_entk
 
 check_one_step_entk(seed, n_hidden, n_train, learning_rate, n_iterations, n_learning_rates)
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 
-from lib.analyses import one_step
-from lib.book import one_step_report, plot_theory, summary
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
+from lib.book import glue_texts, one_step, one_step_report, plot_theory, reading_table, summary
 
 run_parameters = summary.ran_with("01_one_step_entk", globals())
 

@@ -55,16 +55,14 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the SMG runs are float64
 
-from lib.book.chapter_parameters import check_smg_validation
+from lib.book import check_smg_validation
 
 check_smg_validation(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds)
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 
-from lib.book import plot_smg, plot_theory, smg_report, smg_sections, summary
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
+from lib.book import glue_texts, plot_smg, plot_theory, reading_table, smg_report, smg_sections, summary
 
 run_parameters = summary.ran_with("02_smg_validation", globals())
 

@@ -101,17 +101,14 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
-from lib.book.chapter_parameters import check_epntk
+from lib.book import check_epntk
 
 check_epntk(seed, learning_rate, n_iterations, record_every, analysis_times, n_halvings)
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 
-from lib.book import epntk_chapter as chapter
-from lib.book import epntk_report, plot_theory, summary
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
+from lib.book import epntk_chapter as chapter, epntk_report, glue_texts, plot_theory, reading_table, summary
 
 run_parameters = summary.ran_with("03_epntk", globals())
 

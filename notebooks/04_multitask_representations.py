@@ -54,7 +54,7 @@ n_swapped_pairs = 3
 n_permutations = 1000
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_multitask_representations
+from lib.book import check_multitask_representations
 
 check_multitask_representations(architecture, schedule, n_iterations, n_entk_pairs, n_ari_pairs, first_seed,
                                 show_swapped_architecture, n_swapped_pairs, n_permutations)
@@ -62,12 +62,9 @@ check_multitask_representations(architecture, schedule, n_iterations, n_entk_pai
 # %% mystnb={"figure": {"caption": "Paper Fig 6, redrawn. (A) The network: stimulus pools (green) and task units (purple) project to 200 sigmoid hidden units; hidden and task units project to the output pools (red). All biases are fixed at -2. (B) The tasks: each maps one input pool to one output pool (numbers: task index).", "name": "fig-network"}} tags=["hide-input"]
 import matplotlib.pyplot as plt
 
-from lib.analyses import structure_report as report
-from lib.book import plot_multitask, plot_representations, representation_report, summary
-from lib.book import representation_blocks as blocks
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
-from lib.core.tasks import ARCHITECTURES, TaskEnvironment
+from lib.book import (ARCHITECTURES, glue_texts, plot_multitask, plot_representations, reading_table,
+                      representation_blocks as blocks, representation_report, structure_report as report, summary,
+                      TaskEnvironment)
 
 run_parameters = summary.ran_with("04_multitask_representations", globals())
 

@@ -75,7 +75,7 @@ replication_first_seeds = {"ET": 1000, "LR": 1100}
 n_replication_pairs = 50
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_multitask_performance
+from lib.book import check_multitask_performance
 
 plan, verdict_plan, replication_plan = check_multitask_performance(
     n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling, replication_first_seeds,
@@ -84,10 +84,8 @@ plan, verdict_plan, replication_plan = check_multitask_performance(
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
 
-from lib.book import performance_report, performance_runs, replication_report, summary
-from lib.book import plot_performance_chapter as plot_chapter
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
+from lib.book import (glue_texts, performance_report, performance_runs, plot_performance_chapter as plot_chapter,
+                      reading_table, replication_report, summary)
 
 runs = performance_runs.schedule_runs(plan, verdict_plan, n_pairs, split, large_scaling)
 glue_texts(performance_runs.run_size_texts(plan, verdict_plan, runs.blocks, runs.wall_s, n_pairs, n_verdict_pairs))

@@ -87,7 +87,7 @@ replication_first_seeds = {"ET": 1000, "LR": 1100}
 n_replication_pairs = 50
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_correlation_analysis
+from lib.book import check_correlation_analysis
 
 plan, verdict_plan, replication_plan = check_correlation_analysis(
     n_pairs, first_seeds, iterations, n_resamples, split, large_scaling, compare_choices, n_verdict_pairs,
@@ -97,12 +97,8 @@ plan, verdict_plan, replication_plan = check_correlation_analysis(
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from lib.analyses import correlation_verdicts
-from lib.book import correlation_blocks, correlation_page, correlation_report, plot_representations
-from lib.book import replication_report, summary
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
-from lib.core.tasks import TaskEnvironment
+from lib.book import (correlation_blocks, correlation_page, correlation_report, correlation_verdicts, glue_texts,
+                      plot_representations, reading_table, replication_report, summary, TaskEnvironment)
 
 run_parameters = summary.ran_with("06_correlation_analysis", globals())
 

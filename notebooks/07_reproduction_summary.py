@@ -28,7 +28,7 @@
 chapters = None  # None: every chapter that judges claims
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_reproduction_summary
+from lib.book import check_reproduction_summary
 
 chapters = check_reproduction_summary(chapters)
 

@@ -116,7 +116,7 @@ window_threshold = 0.5
 index_set = "principled"
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_entk_over_training
+from lib.book import check_entk_over_training
 
 plan = check_entk_over_training(architecture, n_pairs, first_seeds, iterations, n_snapshots, node_every, path_kernel,
                                 n_points, n_rows, check_rows, check_iterations, n_halvings, convergence_iterations,
@@ -126,13 +126,9 @@ plan = check_entk_over_training(architecture, n_pairs, first_seeds, iterations, 
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-from lib.analyses import attribution
-from lib.analyses import kernel_analysis as ka
-from lib.book import entk_chapter as chapter, entk_findings as findings, entk_panels as panels, entk_report as report
-from lib.book import plot_attribution, plot_entk_over_training, summary
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table, visible
-from lib.core.tasks import ARCHITECTURES, TaskEnvironment
+from lib.book import (ARCHITECTURES, attribution, entk_chapter as chapter, entk_findings as findings,
+                      entk_panels as panels, entk_report as report, glue_texts, kernel_analysis as ka,
+                      plot_attribution, plot_entk_over_training, reading_table, summary, TaskEnvironment, visible)
 
 env = TaskEnvironment(*ARCHITECTURES[architecture])
 runs, wall = chapter.kernel_dynamics_runs(env, plan, n_snapshots, path_kernel, n_points, n_rows)

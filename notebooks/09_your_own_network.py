@@ -75,7 +75,7 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # neural-tangents imports TensorFlow: no C++ log lines
 
-from lib.book.chapter_parameters import check_your_own_network
+from lib.book import check_your_own_network
 
 check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images, n_iterations, mlp_learning_rate,
                        cnn_learning_rate, n_multitask_patterns)
@@ -163,11 +163,7 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lib.core import kernel_reference
-from lib.book import plot_theory
-from lib.book.tables import reading_table
-from lib.core import results
-from lib.core.models import MultitaskNet
+from lib.book import kernel_reference, MultitaskNet, plot_theory, reading_table, results
 
 # the cache key includes the model cell's code: edit a model and its numbers are recomputed
 model_code = hashlib.sha256("".join(inspect.getsource(f) for f in (

@@ -130,7 +130,7 @@ converged_first_seed = 0
 converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_rich_lazy_continuum
+from lib.book import check_rich_lazy_continuum
 plan = check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                                  n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
                                  converged_scales, converged_seeds, converged_iterations, n_resamples, n_permutations,
@@ -139,10 +139,8 @@ plan = check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds,
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt
 import pandas as pd
-from lib.book import continuum_chapter as cc
-from lib.book import continuum_report, plot_continuum, replication_report, summary
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
+from lib.book import (continuum_chapter as cc, continuum_report, glue_texts, plot_continuum, reading_table,
+                      replication_report, summary)
 runs = cc.continuum_runs(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
                          n_train, n_hidden, converged_scales, converged_seeds, converged_iterations, converged_only,
                          converged_first_seed, converged_replication_first_seed)

@@ -69,7 +69,7 @@ n_iterations = 300
 n_train = 200
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_live_explorer
+from lib.book import check_live_explorer
 
 check_live_explorer(g, seed, schedule, architecture, n_iterations, n_train)
 
@@ -79,8 +79,7 @@ import time
 import matplotlib.pyplot as plt
 from myst_nb import glue
 
-from lib.analyses.explorer import STRIP_SCALES, explore, scale_strip
-from lib.book import plot_explorer
+from lib.book import explore, plot_explorer, scale_strip, STRIP_SCALES
 
 result = explore(g, seed, schedule, architecture, n_iterations, n_train=n_train)  # the first call also compiles
 start = time.perf_counter()  # a slider change's redraw in a warm kernel: compute and draw again, not shown
@@ -151,10 +150,7 @@ import math
 
 from ipywidgets import Dropdown, FloatLogSlider, IntSlider, fixed, interact
 
-from lib.analyses.explorer import G_RANGE
-from lib.book.kernel_manager import interactive_frontend
-from lib.core.tasks import ARCHITECTURES
-from lib.experiments.schedules import SCHEDULES
+from lib.book import ARCHITECTURES, G_RANGE, interactive_frontend, SCHEDULES
 
 # the sliders only where someone can move them (JupyterLab): a headless run (the runner, papermill,
 # nbconvert) renders no widgets and would wait forever on a live widget's messages

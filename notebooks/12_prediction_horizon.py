@@ -74,7 +74,7 @@ converged_first_seed = 0
 converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_prediction_horizon
+from lib.book import check_prediction_horizon
 
 pair_plan, pair_replication_plan = check_prediction_horizon(
     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
@@ -150,12 +150,10 @@ pair_plan, pair_replication_plan = check_prediction_horizon(
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
-from lib.analyses import claims, continuum_facts, continuum_sweeps, horizon, horizon_checks, horizon_points, replication
-from lib.book import horizon_report as hr
-from lib.book import horizon_answer, horizon_continuum_block, horizon_pair_block, horizon_texts, horizon_verdicts
-from lib.book import correlation_report, plot_horizon, replication_report, summary
-from lib.book.glued import glue_texts
-from lib.book.tables import long_view, reading_table
+from lib.book import (claims, continuum_facts, continuum_sweeps, correlation_report, glue_texts, horizon,
+                      horizon_answer, horizon_checks, horizon_continuum_block, horizon_pair_block, horizon_points,
+                      horizon_report as hr, horizon_texts, horizon_verdicts, long_view, plot_horizon, reading_table,
+                      replication, replication_report, summary)
 KERNELS, RIVALS = list(horizon_points.KERNEL_PREDICTORS), list(horizon_points.RIVAL_PREDICTORS)
 PREDICTORS = KERNELS + RIVALS
 OUTCOMES = ["sharing_final", "loss_single_test", "finetune_speed", "loss_finetune_test"]

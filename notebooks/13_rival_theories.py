@@ -93,7 +93,7 @@ converged_first_seed = 0
 converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
-from lib.book.chapter_parameters import check_rival_theories
+from lib.book import check_rival_theories
 
 check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width, scales,
                      first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden, n_train,
@@ -133,10 +133,8 @@ check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, t
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
 
-from lib.book import (plot_rival_theories, replication_report, rival_chapter, rival_tables, rival_texts,
-                      rival_verdicts, summary)
-from lib.book.glued import glue_texts
-from lib.book.tables import reading_table
+from lib.book import (glue_texts, plot_rival_theories, reading_table, replication_report, rival_chapter, rival_tables,
+                      rival_texts, rival_verdicts, summary)
 
 two_point = rival_chapter.two_point_block(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width)
 multitask = rival_chapter.multitask_block(scales, first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots,

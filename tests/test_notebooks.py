@@ -9,7 +9,8 @@ from lib.book.notebook_sources import NOTEBOOKS
 from lib.book.run_parameters import parse_assignment
 from lib.book.runner import PROFILES
 
-NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
 SOURCES = sorted(NOTEBOOK_DIR.glob("*.py"))
 
 
@@ -160,3 +161,45 @@ def test_every_name_a_notebook_takes_from_lib_exists(source):
                 and not hasattr(modules[node.value.id], node.attr):
             missing.append(f"{modules[node.value.id].__name__}.{node.attr} (line {node.lineno})")
     assert not missing, f"{source.name} uses names lib does not have: {missing}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_every_notebook_imports_lib_from_lib_book_only(source):
+    """A chapter takes every name of lib from one place, ``lib.book`` (its modules and its PUBLIC
+    names), not from deep paths."""
+    import ast
+
+    deep = [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(_code_tree(source))
+            if (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "lib"
+                and node.module != "lib.book")
+            or (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "lib" for a in node.names))]
+    assert not deep, f"{source.name} imports lib from elsewhere than lib.book: {deep}"
+
+
+def test_the_public_names_of_lib_book_resolve_and_hide_no_module_of_it():
+    import importlib
+    import types
+
+    import lib.book as book
+
+    for name, (module, attribute) in book.PUBLIC.items():
+        value = getattr(book, name)
+        expected = importlib.import_module(module)
+        assert value is (expected if attribute is None else getattr(expected, attribute)), name
+        assert isinstance(value, types.ModuleType) == (attribute is None), name
+    submodules = {p.stem for p in (REPO_ROOT / "lib" / "book").glob("*.py")} - {"__init__"}
+    assert not submodules & set(book.PUBLIC), "a public name would hide the lib.book module of that name"
+    assert {c.checker for c in book.CHAPTERS} <= set(book.PUBLIC), "every chapter's checker is public"
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        book.no_such_name  # noqa: B018
+
+
+def test_importing_lib_book_imports_none_of_its_public_modules():
+    import json
+    import subprocess
+    import sys
+
+    code = "import json, sys, lib.book; print(json.dumps(sorted(m for m in sys.modules if m.startswith('lib'))))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["lib", "lib.book", "lib.book.chapters"]
