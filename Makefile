@@ -107,6 +107,7 @@ lab: setup
 
 benchmark: setup
 	$(PY) benchmarks/import_cost.py
+	$(PY) benchmarks/kernel_compile_first.py
 	$(PY) benchmarks/entk_speed.py
 	$(PY) benchmarks/leading_vector_speed.py
 	$(PY) benchmarks/permutation_speed.py

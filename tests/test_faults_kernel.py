@@ -2,6 +2,7 @@
 on-disk compiled-code cache. Each runs in a subprocess (the kernel's module reads both when
 it is imported)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -228,3 +229,24 @@ def test_kernels_take_inputs_of_any_pattern_shape_for_other_models():
     assert kernels.ntk(Pool(), params, x, x[:3]).shape == (5, 3, 3, 3)
     with pytest.raises(ValueError, match="every input pattern must have the same shape"):
         kernels.ntk(Pool(), params, x, x[:3, :1])
+
+
+def test_the_kernel_compiled_first_serves_a_schedule_run_without_compiling(tmp_path):
+    """The runner's first step (lib.book.runner.COMPILE_KERNEL) fills a cold compiled-code cache with
+    every signature a schedule run of the book trains with: the run after it compiles nothing."""
+    from lib.book.runner import COMPILE_KERNEL
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "REPRO_RESULTS_DIR": str(tmp_path / "results")}
+    first = subprocess.run([sys.executable, "-c", COMPILE_KERNEL], cwd=REPO, env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert first.returncode == 0, first.stderr
+    run = ("import json; from lib.core import training_kernel as tk; from lib.core.tasks import TaskEnvironment; "
+           "from lib.experiments.schedules import run_pairs; run_pairs(TaskEnvironment(), 'ET', [0], n_iterations=100); "
+           "kernels = [v for v in vars(tk).values() if hasattr(v, 'stats') and hasattr(v, 'signatures')]; "
+           "print(json.dumps({k.__name__: [sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())] "
+           "for k in kernels if k.signatures}))")
+    done = subprocess.run([sys.executable, "-c", run], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert counts["train_steps"][0] >= 1 and counts["summed_losses"][0] >= 1, counts
+    assert all(misses == 0 for _, misses in counts.values()), f"compiled after the first step: {counts}"

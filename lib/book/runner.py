@@ -64,6 +64,7 @@ import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -95,6 +96,9 @@ EXECUTED_DIR = REPO_ROOT / "book" / "executed"
 # on every core keeps one thread per core. Decided per chapter, not by --jobs, so a chapter's numbers do not
 # depend on it. (BLAS has one thread in every process that imports lib: lib.ONE_BLAS_THREAD.)
 ONE_WORKER_THREAD = {"OMP_NUM_THREADS": "1"}
+# run in one process before chapters start side by side: the training kernel compiled into Numba's cache once,
+# not by every chapter (and Dask worker) that starts training at the same time (lib.core.training.compile_cpu_kernel)
+COMPILE_KERNEL = "from lib.core.training import compile_cpu_kernel; compile_cpu_kernel()"
 CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
 ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_CHAPTER = (
@@ -403,6 +407,20 @@ class _Parser(argparse.ArgumentParser):
         raise ParameterError(message)
 
 
+def compile_kernel_first() -> None:
+    """Compile the training kernel into Numba's on-disk cache in one process (:data:`COMPILE_KERNEL`),
+    before chapters start side by side and each loads it; a failure is reported, not fatal (each
+    chapter then compiles the kernel itself, and reports its own error if it cannot)."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", COMPILE_KERNEL], cwd=REPO_ROOT, capture_output=True, text=True)
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"[runner] could not compile the training kernel first (each chapter compiles it): {last}", flush=True)
+    else:
+        print(f"[runner] training kernel compiled (or loaded from Numba's cache) in "
+              f"{time.perf_counter() - started:.1f} s", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(description="Execute the book's notebooks with papermill.")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="full")
@@ -459,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     run_one = functools.partial(execute, force=args.force, profile=args.profile, results=results,
                                 allow_large=args.allow_large, **({} if jobs == 1 else {"progress_bar": False}))
     start, build_started = time.perf_counter(), time.time()
+    if jobs > 1:
+        compile_kernel_first()
     times, errors = run_all(runs, run_one, jobs, report=lambda line: print(line, flush=True),
                            alone=ALONE_IN_PROFILE[args.profile])
     for err in errors:

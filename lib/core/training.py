@@ -425,3 +425,25 @@ def train_many(
     learning_rates = jnp.asarray(learning_rates)
     return _train_checked(model, params, data, learning_rates, n_iterations, n_snapshots, observe, reduction,
                           True, progress, engine)
+
+
+def compile_cpu_kernel() -> None:
+    """Compile the CPU kernel (``engine="numba"``) into Numba's on-disk cache for the argument
+    types the book's runs pass it: two tiny multitask networks trained for 2 steps with the
+    kernel's own loss observation (:class:`SummedLosses`), the path of every run that trains with
+    the default engine. Keeps nothing it computes.
+
+    A process started after this call loads the compiled code instead of compiling it (on a
+    2-core AMD EPYC, about 17 s of one core per process); the runner calls it once before it
+    starts chapters side by side, each of which (and each of their Dask workers) would otherwise
+    compile it at the same time. Signatures it does not reach are compiled where first used,
+    as before."""
+    from .tasks import TaskEnvironment
+
+    env = TaskEnvironment()
+    net = MultitaskNet.for_environment(env, 4)
+    train_set, test_set = env.make_data(0, 8, 8)
+    params = jax.tree.map(lambda a: jnp.stack([a, a]), net.init(jax.random.PRNGKey(0)))
+    arrays = {"x_train": train_set.x, "y_train": train_set.y, "x_test": test_set.x, "y_test": test_set.y}
+    data = {k: jnp.asarray(np.stack([v, v]), jnp.float32) for k, v in arrays.items()}
+    train_many(net, params, data, jnp.full((2,), 0.01, jnp.float32), 2, 2, SummedLosses(net), engine=Engine.NUMBA)
