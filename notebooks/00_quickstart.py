@@ -48,9 +48,9 @@ n_hidden = 200
 entk_variant = "principled"
 
 # %% tags=["remove-cell"]
-from lib.book import check_quickstart
+from lib.book import check_chapter
 
-check_quickstart(seed, schedule, n_iterations, n_hidden, entk_variant)
+check_chapter("00_quickstart", globals())
 
 # %% tags=["hide-input"]
 from functools import partial

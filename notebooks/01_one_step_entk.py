@@ -58,9 +58,9 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the error study goes far below float32 precision
 
-from lib.book import check_one_step_entk
+from lib.book import check_chapter
 
-check_one_step_entk(seed, n_hidden, n_train, learning_rate, n_iterations, n_learning_rates)
+check_chapter("01_one_step_entk", globals())
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt

@@ -55,9 +55,9 @@ import jax
 
 jax.config.update("jax_enable_x64", True)  # the SMG runs are float64
 
-from lib.book import check_smg_validation
+from lib.book import check_chapter
 
-check_smg_validation(seed, learning_rate, n_iterations, record_every, analysis_times, n_sweep_seeds)
+check_chapter("02_smg_validation", globals())
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt

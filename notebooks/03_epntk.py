@@ -101,9 +101,9 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
-from lib.book import check_epntk
+from lib.book import check_chapter
 
-check_epntk(seed, learning_rate, n_iterations, record_every, analysis_times, n_halvings)
+check_chapter("03_epntk", globals())
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt

@@ -54,10 +54,9 @@ n_swapped_pairs = 3
 n_permutations = 1000
 
 # %% tags=["remove-cell"]
-from lib.book import check_multitask_representations
+from lib.book import check_chapter
 
-check_multitask_representations(architecture, schedule, n_iterations, n_entk_pairs, n_ari_pairs, first_seed,
-                                show_swapped_architecture, n_swapped_pairs, n_permutations)
+check_chapter("04_multitask_representations", globals())
 
 # %% mystnb={"figure": {"caption": "Paper Fig 6, redrawn. (A) The network: stimulus pools (green) and task units (purple) project to 200 sigmoid hidden units; hidden and task units project to the output pools (red). All biases are fixed at -2. (B) The tasks: each maps one input pool to one output pool (numbers: task index).", "name": "fig-network"}} tags=["hide-input"]
 import matplotlib.pyplot as plt

@@ -75,11 +75,9 @@ replication_first_seeds = {"ET": 1000, "LR": 1100}
 n_replication_pairs = 50
 
 # %% tags=["remove-cell"]
-from lib.book import check_multitask_performance
+from lib.book import check_chapter
 
-plan, verdict_plan, replication_plan = check_multitask_performance(
-    n_pairs, n_verdict_pairs, first_seeds, iterations, split, large_scaling, replication_first_seeds,
-    n_replication_pairs)
+plan, verdict_plan, replication_plan = check_chapter("05_multitask_performance", globals())
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt

@@ -87,11 +87,9 @@ replication_first_seeds = {"ET": 1000, "LR": 1100}
 n_replication_pairs = 50
 
 # %% tags=["remove-cell"]
-from lib.book import check_correlation_analysis
+from lib.book import check_chapter
 
-plan, verdict_plan, replication_plan = check_correlation_analysis(
-    n_pairs, first_seeds, iterations, n_resamples, split, large_scaling, compare_choices, n_verdict_pairs,
-    replication_first_seeds, n_replication_pairs)
+plan, verdict_plan, replication_plan = check_chapter("06_correlation_analysis", globals())
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt

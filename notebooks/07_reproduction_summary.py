@@ -28,9 +28,9 @@
 chapters = None  # None: every chapter that judges claims
 
 # %% tags=["remove-cell"]
-from lib.book import check_reproduction_summary
+from lib.book import check_chapter
 
-chapters = check_reproduction_summary(chapters)
+chapters = check_chapter("07_reproduction_summary", globals())
 
 # %% tags=["hide-input"]
 from IPython.display import Markdown, display

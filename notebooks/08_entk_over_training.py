@@ -116,11 +116,9 @@ window_threshold = 0.5
 index_set = "principled"
 
 # %% tags=["remove-cell"]
-from lib.book import check_entk_over_training
+from lib.book import check_chapter
 
-plan = check_entk_over_training(architecture, n_pairs, first_seeds, iterations, n_snapshots, node_every, path_kernel,
-                                n_points, n_rows, check_rows, check_iterations, n_halvings, convergence_iterations,
-                                window_threshold, index_set)
+plan = check_chapter("08_entk_over_training", globals())
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt

@@ -75,10 +75,9 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # neural-tangents imports TensorFlow: no C++ log lines
 
-from lib.book import check_your_own_network
+from lib.book import check_chapter
 
-check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images, n_iterations, mlp_learning_rate,
-                       cnn_learning_rate, n_multitask_patterns)
+check_chapter("09_your_own_network", globals())
 cache_parameters = dict(seed=seed, mlp_width=mlp_width, n_regression=n_regression, cnn_channels=cnn_channels,
                         n_images=n_images, n_iterations=n_iterations, mlp_learning_rate=mlp_learning_rate,
                         cnn_learning_rate=cnn_learning_rate, n_multitask_patterns=n_multitask_patterns)

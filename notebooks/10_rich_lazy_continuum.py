@@ -130,11 +130,8 @@ converged_first_seed = 0
 converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
-from lib.book import check_rich_lazy_continuum
-plan = check_rich_lazy_continuum(g_min, g_max, n_scales, hidden_scales, n_seeds, n_lr_seeds, lr_candidates, iterations,
-                                 n_train, n_hidden, n_pairs, first_seeds, robustness_iterations, block_pairs,
-                                 converged_scales, converged_seeds, converged_iterations, n_resamples, n_permutations,
-                                 converged_only, converged_first_seed, converged_replication_first_seed)
+from lib.book import check_chapter
+plan = check_chapter("10_rich_lazy_continuum", globals())
 
 # %% tags=["hide-input", "remove-stderr"]
 import matplotlib.pyplot as plt

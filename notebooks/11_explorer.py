@@ -69,9 +69,9 @@ n_iterations = 300
 n_train = 200
 
 # %% tags=["remove-cell"]
-from lib.book import check_live_explorer
+from lib.book import check_chapter
 
-check_live_explorer(g, seed, schedule, architecture, n_iterations, n_train)
+check_chapter("11_explorer", globals())
 
 # %% tags=["hide-input"]
 import time

@@ -74,13 +74,9 @@ converged_first_seed = 0
 converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
-from lib.book import check_prediction_horizon
+from lib.book import check_chapter
 
-pair_plan, pair_replication_plan = check_prediction_horizon(
-    converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
-    lr_choice_iterations, n_train, n_hidden, fractions, converged_only, n_resamples, pair_first_seeds, pair_iterations,
-    pair_n_pairs, pair_block, pair_fractions, finetune_fractions, pair_replication_first_seeds, converged_first_seed,
-    converged_replication_first_seed)
+pair_plan, pair_replication_plan = check_chapter("12_prediction_horizon", globals())
 
 # %% [markdown]
 # ## Design

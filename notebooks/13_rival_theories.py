@@ -93,13 +93,9 @@ converged_first_seed = 0
 converged_replication_first_seed = 3000
 
 # %% tags=["remove-cell"]
-from lib.book import check_rival_theories
+from lib.book import check_chapter
 
-check_rival_theories(tp_gains, tp_learning_rates, tp_fit_seeds, tp_test_seeds, tp_steps, tp_width, scales,
-                     first_seed, n_seeds, n_fit, learning_rate, n_iterations, n_snapshots, n_hidden, n_train,
-                     converged_scales, converged_seeds, first_block, converged_iterations, lr_candidates, n_lr_seeds,
-                     lr_choice_iterations, converged_n_train, converged_n_hidden, converged_only, continuum_fit_seeds,
-                     continuum_fit_snapshots, converged_first_seed, converged_replication_first_seed)
+check_chapter("13_rival_theories", globals())
 
 # %% [markdown]
 # ## Design

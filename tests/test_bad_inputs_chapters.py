@@ -51,28 +51,15 @@ def test_every_notebook_has_one_checker():
     assert sorted(cp.CHECKERS) == sorted(notebook_sources.NOTEBOOKS) == sorted(BAD)
 
 
-def checkers_imported_by(name: str) -> list:
-    """The objects that ``notebooks/<name>.py`` imports with ``from lib.book.chapter_parameters import ...``
-    (anywhere in the notebook), looked up in :mod:`lib.book.chapter_parameters`."""
-    tree = ast.parse(notebook_sources.notebook_source(name).read_text())
-    return [getattr(cp, alias.name) for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module == "lib.book.chapter_parameters"
-            for alias in node.names]
-
-
 @pytest.mark.parametrize("name", notebook_sources.NOTEBOOKS)
-def test_each_chapters_checker_is_the_one_its_notebook_imports(name):
-    # the checkers live in two modules (chapter_parameters, chapter_parameters_beyond);
-    # the notebooks import theirs from chapter_parameters, which must map the chapter to that same function
-    assert name in cp.CHECKERS
-    assert checkers_imported_by(name) == [cp.CHECKERS[name]]
-
-
-@pytest.mark.parametrize("name", sorted(cp.CHECKERS))
-def test_each_check_cell_calls_its_chapters_checker_once(name):
-    source = notebook_sources.check_cell_source(name)
-    calls = [checker.__name__ for checker in cp.CHECKERS.values() if f"{checker.__name__}(" in source]
-    assert calls == [cp.CHECKERS[name].__name__] and source.count(f"{calls[0]}(") == 1
+def test_each_check_cell_checks_its_own_chapter_once(name):
+    """A chapter's check cell calls ``check_chapter`` once, with its own name and its ``globals()`` (so
+    no parameter is restated there), and calls no checker directly."""
+    tree = ast.parse(notebook_sources.check_cell_source(name))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)]
+    assert [ast.unparse(c) for c in calls if c.func.id == "check_chapter"] == [f"check_chapter('{name}', globals())"]
+    checkers = {checker.__name__ for checker in cp.CHECKERS.values()}
+    assert not [c.func.id for c in calls if c.func.id in checkers]
 
 
 @pytest.mark.parametrize("profile", ["full", "quick"])
@@ -150,3 +137,11 @@ def test_the_converged_iterations_are_checked_alike_in_the_three_chapters(chapte
     iterations = dict(parameters(chapter)["converged_iterations"], finetune=105)  # not a multiple of 10
     with pytest.raises(ValueError, match=r"converged_iterations\['finetune'\] must be a multiple of 10"):
         cp.check_chapter(chapter, parameters(chapter, converged_iterations=iterations))
+
+
+def test_check_chapter_names_an_unknown_chapter_and_a_missing_parameter():
+    with pytest.raises(ValueError, match=r"no chapter '99_nope'; the chapters are \[.*'00_quickstart'"):
+        cp.check_chapter("99_nope", {})
+    given = {k: v for k, v in parameters("00_quickstart").items() if k != "n_hidden"}
+    with pytest.raises(ValueError, match=r"00_quickstart: parameters \['n_hidden'\] are not set"):
+        cp.check_chapter("00_quickstart", given)

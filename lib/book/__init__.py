@@ -4,7 +4,7 @@ place a chapter imports from.
 A chapter's notebook takes every name of ``lib`` it uses from ``lib.book``: the book's own modules
 (``from lib.book import summary, plot_horizon``) and the names of :data:`PUBLIC`, the functions,
 classes, constants and lower-layer modules the chapters use (``from lib.book import
-TaskEnvironment, check_quickstart, glue_texts``). A name of :data:`PUBLIC` is imported when first
+TaskEnvironment, check_chapter, glue_texts``). A name of :data:`PUBLIC` is imported when first
 read (a module ``__getattr__``, PEP 562), so a chapter loads only the modules it uses and importing
 ``lib.book`` costs nothing. ``tests/test_notebooks.py`` checks that every notebook imports from
 here only, and that every name here resolves and none hides a module of ``lib.book``.
@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import importlib
 
-from .chapters import CHAPTERS
-
 # module -> the names it gives the chapters (None: the module itself, under its own name)
 _EXPORTS: dict[str, tuple[str, ...] | None] = {
-    "lib.book.chapter_parameters": tuple(sorted({chapter.checker for chapter in CHAPTERS})),  # each chapter's checks
+    "lib.book.chapter_parameters": ("check_chapter",),  # a chapter's checks of its parameters
     "lib.book.glued": ("glue_texts",),
     "lib.book.kernel_manager": ("interactive_frontend",),
     "lib.book.tables": ("long_view", "reading_table", "visible"),

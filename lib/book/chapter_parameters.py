@@ -1,7 +1,8 @@
 """The checks of every chapter's parameters, one checker per chapter, run before any work starts.
 
-Each notebook's first code cell after its ``parameters`` cell calls its chapter's checker once;
-the runner executes that cell for every planned run before the first notebook starts
+Each notebook's first code cell after its ``parameters`` cell calls its chapter's checker once,
+through :func:`check_chapter` (``check_chapter(name, globals())``, which passes the checker the
+parameters it names); the runner executes that cell for every planned run before the first notebook starts
 (:func:`lib.book.run_parameters.check_ranges`), so a bad value stops the whole run at once. A checker
 raises ValueError naming the parameter, the value and the allowed values; sizes above a
 chapter's sane maximum (hours of computation) pass only with ``allow_large`` (None: the runner's
@@ -11,14 +12,14 @@ checker and :func:`check_chapter` calls it with a dict of the notebook's paramet
 What lives where: the checkers of chapters 00-09 (the paper's reproduction) are here; those of
 chapters 10-13 (beyond the paper) are in :mod:`lib.book.chapter_parameters_beyond` and the checks
 and constants several chapters share in :mod:`lib.book.parameter_checks`. Every checker is
-importable from here (notebooks do ``from lib.book.chapter_parameters import check_<chapter>``);
-imports point one way: this module -> ``chapter_parameters_beyond`` -> ``parameter_checks``.
+importable from here; imports point one way: this module -> ``chapter_parameters_beyond`` -> ``parameter_checks``.
 """
 
 from __future__ import annotations
 
 import inspect
 import numbers
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from ..core.entk_variants import ENTK_VARIANTS
@@ -314,11 +315,20 @@ def check_your_own_network(seed, mlp_width, n_regression, cnn_channels, n_images
 CHECKERS = {c.name: globals()[c.checker] for c in CHAPTERS}  # declared in lib.book.chapters
 
 
-def check_chapter(name: str, parameters: dict, allow_large: bool | None = None):
-    """Call notebook ``name``'s checker with its entries of ``parameters`` (every parameter of the
-    notebook; ``allow_large`` where the checker takes it); return what the checker returns."""
+def check_chapter(name: str, parameters: Mapping[str, object], allow_large: bool | None = None):
+    """Call notebook ``name``'s checker with its entries of ``parameters`` (a mapping holding every
+    parameter of the notebook, e.g. its ``globals()`` after the parameters cell: each chapter's
+    check cell is ``check_chapter(name, globals())``, so no parameter is restated there;
+    ``allow_large`` where the checker takes it); return what the checker returns. An unknown
+    chapter, or a parameter missing from ``parameters``, is a ValueError naming it."""
+    if name not in CHECKERS:
+        raise ValueError(f"no chapter {name!r}; the chapters are {sorted(CHECKERS)}")
     checker = CHECKERS[name]
     accepted = inspect.signature(checker).parameters
+    missing = [k for k in accepted if k != "allow_large" and k not in parameters]
+    if missing:
+        raise ValueError(f"{name}: parameters {missing} are not set (its checker {checker.__name__} takes "
+                         f"{[k for k in accepted if k != 'allow_large']})")
     arguments = {k: parameters[k] for k in accepted if k != "allow_large"}
     if "allow_large" in accepted:
         arguments["allow_large"] = allow_large
