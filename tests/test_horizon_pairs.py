@@ -96,7 +96,7 @@ def test_the_schedules_own_iteration_count_is_filled_in():
 
 
 def test_groups_are_schedule_by_init_and_the_within_group_r_uses_them():
-    groups = pair_groups(["ET", "LR"], 3)
+    groups = pair_groups({"ET": 3, "LR": 3})
     assert groups.tolist()[:4] == ["ET standard", "ET large", "ET standard", "ET large"]
     assert groups.tolist()[-1] == "LR large" and len(groups) == 12
     rng = np.random.default_rng(0)

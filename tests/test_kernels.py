@@ -7,9 +7,9 @@ import pytest
 from jax.flatten_util import ravel_pytree
 
 from lib.core import kernels
-from lib.core.losses import squared_error_per_pattern
 from lib.core.models import LinearNet, MultitaskNet, ReluNet1D
 from lib.core.tasks import TaskEnvironment
+from tests.references import squared_error_per_pattern
 
 ENV = TaskEnvironment()
 

@@ -11,6 +11,7 @@ from lib.analyses import continuum_points, continuum_sweeps, network_measures, r
 from lib.core.kernels import ntk
 from lib.core.models import MultitaskNet
 from lib.core.tasks import TaskEnvironment
+from tests.references import linear_cka
 
 ENV = TaskEnvironment()
 
@@ -73,8 +74,8 @@ def test_linear_cka_known_answers():
     rng = np.random.default_rng(1)
     a = rng.normal(size=(50, 6))
     q, _ = np.linalg.qr(rng.normal(size=(6, 6)))
-    assert network_measures.linear_cka(a, a @ q * 3.0 + 1.0) == pytest.approx(1.0)  # rotation, scale, offset invariant
-    assert network_measures.linear_cka(a, rng.normal(size=(50, 6))) < 0.3
+    assert linear_cka(a, a @ q * 3.0 + 1.0) == pytest.approx(1.0)  # rotation, scale, offset invariant
+    assert linear_cka(a, rng.normal(size=(50, 6))) < 0.3
 
 
 def test_task_pair_cka_equals_the_pairwise_definition():
@@ -82,7 +83,7 @@ def test_task_pair_cka_equals_the_pairwise_definition():
     hidden = rng.normal(size=(ENV.n_tasks, 81, 30)) * rng.uniform(0.1, 10, size=(ENV.n_tasks, 1, 1))
     hidden[3] = 0.5  # a constant representation: CKA undefined
     pairs, _ = network_measures.task_pair_kinds(ENV)
-    expected = [network_measures.linear_cka(hidden[a], hidden[b]) for a, b in pairs]
+    expected = [linear_cka(hidden[a], hidden[b]) for a, b in pairs]
     np.testing.assert_allclose(network_measures.task_pair_cka(hidden, pairs), expected, rtol=1e-12, atol=1e-15)
 
 

@@ -17,6 +17,8 @@ within a group every predictor and outcome is z-scored, so the unit does not mat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -105,11 +107,13 @@ def pair_retrace(snapshots: dict[str, np.ndarray], runs: dict[str, dict[str, np.
     return worst
 
 
-def pair_groups(schedules, n_pairs: int) -> np.ndarray:
-    """(N,) group label "<schedule> <init>" of each network, N = len(schedules) x 2 x ``n_pairs``,
-    in the order of :func:`pair_horizon_sweep` (schedule-major, then pair, then init)."""
-    check_int("n_pairs", n_pairs, minimum=1)
-    return np.array([f"{s} {init}" for s in schedules for _ in range(n_pairs) for init in INITS])
+def pair_groups(n_pairs: Mapping[str, int]) -> np.ndarray:
+    """(N,) group label "<schedule> <init>" of each network of ``n_pairs`` (schedule -> its number of
+    pairs), N = 2 x all pairs, in the order of :func:`pair_horizon_sweep` (schedule-major, then
+    pair, then init)."""
+    for schedule, count in n_pairs.items():
+        check_int(f"n_pairs[{schedule!r}]", count, minimum=1)
+    return np.array([f"{s} {init}" for s, count in n_pairs.items() for _ in range(count) for init in INITS])
 
 
 def pair_outcomes(env: TaskEnvironment, run: dict[str, np.ndarray], finetune_fraction: float = 0.1) -> dict:
@@ -190,7 +194,7 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
     n_pairs = {s: len(seeds) for s, (seeds, _) in plan.items()}
     out["schedule"] = np.array([s for s in plan for _ in range(2 * n_pairs[s])])
     out["seed"] = np.array([seed for s, (seeds, _) in plan.items() for seed in seeds for _ in INITS])
-    out["group"] = np.array([f"{s} {init}" for s, (seeds, _) in plan.items() for _ in seeds for init in INITS])
+    out["group"] = pair_groups(n_pairs)
     out["fractions"] = np.asarray(fractions, np.float64)
     if from_cache:
         for name, values in initial_silhouettes(plan, n_hidden, split, large_scaling).items():

@@ -128,16 +128,6 @@ def ntk_silhouette(net: MultitaskNet, params: Params, x_train) -> float:
 # --- representation sharing ------------------------------------------------------------------------
 
 
-def linear_cka(a: np.ndarray, b: np.ndarray) -> float:
-    """Linear CKA of two (N, H) representations of the same N patterns (Kornblith et al. 2019);
-    nan if either is constant over patterns."""
-    a = np.asarray(a, np.float64) - np.mean(a, axis=0)
-    b = np.asarray(b, np.float64) - np.mean(b, axis=0)
-    cross = np.linalg.norm(a.T @ b) ** 2
-    denom = np.linalg.norm(a.T @ a) * np.linalg.norm(b.T @ b)
-    return float(cross / denom) if denom > 0 else float("nan")
-
-
 def task_pair_kinds(env: TaskEnvironment) -> tuple[list[tuple[int, int]], np.ndarray]:
     """Every task pair (a < b) and whether the two tasks share an input or an output pool."""
     pairs = list(itertools.combinations(range(env.n_tasks), 2))
@@ -163,8 +153,8 @@ def sharing_index(env: TaskEnvironment, hidden_by_task: np.ndarray) -> float:
 
 
 def task_pair_cka(hidden_by_task: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """(len(pairs),) :func:`linear_cka` of the representations (n_stimuli, H) of each task pair,
-    from the tasks' centered Gram matrices K = h h^T (n_stimuli, n_stimuli):
+    """(len(pairs),) linear CKA (Kornblith et al. 2019) of the representations (n_stimuli, H) of each
+    task pair, from the tasks' centered Gram matrices K = h h^T (n_stimuli, n_stimuli):
     ``CKA = <K_a, K_b>_F / (|K_a|_F |K_b|_F)``, each Gram matrix computed once for all pairs; nan
     for a pair with a constant representation."""
     h = np.asarray(hidden_by_task, np.float64)

@@ -155,7 +155,7 @@ def within_scale_test(x, y, groups, n_resamples: int = 2000, n_permutations: int
            "hi": float("nan"), "p": float("nan")}
     if len(x) < 4:
         return out
-    r = float(np.mean(zx * zy))
+    r = pooled_within_r(x, y, groups)
     if plan is None or len(x) != n_all or plan["perm"].shape != (n_permutations, n_all) \
             or len(plan["boot"][0]) != n_resamples:
         plan = resampling_plan(groups, n_resamples, n_permutations, seed)

@@ -10,10 +10,6 @@ from .validation import check_choice
 REDUCTIONS = ("sum", "mean")
 
 
-def squared_error_per_pattern(y_pred: jax.Array, y_true: jax.Array) -> jax.Array:
-    """(N,) summed squared error of each pattern over its outputs."""
-    return jnp.sum((y_pred - y_true) ** 2, axis=-1)
-
 
 def squared_error(y_pred: jax.Array, y_true: jax.Array, reduction: str = "sum") -> jax.Array:
     """Scalar loss: summed over patterns and outputs (``"sum"``, the multitask network) or
