@@ -1,8 +1,6 @@
 """The converged continuum (lib.analyses.continuum_sweeps.converged_sweep) and the held-out route at
 1-iteration resolution (lib.experiments.continuum.run_continuum)."""
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -22,8 +20,16 @@ class _Report:
 
 
 def _in_process_sweep(points, function, client=None, progress=False):
-    module, name = function.split(":")
-    return _Report([getattr(importlib.import_module(module), name)(dict(p)) for p in points])
+    """The sweep of ``points`` computed in this process, without Dask: checked and keyed as a sweep
+    plans it, each point through the results cache as a worker computes it (a point function's
+    exception propagates as it is), so a test that sweeps the same points again reads them."""
+    from lib.core import results
+    from lib.experiments import sweep
+
+    plan = sweep.plan_function_sweep(points, function)
+    return _Report([results.cached(plan.name, key, lambda p=point: sweep.storable_arrays(p, plan.target(p)),
+                                   computed_by=plan.computed_by)
+                    for key, point in zip(plan.cache_parameters, plan.points)])
 
 
 class _NoClient:
