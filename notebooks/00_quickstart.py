@@ -64,7 +64,7 @@ from lib.book import (DEFAULT_ENGINE, entk_vectors, leading_loadings_at_init, pl
 
 env = TaskEnvironment(4, 3, 3)
 cache_parameters = dict(schedule=schedule, seeds=[seed], n_iterations=n_iterations, n_hidden=n_hidden,
-                        training=DEFAULT_ENGINE.tag)
+                        engine_tag=DEFAULT_ENGINE.tag)
 pair = results.cached(
     "quickstart_pair",
     cache_parameters,

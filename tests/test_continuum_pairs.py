@@ -47,7 +47,7 @@ def test_pair_outcomes_match_direct_computation(small_run):
 def test_outcome_point_passes_pair_arrays():
     point = cp.outcome_point({"g": 1.0, "n_seeds": 2, "first_seed": 5, "n_hidden": 8, "n_train": 24, "n_test": 24,
                               "n_single": 10, "n_finetune": 10, "n_route": 2})
-    for key in cp.PAIR_OUTCOMES:
+    for key in cp.TASK_PAIR_DISTANCES:
         assert point[key].shape == (2, 66) and np.all(np.isfinite(point[key])) and np.all(point[key] >= 0)
 
 

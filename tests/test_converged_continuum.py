@@ -79,7 +79,7 @@ def test_converged_sweep_blocks_columns_and_convergence_measures(in_process):
     # outcomes (trained in two blocks) and the settling measure from one outcome point of all three seeds
     point = continuum_points.outcome_point({"scaling": "both", "g": 1.0, "lr": float(out["lr"][0]), "first_seed": 0,
                                             "n_seeds": 3, **common})
-    for name in continuum_points.OUTCOMES + continuum_points.PAIR_OUTCOMES:
+    for name in continuum_points.CONTINUUM_OUTCOMES + continuum_points.TASK_PAIR_DISTANCES:
         np.testing.assert_allclose(np.asarray(out[name][:3], np.float64), np.asarray(point[name], np.float64),
                                    rtol=1e-6, err_msg=name)
     np.testing.assert_allclose(out["loss_finetune_test"][:3], point["curve/finetune/loss_test"][:, -1])
@@ -87,7 +87,7 @@ def test_converged_sweep_blocks_columns_and_convergence_measures(in_process):
     np.testing.assert_allclose(out["settle_single"][:3], np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])
     np.testing.assert_array_equal(out["loss_single_test_10pct"][:3], curve[:, 1])
     np.testing.assert_array_equal(out["loss_single_test_20pct"][:3], curve[:, 2])
-    assert set(continuum_points.OUTCOMES) <= set(out)
+    assert set(continuum_points.CONTINUUM_OUTCOMES) <= set(out)
 
 
 def test_converged_sweep_rejects_bad_blocks(in_process):

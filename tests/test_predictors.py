@@ -185,9 +185,9 @@ def test_point_parameters_are_checked():
     with pytest.raises(ValueError, match="lr"):
         continuum_points.outcome_point.check_parameters({"lr": -1.0})
     assert continuum_points.lr_point.check_parameters({"g": 2.0})["n_iterations"] == 500
-    with pytest.raises(ValueError, match="method must be one of"):
-        continuum_points.outcome_point.check_parameters({"method": "jax"})
-    assert continuum_points.outcome_point.check_parameters({})["method"] == "numba"  # and so in every cache key
+    with pytest.raises(ValueError, match="engine must be one of"):
+        continuum_points.outcome_point.check_parameters({"engine": "jax"})
+    assert continuum_points.outcome_point.check_parameters({})["engine"] == "numba"  # and so in every cache key
 
 
 @pytest.mark.parametrize("g", [1.0, 10.0])
@@ -274,7 +274,7 @@ def test_points_run_end_to_end_and_are_deterministic():
     assert set(a) == set(continuum_points.CONTINUUM_PREDICTORS) and all(v.shape == (2,) for v in a.values())
     o = {**p, "n_single": 20, "n_finetune": 10, "n_route": 10}
     b, c = continuum_points.outcome_point(o), continuum_points.outcome_point(o)
-    for k in continuum_points.OUTCOMES:
+    for k in continuum_points.CONTINUUM_OUTCOMES:
         assert b[k].shape == (2,)
         np.testing.assert_array_equal(b[k], c[k])
 

@@ -140,7 +140,7 @@ def test_a_schedule_point_of_too_many_iterations_is_refused():
     from lib.core.engines import DEFAULT_ENGINE, check_engine
 
     point = {"env": [3, 3, 3], "schedule": "LR", "seeds": [0], "n_iterations": 10**9, "n_hidden": 20,
-             "split": "iid", "large_scaling": "both_layers", "training": check_engine("engine", DEFAULT_ENGINE).tag}
+             "split": "iid", "large_scaling": "both_layers", "engine_tag": check_engine("engine", DEFAULT_ENGINE).tag}
     with pytest.raises(ValueError, match=r"n_iterations must be an integer in \[1, 100000\]"):
         sweep.plan_function_sweep([point], "lib.experiments.sweep_points:schedule_point", allow_large=False)
 

@@ -21,7 +21,7 @@ def small():
     run = run_continuum(env, SEEDS, G, "both", LR, N_SINGLE, 10, 4, n_hidden=N_HIDDEN, n_train=N_TRAIN, n_test=N_TRAIN)
     net = MultitaskNet.for_environment(env, N_HIDDEN)
     outcomes = [cp.network_outcomes(env, net, run, i, 0.1, 0.1) for i in range(len(SEEDS))]
-    cached = {k: np.stack([o[k] for o in outcomes]) for k in cp.PAIR_OUTCOMES}
+    cached = {k: np.stack([o[k] for o in outcomes]) for k in cp.TASK_PAIR_DISTANCES}
     return env, run, cached
 
 

@@ -197,7 +197,7 @@ def test_schedule_blocks_are_the_notebooks_cache_entries_and_train_as_one_block_
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"training": "numba-v0"}, "training must be one of"),
+    ({"engine_tag": "numba-v0"}, "engine_tag must be one of"),
     ({"extra": 1}, "unknown \\['extra'\\]"),
     ({"env": [4, 3]}, "env must be"),
     ({"schedule": "XX"}, "schedule must be one of"),

@@ -18,7 +18,7 @@ def test_every_predictor_outcome_variant_and_verdict_has_a_name():
         assert name and "_" not in name, key
     assert set(names.VERDICT_SYMBOLS) == {*VERDICTS, DOES_NOT_REPLICATE}  # the verdicts, and the tally's replication row
     assert names.verdict_badge("not reproduced").endswith(" not reproduced")
-    assert len(set(names.PREDICTORS.values())) == len(names.PREDICTORS)  # no two predictors read the same
+    assert len(set(names.PREDICTOR_LABELS.values())) == len(names.PREDICTOR_LABELS)  # no two predictors read the same
 
 
 def test_unknown_names_are_refused_and_words_kept():
@@ -146,3 +146,11 @@ def test_a_two_level_row_index_is_shown_as_two_header_columns_not_tuple_text():
     html = reading_table(frame, "A table").to_html()
     assert "('" not in html and "g = 10" in html and ">predictor<" in html and ">scale<" in html
     assert names.reader_name("loss_test") in html  # identifiers in every level shown as words
+
+
+def test_no_reader_name_is_defined_twice():
+    """Every key of the tables that names.NAMES merges is in one of them only: a second entry would be
+    overridden by the merge, a label nobody can reach."""
+    tables = [names.HORIZON_PREDICTOR_LABELS, names.PREDICTOR_LABELS, names.OUTCOME_LABELS, names.VARIANTS,
+              names.COMPARISON, names.COLUMNS]
+    assert sum(len(t) for t in tables) == len(names.NAMES)

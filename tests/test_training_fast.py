@@ -252,12 +252,12 @@ def test_numba_path_is_the_default_and_is_recorded_in_the_cache_key():
     kw = dict(n_hidden=16, n_train=50, n_test=30, n_iterations=20, n_snapshots=3)
     default, numba_run = run_pairs(ENV, "ET", [1], **kw), run_pairs(ENV, "ET", [1], engine="numba", **kw)
     np.testing.assert_array_equal(default["loss_test"], numba_run["loss_test"])
-    assert schedule_parameters(ENV, "ET", [0])["training"] == Engine.NUMBA.tag == "numba-v2"
+    assert schedule_parameters(ENV, "ET", [0])["engine_tag"] == Engine.NUMBA.tag == "numba-v2"
     for engine in Engine:  # the tags are plain strings, the same for an Engine and its value
         assert type(engine.tag) is str
         assert schedule_parameters(ENV, "ET", [0], engine=engine) == schedule_parameters(ENV, "ET", [0],
                                                                                           engine=engine.value)
-    assert schedule_parameters(ENV, "ET", [0], engine="reference")["training"] == "reference"
+    assert schedule_parameters(ENV, "ET", [0], engine="reference")["engine_tag"] == "reference"
 
 
 def test_bad_engine_and_unsupported_models_are_rejected():

@@ -119,7 +119,7 @@ def test_bad_inputs_name_the_parameter():
 
 def test_expected_signs_cover_every_cell_with_a_rationale():
     from lib.analyses.expected_signs import RATIONALE
-    from lib.analyses.continuum_points import CONTINUUM_PREDICTORS, OUTCOMES
+    from lib.analyses.continuum_points import CONTINUUM_OUTCOMES as OUTCOMES, CONTINUUM_PREDICTORS
 
     signs = expected_signs()
     assert tuple(signs) == PREDICTOR_NAMES == CONTINUUM_PREDICTORS

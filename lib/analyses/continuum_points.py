@@ -31,19 +31,19 @@ LR_SELECTION_SEED = 100_000  # first seed of the held-out networks used only to 
 CONTINUUM_PREDICTORS = ("silhouette_entk_principled", "silhouette_entk_authors", "silhouette_epsilon",
                         "silhouette_ntk", "kta_ntk_single", "kta_ntk_multi", "kta_entk_single", "kta_entk_multi",
                         "sharing_initial")
-OUTCOMES = ("loss_single_test", "loss_multi_before", "finetune_speed", "loss_finetune_test", "route_zero_shot",
-            "route_iterations", "route_reached", "sharing_final", "weight_change", "kernel_distance",
-            "linearization_gap", "converged")
+CONTINUUM_OUTCOMES = ("loss_single_test", "loss_multi_before", "finetune_speed", "loss_finetune_test",
+                      "route_zero_shot", "route_iterations", "route_reached", "sharing_final", "weight_change",
+                      "kernel_distance", "linearization_gap", "converged")
 # per network (Q = 66,) arrays, kept under their own prefix (not a scalar column): the hidden layer's task-pair
 # distances at t=0, after single-task training and of the network linearized at t=0 trained alike
-PAIR_OUTCOMES = ("pairs/initial", "pairs/single", "pairs/linearized")
+TASK_PAIR_DISTANCES = ("pairs/initial", "pairs/single", "pairs/linearized")
 
 POINT_DEFAULTS = {"scaling": "both", "g": 1.0, "first_seed": 0, "n_seeds": 10, "n_hidden": 200, "n_train": 200,
                   "n_test": 200}
-# "method": the training engine's value (a string, as in every cache key of these points)
-OUTCOME_DEFAULTS = {**POINT_DEFAULTS, "method": DEFAULT_ENGINE.value, "lr": 0.01, "n_single": 1000, "n_finetune": 1000,
+# "engine": the training engine's value (a string, as in every cache key of these points)
+OUTCOME_DEFAULTS = {**POINT_DEFAULTS, "engine": DEFAULT_ENGINE.value, "lr": 0.01, "n_single": 1000, "n_finetune": 1000,
                     "n_route": 500, "route_criterion": 0.1, "converged_ratio": 0.1}
-LR_DEFAULTS = {**POINT_DEFAULTS, "method": DEFAULT_ENGINE.value, "lr": 0.01, "n_iterations": 500}
+LR_DEFAULTS = {**POINT_DEFAULTS, "engine": DEFAULT_ENGINE.value, "lr": 0.01, "n_iterations": 500}
 
 
 def _complete(name: str, defaults: dict, parameters: dict) -> dict:
@@ -52,8 +52,8 @@ def _complete(name: str, defaults: dict, parameters: dict) -> dict:
         raise ValueError(f"{name} parameters must be among {sorted(defaults)}, got unknown {unknown}")
     p = {**defaults, **parameters}
     layer_multipliers(p["g"], p["scaling"])  # checks g and scaling
-    if "method" in p:
-        check_engine("method", p["method"])
+    if "engine" in p:
+        check_engine("engine", p["engine"])
     for key in ("first_seed", "n_seeds", "n_hidden", "n_train", "n_test", "n_single", "n_finetune", "n_route",
                 "n_iterations"):
         if key in p:
@@ -113,7 +113,7 @@ def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.
     * ``weight_change``, ``kernel_distance`` (traced NTK on the first ``n_kernel`` training
       inputs, t=0 vs trained), ``linearization_gap`` (test outputs, single-task run);
     * ``converged``: final single-task training loss <= ``converged_ratio`` x its initial value;
-    * :data:`PAIR_OUTCOMES`, each (Q,) = (66,): the hidden layer's task-pair distances on every
+    * :data:`TASK_PAIR_DISTANCES`, each (Q,) = (66,): the hidden layer's task-pair distances on every
       single-task pattern (``env.all_patterns()``), chapter 13's observed task similarity:
       :func:`lib.analyses.rival_theories.task_pair_hidden_distances` (mean over the 81 shared
       stimuli of the squared hidden distance) of the task pairs of
@@ -148,7 +148,7 @@ def network_outcomes(env: TaskEnvironment, net: MultitaskNet, run: dict[str, np.
 
 
 def _pair_outcomes(env: TaskEnvironment, net: MultitaskNet, p0, p1, plin) -> dict[str, np.ndarray]:
-    """:data:`PAIR_OUTCOMES` of one network (see :func:`network_outcomes`), each (66,) float64."""
+    """:data:`TASK_PAIR_DISTANCES` of one network (see :func:`network_outcomes`), each (66,) float64."""
     patterns = env.all_patterns()
     x = jnp.asarray(patterns.x, jnp.float32)
     pairs = same_stimulus_pairs(patterns.task, patterns.stimulus)
@@ -160,16 +160,17 @@ def _pair_outcomes(env: TaskEnvironment, net: MultitaskNet, p0, p1, plin) -> dic
 
 def outcome_point(parameters: dict) -> dict[str, np.ndarray]:
     """Sweep point: train the networks of one init scale and learning rate
-    (:func:`lib.experiments.continuum.run_continuum`) and return every outcome of :data:`OUTCOMES` (S,),
-    the task-pair distances of :data:`PAIR_OUTCOMES` (S, 66), plus the loss curves ``curve/<run>`` (S, 11) and ``iterations/<run>`` (11,) (the held-out
+    (:func:`lib.experiments.continuum.run_continuum`) and return every outcome of
+    :data:`CONTINUUM_OUTCOMES` (S,), the task-pair distances of :data:`TASK_PAIR_DISTANCES` (S, 66),
+    plus the loss curves ``curve/<run>`` (S, 11) and ``iterations/<run>`` (11,) (the held-out
     route's: (S, n_route + 1) and (n_route + 1,), every iteration)."""
     p = outcome_point.check_parameters(parameters)
     env = TaskEnvironment()
     net = MultitaskNet.for_environment(env, p["n_hidden"])
     run = run_continuum(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["n_finetune"], p["n_route"],
-                        p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
+                        p["n_hidden"], p["n_train"], p["n_test"], engine=p["engine"])
     rows = [network_outcomes(env, net, run, i, p["route_criterion"], p["converged_ratio"]) for i in range(p["n_seeds"])]
-    out = {k: np.array([r[k] for r in rows]) for k in OUTCOMES + PAIR_OUTCOMES}
+    out = {k: np.array([r[k] for r in rows]) for k in CONTINUUM_OUTCOMES + TASK_PAIR_DISTANCES}
     for key in ("single/loss_train", "single/loss_test", "linearized/loss_train", "finetune/loss_test",
                 "route/loss_route"):
         out[f"curve/{key}"] = run[key]
@@ -185,7 +186,7 @@ def lr_point(parameters: dict) -> dict[str, np.ndarray]:
     ``first_seed``... at init scale ``g`` trained with ``lr`` for ``n_iterations``."""
     p = lr_point.check_parameters(parameters)
     return single_task_losses(TaskEnvironment(), _seeds(p), p["g"], p["scaling"], p["lr"], p["n_iterations"],
-                              p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
+                              p["n_hidden"], p["n_train"], p["n_test"], engine=p["engine"])
 
 
 lr_point.check_parameters = lambda parameters: _complete("lr_point", LR_DEFAULTS, parameters)

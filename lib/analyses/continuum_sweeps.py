@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .continuum_points import CONTINUUM_PREDICTORS, LR_SELECTION_SEED, OUTCOMES, PAIR_OUTCOMES, choose_learning_rate
+from .continuum_points import (CONTINUUM_OUTCOMES, CONTINUUM_PREDICTORS, LR_SELECTION_SEED, TASK_PAIR_DISTANCES,
+                               choose_learning_rate)
 from ..core.validation import check_int
 
 
@@ -81,7 +82,7 @@ def continuum_sweep(scales: dict[str, list[float]], lr_paper: float, lr_candidat
             block = {"scaling": [s] * n_seeds, "g": [g] * n_seeds, "lr_kind": [kind] * n_seeds,
                      "lr": [out_points[k * len(cells) + i]["lr"]] * n_seeds, "seed": list(range(n_seeds))}
             block |= {name: list(preds[i][name]) for name in CONTINUUM_PREDICTORS}
-            block |= {name: list(o[name]) for name in OUTCOMES}
+            block |= {name: list(o[name]) for name in CONTINUUM_OUTCOMES}
             for name, values in block.items():
                 columns.setdefault(name, []).extend(values)
     return {"networks": {k: np.asarray(v) for k, v in columns.items()}, "tuned_lr": tuned, "curves": curves}
@@ -117,13 +118,13 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
 
     Returns ``{column: (len(scales) * n_seeds,) array}`` with ``g``, ``seed``, ``lr``, every
     predictor of :data:`~lib.analyses.continuum_points.CONTINUUM_PREDICTORS` and outcome of
-    :data:`~lib.analyses.continuum_points.OUTCOMES`, and per network the
+    :data:`~lib.analyses.continuum_points.CONTINUUM_OUTCOMES`, and per network the
     relative change of the single-task (``settle_single``) and fine-tuning (``settle_finetune``)
     test loss over the last tenth of its run, ``|L(T) - L(0.9 T)| / L(0.9 T)``, and
     ``route_resolution``: the iterations between recorded losses of the held-out route;
     ``loss_single_test_10pct``, ``loss_single_test_20pct``: the single-task test loss recorded at
     10% and 20% of the single-task phase; and the (len(scales) * n_seeds, 66) task-pair distances of
-    :data:`~lib.analyses.continuum_points.PAIR_OUTCOMES` (keys ``pairs/...``, the only 2-d columns)."""
+    :data:`~lib.analyses.continuum_points.TASK_PAIR_DISTANCES` (keys ``pairs/...``, the only 2-d columns)."""
     from ..experiments.sweep import sweep
     from ..experiments.sweep_cluster import dask_client
 
@@ -156,8 +157,8 @@ def converged_sweep(scales: list[float], lr_candidates: list[float], n_lr_seeds:
                  "lr": [float(tuned_lr[g])] * n_seeds}
         block |= {name: np.concatenate([preds[i * len(blocks) + b][name] for b in range(len(blocks))]).tolist()
                   for name in CONTINUUM_PREDICTORS}
-        block |= {name: list(o[name]) for name in OUTCOMES}
-        block |= {name: list(np.asarray(o[name], np.float64)) for name in PAIR_OUTCOMES}  # rows of (66,)
+        block |= {name: list(o[name]) for name in CONTINUUM_OUTCOMES}
+        block |= {name: list(np.asarray(o[name], np.float64)) for name in TASK_PAIR_DISTANCES}  # rows of (66,)
         for phase, key in (("single", "curve/single/loss_test"), ("finetune", "curve/finetune/loss_test")):
             curve = np.asarray(o[key], np.float64)
             block[f"settle_{phase}"] = list(np.abs(curve[:, -1] - curve[:, -2]) / curve[:, -2])

@@ -26,7 +26,7 @@ from ..core.tasks import TaskEnvironment
 from ..experiments.horizon_snapshots import finetune_snapshots, snapshot_iterations
 
 FINETUNE_FRACTIONS = (0.0, 0.01)  # the book's default fractions of fine-tuning (the time budget: see chapter 12)
-FINETUNE_HORIZON_DEFAULTS = {**POINT_DEFAULTS, "method": DEFAULT_ENGINE.value, "lr": 0.01, "n_single": 2500,
+FINETUNE_HORIZON_DEFAULTS = {**POINT_DEFAULTS, "engine": DEFAULT_ENGINE.value, "lr": 0.01, "n_single": 2500,
                              "n_finetune": 2500, "fractions": list(FINETUNE_FRACTIONS)}
 
 
@@ -39,7 +39,7 @@ def finetune_horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     env = TaskEnvironment()
     net = MultitaskNet.for_environment(env, p["n_hidden"])
     run = finetune_snapshots(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["n_finetune"],
-                             p["fractions"], p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
+                             p["fractions"], p["n_hidden"], p["n_train"], p["n_test"], engine=p["engine"])
     return snapshot_predictors(env, net, run, f"fine-tuning horizon g={p['g']:g}")
 
 

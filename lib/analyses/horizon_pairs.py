@@ -37,7 +37,7 @@ PAIR_FRACTIONS = (0.0, 0.01, 0.1)  # the pairs' default fractions (fewer than th
 PAIR_OUTCOMES = ("sharing_final", "loss_single_test", "finetune_speed", "loss_finetune_test")
 PAIR_HORIZON_DEFAULTS = {"schedule": "LR", "first_seed": 0, "n_pairs": 5, "n_iterations": None,
                          "fractions": list(PAIR_FRACTIONS), "n_hidden": 200, "n_train": 500, "n_test": None,
-                         "split": "iid", "large_scaling": "both_layers", "method": DEFAULT_ENGINE.value,
+                         "split": "iid", "large_scaling": "both_layers", "engine": DEFAULT_ENGINE.value,
                          "initial_silhouettes": True}
 
 
@@ -56,7 +56,7 @@ def check_pair_horizon(parameters: dict) -> dict:
         check_int(key, p[key], minimum=0 if key == "first_seed" else 1)
     check_choice("split", p["split"], SPLITS)
     check_choice("large_scaling", p["large_scaling"], LARGE_SCALINGS)
-    check_engine("method", p["method"])
+    check_engine("engine", p["engine"])
     if p["n_test"] is None:
         from ..experiments.schedules import test_set_size
         p["n_test"] = test_set_size(TaskEnvironment(), p["split"], p["n_train"])
@@ -80,7 +80,7 @@ def pair_horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     net = MultitaskNet.for_environment(env, p["n_hidden"])
     seeds = range(p["first_seed"], p["first_seed"] + p["n_pairs"])
     run = pair_single_task_snapshots(env, p["schedule"], seeds, p["fractions"], p["n_iterations"], p["n_hidden"],
-                                     p["n_train"], p["n_test"], p["split"], p["large_scaling"], p["method"])
+                                     p["n_train"], p["n_test"], p["split"], p["large_scaling"], p["engine"])
     out = snapshot_predictors(env, net, run, f"pair horizon {p['schedule']} from seed {p['first_seed']}",
                               p["initial_silhouettes"])
     out["loss_train_summed"], out["loss_test_summed"] = run["loss_train"], run["loss_test"]
@@ -176,7 +176,7 @@ def pair_horizon_sweep(plan: dict, fractions=PAIR_FRACTIONS, block_pairs: int = 
         for first in range(0, len(seeds), block_pairs):
             point = {"schedule": schedule, "first_seed": seeds[first], "n_pairs": min(block_pairs, len(seeds) - first),
                      "n_iterations": n_iterations, "fractions": [float(f) for f in fractions], "n_hidden": n_hidden,
-                     "split": split, "large_scaling": large_scaling, "method": check_engine("engine", engine).value,
+                     "split": split, "large_scaling": large_scaling, "engine": check_engine("engine", engine).value,
                      "initial_silhouettes": not from_cache}
             points.append(pair_horizon_point.check_parameters(point))
             owner.append(schedule)

@@ -45,7 +45,7 @@ from ..experiments.horizon_snapshots import HORIZON_FRACTIONS, single_task_snaps
 KERNEL_PREDICTORS = ("silhouette_entk_principled", "silhouette_entk_authors", "silhouette_entk_accumulated",
                      "kta_entk_single", "kta_ntk_single")
 RIVAL_PREDICTORS = ("sharing", "loss_train", "loss_test", "loss_slope")
-HORIZON_DEFAULTS = {**POINT_DEFAULTS, "method": DEFAULT_ENGINE.value, "lr": 0.01, "n_single": 2500,
+HORIZON_DEFAULTS = {**POINT_DEFAULTS, "engine": DEFAULT_ENGINE.value, "lr": 0.01, "n_single": 2500,
                     "fractions": list(HORIZON_FRACTIONS), "initial_silhouettes": True}
 
 
@@ -137,7 +137,7 @@ def horizon_point(parameters: dict) -> dict[str, np.ndarray]:
     env = TaskEnvironment()
     net = MultitaskNet.for_environment(env, p["n_hidden"])
     run = single_task_snapshots(env, _seeds(p), p["g"], p["scaling"], p["lr"], p["n_single"], p["fractions"],
-                                p["n_hidden"], p["n_train"], p["n_test"], engine=p["method"])
+                                p["n_hidden"], p["n_train"], p["n_test"], engine=p["engine"])
     return snapshot_predictors(env, net, run, f"horizon predictors g={p['g']:g}", p["initial_silhouettes"])
 
 

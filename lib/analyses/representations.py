@@ -140,7 +140,7 @@ def cached_grouped_hidden(env: TaskEnvironment, schedule: str, seeds, n_iteratio
         return {k: out[k] for k in ("hidden_groups", "iterations", "loss_test")}
 
     parameters = dict(env=environment_key(env), schedule=schedule, seeds=list(seeds),
-                      n_iterations=n_iterations, n_hidden=n_hidden, training=DEFAULT_ENGINE.tag)
+                      n_iterations=n_iterations, n_hidden=n_hidden, engine_tag=DEFAULT_ENGINE.tag)
     return results.cached("grouped_hidden", parameters, compute, computed_by=__name__)
 
 

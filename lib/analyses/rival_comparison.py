@@ -69,7 +69,6 @@ from ..core.validation import check_int, check_positive_float, check_seed
 from ..experiments.continuum import LinearizedNet
 from ..experiments.gated_race import learning_times
 
-KERNEL_PREDICTORS = ("entk", "linearized", "accumulated", "targets")
 EXACT_FLIPS = 16  # sign flips are enumerated exactly up to this many pairs
 
 
@@ -248,7 +247,8 @@ def train_linearized_routes(net: MultitaskNet, run: dict, learning_rate: float) 
 
 
 def kernel_predictions(env: TaskEnvironment, run: dict, learning_rate: float, control_points: int = 401) -> dict:
-    """Every kernel predictor (:data:`KERNEL_PREDICTORS`) of the three outcomes for the S networks of
+    """Every kernel predictor (the t=0 eNTK, the network linearized at t=0, the accumulated eNTK and
+    the targets control) of the three outcomes for the S networks of
     ``run`` (:func:`lib.experiments.route_learning.run_route_learning`, trained at ``learning_rate``).
 
     Returns ``distance_<p>`` (S, Q) for (a) (p in entk, linearized, accumulated, targets),

@@ -4,7 +4,7 @@ continuum, beside the t=0 eNTK, the network linearized at t=0 and the targets co
 
 The continuum's cache keeps no weights or hidden activity, only per network the hidden layer's
 task-pair distances at t=0, after single-task training and of the network linearized at t=0
-(:data:`lib.analyses.continuum_points.PAIR_OUTCOMES`). Everything else the predictors need comes
+(:data:`lib.analyses.continuum_points.TASK_PAIR_DISTANCES`). Everything else the predictors need comes
 from the network's seed, which fixes its initial weights
 (:func:`lib.experiments.continuum.scaled_initial_params`, both layers scaled) and its training set
 (:meth:`TaskEnvironment.make_data`, i.i.d., stream 0, as

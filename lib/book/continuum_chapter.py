@@ -22,7 +22,7 @@ from ..analyses import claims, continuum_facts, continuum_sweeps, robustness, st
 from ..analyses.expected_signs import expected_signs
 from ..core.tasks import TaskEnvironment
 from . import continuum_report
-from .names import OUTCOMES, PREDICTORS
+from .names import OUTCOME_LABELS, PREDICTOR_LABELS
 
 CONVERGED = ("both", "converged")  # the converged continuum's setting key
 SETTINGS = {("both", "paper"): "short, both layers, lr 0.01", ("both", "tuned"): "short, both layers, tuned lr",
@@ -30,8 +30,8 @@ SETTINGS = {("both", "paper"): "short, both layers, lr 0.01", ("both", "tuned"):
             CONVERGED: "converged, both layers, tuned lr"}  # setting key -> its label in the tables
 CELL_OUTCOMES = ("loss_single_test", "loss_multi_before", "finetune_speed", "loss_finetune_test", "route_zero_shot",
                  "route_iterations", "sharing_final", "weight_change", "kernel_distance", "linearization_gap")
-OUTCOME_TITLES = {k: OUTCOMES[k] for k in CELL_OUTCOMES}  # outcome -> reader's title, in the figures' order
-PREDICTOR_TITLES = dict(PREDICTORS)  # predictor -> reader's title, in the order of expected_signs
+OUTCOME_TITLES = {k: OUTCOME_LABELS[k] for k in CELL_OUTCOMES}  # outcome -> reader's title, in the figures' order
+PREDICTOR_TITLES = dict(PREDICTOR_LABELS)  # predictor -> reader's title, in the order of expected_signs
 LOG_OUTCOMES = ("loss_single_test", "loss_multi_before", "loss_finetune_test", "route_zero_shot", "weight_change",
                 "linearization_gap")  # outcomes shown on a log axis
 SILHOUETTE_CELL = ("silhouette_entk_authors", "loss_single_test")  # the paper's predictor and outcome

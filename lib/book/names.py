@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 # the t=0 predictors of the continuum chapter (lib.analyses.expected_signs.PREDICTOR_NAMES)
-PREDICTORS: dict[str, str] = {
+PREDICTOR_LABELS: dict[str, str] = {
     "silhouette_entk_principled": "eNTK silhouette (principled)",
     "silhouette_entk_authors": "eNTK silhouette (authors)",
     "silhouette_epsilon": "control: epsilon alone",
@@ -23,20 +23,17 @@ PREDICTORS: dict[str, str] = {
     "kta_entk_multi": "eNTK-target alignment, multi",
     "sharing_initial": "sharing index, t=0",
 }
-# the predictors of the prediction horizon at a fraction f of training (lib.analyses.horizon_points)
-HORIZON_PREDICTORS: dict[str, str] = {
-    "silhouette_entk_principled": "eNTK silhouette (principled)",
-    "silhouette_entk_authors": "eNTK silhouette (authors)",
+# the predictors of the prediction horizon at a fraction f of training (lib.analyses.horizon_points) that are
+# not t=0 predictors too (those read as in PREDICTOR_LABELS: no key is in two of the tables NAMES merges)
+HORIZON_PREDICTOR_LABELS: dict[str, str] = {
     "silhouette_entk_accumulated": "accumulated eNTK silhouette",
-    "kta_entk_single": "eNTK-target alignment",
-    "kta_ntk_single": "NTK-target alignment",
     "sharing": "sharing index so far",
     "loss_train": "training loss so far",
     "loss_test": "test loss so far",
     "loss_slope": "slope of log training loss",
 }
 # the outcomes of a trained network (lib.analyses.expected_signs.OUTCOME_NAMES and the continuum's extras)
-OUTCOMES: dict[str, str] = {
+OUTCOME_LABELS: dict[str, str] = {
     "loss_single_test": "single-task test loss",
     "loss_multi_before": "multitask loss before fine-tuning",
     "finetune_speed": "fine-tuning speed",
@@ -85,7 +82,7 @@ VERDICT_SYMBOLS: dict[str, str] = {
     "does not replicate": "\u2260",             # not equal to: the two blocks of networks disagree
 }
 
-NAMES: dict[str, str] = {**HORIZON_PREDICTORS, **PREDICTORS, **OUTCOMES, **VARIANTS, **COMPARISON, **COLUMNS}
+NAMES: dict[str, str] = {**HORIZON_PREDICTOR_LABELS, **PREDICTOR_LABELS, **OUTCOME_LABELS, **VARIANTS, **COMPARISON, **COLUMNS}
 
 
 def reader_name(key: str) -> str:

@@ -36,7 +36,7 @@ class Engine(StrEnum):
 
     @property
     def tag(self) -> str:
-        """The engine and the version of its arithmetic, recorded as ``training`` in cache
+        """The engine and the version of its arithmetic, recorded as ``engine_tag`` in cache
         keys so that results of different engines never mix."""
         return _TAGS[self]
 
@@ -56,9 +56,9 @@ def check_engine(name: str, value: Any) -> Engine:
 
 
 def engine_of_tag(tag: Any) -> Engine:
-    """The engine whose :attr:`Engine.tag` is ``tag`` (a cache key's ``training``)."""
+    """The engine whose :attr:`Engine.tag` is ``tag`` (a cache key's ``engine_tag``)."""
     by_tag = {engine.tag: engine for engine in Engine}
-    return by_tag[check_choice("training", tag, by_tag)]
+    return by_tag[check_choice("engine_tag", tag, by_tag)]
 
 
 class EngineRun(NamedTuple):

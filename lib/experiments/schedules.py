@@ -294,17 +294,17 @@ def run_schedule(
 def schedule_parameters(env: TaskEnvironment, schedule: str, seeds, n_iterations: int | None = None,
                         n_hidden: int = 200, split: str = "iid", large_scaling: str = "both_layers",
                         engine: Engine | str = DEFAULT_ENGINE) -> dict:
-    """The cache key of :func:`cached_schedule` (validated); ``training`` names the engine and
+    """The cache key of :func:`cached_schedule` (validated); ``engine_tag`` names the engine and
     the version of its arithmetic (:attr:`lib.core.engines.Engine.tag`), so results of
     different engines never mix."""
     seeds = check_seeds("seeds", seeds)
-    training = check_engine("engine", engine).tag
+    engine_tag = check_engine("engine", engine).tag
     default_iterations = get_schedule(schedule).n_iterations  # checks the schedule's name
     n_iterations = default_iterations if n_iterations is None else n_iterations
     return dict(env=environment_key(env), schedule=schedule, seeds=list(seeds),
                 n_iterations=check_int("n_iterations", n_iterations, minimum=1), n_hidden=n_hidden,
                 split=check_choice("split", split, SPLITS),
-                large_scaling=check_choice("large_scaling", large_scaling, LARGE_SCALINGS), training=training)
+                large_scaling=check_choice("large_scaling", large_scaling, LARGE_SCALINGS), engine_tag=engine_tag)
 
 
 SCHEDULE_CODE = (__name__, "lib.experiments.sweep_points")  # the code of a "schedule" entry: cached_schedule here,

@@ -67,14 +67,14 @@ pair_final_losses.check_parameters = check_pair_parameters
 # --- the Sec 5 experiment in blocks of pairs ----------------------------------------------------
 
 SCHEDULE_CACHE = "schedule"  # the results-cache name of lib.experiments.schedules.cached_schedule
-_SCHEDULE_KEYS = ("env", "schedule", "seeds", "n_iterations", "n_hidden", "split", "large_scaling", "training")
+_SCHEDULE_KEYS = ("env", "schedule", "seeds", "n_iterations", "n_hidden", "split", "large_scaling", "engine_tag")
 
 
 def check_schedule_point(parameters: dict) -> dict:
     """The complete parameters of :func:`schedule_point`, which are exactly the cache key of
     :func:`lib.experiments.schedules.cached_schedule` (:func:`~lib.experiments.schedules.schedule_parameters`):
     ``env`` [n_in_pools, n_out_pools, n_features], ``schedule``, ``seeds``, ``n_iterations``,
-    ``n_hidden``, ``split``, ``large_scaling`` and ``training`` (an engine's
+    ``n_hidden``, ``split``, ``large_scaling`` and ``engine_tag`` (an engine's
     :attr:`~lib.core.engines.Engine.tag`). A point and a notebook's
     ``cached_schedule`` of the same pairs therefore share one cache entry. ``n_iterations`` above
     100000, ``n_hidden`` above 5000 or more than 200 ``seeds`` only when confirmed (``allow_large``
@@ -83,7 +83,7 @@ def check_schedule_point(parameters: dict) -> dict:
     if unknown or missing:
         raise ValueError(f"schedule_point parameters must be exactly {list(_SCHEDULE_KEYS)}; unknown {unknown}, "
                          f"missing {missing}")
-    engine = engine_of_tag(parameters["training"])
+    engine = engine_of_tag(parameters["engine_tag"])
     env = parameters["env"]
     if not (isinstance(env, (list, tuple)) and len(env) == 3):
         raise ValueError(f"env must be [n_in_pools, n_out_pools, n_features], got {env!r}")
@@ -101,7 +101,7 @@ def schedule_point(parameters: dict) -> dict[str, np.ndarray]:
     single-task phase, then fine-tuning), with the parameters of :func:`check_schedule_point`."""
     p = check_schedule_point(parameters)
     return run_schedule(TaskEnvironment(*p["env"]), p["schedule"], p["seeds"], p["n_iterations"], p["n_hidden"],
-                        split=p["split"], progress=False, engine=engine_of_tag(p["training"]),
+                        split=p["split"], progress=False, engine=engine_of_tag(p["engine_tag"]),
                         large_scaling=p["large_scaling"])
 
 
