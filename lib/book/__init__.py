@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import importlib
 
-# module -> the names it gives the chapters (None: the module itself, under its own name)
-_EXPORTS: dict[str, tuple[str, ...] | None] = {
+# module -> the names it gives the chapters
+_EXPORTS: dict[str, tuple[str, ...]] = {
     "lib.book.chapter_parameters": ("check_chapter",),  # a chapter's checks of its parameters
     "lib.book.glued": ("glue_texts",),
     "lib.book.kernel_manager": ("interactive_frontend",),

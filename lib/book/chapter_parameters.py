@@ -2,9 +2,9 @@
 
 Each notebook's first code cell after its ``parameters`` cell calls its chapter's checker once,
 through :func:`check_chapter` (``check_chapter(name, globals())``, which passes the checker the
-parameters it names); the runner executes that cell for every planned run before the first notebook starts
-(:func:`lib.book.run_parameters.check_ranges`), so a bad value stops the whole run at once. A checker
-raises ValueError naming the parameter, the value and the allowed values; sizes above a
+parameters it names); the runner executes that cell for every planned run before the first
+notebook starts (:func:`lib.book.run_parameters.check_ranges`), so a bad value stops the whole run
+at once. A checker raises ValueError naming the parameter, the value and the allowed values; sizes above a
 chapter's sane maximum (hours of computation) pass only with ``allow_large`` (None: the runner's
 ``--allow-large``), sizes above a hard maximum never. :data:`CHECKERS` maps each notebook to its
 checker and :func:`check_chapter` calls it with a dict of the notebook's parameters.
@@ -12,7 +12,8 @@ checker and :func:`check_chapter` calls it with a dict of the notebook's paramet
 What lives where: the checkers of chapters 00-09 (the paper's reproduction) are here; those of
 chapters 10-13 (beyond the paper) are in :mod:`lib.book.chapter_parameters_beyond` and the checks
 and constants several chapters share in :mod:`lib.book.parameter_checks`. Every checker is
-importable from here; imports point one way: this module -> ``chapter_parameters_beyond`` -> ``parameter_checks``.
+importable from here; imports point one way: this module -> ``chapter_parameters_beyond`` ->
+``parameter_checks``.
 """
 
 from __future__ import annotations
