@@ -522,3 +522,17 @@ def test_the_checks_child_imports_none_of_the_heavy_analysis_packages():
     out = done.stdout.decode()
     assert run_parameters._RANGE_ERROR not in out, out
     assert "imported: []" in out, out
+
+
+def test_the_kernel_is_compiled_first_only_when_chapters_run_side_by_side(book, tmp_path, no_range_checks,
+                                                                           monkeypatch):
+    events = []
+    monkeypatch.setattr(runner, "compile_kernel_first", lambda: events.append("compile"))
+    monkeypatch.setattr(runner, "run_all", lambda runs, run_one, jobs, report, alone: events.append(("run", jobs))
+                        or ([], []))
+    both = ["--only", "00_quickstart", "01_one_step_entk", "--output-dir", str(tmp_path / "out")]
+    assert runner.main([*both, "--jobs", "2"]) == 0
+    assert events == ["compile", ("run", 2)]
+    events.clear()
+    assert runner.main([*both, "--jobs", "1"]) == 0
+    assert events == [("run", 1)]
