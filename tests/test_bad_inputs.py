@@ -536,3 +536,14 @@ def test_the_kernel_is_compiled_first_only_when_chapters_run_side_by_side(book, 
     events.clear()
     assert runner.main([*both, "--jobs", "1"]) == 0
     assert events == [("run", 1)]
+
+
+def test_a_failed_or_hung_first_compile_is_reported_and_the_build_goes_on(monkeypatch, capsys):
+    monkeypatch.setattr(runner, "COMPILE_KERNEL", "import sys; sys.exit('no compiler here')")
+    runner.compile_kernel_first()
+    assert "could not compile the training kernel first (each chapter compiles it): no compiler here" \
+        in capsys.readouterr().out
+    monkeypatch.setattr(runner, "COMPILE_KERNEL", "import time; time.sleep(30)")
+    monkeypatch.setattr(runner, "COMPILE_TIMEOUT_S", 1)
+    runner.compile_kernel_first()
+    assert "compiling the training kernel first took over 1 s; each chapter compiles it" in capsys.readouterr().out

@@ -99,6 +99,7 @@ ONE_WORKER_THREAD = {"OMP_NUM_THREADS": "1"}
 # run in one process before chapters start side by side: the training kernel compiled into Numba's cache once,
 # not by every chapter (and Dask worker) that starts training at the same time (lib.core.training.compile_cpu_kernel)
 COMPILE_KERNEL = "from lib.core.training import compile_cpu_kernel; compile_cpu_kernel()"
+COMPILE_TIMEOUT_S = 600  # it takes about 20 s from a cold cache: a hung compile never holds up the build
 CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
 ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_CHAPTER = (
@@ -410,9 +411,16 @@ class _Parser(argparse.ArgumentParser):
 def compile_kernel_first() -> None:
     """Compile the training kernel into Numba's on-disk cache in one process (:data:`COMPILE_KERNEL`),
     before chapters start side by side and each loads it; a failure is reported, not fatal (each
-    chapter then compiles the kernel itself, and reports its own error if it cannot)."""
+    chapter then compiles the kernel itself, and reports its own error if it cannot), and so is a
+    compile that takes longer than :data:`COMPILE_TIMEOUT_S`."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", COMPILE_KERNEL], cwd=REPO_ROOT, capture_output=True, text=True)
+    try:
+        done = subprocess.run([sys.executable, "-c", COMPILE_KERNEL], cwd=REPO_ROOT, capture_output=True, text=True,
+                              timeout=COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        print(f"[runner] compiling the training kernel first took over {COMPILE_TIMEOUT_S} s; each chapter compiles "
+              "it", flush=True)
+        return
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         print(f"[runner] could not compile the training kernel first (each chapter compiles it): {last}", flush=True)
