@@ -329,6 +329,21 @@ def test_a_failed_run_never_replaces_a_good_chapter(tmp_path):
     assert not list(tmp_path.glob(".run-*"))
 
 
+def test_a_kernel_slower_to_start_than_the_start_timeout_fails_its_chapter(tmp_path, monkeypatch):
+    """The runner waits KERNEL_START_TIMEOUT_S for a chapter's kernel to answer, not papermill's 60 s
+    (a niced background kernel starting while the foreground fills every core can need longer): a
+    kernel that takes 3 s to start fails a chapter given 1 s, naming the wait, and nothing is computed."""
+    slow_start = tmp_path / "slow_start"
+    slow_start.mkdir()
+    (slow_start / "sitecustomize.py").write_text("import time\ntime.sleep(3)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(slow_start), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setattr(runner, "KERNEL_START_TIMEOUT_S", 1)
+    with pytest.raises(runner.NotebookFailed, match="Kernel didn't respond in 1 seconds"):
+        runner.execute("00_quickstart", {"n_iterations": 100, "n_hidden": 8}, tmp_path, results=tmp_path / "results")
+    assert not (tmp_path / "results").exists()
+    assert not (tmp_path / "00_quickstart.ipynb").exists()
+
+
 def test_out_of_range_seed_in_a_notebook_fails_at_its_first_cell(tmp_path):
     with pytest.raises(runner.NotebookFailed, match=r"seed must be an integer >= 0 and <= 4294967295, got 4294967296"):
         runner.execute("00_quickstart", {"seed": 2**32, "n_iterations": 100, "n_hidden": 8}, tmp_path,

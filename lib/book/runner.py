@@ -101,6 +101,9 @@ ONE_WORKER_THREAD = {"OMP_NUM_THREADS": "1"}
 COMPILE_KERNEL = "from lib.core.training import compile_cpu_kernel; compile_cpu_kernel()"
 COMPILE_TIMEOUT_S = 600  # it takes about 20 s from a cold cache: a hung compile never holds up the build
 CELL_TIMEOUT_S = 3600  # a cell running longer fails the notebook (the book's longest takes minutes): no silent hang
+# a kernel that has not answered in this time fails its chapter; papermill's default, 60 s, is too short for a
+# background (niced) kernel starting while the foreground runs fill every core: it gets a few percent of a core
+KERNEL_START_TIMEOUT_S = 1800
 QUICK_DIR = REPO_ROOT / "_build" / "quick"
 ENV_PROFILE, ENV_SUMMARY, ENV_STAGING, ENV_KEY, ENV_CHAPTER = (
     "REPRO_PROFILE", "REPRO_SUMMARY_DIR", "REPRO_SUMMARY_STAGING", "REPRO_EXECUTION_KEY", "REPRO_CHAPTER")
@@ -344,7 +347,8 @@ def execute(name: str, parameters: dict, output_dir: Path, force: bool = False, 
         try:
             papermill.execute_notebook(str(unexecuted), str(executed_tmp), parameters=parameters,
                                        kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=progress_bar,
-                                       execution_timeout=CELL_TIMEOUT_S, kernel_manager_class=QuietKernelManager)
+                                       execution_timeout=CELL_TIMEOUT_S, start_timeout=KERNEL_START_TIMEOUT_S,
+                                       kernel_manager_class=QuietKernelManager)
         except Exception as err:
             if executed_tmp.exists():
                 os.replace(executed_tmp, failed_copy)
