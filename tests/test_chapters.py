@@ -158,3 +158,27 @@ def test_the_chapters_that_share_the_converged_continuum_give_it_the_declared_pa
         assert replication.DECLARED[claim].replication_first_seeds["converged"] == declared
     assert {c for c, names in chapters.CONVERGED_NAMES.items() if "converged_replication_first_seed" in names} == {
         "10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"}
+
+
+def test_the_chapters_that_share_the_paper_pairs_give_them_the_declared_parameters_in_both_profiles():
+    """Chapter 10 trains the paper's verdict pairs, chapter 05 reads them and trains their replication
+    block, chapters 06 and 12 read both, each in cached blocks of the figures' pairs: a parameter that
+    differed in one of them, in either profile, would make it train the pairs again (in the quick
+    profile, chapter 12 did, with blocks of 4 pairs against chapter 05's 3)."""
+    assert set(chapters.PAPER_PAIR_NAMES) == {"05_multitask_performance", "06_correlation_analysis",
+                                              "10_rich_lazy_continuum", "12_prediction_horizon"}
+    quick = chapters.quick_profile()
+    for chapter, names in chapters.PAPER_PAIR_NAMES.items():
+        defaults = notebook_sources.notebook_parameters(chapter)
+        quick_parameters = {**defaults, **quick[chapter]}
+        assert set(names) <= set(chapters.PAPER_PAIRS), chapter
+        for entry, name in names.items():
+            book, fast = chapters.PAPER_PAIRS[entry]
+            assert _at(defaults, name) == book, (chapter, name)
+            assert _at(quick_parameters, name) == fast, (chapter, name, "quick")
+    # the pairs' blocks are the declared samples of the correlation, performance and horizon-pair claims
+    for sample in (replication.CORRELATION_SAMPLE, replication.PERFORMANCE_SAMPLE, replication.HORIZON_PAIRS_SAMPLE):
+        assert chapters.PAPER_PAIRS["first_seeds"][0] == sample.discovery_first_seeds
+        assert chapters.PAPER_PAIRS["replication_first_seeds"][0] == sample.replication_first_seeds
+        assert chapters.PAPER_PAIRS["n_replication_pairs"][0] == sample.n_pairs
+

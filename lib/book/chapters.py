@@ -71,12 +71,48 @@ CONVERGED_NAMES: dict[str, dict[str, str]] = {
 }
 
 
-def converged_quick(chapter: str) -> dict[str, object]:
-    """The quick-profile overrides of the converged continuum under ``chapter``'s names (entries whose
-    quick value differs from the book's; names of a dict parameter's key are left to the chapter)."""
-    names = CONVERGED_NAMES[chapter]
-    return {names[k]: quick for k, (book, quick) in CONVERGED_CONTINUUM.items()
+# The paper's standard/large pairs: chapter 10 trains the verdict pairs (its robustness block), chapter
+# 05 reads them and trains the replication block, chapters 06 and 12 read both from the results cache,
+# in blocks of the figures' pairs, so the four must give them the same parameters (a block of another
+# size or seeds is another cache entry, trained again). Declared once here, as CONVERGED_CONTINUUM is.
+PAPER_PAIRS: dict[str, tuple[object, object]] = {
+    "block_pairs": (10, 3),  # the figures' pairs, and the pairs per cached block of schedule runs
+    "n_verdict_pairs": (50, 6),  # pairs per schedule of the verdicts' discovery block
+    "n_replication_pairs": (50, 6),  # pairs per schedule of their replication block
+    "iterations": ({"ET": 10000, "LR": 2500}, {"ET": 1000, "LR": 500}),
+    "first_seeds": ({"ET": 0, "LR": 100}, {"ET": 0, "LR": 100}),
+    "replication_first_seeds": ({"ET": 1000, "LR": 1100}, {"ET": 1000, "LR": 1100}),
+}
+_PERFORMANCE_PAIR_NAMES = {**{k: k for k in PAPER_PAIRS}, "block_pairs": "n_pairs"}
+PAPER_PAIR_NAMES: dict[str, dict[str, str]] = {
+    "05_multitask_performance": _PERFORMANCE_PAIR_NAMES,
+    "06_correlation_analysis": _PERFORMANCE_PAIR_NAMES,
+    "10_rich_lazy_continuum": {"block_pairs": "block_pairs", "n_verdict_pairs": "n_pairs",
+                               "iterations": "robustness_iterations", "first_seeds": "first_seeds"},
+    # chapter 12 judges a replication block as large as its discovery block
+    "12_prediction_horizon": {"block_pairs": "pair_block", "n_verdict_pairs": "pair_n_pairs",
+                              "n_replication_pairs": "pair_n_pairs", "iterations": "pair_iterations",
+                              "first_seeds": "pair_first_seeds",
+                              "replication_first_seeds": "pair_replication_first_seeds"},
+}
+
+
+def shared_quick(declaration: Mapping[str, tuple[object, object]], names: Mapping[str, str]) -> dict[str, object]:
+    """The quick-profile overrides of a shared parameter group ``declaration`` (entry -> (the book's
+    value, the quick profile's)) under a chapter's ``names`` (entry -> parameter): the entries whose
+    quick value differs from the book's; names of a dict parameter's key are left to the chapter."""
+    return {names[k]: quick for k, (book, quick) in declaration.items()
             if k in names and quick != book and "." not in names[k]}
+
+
+def converged_quick(chapter: str) -> dict[str, object]:
+    """The quick-profile overrides of the converged continuum under ``chapter``'s names."""
+    return shared_quick(CONVERGED_CONTINUUM, CONVERGED_NAMES[chapter])
+
+
+def pairs_quick(chapter: str) -> dict[str, object]:
+    """The quick-profile overrides of the paper's pairs under ``chapter``'s names."""
+    return shared_quick(PAPER_PAIRS, PAPER_PAIR_NAMES[chapter])
 
 
 # in the order the runner runs them one at a time (each after the chapters it reads: 02 before 03, the
@@ -86,8 +122,7 @@ CHAPTERS: tuple[Chapter, ...] = (
     Chapter("10_rich_lazy_continuum", "check_rich_lazy_continuum",
             quick={"n_scales": 3, "hidden_scales": [10.0], **converged_quick("10_rich_lazy_continuum"),
                    "iterations": {"single": 100, "finetune": 50, "route": 50, "lr_choice": 100},
-                   "n_pairs": 3, "robustness_iterations": {"ET": 1000, "LR": 500}, "block_pairs": 3,
-                   "n_resamples": 200, "n_permutations": 199},
+                   **pairs_quick("10_rich_lazy_continuum"), "n_resamples": 200, "n_permutations": 199},
             every_core=True,
             judges=True),
     Chapter("08_entk_over_training", "check_entk_over_training",
@@ -117,8 +152,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             reads=("02_smg_validation",),  # its SMG runs (smg_run entries)
             judges=True),
     Chapter("05_multitask_performance", "check_multitask_performance",
-            quick={"n_pairs": 3, "n_verdict_pairs": 6, "n_replication_pairs": 3,
-                   "iterations": {"ET": 1000, "LR": 500}},
+            quick=pairs_quick("05_multitask_performance"),
             reads=("10_rich_lazy_continuum",),  # the schedule runs of the verdict pairs
             judges=True),
     Chapter("09_your_own_network", "check_your_own_network",
@@ -134,17 +168,14 @@ CHAPTERS: tuple[Chapter, ...] = (
             quick={"n_iterations": 100},
             reports_times=True),  # a warm kernel's redraw time
     Chapter("06_correlation_analysis", "check_correlation_analysis",
-            quick={"n_pairs": 3, "n_verdict_pairs": 6, "n_replication_pairs": 3,
-                   "iterations": {"ET": 1000, "LR": 500},
-                   "n_resamples": 500},
+            quick={**pairs_quick("06_correlation_analysis"), "n_resamples": 500},
             reads=("04_multitask_representations", "05_multitask_performance"),  # the t=0 structure; the pairs
             every_core=True,
             judges=True),
     Chapter("12_prediction_horizon", "check_prediction_horizon",
             quick={**converged_quick("12_prediction_horizon"),
                    "fractions": [0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5],
-                   "n_resamples": 100, "pair_n_pairs": 4, "pair_block": 4,
-                   "pair_iterations": {"ET": 1000, "LR": 500}, "finetune_fractions": [0.0, 0.1]},
+                   "n_resamples": 100, **pairs_quick("12_prediction_horizon"), "finetune_fractions": [0.0, 0.1]},
             # the converged continuum; the pairs' t=0 structure
             reads=("10_rich_lazy_continuum", "06_correlation_analysis"),
             every_core=True,
