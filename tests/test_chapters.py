@@ -132,6 +132,20 @@ def test_a_new_chapter_is_its_notebook_its_declaration_and_its_toc_line(tmp_path
     assert refused.returncode == 2 and "99_throwaway: a must be" in refused.stdout + refused.stderr
 
 
+def _assert_each_chapter_gives_the_group(declaration: dict, names_by_chapter: dict) -> None:
+    """Each chapter's defaults (its parameters cell) and quick profile give every entry of a shared
+    parameter group ``declaration`` (entry -> (book, quick)) under its names (entry -> parameter)."""
+    quick = chapters.quick_profile()
+    for chapter, names in names_by_chapter.items():
+        defaults = notebook_sources.notebook_parameters(chapter)
+        quick_parameters = {**defaults, **quick[chapter]}
+        assert set(names) <= set(declaration), chapter
+        for entry, name in names.items():
+            book, fast = declaration[entry]
+            assert _at(defaults, name) == book, (chapter, name)
+            assert _at(quick_parameters, name) == fast, (chapter, name, "quick")
+
+
 def _at(parameters: dict, name: str):
     """A parameter's value, or a key of a dict parameter ("iterations.lr_choice")."""
     head, _, key = name.partition(".")
@@ -142,15 +156,7 @@ def test_the_chapters_that_share_the_converged_continuum_give_it_the_declared_pa
     """Chapter 10 trains the converged continuum and chapters 12 and 13 read it from the cache: a
     parameter that differed in one of them would make it train, or wait for, another continuum."""
     assert set(chapters.CONVERGED_NAMES) == {"10_rich_lazy_continuum", "12_prediction_horizon", "13_rival_theories"}
-    quick = chapters.quick_profile()
-    for chapter, names in chapters.CONVERGED_NAMES.items():
-        defaults = notebook_sources.notebook_parameters(chapter)
-        quick_parameters = {**defaults, **quick[chapter]}
-        assert set(names) <= set(chapters.CONVERGED_CONTINUUM), chapter
-        for entry, name in names.items():
-            book, fast = chapters.CONVERGED_CONTINUUM[entry]
-            assert _at(defaults, name) == book, (chapter, name)
-            assert _at(quick_parameters, name) == fast, (chapter, name, "quick")
+    _assert_each_chapter_gives_the_group(chapters.CONVERGED_CONTINUUM, chapters.CONVERGED_NAMES)
     # the continuum's replication block is the declared one, and every chapter that judges it has it
     declared = replication.CONTINUUM_SAMPLE.replication_first_seeds["converged"]
     assert chapters.CONVERGED_CONTINUUM["converged_replication_first_seed"] == (declared, declared)
@@ -167,15 +173,7 @@ def test_the_chapters_that_share_the_paper_pairs_give_them_the_declared_paramete
     profile, chapter 12 did, with blocks of 4 pairs against chapter 05's 3)."""
     assert set(chapters.PAPER_PAIR_NAMES) == {"05_multitask_performance", "06_correlation_analysis",
                                               "10_rich_lazy_continuum", "12_prediction_horizon"}
-    quick = chapters.quick_profile()
-    for chapter, names in chapters.PAPER_PAIR_NAMES.items():
-        defaults = notebook_sources.notebook_parameters(chapter)
-        quick_parameters = {**defaults, **quick[chapter]}
-        assert set(names) <= set(chapters.PAPER_PAIRS), chapter
-        for entry, name in names.items():
-            book, fast = chapters.PAPER_PAIRS[entry]
-            assert _at(defaults, name) == book, (chapter, name)
-            assert _at(quick_parameters, name) == fast, (chapter, name, "quick")
+    _assert_each_chapter_gives_the_group(chapters.PAPER_PAIRS, chapters.PAPER_PAIR_NAMES)
     # the pairs' blocks are the declared samples of the correlation, performance and horizon-pair claims
     for sample in (replication.CORRELATION_SAMPLE, replication.PERFORMANCE_SAMPLE, replication.HORIZON_PAIRS_SAMPLE):
         assert chapters.PAPER_PAIRS["first_seeds"][0] == sample.discovery_first_seeds

@@ -6,7 +6,9 @@ Book layer, imported by :mod:`lib.book.notebook_sources`, :mod:`lib.book.concurr
 is its notebook ``notebooks/<name>.py`` (narrative, parameters cell with the defaults, calls and
 figures), its :class:`Chapter` here and its line in ``_toc.yml``; everything else about it (the
 runner's order and quick profile, which chapters must finish first, which run alone, its parameter
-checker, whether the verdicts page collects its claims) is derived from :data:`CHAPTERS`.
+checker, whether the verdicts page collects its claims) is derived from :data:`CHAPTERS`. Parameters
+that several chapters must give alike (they read each other's cached results) are declared once as a
+group, with each chapter's name for each entry: :data:`CONVERGED_CONTINUUM` and :data:`PAPER_PAIRS`.
 """
 
 from __future__ import annotations
